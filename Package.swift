@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+// btlens: Bluetooth HCI capture analysis. Layers point one way:
+// BTWire → BTCapture → BTDecode → (BTTrack → BTRules →) BTReport → btlens.
+import PackageDescription
+
+let package = Package(
+    name: "btlens",
+    products: [
+        .executable(name: "btlens", targets: ["btlens"]),
+        .executable(name: "btlens-scenario", targets: ["btlens-scenario"]),
+        .library(name: "BTLensCore", targets: ["BTWire", "BTCapture", "BTDecode", "BTReport"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System libraries (Debian: libpcap-dev, libbluetooth-dev).
+        .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+
+        // A stdio stream over already-sniffed bytes plus a descriptor, so libpcap can read pipes.
+        .target(name: "CStreamSupport"),
+        // Bytes, code tables, addresses, UUIDs. No dependencies.
+        .target(name: "BTWire"),
+        // Capture readers and writers: one record model for every source.
+        .target(name: "BTCapture", dependencies: ["BTWire", "CPcap", "CStreamSupport"]),
+        // HCI, ACL/L2CAP reassembly, ATT, SMP, signalling, advertising data.
+        .target(name: "BTDecode", dependencies: ["BTWire", "BTCapture"]),
+        // Output shapes (stats JSON, decode lines).
+        .target(name: "BTReport", dependencies: ["BTWire", "BTCapture", "BTDecode"]),
+        // Scripted scenarios that write the project's own captures (samples, fixtures, benchmark).
+        .target(name: "BTScenario", dependencies: ["BTWire", "BTCapture"]),
+
+        .executableTarget(
+            name: "btlens",
+            dependencies: [
+                "BTWire", "BTCapture", "BTDecode", "BTReport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "btlens-scenario",
+            dependencies: [
+                "BTScenario", "BTCapture",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .target(name: "TestSupport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTScenario"], path: "Tests/TestSupport"),
+        .testTarget(name: "BTWireTests", dependencies: ["BTWire", "TestSupport"]),
+        .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTScenario", "TestSupport"]),
+        .testTarget(name: "BTDecodeTests", dependencies: ["BTDecode", "BTScenario", "TestSupport"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTReport", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

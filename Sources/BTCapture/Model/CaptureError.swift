@@ -1,0 +1,22 @@
+/// Why a capture cannot be read at all. Problems inside a readable capture are `CaptureIssue`s instead.
+public struct CaptureError: Error, Sendable, CustomStringConvertible, Equatable {
+    public enum Code: String, Sendable {
+        case cannotOpen = "cannot-open"
+        case readFailed = "read-failed"
+        case notACapture = "not-a-capture"
+        case unsupportedLinktype = "unsupported-linktype"
+        case empty = "empty"
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+    /// Equality compares the code only, so tests need not match wording.
+    public static func == (a: CaptureError, b: CaptureError) -> Bool { a.code == b.code }
+}

@@ -1,0 +1,95 @@
+/// The container format of a capture, decided from its content.
+public enum CaptureFormat: Hashable, Sendable, CustomStringConvertible {
+    case btsnoop(datalink: UInt32)
+    case pcap(linktype: Int)
+    case pcapng(linktype: Int)
+    case packetLogger(bigEndian: Bool)
+
+    /// The `format` value of `stats --json`.
+    public var name: String {
+        switch self {
+        case .btsnoop(let d):
+            switch d {
+            case BTSnoopDatalink.h1: "btsnoop-h1"
+            case BTSnoopDatalink.h4: "btsnoop-h4"
+            case BTSnoopDatalink.monitor: "btsnoop-monitor"
+            default: "btsnoop-\(d)"
+            }
+        case .pcap: "pcap"
+        case .pcapng: "pcapng"
+        case .packetLogger: "pklg"
+        }
+    }
+
+    /// pcap LINKTYPE for pcap/pcapng, the datalink for btsnoop, nil for PacketLogger.
+    public var linktype: Int? {
+        switch self {
+        case .btsnoop(let d): Int(d)
+        case .pcap(let l), .pcapng(let l): l
+        case .packetLogger: nil
+        }
+    }
+
+    public var description: String {
+        if let l = linktype { return "\(name) (linktype \(l))" }
+        return name
+    }
+}
+
+/// btsnoop datalink values (BlueZ src/shared/btsnoop.h).
+public enum BTSnoopDatalink {
+    public static let h1: UInt32 = 1001
+    public static let h4: UInt32 = 1002
+    public static let bcsp: UInt32 = 1003
+    public static let h5: UInt32 = 1004
+    public static let monitor: UInt32 = 2001
+    public static let simulator: UInt32 = 2002
+}
+
+/// pcap LINKTYPE values btlens knows (tcpdump.org linktypes, libpcap pcap/dlt.h).
+public enum Linktype {
+    public static let bluetoothHCIH4 = 187
+    public static let bluetoothHCIH4WithPHDR = 201
+    public static let bluetoothLinuxMonitor = 254
+    public static let bluetoothLELL = 251
+    public static let bluetoothLELLWithPHDR = 256
+    public static let nordicBLE = 272
+    public static let ppi = 192
+    public static let user0 = 147
+    public static let bluetoothBREDRBB = 255
+
+    /// Air-sniffer linktypes: recognised, counted, link layer not decoded yet.
+    public static func isLinkLayerSniffer(_ l: Int) -> Bool {
+        l == bluetoothLELL || l == bluetoothLELLWithPHDR || l == nordicBLE || l == ppi || l == bluetoothBREDRBB
+            || (147...162).contains(l)
+    }
+
+    public static func name(_ l: Int) -> String {
+        switch l {
+        case 1: "Ethernet"
+        case 101: "raw IP"
+        case 105: "IEEE 802.11"
+        case 113: "Linux cooked"
+        case 187: "Bluetooth HCI H4"
+        case 192: "PPI"
+        case 201: "Bluetooth HCI H4 with pseudo-header"
+        case 251: "Bluetooth LE link layer"
+        case 254: "Bluetooth Linux monitor"
+        case 255: "Bluetooth BR/EDR baseband"
+        case 256: "Bluetooth LE link layer with pseudo-header"
+        case 272: "Nordic BLE sniffer"
+        default: "linktype \(l)"
+        }
+    }
+}
+
+/// Facts about an opened capture.
+public struct CaptureInfo: Sendable {
+    public var format: CaptureFormat
+    /// 6 for microsecond sources, 9 for nanosecond ones.
+    public var timestampDigits: Int
+    public init(format: CaptureFormat, timestampDigits: Int) {
+        self.format = format
+        self.timestampDigits = timestampDigits
+    }
+}

@@ -1,0 +1,62 @@
+/// What went wrong with one record, and where.
+public struct CaptureIssue: Sendable, CustomStringConvertible {
+    /// A stable, dotted identifier: `capture.truncated`, `hci.short`, `l2cap.orphan-continuation`, …
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The file ends inside a record.
+        public static let truncatedRecord = Code(rawValue: "capture.truncated")
+        /// A record length field beyond any valid record.
+        public static let absurdLength = Code(rawValue: "capture.length")
+        /// The container's reader reported an error (libpcap).
+        public static let readError = Code(rawValue: "capture.read-error")
+        /// An HCI packet shorter than its header or its own length field.
+        public static let shortPacket = Code(rawValue: "hci.short")
+        /// An event whose parameters do not fit its declared layout.
+        public static let badParameters = Code(rawValue: "hci.parameters")
+        public static let orphanContinuation = Code(rawValue: "l2cap.orphan-continuation")
+        public static let interruptedPDU = Code(rawValue: "l2cap.interrupted")
+        public static let overlongPDU = Code(rawValue: "l2cap.overlong")
+        public static let emptyPDU = Code(rawValue: "att.empty")
+        public static let limitReached = Code(rawValue: "limit.reached")
+    }
+
+    public var code: Code
+    public var recordNumber: Int
+    public var byteOffset: Int64
+    public var message: String
+
+    public init(code: Code, recordNumber: Int, byteOffset: Int64, message: String) {
+        self.code = code
+        self.recordNumber = recordNumber
+        self.byteOffset = byteOffset
+        self.message = message
+    }
+
+    public var description: String { "record \(recordNumber) at byte \(byteOffset): \(message)" }
+}
+
+/// Malformed records found while reading and decoding. Counts every problem; keeps the first `keepLimit`
+/// in detail so a hostile file cannot grow memory without bound.
+public final class IssueLog: @unchecked Sendable {
+    public private(set) var count = 0
+    public private(set) var issues: [CaptureIssue] = []
+    /// One-off remarks about the capture as a whole ("link-layer payload not decoded yet").
+    public private(set) var notices: [String] = []
+    public let keepLimit: Int
+
+    public init(keepLimit: Int = 1000) { self.keepLimit = keepLimit }
+
+    public func report(_ code: CaptureIssue.Code, record: Int, offset: Int64, _ message: @autoclosure () -> String) {
+        count += 1
+        if issues.count < keepLimit {
+            issues.append(CaptureIssue(code: code, recordNumber: record, byteOffset: offset, message: message()))
+        }
+    }
+
+    public func notice(_ text: String) {
+        if !notices.contains(text) { notices.append(text) }
+    }
+}

@@ -1,0 +1,113 @@
+import BTWire
+
+/// Reads btsnoop files (BlueZ src/shared/btsnoop.c, Wireshark wiretap/btsnoop.c): a 16-byte big-endian file
+/// header, then records of a 24-byte big-endian header and `incl_len` bytes. Datalinks 1001 (H1),
+/// 1002 (H4, Android) and 2001 (Linux monitor) are decoded; others are counted as opaque records.
+public final class BTSnoopReader: RecordSource {
+    public static let magic: [UInt8] = Array("btsnoop\0".utf8)
+    public static let fileHeaderLength = 16
+    public static let recordHeaderLength = 24
+    /// Larger records are corrupt: an HCI packet is at most 4 + 65535 bytes (Wireshark's cap is 262144).
+    public static let maximumRecordLength = 262_144
+
+    public let info: CaptureInfo
+    public let issues: IssueLog
+    public let datalink: UInt32
+    let source: ByteSource
+    var recordNumber = 0
+    var stopped = false
+
+    /// Reads the file header from `source`; throws when it is not btsnoop.
+    public init(source: ByteSource, issues: IssueLog = IssueLog()) throws {
+        self.source = source
+        self.issues = issues
+        guard try source.ensure(Self.fileHeaderLength) else {
+            throw CaptureError(.notACapture, "btsnoop file header is cut short (\(source.available) of 16 bytes)")
+        }
+        let header = source.peek(Self.fileHeaderLength)
+        guard header.prefix(8).elementsEqual(Self.magic) else {
+            throw CaptureError(.notACapture, "not a btsnoop file")
+        }
+        let reader = ByteReader(header)
+        let version = reader.get(UInt32.self, at: 8, bigEndian: true) ?? 0
+        datalink = reader.get(UInt32.self, at: 12, bigEndian: true) ?? 0
+        source.consume(Self.fileHeaderLength)
+        info = CaptureInfo(format: .btsnoop(datalink: datalink), timestampDigits: 6)
+        if version != 1 { issues.notice("btsnoop version \(version) (expected 1); reading as version 1") }
+        switch datalink {
+        case BTSnoopDatalink.h1, BTSnoopDatalink.h4, BTSnoopDatalink.monitor: break
+        default: issues.notice("btsnoop datalink \(datalink) is not decoded; its records are counted only")
+        }
+    }
+
+    public func next() -> CaptureRecord? {
+        guard !stopped else { return nil }
+        let headerOffset = source.offset
+        do {
+            guard try source.ensure(Self.recordHeaderLength) else {
+                if source.available > 0 {
+                    issues.report(.truncatedRecord, record: recordNumber + 1, offset: headerOffset,
+                                  "file ends inside a record header (\(source.available) of 24 bytes)")
+                }
+                stopped = true
+                return nil
+            }
+            let h = source.peek(Self.recordHeaderLength)
+            let originalLength = Int(UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 0, as: UInt32.self)))
+            let includedLength = Int(UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+            let flags = UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+            let rawTime = Int64(bigEndian: h.loadUnaligned(fromByteOffset: 16, as: Int64.self))
+            recordNumber += 1
+            guard includedLength <= Self.maximumRecordLength else {
+                issues.report(.absurdLength, record: recordNumber, offset: headerOffset,
+                              "record length \(includedLength) exceeds \(Self.maximumRecordLength); rest of file skipped")
+                stopped = true
+                return nil
+            }
+            let total = Self.recordHeaderLength + includedLength
+            guard try source.ensure(total) else {
+                issues.report(.truncatedRecord, record: recordNumber, offset: headerOffset,
+                              "file ends inside the record (\(source.available - Self.recordHeaderLength) of \(includedLength) bytes)")
+                stopped = true
+                return nil
+            }
+            let data = UnsafeRawBufferPointer(rebasing: source.peek(total)[Self.recordHeaderLength...])
+            source.consume(total)
+            return makeRecord(data: data, flags: flags, originalLength: originalLength,
+                              timestamp: BTSnoopTime.timestamp(fromBTSnoop: rawTime), offset: headerOffset)
+        } catch {
+            issues.report(.readError, record: recordNumber + 1, offset: headerOffset, "\(error)")
+            stopped = true
+            return nil
+        }
+    }
+
+    @inline(__always)
+    func makeRecord(data: UnsafeRawBufferPointer, flags: UInt32, originalLength: Int, timestamp: Timestamp,
+                    offset: Int64) -> CaptureRecord {
+        var record = CaptureRecord(number: recordNumber, offset: offset, timestamp: timestamp, direction: .unknown,
+                                   kind: .unknown, controller: 0, sourceType: flags, originalLength: originalLength,
+                                   payload: data)
+        switch datalink {
+        case BTSnoopDatalink.h4:
+            guard let indicator = data.first else { break }
+            record.kind = H4PacketType.kind(indicator)
+            record.sourceType = UInt32(indicator)
+            record.direction = flags & 1 == 0 ? .sent : .received
+            record.payload = UnsafeRawBufferPointer(rebasing: data[1...])
+            record.originalLength = max(0, originalLength - 1)
+        case BTSnoopDatalink.h1:
+            // bit0 direction, bit1 command/event: 0 ACL TX, 1 ACL RX, 2 command, 3 event.
+            record.direction = flags & 1 == 0 ? .sent : .received
+            record.kind = flags & 2 == 0 ? .acl : (flags & 1 == 0 ? .command : .event)
+        case BTSnoopDatalink.monitor:
+            let opcode = UInt16(truncatingIfNeeded: flags)
+            (record.kind, record.direction) = MonitorOpcode.classify(opcode)
+            record.controller = UInt16(truncatingIfNeeded: flags >> 16)
+            record.sourceType = UInt32(opcode)
+        default:
+            break
+        }
+        return record
+    }
+}

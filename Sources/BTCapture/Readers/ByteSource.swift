@@ -1,0 +1,129 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Buffered reading from a file descriptor into one reused buffer. Records are handed out as slices of that
+/// buffer; `ensure` may move the bytes, so a slice is valid only until the next `ensure`.
+/// Memory is the buffer, whatever the file size.
+public final class ByteSource {
+    public let fd: Int32
+    let ownsDescriptor: Bool
+    private(set) var buffer: UnsafeMutableRawPointer
+    private(set) var capacity: Int
+    /// Valid bytes are buffer[start..<end].
+    private(set) var start = 0
+    private(set) var end = 0
+    /// File offset of buffer[0].
+    private var bufferOrigin: Int64
+    public private(set) var reachedEOF = false
+    /// When set, `ensure` returns false at end of data instead of marking EOF for good (follow mode).
+    public var allowGrowth = false
+
+    public static let defaultCapacity = 1 << 20
+
+    public init(fd: Int32, ownsDescriptor: Bool, capacity: Int = ByteSource.defaultCapacity, startOffset: Int64 = 0) {
+        self.fd = fd
+        self.ownsDescriptor = ownsDescriptor
+        self.capacity = capacity
+        self.buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        self.bufferOrigin = startOffset
+    }
+
+    /// Opens a path read-only; "-" is standard input.
+    public convenience init(path: String) throws {
+        if path == "-" {
+            self.init(fd: 0, ownsDescriptor: false)
+            return
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw CaptureError(.cannotOpen, String(cString: strerror(errno)))
+        }
+        var st = stat()
+        if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw CaptureError(.cannotOpen, "is a directory")
+        }
+        self.init(fd: fd, ownsDescriptor: true)
+    }
+
+    deinit {
+        buffer.deallocate()
+        if ownsDescriptor { close(fd) }
+    }
+
+    /// Byte offset of the next unread byte.
+    public var offset: Int64 { bufferOrigin + Int64(start) }
+
+    public var available: Int { end - start }
+
+    /// Makes at least `count` bytes available from the current position. Returns false when the data ends
+    /// first (the bytes that exist stay available). Throws on a read error.
+    @inline(__always)
+    public func ensure(_ count: Int) throws -> Bool {
+        if end - start >= count { return true }
+        return try fill(count)
+    }
+
+    private func fill(_ count: Int) throws -> Bool {
+        if count > capacity { grow(to: count) }
+        if start > 0 {
+            // Move the unread tail to the front so the buffer never grows with the file.
+            let live = end - start
+            if live > 0 { buffer.copyMemory(from: buffer + start, byteCount: live) }
+            bufferOrigin += Int64(start)
+            start = 0
+            end = live
+        }
+        while end - start < count {
+            if reachedEOF && !allowGrowth { return false }
+            let n = read(fd, buffer + end, capacity - end)
+            if n > 0 {
+                end += n
+            } else if n == 0 {
+                reachedEOF = true
+                return false
+            } else if errno == EINTR {
+                continue
+            } else {
+                throw CaptureError(.readFailed, String(cString: strerror(errno)))
+            }
+        }
+        return true
+    }
+
+    private func grow(to count: Int) {
+        let newCapacity = max(count, capacity * 2)
+        let fresh = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+        fresh.copyMemory(from: buffer + start, byteCount: end - start)
+        buffer.deallocate()
+        buffer = fresh
+        bufferOrigin += Int64(start)
+        end -= start
+        start = 0
+        capacity = newCapacity
+    }
+
+    /// The next `count` bytes (after `ensure(count)` succeeded), not consumed.
+    @inline(__always)
+    public func peek(_ count: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: buffer + start, count: min(count, end - start))
+    }
+
+    @inline(__always)
+    public func consume(_ count: Int) {
+        start += min(count, end - start)
+    }
+
+    /// Everything still buffered (for handing sniffed bytes on to libpcap).
+    public func takeBuffered() -> [UInt8] {
+        let bytes = [UInt8](UnsafeRawBufferPointer(start: buffer + start, count: end - start))
+        start = end
+        return bytes
+    }
+
+    /// Clears EOF so a follower can read bytes appended since (live --follow).
+    public func resetEOF() { reachedEOF = false }
+}

@@ -1,0 +1,64 @@
+import BTWire
+
+/// Opens a capture and decides its format from the content, never from the file name (real captures come as
+/// .log, .cfa, .cap, and pcapng named .pcap and the reverse).
+public enum OpenedCapture {
+    case btsnoop(BTSnoopReader)
+    case packetLogger(PacketLoggerReader)
+    case pcap(PcapReader)
+
+    /// Opens `path` ("-" = standard input).
+    public static func open(path: String, issues: IssueLog = IssueLog()) throws -> OpenedCapture {
+        try open(source: ByteSource(path: path), issues: issues)
+    }
+
+    public static func open(source: ByteSource, issues: IssueLog = IssueLog()) throws -> OpenedCapture {
+        // Enough bytes to check several PacketLogger records; a short file simply offers what it has.
+        _ = try source.ensure(4096)
+        let head = source.peek(4096)
+        guard head.count >= 4 else {
+            if head.isEmpty { throw CaptureError(.empty, "empty file") }
+            throw CaptureError(.notACapture, "too short to be a capture (\(head.count) bytes)")
+        }
+        switch Array(head.prefix(4)) {
+        case [0x62, 0x74, 0x73, 0x6E]:  // "btsn"
+            return .btsnoop(try BTSnoopReader(source: source, issues: issues))
+        case [0xA1, 0xB2, 0xC3, 0xD4], [0xD4, 0xC3, 0xB2, 0xA1], [0xA1, 0xB2, 0x3C, 0x4D], [0x4D, 0x3C, 0xB2, 0xA1]:
+            return .pcap(try PcapReader(source: source, isPcapng: false, issues: issues))
+        case [0x0A, 0x0D, 0x0D, 0x0A]:
+            return .pcap(try PcapReader(source: source, isPcapng: true, issues: issues))
+        default:
+            if let bigEndian = PacketLoggerReader.sniff(head) {
+                return .packetLogger(PacketLoggerReader(source: source, bigEndian: bigEndian, issues: issues))
+            }
+            let first = Hex.string(UnsafeRawBufferPointer(rebasing: head.prefix(8)), separator: " ")
+            throw CaptureError(.notACapture,
+                               "not a Bluetooth capture (btsnoop, pcap, pcapng or PacketLogger); it starts with \(first)")
+        }
+    }
+
+    public var info: CaptureInfo {
+        switch self {
+        case .btsnoop(let r): r.info
+        case .packetLogger(let r): r.info
+        case .pcap(let r): r.info
+        }
+    }
+
+    public var issues: IssueLog {
+        switch self {
+        case .btsnoop(let r): r.issues
+        case .packetLogger(let r): r.issues
+        case .pcap(let r): r.issues
+        }
+    }
+
+    /// Runs `visitor` with the concrete reader, so its record loop is specialised per format.
+    public func accept<V: RecordSourceVisitor>(_ visitor: inout V) throws -> V.Result {
+        switch self {
+        case .btsnoop(let r): try visitor.visit(r)
+        case .packetLogger(let r): try visitor.visit(r)
+        case .pcap(let r): try visitor.visit(r)
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import BTWire
+
+/// Reads Apple PacketLogger files (Wireshark wiretap/packetlogger.c, BlueZ btsnoop.c `pklg_read_hci`):
+/// no file header; records of `len u32, ts_secs u32, ts_usecs u32, type u8, payload[len-9]`, all big-endian
+/// in old files and all little-endian in newer ones.
+public final class PacketLoggerReader: RecordSource {
+    public static let recordHeaderLength = 13
+    /// `len` counts what follows it: at least the 9 bytes of timestamp and type.
+    public static let minimumLength = 9
+    public static let maximumLength = 65_536 + 64
+
+    /// PacketLogger record types.
+    public enum RecordType {
+        public static let command: UInt8 = 0x00
+        public static let event: UInt8 = 0x01
+        public static let aclSent: UInt8 = 0x02
+        public static let aclReceived: UInt8 = 0x03
+        public static let scoSent: UInt8 = 0x08
+        public static let scoReceived: UInt8 = 0x09
+        public static let lmpSent: UInt8 = 0x0A
+        public static let lmpReceived: UInt8 = 0x0B
+        public static let isoSent: UInt8 = 0x12
+        public static let isoReceived: UInt8 = 0x13
+        public static let syslog: UInt8 = 0xF7
+        public static let kernel: UInt8 = 0xF8
+        public static let kernelDebug: UInt8 = 0xF9
+        public static let error: UInt8 = 0xFA
+        public static let power: UInt8 = 0xFB
+        public static let note: UInt8 = 0xFC
+        public static let config: UInt8 = 0xFD
+        public static let newController: UInt8 = 0xFE
+
+        public static let known: Set<UInt8> = [0x00, 0x01, 0x02, 0x03, 0x08, 0x09, 0x0A, 0x0B, 0x12, 0x13,
+                                               0xF7, 0xF8, 0xF9, 0xFA, 0xFB, 0xFC, 0xFD, 0xFE]
+    }
+
+    public let info: CaptureInfo
+    public let issues: IssueLog
+    public let bigEndian: Bool
+    let source: ByteSource
+    var recordNumber = 0
+    var stopped = false
+
+    public init(source: ByteSource, bigEndian: Bool, issues: IssueLog = IssueLog()) {
+        self.source = source
+        self.bigEndian = bigEndian
+        self.issues = issues
+        self.info = CaptureInfo(format: .packetLogger(bigEndian: bigEndian), timestampDigits: 6)
+    }
+
+    /// Decides whether `bytes` (the start of a file) look like PacketLogger, and in which byte order:
+    /// nil when not. Checks up to five records, like Wireshark, so one plausible length is not enough.
+    public static func sniff(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+        for bigEndian in [false, true] where plausible(bytes, bigEndian: bigEndian) {
+            return bigEndian
+        }
+        return nil
+    }
+
+    static func plausible(_ bytes: UnsafeRawBufferPointer, bigEndian: Bool) -> Bool {
+        let reader = ByteReader(bytes)
+        var offset = 0
+        var checked = 0
+        while checked < 5 {
+            guard let length = reader.get(UInt32.self, at: offset, bigEndian: bigEndian),
+                  let usecs = reader.get(UInt32.self, at: offset + 8, bigEndian: bigEndian),
+                  let type = reader.get(UInt8.self, at: offset + 12)
+            else { return checked >= 1 }  // the sniffed bytes ran out after valid records
+            guard length >= minimumLength, length < maximumLength, usecs < 1_000_000, RecordType.known.contains(type)
+            else { return false }
+            offset += 4 + Int(length)
+            checked += 1
+        }
+        return true
+    }
+
+    public func next() -> CaptureRecord? {
+        guard !stopped else { return nil }
+        let headerOffset = source.offset
+        do {
+            guard try source.ensure(Self.recordHeaderLength) else {
+                if source.available > 0 {
+                    issues.report(.truncatedRecord, record: recordNumber + 1, offset: headerOffset,
+                                  "file ends inside a record header (\(source.available) of 13 bytes)")
+                }
+                stopped = true
+                return nil
+            }
+            let h = ByteReader(source.peek(Self.recordHeaderLength))
+            let length = Int(h.get(UInt32.self, at: 0, bigEndian: bigEndian) ?? 0)
+            let secs = Int64(h.get(UInt32.self, at: 4, bigEndian: bigEndian) ?? 0)
+            let usecs = Int64(h.get(UInt32.self, at: 8, bigEndian: bigEndian) ?? 0)
+            let type = h.get(UInt8.self, at: 12) ?? 0
+            recordNumber += 1
+            guard length >= Self.minimumLength, length < Self.maximumLength else {
+                issues.report(.absurdLength, record: recordNumber, offset: headerOffset,
+                              "record length \(length) is outside 9…\(Self.maximumLength); rest of file skipped")
+                stopped = true
+                return nil
+            }
+            let total = 4 + length
+            guard try source.ensure(total) else {
+                issues.report(.truncatedRecord, record: recordNumber, offset: headerOffset,
+                              "file ends inside the record (\(source.available) of \(total) bytes)")
+                stopped = true
+                return nil
+            }
+            let payload = UnsafeRawBufferPointer(rebasing: source.peek(total)[Self.recordHeaderLength...])
+            source.consume(total)
+            let (kind, direction) = Self.classify(type)
+            return CaptureRecord(number: recordNumber, offset: headerOffset,
+                                 timestamp: Timestamp(seconds: secs, nanoseconds: usecs * 1000),
+                                 direction: direction, kind: kind, controller: 0, sourceType: UInt32(type),
+                                 originalLength: payload.count, payload: payload)
+        } catch {
+            issues.report(.readError, record: recordNumber + 1, offset: headerOffset, "\(error)")
+            stopped = true
+            return nil
+        }
+    }
+
+    @inline(__always)
+    static func classify(_ type: UInt8) -> (RecordKind, Direction) {
+        switch type {
+        case RecordType.command: (.command, .sent)
+        case RecordType.event: (.event, .received)
+        case RecordType.aclSent: (.acl, .sent)
+        case RecordType.aclReceived: (.acl, .received)
+        case RecordType.scoSent: (.sco, .sent)
+        case RecordType.scoReceived: (.sco, .received)
+        case RecordType.isoSent: (.iso, .sent)
+        case RecordType.isoReceived: (.iso, .received)
+        case RecordType.lmpSent: (.vendorDiagnostic, .sent)
+        case RecordType.lmpReceived: (.vendorDiagnostic, .received)
+        case RecordType.newController: (.controllerAdded, .unknown)
+        case 0xF7...0xFD: (.note, .unknown)
+        default: (.unknown, .unknown)
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import BTWire
+import CPcap
+import CStreamSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads pcap and pcapng through libpcap (which handles both byte orders, µs/ns resolution and pcapng blocks).
+/// Bluetooth linktypes 187, 201 and 254 are decoded; LE air-sniffer linktypes are counted with a notice.
+public final class PcapReader: RecordSource {
+    public let info: CaptureInfo
+    public let issues: IssueLog
+    public let linktype: Int
+    let handle: OpaquePointer
+    let isPcapng: Bool
+    var recordNumber = 0
+    var stopped = false
+    /// Where the previous record ended (start of the next block) in the stream.
+    var lastEnd: Int64
+    let file: UnsafeMutablePointer<FILE>
+
+    /// - Parameters:
+    ///   - source: the stream positioned at its start; bytes it already buffered (sniffing) are replayed.
+    public init(source: ByteSource, isPcapng: Bool, issues: IssueLog = IssueLog()) throws {
+        self.issues = issues
+        self.isPcapng = isPcapng
+        let startOffset = source.offset
+        let prefix = source.takeBuffered()
+        guard let stream = prefix.withUnsafeBytes({
+            btlens_prefixed_stream(source.fd, $0.baseAddress, $0.count, startOffset)
+        }) else {
+            throw CaptureError(.cannotOpen, "cannot allocate a stream for libpcap")
+        }
+        var errbuf = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        guard let pcap = pcap_fopen_offline_with_tstamp_precision(stream, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errbuf)
+        else {
+            fclose(stream)
+            let message = String(decoding: errbuf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw CaptureError(.notACapture, "libpcap: \(message)")
+        }
+        self.file = stream
+        self.handle = pcap
+        self.linktype = Int(pcap_datalink(pcap))
+        self.lastEnd = Int64(ftell(stream))
+        let format: CaptureFormat = isPcapng ? .pcapng(linktype: linktype) : .pcap(linktype: linktype)
+        // libpcap scales every file to ns; a µs file shows 6 digits, as Wireshark does.
+        info = CaptureInfo(format: format, timestampDigits: Self.sourceIsNano(prefix, isPcapng) ? 9 : 6)
+
+        switch linktype {
+        case Linktype.bluetoothHCIH4, Linktype.bluetoothHCIH4WithPHDR, Linktype.bluetoothLinuxMonitor:
+            break
+        case let l where Linktype.isLinkLayerSniffer(l):
+            issues.notice("\(Linktype.name(l)) (linktype \(l)) is an air capture: records and timestamps are counted, its link-layer payload is not decoded yet")
+        default:
+            pcap_close(pcap)  // also closes the stream
+            throw CaptureError(.unsupportedLinktype,
+                               "\(isPcapng ? "pcapng" : "pcap") with \(Linktype.name(linktype)) (linktype \(linktype)) is not a Bluetooth capture")
+        }
+    }
+
+    deinit { pcap_close(handle) }
+
+    /// Whether the file itself carries nanoseconds: the pcap magic A1B23C4D, or a pcapng if_tsresol of 9
+    /// in the first interface block (libpcap does not expose the file's own resolution).
+    static func sourceIsNano(_ prefix: [UInt8], _ isPcapng: Bool) -> Bool {
+        guard prefix.count >= 4 else { return false }
+        if isPcapng { return pcapngHasNanoResolution(prefix) }
+        let be = prefix[0] == 0xA1 && prefix[1] == 0xB2 && prefix[2] == 0x3C && prefix[3] == 0x4D
+        let le = prefix[0] == 0x4D && prefix[1] == 0x3C && prefix[2] == 0xB2 && prefix[3] == 0xA1
+        return be || le
+    }
+
+    /// Looks for an IDB with `if_tsresol` (option 9) of 9 in the first bytes.
+    static func pcapngHasNanoResolution(_ b: [UInt8]) -> Bool {
+        guard b.count >= 12 else { return false }
+        let bom = b[8...11]
+        let little = bom.elementsEqual([0x4D, 0x3C, 0x2B, 0x1A])
+        func u32(_ o: Int) -> Int? {
+            guard o + 4 <= b.count else { return nil }
+            return little ? Int(b[o]) | Int(b[o + 1]) << 8 | Int(b[o + 2]) << 16 | Int(b[o + 3]) << 24
+                : Int(b[o]) << 24 | Int(b[o + 1]) << 16 | Int(b[o + 2]) << 8 | Int(b[o + 3])
+        }
+        func u16(_ o: Int) -> Int? {
+            guard o + 2 <= b.count else { return nil }
+            return little ? Int(b[o]) | Int(b[o + 1]) << 8 : Int(b[o]) << 8 | Int(b[o + 1])
+        }
+        var offset = 0
+        for _ in 0..<8 {
+            guard let type = u32(offset), let length = u32(offset + 4), length >= 12 else { return false }
+            if type == 1 {  // Interface Description Block: linktype u16, reserved u16, snaplen u32, options
+                var o = offset + 16
+                let end = offset + length - 4
+                while o + 4 <= end, let code = u16(o), let len = u16(o + 2) {
+                    if code == 0 { break }
+                    if code == 9, o + 4 < b.count { return b[o + 4] == 9 }
+                    o += 4 + (len + 3) & ~3
+                }
+                return false
+            }
+            offset += length
+        }
+        return false
+    }
+
+    public func next() -> CaptureRecord? {
+        guard !stopped else { return nil }
+        var headerPointer: UnsafeMutablePointer<pcap_pkthdr>?
+        var dataPointer: UnsafePointer<UInt8>?
+        let startOffset = lastEnd
+        let status = pcap_next_ex(handle, &headerPointer, &dataPointer)
+        let endOffset = Int64(ftell(file))
+        lastEnd = endOffset
+        switch status {
+        case 1:
+            break
+        case PCAP_ERROR_BREAK:  // -2: end of file
+            stopped = true
+            return nil
+        default:
+            let message = String(cString: pcap_geterr(handle))
+            let code: CaptureIssue.Code = message.contains("truncated") ? .truncatedRecord : .readError
+            issues.report(code, record: recordNumber + 1, offset: startOffset, "libpcap: \(message)")
+            stopped = true
+            return nil
+        }
+        guard let header = headerPointer?.pointee, let data = dataPointer else { return nil }
+        recordNumber += 1
+        let captured = Int(header.caplen)
+        // A pcap record is exactly a 16-byte header plus the data; pcapng blocks start where the last ended.
+        let offset = isPcapng ? startOffset : endOffset - 16 - Int64(captured)
+        let bytes = UnsafeRawBufferPointer(start: data, count: captured)
+        let timestamp = Timestamp(seconds: Int64(header.ts.tv_sec), nanoseconds: Int64(header.ts.tv_usec))
+        var record = CaptureRecord(number: recordNumber, offset: offset, timestamp: timestamp, direction: .unknown,
+                                   kind: .unknown, controller: 0, sourceType: UInt32(linktype),
+                                   originalLength: Int(header.len), payload: bytes)
+        switch linktype {
+        case Linktype.bluetoothHCIH4:
+            guard let indicator = bytes.first else { break }
+            record.kind = H4PacketType.kind(indicator)
+            record.direction = H4PacketType.impliedDirection(record.kind)
+            record.sourceType = UInt32(indicator)
+            record.payload = UnsafeRawBufferPointer(rebasing: bytes[1...])
+            record.originalLength -= 1
+        case Linktype.bluetoothHCIH4WithPHDR:
+            // direction u32 BE: bit0 set = received (libpcap htonl(in != 0)), then H4.
+            guard bytes.count >= 5 else { break }
+            let direction = UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self))
+            let indicator = bytes[4]
+            record.kind = H4PacketType.kind(indicator)
+            record.direction = direction & 1 == 1 ? .received : .sent
+            record.sourceType = UInt32(indicator)
+            record.payload = UnsafeRawBufferPointer(rebasing: bytes[5...])
+            record.originalLength -= 5
+        case Linktype.bluetoothLinuxMonitor:
+            // adapter_id u16 BE, opcode u16 BE, then the monitor payload.
+            guard bytes.count >= 4 else { break }
+            let adapter = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+            let opcode = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+            (record.kind, record.direction) = MonitorOpcode.classify(opcode)
+            record.controller = adapter
+            record.sourceType = UInt32(opcode)
+            record.payload = UnsafeRawBufferPointer(rebasing: bytes[4...])
+            record.originalLength -= 4
+        default:
+            record.kind = .linkLayer
+        }
+        return record
+    }
+}
