@@ -18,6 +18,8 @@ public final class PcapReader: RecordSource {
     /// Where the previous record ended (start of the next block) in the stream.
     var lastEnd: Int64
     let file: UnsafeMutablePointer<FILE>
+    /// Kept alive: libpcap reads its descriptor through the stream.
+    let source: ByteSource
 
     /// - Parameters:
     ///   - source: the stream positioned at its start; bytes it already buffered (sniffing) are replayed.
@@ -39,6 +41,7 @@ public final class PcapReader: RecordSource {
             throw CaptureError(.notACapture, "libpcap: \(message)")
         }
         self.file = stream
+        self.source = source
         self.handle = pcap
         self.linktype = Int(pcap_datalink(pcap))
         self.lastEnd = Int64(ftell(stream))

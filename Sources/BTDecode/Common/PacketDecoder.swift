@@ -1,0 +1,134 @@
+import BTWire
+import BTCapture
+
+/// One record after decoding: its HCI packet and, when this record completed one, an L2CAP PDU. Every part is
+/// borrowed from the record or the decoder and valid until the decoder's next call.
+public struct DecodedFrame {
+    public var record: CaptureRecord
+    public var hci: HCIPacket?
+    public var l2cap: L2CAPPDU?
+    /// Problems were reported for this record.
+    public var isMalformed = false
+    /// For Command Complete / Command Status: the record of the command it answers, when seen.
+    public var commandRecord: Int?
+    /// Reports inside an LE (Extended) Advertising Report event.
+    public var advertisingReports = 0
+
+    public init(record: CaptureRecord) { self.record = record }
+
+    /// The ATT PDU bytes when this frame completed an ATT PDU.
+    @inlinable public var attPDU: UnsafeRawBufferPointer? {
+        guard let l2 = l2cap, l2.channel.carriesATT else { return nil }
+        return l2.attPayload
+    }
+}
+
+/// Decodes records into frames: HCI packets, ACL → L2CAP reassembly, the channel map for dynamic ATT channels,
+/// and the link from Command Complete/Status to their command. Holds only per-connection state.
+public struct PacketDecoder {
+    public let issues: IssueLog
+    public private(set) var reassembler = ACLReassembler()
+    public private(set) var channels = ChannelMap()
+    /// (controller << 16 | opcode) → record number of the last such command.
+    var lastCommand: [UInt32: Int] = [:]
+
+    public init(issues: IssueLog) { self.issues = issues }
+
+    public mutating func decode(_ record: CaptureRecord) -> DecodedFrame {
+        var frame = DecodedFrame(record: record)
+        guard record.kind.isHCIPacket else { return frame }
+        let issuesBefore = issues.count
+        defer { if issues.count != issuesBefore { frame.isMalformed = true } }
+
+        switch HCIPacket.parse(kind: record.kind, record.payload, cutShortByCapture: record.isCutShort) {
+        case .none:
+            return frame
+        case .failure(let failure)?:
+            issues.report(.shortPacket, record: record.number, offset: record.offset,
+                          "\(record.kind) \(failure.message)")
+            return frame
+        case .success(let packet)?:
+            frame.hci = packet
+            switch packet {
+            case .command(let command):
+                lastCommand[UInt32(record.controller) << 16 | UInt32(command.opcode.rawValue)] = record.number
+            case .event(let event):
+                decodeEvent(event, record: record, frame: &frame)
+            case .acl(let acl):
+                decodeACL(acl, record: record, frame: &frame)
+            case .sco, .iso:
+                break
+            }
+        }
+        return frame
+    }
+
+    @inline(__always)
+    mutating func decodeEvent(_ event: HCIEventPacket, record: CaptureRecord, frame: inout DecodedFrame) {
+        switch event.code {
+        case .leMeta:
+            guard let sub = event.subevent else {
+                issues.report(.badParameters, record: record.number, offset: record.offset, "LE Meta event without subevent")
+                return
+            }
+            if sub == .advertisingReport || sub == .extendedAdvertisingReport {
+                var reports = AdvertisingReportIterator(subevent: sub, parameters: event.subeventParameters)
+                var n = 0
+                while reports.next() != nil { n += 1 }
+                frame.advertisingReports = n
+                if reports.isMalformed {
+                    issues.report(.badParameters, record: record.number, offset: record.offset,
+                                  "\(sub) declares \(reports.declaredCount) reports, \(n) fit in the event")
+                }
+            }
+        case .commandComplete:
+            guard event.parameters.count >= 3 else {
+                issues.report(.badParameters, record: record.number, offset: record.offset, "Command Complete too short")
+                return
+            }
+            let opcode = UInt16(event.parameters[1]) | UInt16(event.parameters[2]) << 8
+            frame.commandRecord = lastCommand[UInt32(record.controller) << 16 | UInt32(opcode)]
+        case .commandStatus:
+            guard event.parameters.count >= 4 else {
+                issues.report(.badParameters, record: record.number, offset: record.offset, "Command Status too short")
+                return
+            }
+            let opcode = UInt16(event.parameters[2]) | UInt16(event.parameters[3]) << 8
+            frame.commandRecord = lastCommand[UInt32(record.controller) << 16 | UInt32(opcode)]
+        case .disconnectionComplete:
+            guard let d = DisconnectionComplete(event.parameters) else {
+                issues.report(.badParameters, record: record.number, offset: record.offset,
+                              "Disconnection Complete too short")
+                return
+            }
+            if d.status == .success {
+                reassembler.clear(controller: record.controller, handle: d.handle)
+                channels.clear(controller: record.controller, handle: d.handle)
+            }
+        default:
+            break
+        }
+    }
+
+    @inline(__always)
+    mutating func decodeACL(_ acl: ACLPacket, record: CaptureRecord, frame: inout DecodedFrame) {
+        guard case .complete(let cid, let payload, let firstRecord, let firstOffset, let fragments) =
+            reassembler.push(acl, record: record, issues: issues)
+        else { return }
+        let channel = channels.lookup(controller: record.controller, handle: acl.handle, cid: cid)
+        let pdu = L2CAPPDU(controller: record.controller, handle: acl.handle, direction: record.direction,
+                           channelID: cid, channel: channel, payload: payload, firstRecord: firstRecord,
+                           firstOffset: firstOffset, fragments: fragments)
+        switch channel {
+        case .brEdrSignaling, .leSignaling:
+            channels.observeSignaling(controller: record.controller, handle: acl.handle, payload: payload)
+        case .att, .dynamicATT, .enhancedATT:
+            if pdu.attPayload?.isEmpty ?? true {
+                issues.report(.emptyPDU, record: record.number, offset: record.offset, "empty ATT PDU on \(L2CAPChannelID(rawValue: cid))")
+            }
+        default:
+            break
+        }
+        frame.l2cap = pdu
+    }
+}

@@ -1,0 +1,80 @@
+import BTWire
+import BTCapture
+
+/// What protocol an L2CAP channel carries, from its fixed CID or from the signalling that opened it.
+public enum L2CAPChannelProtocol: UInt8, Sendable, CustomStringConvertible {
+    case brEdrSignaling
+    case connectionless
+    case att
+    case leSignaling
+    case smp
+    case brEdrSMP
+    /// A dynamic channel carrying ATT: PSM 0x001F over BR/EDR (basic mode), or EATT (PSM 0x0027, credit based).
+    case dynamicATT
+    case enhancedATT
+    /// A dynamic channel for another PSM (SDP, RFCOMM, AVDTP, …), or one whose opening was not captured.
+    case dynamic
+    case unknownFixed
+
+    public var carriesATT: Bool { self == .att || self == .dynamicATT || self == .enhancedATT }
+
+    public var description: String {
+        switch self {
+        case .brEdrSignaling: "L2CAP signaling"
+        case .connectionless: "connectionless"
+        case .att: "ATT"
+        case .leSignaling: "LE signaling"
+        case .smp: "SMP"
+        case .brEdrSMP: "BR/EDR SMP"
+        case .dynamicATT: "ATT (dynamic channel)"
+        case .enhancedATT: "EATT"
+        case .dynamic: "dynamic channel"
+        case .unknownFixed: "fixed channel"
+        }
+    }
+
+    @inline(__always)
+    public static func fixed(_ cid: UInt16) -> L2CAPChannelProtocol {
+        switch cid {
+        case L2CAPChannelID.signaling.rawValue: .brEdrSignaling
+        case L2CAPChannelID.connectionless.rawValue: .connectionless
+        case L2CAPChannelID.att.rawValue: .att
+        case L2CAPChannelID.leSignaling.rawValue: .leSignaling
+        case L2CAPChannelID.smp.rawValue: .smp
+        case L2CAPChannelID.brEdrSMP.rawValue: .brEdrSMP
+        default: cid >= L2CAPChannelID.firstDynamic ? .dynamic : .unknownFixed
+        }
+    }
+}
+
+/// A complete L2CAP PDU (basic header `length u16, cid u16`), with the context BlueZ's `l2cap_frame` carries:
+/// controller, connection handle, direction and the record(s) it came from. `payload` is borrowed from the
+/// record or from the reassembler's buffer and is valid until the decoder's next call.
+public struct L2CAPPDU {
+    public static let headerLength = 4
+
+    public var controller: UInt16
+    public var handle: UInt16
+    public var direction: Direction
+    public var channelID: UInt16
+    public var channel: L2CAPChannelProtocol
+    /// Information payload (after the basic header).
+    public var payload: UnsafeRawBufferPointer
+    /// Record where the PDU began (its first fragment) and its byte offset.
+    public var firstRecord: Int
+    public var firstOffset: Int64
+    /// ACL fragments the PDU arrived in.
+    public var fragments: Int
+
+    /// The ATT PDU for ATT-carrying channels. On EATT (credit-based) channels the first K-frame starts with a
+    /// 2-byte SDU length, which is stripped.
+    public var attPayload: UnsafeRawBufferPointer? {
+        switch channel {
+        case .att, .dynamicATT: return payload
+        case .enhancedATT:
+            guard payload.count >= 2 else { return nil }
+            return UnsafeRawBufferPointer(rebasing: payload[2...])
+        default: return nil
+        }
+    }
+}

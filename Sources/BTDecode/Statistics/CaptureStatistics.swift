@@ -1,0 +1,96 @@
+import BTWire
+import BTCapture
+
+/// The counts of `btlens stats`. Fixed-size tables indexed by code keep the per-record cost to a few
+/// increments; nothing here grows with the file.
+public struct CaptureStatistics {
+    public var records = 0
+    public var firstTimestamp: Timestamp?
+    public var lastTimestamp: Timestamp?
+    /// Indexed by opcode.
+    public var commands = [UInt32](repeating: 0, count: 1 << 16)
+    /// Indexed by event code.
+    public var events = [UInt32](repeating: 0, count: 256)
+    public var leSubevents = [UInt32](repeating: 0, count: 256)
+    public var aclSent = 0
+    public var aclReceived = 0
+    /// ACL without a direction (pcap linktype 187).
+    public var aclUnknownDirection = 0
+    public var advertisingReports = 0
+    /// Successful LE, LE Enhanced (v1, v2) and BR/EDR Connection Complete events.
+    public var connections = 0
+    /// Disconnection Complete with status 0, by reason.
+    public var disconnections = [UInt32](repeating: 0, count: 256)
+    /// Complete ATT PDUs by opcode, after reassembly.
+    public var att = [UInt32](repeating: 0, count: 256)
+    public var recordsByKind = [Int](repeating: 0, count: RecordKind.allCases.count)
+    /// Records with a problem (reader and decoder issues).
+    public var malformed = 0
+
+    public init() {}
+
+    @inline(__always)
+    public mutating func add(_ frame: DecodedFrame) {
+        let record = frame.record
+        records += 1
+        if firstTimestamp == nil { firstTimestamp = record.timestamp }
+        lastTimestamp = record.timestamp
+        recordsByKind[Int(record.kind.rawValue)] += 1
+        guard let hci = frame.hci else { return }
+        switch hci {
+        case .command(let c):
+            commands[Int(c.opcode.rawValue)] += 1
+        case .event(let e):
+            events[Int(e.code.rawValue)] += 1
+            if e.code == .leMeta, let sub = e.subevent {
+                leSubevents[Int(sub.rawValue)] += 1
+                advertisingReports += frame.advertisingReports
+                if sub == .connectionComplete || sub == .enhancedConnectionComplete
+                    || sub == .enhancedConnectionCompleteV2
+                {
+                    if e.parameters.count >= 2 && e.parameters[1] == HCIStatus.success.rawValue { connections += 1 }
+                }
+            } else if e.code == .connectionComplete {
+                if e.parameters.first == HCIStatus.success.rawValue { connections += 1 }
+            } else if e.code == .disconnectionComplete {
+                if e.parameters.count >= 4 && e.parameters[0] == HCIStatus.success.rawValue {
+                    disconnections[Int(e.parameters[3])] += 1
+                }
+            }
+        case .acl:
+            switch record.direction {
+            case .sent: aclSent += 1
+            case .received: aclReceived += 1
+            case .unknown: aclUnknownDirection += 1
+            }
+            if let pdu = frame.attPDU, let opcode = pdu.first { att[Int(opcode)] += 1 }
+        case .sco, .iso:
+            break
+        }
+    }
+
+    /// Non-zero entries of a table as (code, count), in code order.
+    public static func nonZero(_ table: [UInt32]) -> [(code: Int, count: Int)] {
+        table.indices.compactMap { table[$0] == 0 ? nil : ($0, Int(table[$0])) }
+    }
+}
+
+/// Reads a whole capture into statistics: the `stats` pipeline, generic over the reader type.
+public struct StatisticsCollector: RecordSourceVisitor {
+    public var statistics = CaptureStatistics()
+    public var progress: ((Int64) -> Void)?
+    public init(progress: ((Int64) -> Void)? = nil) { self.progress = progress }
+
+    public mutating func visit<S: RecordSource>(_ source: S) throws -> CaptureStatistics {
+        var decoder = PacketDecoder(issues: source.issues)
+        var stats = CaptureStatistics()
+        while let record = source.next() {
+            let frame = decoder.decode(record)
+            stats.add(frame)
+            if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
+        }
+        stats.malformed = source.issues.count
+        statistics = stats
+        return stats
+    }
+}

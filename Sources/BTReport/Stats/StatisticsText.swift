@@ -1,0 +1,53 @@
+import BTWire
+import BTCapture
+import BTDecode
+
+/// `btlens stats` for people: a short block per file.
+public enum StatisticsText {
+    public static func render(file: String, info: CaptureInfo, statistics s: CaptureStatistics,
+                              notices: [String]) -> String {
+        var lines: [String] = []
+        lines.append("\(file)  \(info.format)")
+        var span = ""
+        if let first = s.firstTimestamp, let last = s.lastTimestamp {
+            span = "  \(TimeFormat.utc(first)) → \(TimeFormat.utc(last)) UTC (\(TimeFormat.human(last - first)))"
+        }
+        lines.append(row("records", "\(s.records)" + span))
+        let commandTotal = s.commands.reduce(0) { $0 + Int($1) }
+        let eventTotal = s.events.reduce(0) { $0 + Int($1) }
+        lines.append(row("HCI commands", "\(commandTotal)" + top(s.commands, width: 4) { HCIOpcode(rawValue: UInt16($0)).description }))
+        lines.append(row("HCI events", "\(eventTotal)" + top(s.events, width: 2) { HCIEventCode(rawValue: UInt8($0)).description }))
+        let leTotal = s.leSubevents.reduce(0) { $0 + Int($1) }
+        if leTotal > 0 {
+            lines.append(row("LE subevents", "\(leTotal)" + top(s.leSubevents, width: 2) { LESubevent(rawValue: UInt8($0)).description }))
+        }
+        var acl = "\(s.aclSent) sent, \(s.aclReceived) received"
+        if s.aclUnknownDirection > 0 { acl += ", \(s.aclUnknownDirection) without direction" }
+        lines.append(row("ACL packets", acl))
+        lines.append(row("advertising reports", "\(s.advertisingReports)"))
+        let disconnections = CaptureStatistics.nonZero(s.disconnections)
+        let reasons = disconnections.map { "\(HCIStatus(rawValue: UInt8($0.code))) ×\($0.count)" }.joined(separator: ", ")
+        lines.append(row("connections", "\(s.connections)"))
+        lines.append(row("disconnections", "\(disconnections.reduce(0) { $0 + $1.count })" + (reasons.isEmpty ? "" : " (\(reasons))")))
+        let attTotal = s.att.reduce(0) { $0 + Int($1) }
+        lines.append(row("ATT PDUs", "\(attTotal)" + top(s.att, width: 2) { ATTOpcode(rawValue: UInt8($0)).description }))
+        let other = RecordKind.allCases.filter { !$0.isHCIPacket && s.recordsByKind[Int($0.rawValue)] > 0 }
+        if !other.isEmpty {
+            lines.append(row("other records", other.map { "\($0) ×\(s.recordsByKind[Int($0.rawValue)])" }.joined(separator: ", ")))
+        }
+        lines.append(row("malformed", "\(s.malformed)"))
+        for n in notices { lines.append("  note: \(n)") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func row(_ label: String, _ value: String) -> String {
+        "  " + label + String(repeating: " ", count: max(1, 21 - label.count)) + value
+    }
+
+    static func top(_ table: [UInt32], width: Int, name: (Int) -> String) -> String {
+        let entries = CaptureStatistics.nonZero(table).sorted { $0.count > $1.count || ($0.count == $1.count && $0.code < $1.code) }
+        guard !entries.isEmpty else { return "" }
+        let shown = entries.prefix(3).map { "\(name($0.code)) ×\($0.count)" }.joined(separator: ", ")
+        return "  (\(entries.count) kinds; most: \(shown))"
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// btlens: what an app did on the Bluetooth radio, from an HCI capture.
+struct BTLens: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "btlens",
+        abstract: "Read Bluetooth HCI captures and explain what an app did on the radio.",
+        discussion: """
+            Captures are recognised by content, not by name: btsnoop (H1, H4, Linux monitor), pcap and pcapng \
+            (linktypes 187, 201, 254; LE air-sniffer captures are counted only) and Apple PacketLogger (.pklg). \
+            Use - to read a capture from standard input.
+
+            Exit codes: 0 success, 1 findings at or above the failure threshold, 2 usage error, \
+            3 input unreadable (missing, not a capture, not Bluetooth).
+
+            Examples:
+              btlens stats samples/heart-rate-session.btsnoop
+              btlens stats --json capture.log other.pcapng
+              btlens decode -v --handle 0x0040 --cid 4 btsnoop_hci.log
+              adb exec-out cat /data/misc/bluetooth/logs/btsnoop_hci.log | btlens stats -
+            """,
+        version: version,
+        subcommands: [StatsCommand.self, DecodeCommand.self]
+    )
+}
+
+@main
+enum Main {
+    static func main() {
+        do {
+            var command = try BTLens.parseAsRoot()
+            try command.run()
+        } catch let exit as ExitStatus {
+            Output.flushStandardOutput()
+            Glibc.exit(exit.code)
+        } catch {
+            Output.flushStandardOutput()
+            let code = BTLens.exitCode(for: error)
+            let message = BTLens.fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                Glibc.exit(0)
+            }
+            if !message.isEmpty { Diagnostics.printRaw(message) }
+            // ArgumentParser uses EX_USAGE (64) for usage errors; btlens documents 2.
+            Glibc.exit(code == .validationFailure ? ExitStatus.usage.code : code.rawValue)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import BTCapture
+import BTDecode
+import BTReport
+
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Count records, HCI commands and events, ACL, advertising reports, connections and ATT PDUs.",
+        discussion: """
+            With --json prints, per file, an object with the keys file, format, linktype, records, \
+            first_timestamp, last_timestamp (Unix seconds), hci.commands / hci.events / hci.le_subevents \
+            (maps keyed by lowercase hex: 4 digits for command opcodes, 2 for the rest), acl_packets \
+            (sent = host to controller, received), advertising_reports, connections, disconnections \
+            (by reason), att (complete PDUs by opcode, after reassembly) and malformed; an array when \
+            several files are given.
+
+            Examples:
+              btlens stats samples/heart-rate-session.btsnoop
+              btlens stats --json btsnoop_hci.log | jq .att
+              btlens stats - < capture.pklg
+            """
+    )
+
+    @Flag(name: .long, help: "Print JSON (an object per file; an array when there are several).")
+    var json = false
+
+    @Argument(help: "Capture files (btsnoop, pcap, pcapng, PacketLogger); - reads standard input.")
+    var files: [String]
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give at least one capture file (or - for standard input)") }
+    }
+
+    func run() throws {
+        var results: [JSONValue] = []
+        var failed = false
+        for (index, path) in files.enumerated() {
+            guard let capture = CaptureInput.open(path) else {
+                failed = true
+                continue
+            }
+            var progress = Progress(label: path, total: fileSize(path))
+            var collector = StatisticsCollector(progress: { progress.update($0) })
+            let statistics = try capture.accept(&collector)
+            progress.finish()
+            CaptureInput.reportIssues(path, capture.issues)
+            let name = path == "-" ? "-" : String(path.split(separator: "/").last ?? Substring(path))
+            if json {
+                results.append(StatisticsJSON.object(file: name, info: capture.info, statistics: statistics))
+            } else {
+                if index > 0 { Output.line("") }
+                Output.line(StatisticsText.render(file: path, info: capture.info, statistics: statistics,
+                                                  notices: capture.issues.notices))
+            }
+        }
+        if json {
+            if results.count == 1 && files.count == 1 {
+                Output.line(results[0].serialized())
+            } else {
+                Output.line(JSONValue.array(results).serialized())
+            }
+        }
+        Output.flushStandardOutput()
+        if failed { throw ExitStatus.inputUnreadable }
+    }
+}
