@@ -2,6 +2,7 @@
 /// vendor commands seen in every Android snoop log.
 enum HCICommandNames {
     static let table: [UInt16: String] = [
+        0x0000: "NOP",
         // OGF 0x01 Link Control
         0x0401: "Inquiry", 0x0402: "Inquiry Cancel", 0x0403: "Periodic Inquiry Mode",
         0x0404: "Exit Periodic Inquiry Mode", 0x0405: "Create Connection", 0x0406: "Disconnect",

@@ -1,0 +1,62 @@
+# btlens — build, test, run, benchmark. Every target installs what it needs on Debian.
+SWIFT      ?= swift
+PREFIX     ?= /usr/local
+BUILD_DIR  ?= .build
+APT_PKGS   := libpcap-dev libbluetooth-dev pkg-config
+SAMPLE     := samples/wasteful-central.btsnoop
+SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build release run test samples bench install uninstall man clean
+
+all: build
+
+# System libraries btlens links against (libpcap, libbluetooth headers).
+deps:
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build --product btlens
+
+release: deps
+	$(SWIFT) build -c release --product btlens
+	$(SWIFT) build -c release --product btlens-scenario
+
+# The main job on a bundled sample.
+run: build
+	@echo "== btlens stats $(SAMPLE)"
+	@$(BUILD_DIR)/debug/btlens stats $(SAMPLE)
+	@echo
+	@echo "== btlens decode --kind att,advertising --limit 25 $(SAMPLE)"
+	@$(BUILD_DIR)/debug/btlens decode --kind att --kind advertising --limit 25 $(SAMPLE)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Rebuilds samples/ byte for byte from the scripted scenarios.
+samples: deps
+	$(SWIFT) build --product btlens-scenario
+	$(BUILD_DIR)/debug/btlens-scenario samples samples
+
+# Release build, a generated ≥1 GB capture, MB/s, records/s and peak RSS of `btlens stats`, and btmon -a.
+bench: release
+	@sh Tests/Benchmarks/run-bench.sh $(BUILD_DIR)/release
+
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD_DIR)/release/btlens $(DESTDIR)$(PREFIX)/bin/btlens
+	install -m 644 man/btlens.1 $(DESTDIR)$(PREFIX)/share/man/man1/btlens.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/btlens $(DESTDIR)$(PREFIX)/share/man/man1/btlens.1
+
+# Checks the man page renders without warnings.
+man:
+	@LC_ALL=C.UTF-8 MANWIDTH=100 man --warnings -l man/btlens.1 >/dev/null
+
+clean:
+	rm -rf $(BUILD_DIR) bench-data

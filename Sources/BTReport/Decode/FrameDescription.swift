@@ -1,0 +1,86 @@
+import BTWire
+import BTCapture
+import BTDecode
+
+/// What `btlens decode` prints for a record: a one-line summary and, with -v, the field tree.
+public enum FrameDescription {
+    public static func summary(_ frame: DecodedFrame) -> String {
+        describe(frame, wantFields: false).0
+    }
+
+    public static func fields(_ frame: DecodedFrame) -> [DecodedField] {
+        describe(frame, wantFields: true).1
+    }
+
+    static func describe(_ frame: DecodedFrame, wantFields: Bool) -> (String, [DecodedField]) {
+        let record = frame.record
+        guard let hci = frame.hci else { return nonHCI(record) }
+        switch hci {
+        case .command(let c):
+            let (detail, fields) = HCIDescription.command(c)
+            return (join("HCI Command \(c.opcode) (\(Hex.u16(c.opcode.rawValue)))", detail), fields)
+        case .event(let e):
+            let (detail, fields) = HCIDescription.event(e, frame: frame)
+            var head = "HCI Event \(e.code)"
+            if let sub = e.subevent { head = "\(sub)" }
+            var all = fields
+            if let linked = frame.commandRecord { all.append(DecodedField("answers record", "\(linked)")) }
+            return (join(head, detail), all)
+        case .acl(let acl):
+            var fields = [DecodedField("handle", Hex.u16(acl.handle)),
+                          DecodedField("packet boundary", "\(acl.packetBoundary)"),
+                          DecodedField("data length", "\(acl.declaredLength)")]
+            if let pdu = frame.l2cap {
+                let (summary, more) = ProtocolDescription.l2cap(pdu)
+                fields += more
+                return (summary, fields)
+            }
+            let state = acl.packetBoundary.isStart ? "start" : "continuation"
+            return ("ACL handle \(Hex.u16(acl.handle)) \(state) \(acl.data.count) bytes" + (frame.isMalformed ? " (dropped)" : " (L2CAP continues)"), fields)
+        case .sco(let sco):
+            return ("SCO handle \(Hex.u16(sco.handle)) \(sco.data.count) bytes", [DecodedField("handle", Hex.u16(sco.handle))])
+        case .iso(let iso):
+            return ("ISO handle \(Hex.u16(iso.handle)) \(iso.data.count) bytes", [DecodedField("handle", Hex.u16(iso.handle))])
+        }
+    }
+
+    static func join(_ head: String, _ detail: String) -> String { detail.isEmpty ? head : head + " " + detail }
+
+    static func nonHCI(_ record: CaptureRecord) -> (String, [DecodedField]) {
+        let p = record.payload
+        switch record.kind {
+        case .note:
+            let text = Hex.printableText(p).map { $0.trimmingCharacters() } ?? Hex.string(p, limit: 32)
+            return ("Note: \(text)", [DecodedField("text", text)])
+        case .controllerAdded:
+            var r = ByteReader(p)
+            if let type = r.readU8(), let bus = r.readU8(), let addr = r.readAddress(), let name = r.readBytes(min(8, r.remaining)) {
+                let n = Hex.printableText(name) ?? ""
+                return ("New Index \(n) \(addr) type \(type) bus \(bus)", [DecodedField("address", "\(addr)"), DecodedField("name", n)])
+            }
+            return ("New Index", [])
+        case .controllerInfo:
+            var r = ByteReader(p)
+            if let addr = r.readAddress(), let m = r.readU16() {
+                return ("Index Info \(addr) manufacturer \(CompanyID(rawValue: m))", [])
+            }
+            return ("Index Info", [])
+        case .linkLayer:
+            return ("Link-layer frame \(p.count) bytes (not decoded)", [DecodedField("data", Hex.string(p, separator: " ", limit: 64))])
+        case .unknown:
+            return ("Unknown record type \(Hex.format(record.sourceType, width: 2)) \(p.count) bytes", [DecodedField("data", Hex.string(p, separator: " ", limit: 64))])
+        default:
+            let name = "\(record.kind)".split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: " ")
+            return (p.isEmpty ? name : "\(name) \(p.count) bytes", p.isEmpty ? [] : [DecodedField("data", Hex.string(p, separator: " ", limit: 64))])
+        }
+    }
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace || f == "\0" { s.removeFirst() }
+        while let l = s.last, l.isWhitespace || l == "\0" { s.removeLast() }
+        return String(s)
+    }
+}
