@@ -40,24 +40,24 @@ public final class PcapReader: RecordSource {
             let message = String(decoding: errbuf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw CaptureError(.notACapture, "libpcap: \(message)")
         }
+        let linktype = Int(pcap_datalink(pcap))
+        // Refuse foreign linktypes before `self` is complete, so deinit does not close the handle twice.
+        let bluetooth = [Linktype.bluetoothHCIH4, Linktype.bluetoothHCIH4WithPHDR, Linktype.bluetoothLinuxMonitor]
+        guard bluetooth.contains(linktype) || Linktype.isLinkLayerSniffer(linktype) else {
+            pcap_close(pcap)  // also closes the stream
+            throw CaptureError(.unsupportedLinktype,
+                               "\(isPcapng ? "pcapng" : "pcap") with \(Linktype.name(linktype)) (linktype \(linktype)) is not a Bluetooth capture")
+        }
         self.file = stream
         self.source = source
         self.handle = pcap
-        self.linktype = Int(pcap_datalink(pcap))
+        self.linktype = linktype
         self.lastEnd = Int64(ftell(stream))
         let format: CaptureFormat = isPcapng ? .pcapng(linktype: linktype) : .pcap(linktype: linktype)
         // libpcap scales every file to ns; a µs file shows 6 digits, as Wireshark does.
         info = CaptureInfo(format: format, timestampDigits: Self.sourceIsNano(prefix, isPcapng) ? 9 : 6)
-
-        switch linktype {
-        case Linktype.bluetoothHCIH4, Linktype.bluetoothHCIH4WithPHDR, Linktype.bluetoothLinuxMonitor:
-            break
-        case let l where Linktype.isLinkLayerSniffer(l):
-            issues.notice("\(Linktype.name(l)) (linktype \(l)) is an air capture: records and timestamps are counted, its link-layer payload is not decoded yet")
-        default:
-            pcap_close(pcap)  // also closes the stream
-            throw CaptureError(.unsupportedLinktype,
-                               "\(isPcapng ? "pcapng" : "pcap") with \(Linktype.name(linktype)) (linktype \(linktype)) is not a Bluetooth capture")
+        if Linktype.isLinkLayerSniffer(linktype) {
+            issues.notice("\(Linktype.name(linktype)) (linktype \(linktype)) is an air capture: records and timestamps are counted, its link-layer payload is not decoded yet")
         }
     }
 

@@ -38,15 +38,19 @@ public struct PacketDecoder {
         var frame = DecodedFrame(record: record)
         guard record.kind.isHCIPacket else { return frame }
         let issuesBefore = issues.count
-        defer { if issues.count != issuesBefore { frame.isMalformed = true } }
+        decodeHCI(record, into: &frame)
+        frame.isMalformed = issues.count != issuesBefore
+        return frame
+    }
 
+    @inline(__always)
+    mutating func decodeHCI(_ record: CaptureRecord, into frame: inout DecodedFrame) {
         switch HCIPacket.parse(kind: record.kind, record.payload, cutShortByCapture: record.isCutShort) {
         case .none:
-            return frame
+            return
         case .failure(let failure)?:
             issues.report(.shortPacket, record: record.number, offset: record.offset,
                           "\(record.kind) \(failure.message)")
-            return frame
         case .success(let packet)?:
             frame.hci = packet
             switch packet {
@@ -60,7 +64,6 @@ public struct PacketDecoder {
                 break
             }
         }
-        return frame
     }
 
     @inline(__always)

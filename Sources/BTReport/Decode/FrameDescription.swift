@@ -49,38 +49,14 @@ public enum FrameDescription {
     static func nonHCI(_ record: CaptureRecord) -> (String, [DecodedField]) {
         let p = record.payload
         switch record.kind {
-        case .note:
-            let text = Hex.printableText(p).map { $0.trimmingCharacters() } ?? Hex.string(p, limit: 32)
-            return ("Note: \(text)", [DecodedField("text", text)])
-        case .controllerAdded:
-            var r = ByteReader(p)
-            if let type = r.readU8(), let bus = r.readU8(), let addr = r.readAddress(), let name = r.readBytes(min(8, r.remaining)) {
-                let n = Hex.printableText(name) ?? ""
-                return ("New Index \(n) \(addr) type \(type) bus \(bus)", [DecodedField("address", "\(addr)"), DecodedField("name", n)])
-            }
-            return ("New Index", [])
-        case .controllerInfo:
-            var r = ByteReader(p)
-            if let addr = r.readAddress(), let m = r.readU16() {
-                return ("Index Info \(addr) manufacturer \(CompanyID(rawValue: m))", [])
-            }
-            return ("Index Info", [])
         case .linkLayer:
             return ("Link-layer frame \(p.count) bytes (not decoded)", [DecodedField("data", Hex.string(p, separator: " ", limit: 64))])
         case .unknown:
             return ("Unknown record type \(Hex.format(record.sourceType, width: 2)) \(p.count) bytes", [DecodedField("data", Hex.string(p, separator: " ", limit: 64))])
         default:
-            let name = "\(record.kind)".split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: " ")
-            return (p.isEmpty ? name : "\(name) \(p.count) bytes", p.isEmpty ? [] : [DecodedField("data", Hex.string(p, separator: " ", limit: 64))])
+            let note = NoteRecord(record)
+            return (note.summary, note.fields)
         }
     }
 }
 
-extension String {
-    func trimmingCharacters() -> String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace || f == "\0" { s.removeFirst() }
-        while let l = s.last, l.isWhitespace || l == "\0" { s.removeLast() }
-        return String(s)
-    }
-}

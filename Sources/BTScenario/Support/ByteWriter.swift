@@ -4,7 +4,8 @@ import BTWire
 /// unadorned methods write; the few big-endian fields (iBeacon major/minor, container headers) say so in
 /// their name. Reusable: `reset()` keeps the capacity, so a hot loop does not allocate.
 public struct ByteWriter: Sendable {
-    public private(set) var bytes: [UInt8]
+    /// Settable only so the @inlinable writers can append; treat as read-only.
+    public var bytes: [UInt8]
 
     public init(capacity: Int = 64) {
         bytes = []

@@ -9,10 +9,10 @@ public struct SplitMix64: Sendable {
     static let mix1: UInt64 = 0xBF58_476D_1CE4_E5B9
     static let mix2: UInt64 = 0x94D0_49BB_1331_11EB
 
-    @inlinable public init(seed: UInt64) { self.state = seed }
+    public init(seed: UInt64) { self.state = seed }
 
     /// The next 64 random bits.
-    @inlinable public mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= Self.increment
         var z = state
         z = (z ^ (z >> 30)) &* Self.mix1
@@ -22,7 +22,7 @@ public struct SplitMix64: Sendable {
 
     /// A value in `0..<bound` (0 when `bound` is 0). Lemire's multiply-shift with rejection, so it is unbiased
     /// and needs no division on the common path.
-    @inlinable public mutating func next(below bound: UInt64) -> UInt64 {
+    public mutating func next(below bound: UInt64) -> UInt64 {
         guard bound > 0 else { return 0 }
         var product = next().multipliedFullWidth(by: bound)
         if product.low < bound {
@@ -33,19 +33,19 @@ public struct SplitMix64: Sendable {
     }
 
     /// A value in `range`.
-    @inlinable public mutating func int(in range: ClosedRange<Int>) -> Int {
+    public mutating func int(in range: ClosedRange<Int>) -> Int {
         let span = UInt64(bitPattern: Int64(range.upperBound &- range.lowerBound)) &+ 1
         return range.lowerBound &+ Int(truncatingIfNeeded: next(below: span))
     }
 
     /// A value in `range`, as Int64 (microsecond arithmetic).
-    @inlinable public mutating func int64(in range: ClosedRange<Int64>) -> Int64 {
+    public mutating func int64(in range: ClosedRange<Int64>) -> Int64 {
         let span = UInt64(bitPattern: range.upperBound &- range.lowerBound) &+ 1
         return range.lowerBound &+ Int64(bitPattern: next(below: span))
     }
 
     /// True with probability `numerator / denominator`.
-    @inlinable public mutating func chance(_ numerator: UInt64, in denominator: UInt64) -> Bool {
+    public mutating func chance(_ numerator: UInt64, in denominator: UInt64) -> Bool {
         next(below: denominator) < numerator
     }
 

@@ -1,0 +1,245 @@
+import Testing
+import BTCapture
+import TestSupport
+
+/// Reads every record of a capture into plain values (payloads copied, since they are borrowed).
+struct ReadRecord: Equatable {
+    var number: Int
+    var offset: Int64
+    var micros: Int64
+    var kind: RecordKind
+    var direction: Direction
+    var controller: UInt16
+    var payload: [UInt8]
+}
+
+func readAll(_ path: String) throws -> (CaptureInfo, [ReadRecord], IssueLog) {
+    let capture = try OpenedCapture.open(path: path)
+    struct Collect: RecordSourceVisitor {
+        mutating func visit<S: RecordSource>(_ source: S) throws -> [ReadRecord] {
+            var out: [ReadRecord] = []
+            while let r = source.next() {
+                out.append(ReadRecord(number: r.number, offset: r.offset, micros: r.timestamp.microseconds, kind: r.kind,
+                                      direction: r.direction, controller: r.controller, payload: Array(r.payload)))
+            }
+            return out
+        }
+    }
+    var visitor = Collect()
+    let records = try capture.accept(&visitor)
+    return (capture.info, records, capture.issues)
+}
+
+// Annotated packets used throughout.
+// HCI Reset command: opcode 0x0c03, no parameters.
+let resetCommand: [UInt8] = [0x03, 0x0C, 0x00]
+// Command Complete for Reset: ncmd 1, opcode 0x0c03, status 0.
+let resetComplete: [UInt8] = [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]
+// ACL handle 0x0040, PB 0b10 (start, flushable), 7 bytes: L2CAP len 3 CID 4, ATT Read Request handle 0x002a.
+let aclReadRequest: [UInt8] = [0x40, 0x20, 0x07, 0x00, 0x03, 0x00, 0x04, 0x00, 0x0A, 0x2A, 0x00]
+
+let t0: UInt64 = 1_700_000_000_123_456  // 2023-11-14 22:13:20.123456 UTC
+
+@Suite("btsnoop reader")
+struct BTSnoopReaderTests {
+    @Test("H4 (1002): indicator byte gives the kind, flags bit 0 the direction, the epoch offset the time")
+    func h4() throws {
+        let dir = ScratchDirectory()
+        let bytes = CaptureBytes.btsnoopHeader(datalink: 1002)
+            + CaptureBytes.btsnoopRecord([0x01] + resetCommand, flags: 2, unixMicros: t0)
+            + CaptureBytes.btsnoopRecord([0x04] + resetComplete, flags: 3, unixMicros: t0 + 1000)
+            + CaptureBytes.btsnoopRecord([0x02] + aclReadRequest, flags: 0, unixMicros: t0 + 2000)
+        let (info, records, issues) = try readAll(try dir.write("android.log", bytes))
+        #expect(info.format == .btsnoop(datalink: 1002))
+        #expect(info.format.name == "btsnoop-h4")
+        #expect(records.map(\.kind) == [.command, .event, .acl])
+        #expect(records.map(\.direction) == [.sent, .received, .sent])
+        #expect(records[0].payload == resetCommand)
+        #expect(records[0].micros == 1_700_000_000_123_456)
+        #expect(records.map(\.offset) == [16, 44, 75] as [Int64])  // 16-byte header, 24-byte record headers
+        #expect(records.map(\.number) == [1, 2, 3])
+        #expect(issues.count == 0)
+    }
+
+    @Test("H1 (1001): flags 0 ACL TX, 1 ACL RX, 2 command, 3 event")
+    func h1() throws {
+        let dir = ScratchDirectory()
+        let bytes = CaptureBytes.btsnoopHeader(datalink: 1001)
+            + CaptureBytes.btsnoopRecord(resetCommand, flags: 2, unixMicros: t0)
+            + CaptureBytes.btsnoopRecord(resetComplete, flags: 3, unixMicros: t0)
+            + CaptureBytes.btsnoopRecord(aclReadRequest, flags: 0, unixMicros: t0)
+            + CaptureBytes.btsnoopRecord(aclReadRequest, flags: 1, unixMicros: t0)
+        let (_, records, _) = try readAll(try dir.write("h1.cap", bytes))
+        #expect(records.map(\.kind) == [.command, .event, .acl, .acl])
+        #expect(records.map(\.direction) == [.sent, .received, .sent, .received])
+    }
+
+    @Test("monitor (2001): flags carry controller index and monitor opcode; unknown opcodes stay opaque")
+    func monitor() throws {
+        let dir = ScratchDirectory()
+        // NEW_INDEX: type 0, bus 1 (USB), bdaddr, name "hci1".
+        let newIndex: [UInt8] = [0x00, 0x01, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11] + Array("hci1".utf8) + [0, 0, 0, 0]
+        let bytes = CaptureBytes.btsnoopHeader(datalink: 2001)
+            + CaptureBytes.btsnoopRecord(newIndex, flags: 1 << 16 | 0, unixMicros: t0)
+            + CaptureBytes.btsnoopRecord(Array("Bluetooth subsystem\0".utf8), flags: 0xFFFF << 16 | 12, unixMicros: t0)
+            + CaptureBytes.btsnoopRecord(resetCommand, flags: 1 << 16 | 2, unixMicros: t0)
+            + CaptureBytes.btsnoopRecord(resetComplete, flags: 1 << 16 | 3, unixMicros: t0)
+            + CaptureBytes.btsnoopRecord(aclReadRequest, flags: 1 << 16 | 5, unixMicros: t0)
+            + CaptureBytes.btsnoopRecord([1, 2, 3], flags: 1 << 16 | 20, unixMicros: t0)  // future DRV_TX
+            + CaptureBytes.btsnoopRecord([], flags: 1 << 16 | 1, unixMicros: t0)
+        let (info, records, _) = try readAll(try dir.write("btmon.btsnoop", bytes))
+        #expect(info.format.name == "btsnoop-monitor")
+        #expect(records.map(\.kind) == [.controllerAdded, .note, .command, .event, .acl, .unknown, .controllerRemoved])
+        #expect(records.map(\.controller) == [1, 0xFFFF, 1, 1, 1, 1, 1])
+        #expect(records[4].direction == .received)
+    }
+
+    @Test("a truncated last record is reported with its number and offset; earlier records survive")
+    func truncated() throws {
+        let dir = ScratchDirectory()
+        let whole = CaptureBytes.btsnoopHeader(datalink: 1002)
+            + CaptureBytes.btsnoopRecord([0x01] + resetCommand, flags: 2, unixMicros: t0)
+            + CaptureBytes.btsnoopRecord([0x04] + resetComplete, flags: 3, unixMicros: t0)
+        let (_, records, issues) = try readAll(try dir.write("cut.log", Array(whole.dropLast(3))))
+        #expect(records.count == 1)
+        #expect(issues.count == 1)
+        #expect(issues.issues.first?.code == .truncatedRecord)
+        #expect(issues.issues.first?.recordNumber == 2)
+        #expect(issues.issues.first?.byteOffset == 44)
+    }
+
+    @Test("an absurd record length stops reading without allocating it")
+    func absurdLength() throws {
+        let dir = ScratchDirectory()
+        var bytes = CaptureBytes.btsnoopHeader(datalink: 1002)
+            + CaptureBytes.btsnoopRecord([0x01] + resetCommand, flags: 2, unixMicros: t0)
+        bytes += CaptureBytes.be32(0x7FFF_FFFF) + CaptureBytes.be32(0x7FFF_FFFF) + [UInt8](repeating: 0, count: 16) + [1, 2, 3]
+        let (_, records, issues) = try readAll(try dir.write("bad.log", bytes))
+        #expect(records.count == 1)
+        #expect(issues.issues.first?.code == .absurdLength)
+    }
+
+    @Test("a header-only file has no records and no issues")
+    func empty() throws {
+        let dir = ScratchDirectory()
+        let (_, records, issues) = try readAll(try dir.write("empty.cfa", CaptureBytes.btsnoopHeader(datalink: 1002)))
+        #expect(records.isEmpty)
+        #expect(issues.count == 0)
+    }
+}
+
+@Suite("PacketLogger reader")
+struct PacketLoggerReaderTests {
+    func file(bigEndian: Bool) -> [UInt8] {
+        CaptureBytes.pklgRecord(resetCommand, type: 0x00, seconds: 1_700_000_000, micros: 123_456, bigEndian: bigEndian)
+            + CaptureBytes.pklgRecord(resetComplete, type: 0x01, seconds: 1_700_000_000, micros: 123_999, bigEndian: bigEndian)
+            + CaptureBytes.pklgRecord(Array("Power: on\0".utf8), type: 0xFB, seconds: 1_700_000_001, micros: 0, bigEndian: bigEndian)
+            + CaptureBytes.pklgRecord(aclReadRequest, type: 0x03, seconds: 1_700_000_001, micros: 5, bigEndian: bigEndian)
+            + CaptureBytes.pklgRecord([0x50, 0x00, 0x00, 0x00, 0x01], type: 0xF7, seconds: 1_700_000_001, micros: 6, bigEndian: bigEndian)
+    }
+
+    @Test("both byte orders, types mapped, notes kept", arguments: [false, true])
+    func byteOrders(bigEndian: Bool) throws {
+        let dir = ScratchDirectory()
+        let (info, records, issues) = try readAll(try dir.write("capture.pklg", file(bigEndian: bigEndian)))
+        #expect(info.format == .packetLogger(bigEndian: bigEndian))
+        #expect(records.map(\.kind) == [.command, .event, .note, .acl, .note])
+        #expect(records.map(\.direction) == [.sent, .received, .unknown, .received, .unknown])
+        #expect(records[0].micros == 1_700_000_000_123_456)
+        #expect(records[3].payload == aclReadRequest)
+        #expect(issues.count == 0)
+    }
+}
+
+@Suite("pcap and pcapng through libpcap")
+struct PcapReaderTests {
+    @Test("linktype 201: BE direction word (1 = received), then H4")
+    func linktype201() throws {
+        let dir = ScratchDirectory()
+        let bytes = CaptureBytes.pcapHeader(linktype: 201)
+            + CaptureBytes.pcapRecord(CaptureBytes.be32(0) + [0x01] + resetCommand, seconds: 1_700_000_000, fraction: 123_456)
+            + CaptureBytes.pcapRecord(CaptureBytes.be32(1) + [0x04] + resetComplete, seconds: 1_700_000_000, fraction: 200_000)
+        let (info, records, issues) = try readAll(try dir.write("x.pcapng", bytes))  // misnamed on purpose
+        #expect(info.format == .pcap(linktype: 201))
+        #expect(info.timestampDigits == 6)
+        #expect(records.map(\.kind) == [.command, .event])
+        #expect(records.map(\.direction) == [.sent, .received])
+        #expect(records[0].micros == 1_700_000_000_123_456)
+        #expect(records[0].payload == resetCommand)
+        #expect(records.map(\.offset) == [24, 48] as [Int64])  // 24-byte file header, 16-byte record headers
+        #expect(issues.count == 0)
+    }
+
+    @Test("linktype 187 has no direction: commands are sent, events received, ACL unknown")
+    func linktype187() throws {
+        let dir = ScratchDirectory()
+        let bytes = CaptureBytes.pcapHeader(linktype: 187, nanoseconds: true)
+            + CaptureBytes.pcapRecord([0x01] + resetCommand, seconds: 1, fraction: 5)
+            + CaptureBytes.pcapRecord([0x02] + aclReadRequest, seconds: 1, fraction: 6)
+        let (info, records, _) = try readAll(try dir.write("h4.pcap", bytes))
+        #expect(info.timestampDigits == 9)
+        #expect(records.map(\.direction) == [.sent, .unknown])
+    }
+
+    @Test("linktype 254: BE adapter and opcode, then the monitor payload")
+    func linktype254() throws {
+        let dir = ScratchDirectory()
+        let bytes = CaptureBytes.pcapHeader(linktype: 254)
+            + CaptureBytes.pcapRecord(CaptureBytes.be16(2) + CaptureBytes.be16(2) + resetCommand, seconds: 1, fraction: 0)
+            + CaptureBytes.pcapRecord(CaptureBytes.be16(2) + CaptureBytes.be16(4) + aclReadRequest, seconds: 1, fraction: 1)
+        let (_, records, _) = try readAll(try dir.write("mon.pcap", bytes))
+        #expect(records.map(\.kind) == [.command, .acl])
+        #expect(records.map(\.controller) == [2, 2])
+        #expect(records[1].direction == .sent)
+    }
+
+    @Test("pcapng with nanosecond if_tsresol")
+    func pcapngNano() throws {
+        let dir = ScratchDirectory()
+        let ts: UInt64 = 1_700_000_000_123_456_789
+        let bytes = CaptureBytes.pcapng(linktype: 201, tsresol: 9, packets: [(CaptureBytes.be32(1) + [0x04] + resetComplete, ts)])
+        let (info, records, issues) = try readAll(try dir.write("x.pcap", bytes))
+        #expect(info.format == .pcapng(linktype: 201))
+        #expect(info.timestampDigits == 9)
+        #expect(records.count == 1)
+        #expect(records[0].micros == 1_700_000_000_123_456)
+        #expect(issues.count == 0)
+    }
+
+    @Test("LE sniffer linktypes are counted with a notice; foreign linktypes are refused")
+    func sniffersAndForeign() throws {
+        let dir = ScratchDirectory()
+        let nordic = CaptureBytes.pcapHeader(linktype: 272) + CaptureBytes.pcapRecord([1, 2, 3], seconds: 1, fraction: 0)
+        let (_, records, issues) = try readAll(try dir.write("n.pcap", nordic))
+        #expect(records.map(\.kind) == [.linkLayer])
+        #expect(issues.notices.count == 1)
+        let ethernet = CaptureBytes.pcapHeader(linktype: 1) + CaptureBytes.pcapRecord([1, 2, 3], seconds: 1, fraction: 0)
+        #expect(throws: CaptureError(.unsupportedLinktype, "")) { try OpenedCapture.open(path: try dir.write("e.pcap", ethernet)) }
+    }
+
+    @Test("a truncated pcap record is reported, the records before it kept")
+    func truncated() throws {
+        let dir = ScratchDirectory()
+        let bytes = CaptureBytes.pcapHeader(linktype: 201)
+            + CaptureBytes.pcapRecord(CaptureBytes.be32(0) + [0x01] + resetCommand, seconds: 1, fraction: 0)
+            + CaptureBytes.pcapRecord(CaptureBytes.be32(1) + [0x04] + resetComplete, seconds: 1, fraction: 1)
+        let (_, records, issues) = try readAll(try dir.write("cut.pcap", Array(bytes.dropLast(4))))
+        #expect(records.count == 1)
+        #expect(issues.issues.first?.code == .truncatedRecord)
+        #expect(issues.issues.first?.recordNumber == 2)
+    }
+}
+
+@Suite("format sniffing and foreign input")
+struct SniffingTests {
+    @Test("text, ELF, empty and tiny files are not captures")
+    func foreign() throws {
+        let dir = ScratchDirectory()
+        #expect(throws: CaptureError(.notACapture, "")) { try OpenedCapture.open(path: try dir.write("a.txt", Array("hello world, this is text\n".utf8))) }
+        #expect(throws: CaptureError(.notACapture, "")) { try OpenedCapture.open(path: try dir.write("a.elf", [0x7F, 0x45, 0x4C, 0x46] + [UInt8](repeating: 0, count: 60))) }
+        #expect(throws: CaptureError(.empty, "")) { try OpenedCapture.open(path: try dir.write("empty", [])) }
+        #expect(throws: CaptureError(.notACapture, "")) { try OpenedCapture.open(path: try dir.write("tiny", [0x62, 0x74])) }
+        #expect(throws: CaptureError(.cannotOpen, "")) { try OpenedCapture.open(path: dir.path + "/missing.log") }
+        #expect(throws: CaptureError(.cannotOpen, "")) { try OpenedCapture.open(path: dir.path) }
+    }
+}

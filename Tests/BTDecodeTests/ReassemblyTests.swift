@@ -1,0 +1,223 @@
+import Testing
+import BTWire
+import BTCapture
+import BTDecode
+
+/// Feeds HCI packets through PacketDecoder without a file: records are built over caller-owned bytes.
+struct DecoderHarness {
+    let issues = IssueLog()
+    var decoder: PacketDecoder
+    var number = 0
+
+    init() { decoder = PacketDecoder(issues: issues) }
+
+    /// Decodes one packet; returns the completed L2CAP PDU (copied) and whether the frame was malformed.
+    mutating func feed(_ kind: RecordKind, _ bytes: [UInt8], direction: Direction = .received, controller: UInt16 = 0)
+        -> (pdu: (handle: UInt16, cid: UInt16, payload: [UInt8], fragments: Int, firstRecord: Int)?, malformed: Bool, advertisingReports: Int)
+    {
+        number += 1
+        let n = number
+        return bytes.withUnsafeBytes { raw in
+            let record = CaptureRecord(number: n, offset: Int64(n * 100), timestamp: Timestamp(nanoseconds: Int64(n)),
+                                       direction: direction, kind: kind, controller: controller, sourceType: 0,
+                                       originalLength: raw.count, payload: raw)
+            let frame = decoder.decode(record)
+            let pdu = frame.l2cap.map { ($0.handle, $0.channelID, Array($0.payload), $0.fragments, $0.firstRecord) }
+            return (pdu, frame.isMalformed, frame.advertisingReports)
+        }
+    }
+}
+
+/// ACL packet bytes: handle with PB flags, length, data.
+func acl(handle: UInt16, pb: UInt8, _ data: [UInt8]) -> [UInt8] {
+    let hf = handle | UInt16(pb) << 12
+    return [UInt8(hf & 0xFF), UInt8(hf >> 8), UInt8(data.count & 0xFF), UInt8(data.count >> 8)] + data
+}
+
+/// An L2CAP basic frame: length, CID, payload.
+func l2cap(cid: UInt16, _ payload: [UInt8]) -> [UInt8] {
+    [UInt8(payload.count & 0xFF), UInt8(payload.count >> 8), UInt8(cid & 0xFF), UInt8(cid >> 8)] + payload
+}
+
+/// Splits `pdu` into ACL fragments at `cuts` (offsets into the PDU).
+func fragments(handle: UInt16, pdu: [UInt8], cuts: [Int]) -> [[UInt8]] {
+    var out: [[UInt8]] = []
+    var start = 0
+    for (i, end) in (cuts + [pdu.count]).enumerated() where end > start {
+        out.append(acl(handle: handle, pb: i == 0 ? 0b10 : 0b01, Array(pdu[start..<end])))
+        start = end
+    }
+    return out
+}
+
+@Suite("ACL → L2CAP reassembly")
+struct ReassemblyTests {
+    // A 40-byte ATT Handle Value Notification for handle 0x0012 (opcode 1b, handle, 37 value bytes).
+    static let notification: [UInt8] = [0x1B, 0x12, 0x00] + (0..<37).map { UInt8($0) }
+    static let pdu = l2cap(cid: 4, notification)
+
+    @Test("whole, byte by byte, and every two-way split deliver the same PDU exactly once")
+    func everySplit() {
+        var splits: [[Int]] = [[], Array(1..<Self.pdu.count)]
+        for cut in 1..<Self.pdu.count { splits.append([cut]) }  // includes cuts inside the 4-byte header
+        for cuts in splits {
+            var h = DecoderHarness()
+            var delivered: [[UInt8]] = []
+            let parts = fragments(handle: 0x40, pdu: Self.pdu, cuts: cuts)
+            for (i, part) in parts.enumerated() {
+                let out = h.feed(.acl, part)
+                #expect(!out.malformed)
+                if let pdu = out.pdu {
+                    delivered.append(pdu.payload)
+                    #expect(i == parts.count - 1, "delivered before the last fragment (cuts \(cuts))")
+                    #expect(pdu.fragments == parts.count)
+                    #expect(pdu.firstRecord == 1)
+                    #expect(pdu.cid == 4)
+                }
+            }
+            #expect(delivered == [Self.notification], "cuts \(cuts)")
+            #expect(h.decoder.reassembler.pendingCount == 0)
+        }
+    }
+
+    @Test("fragments interleaved across handles and directions reassemble independently")
+    func interleaved() {
+        var h = DecoderHarness()
+        let a = fragments(handle: 0x40, pdu: Self.pdu, cuts: [10, 20, 30])
+        let b = fragments(handle: 0x41, pdu: l2cap(cid: 4, [0x0A, 0x2A, 0x00]) + [], cuts: [2])
+        let c = fragments(handle: 0x40, pdu: l2cap(cid: 6, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07]), cuts: [5])
+        var results: [(UInt16, UInt16, [UInt8])] = []
+        let order: [([UInt8], Direction)] = [(a[0], .received), (b[0], .received), (c[0], .sent), (a[1], .received),
+                                             (b[1], .received), (a[2], .received), (c[1], .sent), (a[3], .received)]
+        for (bytes, direction) in order {
+            if let p = h.feed(.acl, bytes, direction: direction).pdu { results.append((p.handle, p.cid, p.payload)) }
+        }
+        #expect(results.count == 3)
+        #expect(results.map(\.0) == [0x41, 0x40, 0x40])
+        #expect(results.map(\.1) == [4, 6, 4])
+        #expect(results[2].2 == Self.notification)
+    }
+
+    @Test("a continuation without a start is malformed and dropped")
+    func orphan() {
+        var h = DecoderHarness()
+        let out = h.feed(.acl, acl(handle: 0x40, pb: 0b01, [1, 2, 3]))
+        #expect(out.malformed)
+        #expect(out.pdu == nil)
+        #expect(h.issues.issues.first?.code == .orphanContinuation)
+    }
+
+    @Test("a new start discards an unfinished PDU and is itself delivered")
+    func interrupted() {
+        var h = DecoderHarness()
+        let parts = fragments(handle: 0x40, pdu: Self.pdu, cuts: [10])
+        _ = h.feed(.acl, parts[0])
+        let out = h.feed(.acl, acl(handle: 0x40, pb: 0b10, l2cap(cid: 4, [0x0A, 0x2A, 0x00])))
+        #expect(out.malformed)
+        #expect(out.pdu?.payload == [0x0A, 0x2A, 0x00])
+        #expect(h.issues.issues.first?.code == .interruptedPDU)
+    }
+
+    @Test("more bytes than the L2CAP length announces is an overlong PDU")
+    func overlong() {
+        var h = DecoderHarness()
+        let parts = fragments(handle: 0x40, pdu: Self.pdu, cuts: [10])
+        _ = h.feed(.acl, parts[0])
+        let out = h.feed(.acl, acl(handle: 0x40, pb: 0b01, Array(Self.pdu[10...]) + [0xEE]))
+        #expect(out.malformed)
+        #expect(out.pdu == nil)
+        #expect(h.issues.issues.first?.code == .overlongPDU)
+    }
+
+    @Test("Disconnection Complete clears a handle's partial PDU, so a reused handle starts clean")
+    func disconnectClears() {
+        var h = DecoderHarness()
+        _ = h.feed(.acl, fragments(handle: 0x40, pdu: Self.pdu, cuts: [10])[0])
+        #expect(h.decoder.reassembler.pendingCount == 1)
+        // Disconnection Complete: status 0, handle 0x0040, reason 0x13.
+        _ = h.feed(.event, [0x05, 0x04, 0x00, 0x40, 0x00, 0x13])
+        #expect(h.decoder.reassembler.pendingCount == 0)
+        let out = h.feed(.acl, acl(handle: 0x40, pb: 0b01, [1, 2, 3]))
+        #expect(out.malformed)  // the old PDU is gone
+    }
+
+    @Test("partial PDUs are bounded: the least recently used is recycled past the limit")
+    func bounded() {
+        var h = DecoderHarness()
+        for handle in 0..<UInt16(ACLReassembler.maximumPending + 10) {
+            _ = h.feed(.acl, acl(handle: handle, pb: 0b10, [0x20, 0x00, 0x04, 0x00, 1]))
+        }
+        #expect(h.decoder.reassembler.pendingCount == ACLReassembler.maximumPending)
+    }
+
+    @Test("ATT on a dynamic channel opened for PSM 0x001F and on EATT (SPSM 0x0027) is recognised")
+    func dynamicATTChannels() {
+        var h = DecoderHarness()
+        // BR/EDR signalling on CID 1: Connection Request id 1, PSM 0x001F, SCID 0x0041 (host → controller).
+        _ = h.feed(.acl, acl(handle: 0x0C, pb: 0b10, l2cap(cid: 1, [0x02, 0x01, 0x04, 0x00, 0x1F, 0x00, 0x41, 0x00])), direction: .sent)
+        // Connection Response id 1: DCID 0x0070, SCID 0x0041, result 0, status 0.
+        _ = h.feed(.acl, acl(handle: 0x0C, pb: 0b10, l2cap(cid: 1, [0x03, 0x01, 0x08, 0x00, 0x70, 0x00, 0x41, 0x00, 0, 0, 0, 0])))
+        // ATT Read Request on the remote's CID 0x0070.
+        let out = h.feed(.acl, acl(handle: 0x0C, pb: 0b10, l2cap(cid: 0x70, [0x0A, 0x03, 0x00])), direction: .sent)
+        #expect(out.pdu?.cid == 0x70)
+        var frameIsATT = false
+        [UInt8](acl(handle: 0x0C, pb: 0b10, l2cap(cid: 0x41, [0x0B, 0x01]))).withUnsafeBytes { raw in
+            let record = CaptureRecord(number: 9, offset: 0, timestamp: Timestamp(nanoseconds: 0), direction: .received,
+                                       kind: .acl, controller: 0, sourceType: 0, originalLength: raw.count, payload: raw)
+            frameIsATT = h.decoder.decode(record).attPDU?.first == 0x0B
+        }
+        #expect(frameIsATT)
+
+        // LE: Credit Based Connection Request id 2, SPSM 0x0027, SCID 0x0040, MTU 64, MPS 64, credits 5.
+        _ = h.feed(.acl, acl(handle: 0x40, pb: 0b00, l2cap(cid: 5, [0x14, 0x02, 0x0A, 0x00, 0x27, 0x00, 0x40, 0x00, 64, 0, 64, 0, 5, 0])), direction: .sent)
+        // Response id 2: DCID 0x0045, MTU, MPS, credits, result 0.
+        _ = h.feed(.acl, acl(handle: 0x40, pb: 0b10, l2cap(cid: 5, [0x15, 0x02, 0x0A, 0x00, 0x45, 0x00, 64, 0, 64, 0, 5, 0, 0, 0])))
+        // K-frame on 0x0045: SDU length 3, then ATT Read Request handle 0x0003.
+        var eatt: UInt8? = nil
+        [UInt8](acl(handle: 0x40, pb: 0b00, l2cap(cid: 0x45, [0x03, 0x00, 0x0A, 0x03, 0x00]))).withUnsafeBytes { raw in
+            let record = CaptureRecord(number: 10, offset: 0, timestamp: Timestamp(nanoseconds: 0), direction: .sent,
+                                       kind: .acl, controller: 0, sourceType: 0, originalLength: raw.count, payload: raw)
+            eatt = h.decoder.decode(record).attPDU?.first
+        }
+        #expect(eatt == 0x0A)
+    }
+}
+
+@Suite("HCI decoding and statistics")
+struct HCIDecodingTests {
+    @Test("short packets are malformed, never trapped on")
+    func shortPackets() {
+        var h = DecoderHarness()
+        #expect(h.feed(.command, [0x03]).malformed)
+        #expect(h.feed(.event, [0x0E, 0x04, 0x01]).malformed)  // declares 4, has 1
+        #expect(h.feed(.acl, [0x40, 0x20, 0x10, 0x00, 0x01]).malformed)
+        #expect(h.feed(.sco, [0x40]).malformed)
+        #expect(h.issues.count == 4)
+        #expect(h.issues.issues.allSatisfy { $0.code == .shortPacket })
+    }
+
+    @Test("legacy advertising reports are counted per report; a lying count is malformed")
+    func advertisingReports() {
+        var h = DecoderHarness()
+        // LE Meta, subevent 02, 2 reports, each: type 0, addr type 1, address, data len 3 (02 01 06), rssi -60.
+        let report: [UInt8] = [0x00, 0x01, 1, 2, 3, 4, 5, 6, 0x03, 0x02, 0x01, 0x06, 0xC4]
+        let params: [UInt8] = [0x02, 0x02] + report + report
+        let out = h.feed(.event, [0x3E, UInt8(params.count)] + params)
+        #expect(out.advertisingReports == 2)
+        #expect(!out.malformed)
+        let lying: [UInt8] = [0x02, 0x03] + report
+        let bad = h.feed(.event, [0x3E, UInt8(lying.count)] + lying)
+        #expect(bad.malformed)
+        #expect(bad.advertisingReports == 1)
+    }
+
+    @Test("extended advertising reports: 24 fixed bytes then data")
+    func extendedReports() {
+        var h = DecoderHarness()
+        let report: [UInt8] = [0x13, 0x00, 0x00, 1, 2, 3, 4, 5, 6, 0x01, 0x00, 0xFF, 0x7F, 0xC4, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0x03, 0x02, 0x01, 0x06]
+        let params: [UInt8] = [0x0D, 0x01] + report
+        let out = h.feed(.event, [0x3E, UInt8(params.count)] + params)
+        #expect(out.advertisingReports == 1)
+        #expect(!out.malformed)
+    }
+}
