@@ -5,9 +5,8 @@ import BTDecode
 /// Summaries of L2CAP payloads and advertising data, delegating to the protocol decoders.
 enum ProtocolDescription {
     static func l2cap(_ pdu: L2CAPPDU) -> (String, [DecodedField]) {
-        var fields = [DecodedField("handle", Hex.u16(pdu.handle)),
-                      DecodedField("channel", "\(Hex.u16(pdu.channelID)) \(pdu.channel)"),
-                      DecodedField("length", "\(pdu.payload.count)")]
+        var fields = [DecodedField("L2CAP channel", "\(Hex.u16(pdu.channelID)) \(pdu.channel)"),
+                      DecodedField("L2CAP length", "\(pdu.payload.count)")]
         if pdu.fragments > 1 {
             fields.append(DecodedField("reassembled", "\(pdu.fragments) fragments from record \(pdu.firstRecord)"))
         }
@@ -15,7 +14,18 @@ enum ProtocolDescription {
         case .att, .dynamicATT, .enhancedATT:
             guard let bytes = pdu.attPayload else { return ("ATT (empty)", fields) }
             let att = ATTPDU(bytes)
-            return ("ATT " + att.summary, fields + att.fields)
+            let prefix = pdu.channel == .enhancedATT ? "EATT " : "ATT "
+            return (prefix + att.summary, fields + att.fields)
+        case .smp, .brEdrSMP:
+            let smp = SMPPDU(pdu.payload)
+            return ("SMP " + smp.summary, fields + smp.fields)
+        case .leSignaling:
+            let signal = L2CAPSignal(pdu.payload)
+            return ("L2CAP " + signal.summary, fields + signal.fields)
+        case .brEdrSignaling:
+            let commands = Array(L2CAPSignal.commands(in: pdu.payload))
+            let summary = commands.map(\.summary).joined(separator: "; ")
+            return ("L2CAP " + (summary.isEmpty ? "signaling (empty)" : summary), fields + commands.flatMap(\.fields))
         default:
             fields.append(DecodedField("payload", Hex.string(pdu.payload, separator: " ", limit: 64)))
             return ("L2CAP \(pdu.channel) \(Hex.u16(pdu.channelID)) \(pdu.payload.count) bytes", fields)
@@ -23,10 +33,10 @@ enum ProtocolDescription {
     }
 
     static func advertisingSummary(_ data: UnsafeRawBufferPointer) -> String {
-        data.isEmpty ? "" : "data \(Hex.string(data, limit: 16))"
+        data.isEmpty ? "" : AdvertisingDataView(data).summary
     }
 
     static func advertisingFields(_ data: UnsafeRawBufferPointer) -> [DecodedField] {
-        data.isEmpty ? [] : [DecodedField("data", Hex.string(data, separator: " "))]
+        data.isEmpty ? [] : AdvertisingDataView(data).fields
     }
 }
