@@ -81,6 +81,14 @@ public enum FragmentedACL {
               let keyB = handle(charsB, SampleProfiles.loggerKey)
         else { return }
 
+        // Subscribe to both streams before either server may notify (descriptor discovery finds the CCCD).
+        for (att, list) in [(attA, charsA), (attB, charsB)] {
+            guard let stream = list.first(where: { $0.uuid == SampleProfiles.loggerStream }),
+                  let cccd = att.discoverDescriptors(of: stream).first(where: { $0.uuid == GATTUUID.cccd })
+            else { return }
+            att.subscribe(cccd: cccd.handle)
+        }
+
         s.note("both logs read at once")
         _ = ATTChannel.readConcurrently([(attA, logA), (attB, logB)])
 
