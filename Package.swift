@@ -8,7 +8,7 @@ let package = Package(
     products: [
         .executable(name: "btlens", targets: ["btlens"]),
         .executable(name: "btlens-scenario", targets: ["btlens-scenario"]),
-        .library(name: "BTLensCore", targets: ["BTWire", "BTCapture", "BTDecode", "BTReport"]),
+        .library(name: "BTLensCore", targets: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTReport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,15 +26,18 @@ let package = Package(
         .target(name: "BTCapture", dependencies: ["BTWire", "CPcap", "CStreamSupport"]),
         // HCI, ACL/L2CAP reassembly, ATT, SMP, signalling, advertising data.
         .target(name: "BTDecode", dependencies: ["BTWire", "BTCapture"]),
-        // Output shapes (stats JSON, decode lines).
-        .target(name: "BTReport", dependencies: ["BTWire", "BTCapture", "BTDecode"]),
+        // Tracking: connections, scans, advertisers, ATT transactions, GATT databases, timelines.
+        .target(name: "BTTrack", dependencies: ["BTWire", "BTCapture", "BTDecode"]),
+        // Output shapes (stats JSON, decode lines, timelines, devices, GATT trees).
+        .target(name: "BTReport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack"],
+                exclude: ["Schemas"]),
         // Scripted scenarios that write the project's own captures (samples, fixtures, benchmark).
         .target(name: "BTScenario", dependencies: ["BTWire", "BTCapture"]),
 
         .executableTarget(
             name: "btlens",
             dependencies: [
-                "BTWire", "BTCapture", "BTDecode", "BTReport",
+                "BTWire", "BTCapture", "BTDecode", "BTTrack", "BTReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -48,7 +51,8 @@ let package = Package(
         .testTarget(name: "BTWireTests", dependencies: ["BTWire", "TestSupport"]),
         .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTDecodeTests", dependencies: ["BTDecode", "BTScenario", "TestSupport"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTReport", "TestSupport"]),
+        .testTarget(name: "BTTrackTests", dependencies: ["BTTrack", "BTScenario", "TestSupport"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTTrack", "BTReport", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

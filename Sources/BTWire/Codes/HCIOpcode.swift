@@ -20,6 +20,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public var description: String { name ?? "Unknown " + Hex.u16(rawValue) }
 
     public static let disconnect = HCIOpcode(rawValue: 0x0406)
+    public static let reset = HCIOpcode(rawValue: 0x0C03)
     public static let createConnection = HCIOpcode(rawValue: 0x0405)
     public static let readRSSI = HCIOpcode(rawValue: 0x1405)
     public static let leSetAdvertisingParameters = HCIOpcode(rawValue: 0x2006)

@@ -1,0 +1,160 @@
+import BTWire
+import BTCapture
+import BTDecode
+
+/// Options of the tracking layer. Thresholds are the protocol's (ATT's 30 s) or chosen to summarise timelines.
+public struct TrackerOptions: Sendable {
+    /// A request unanswered this long is an ATT timeout (Core Vol 3 Part F §3.3.3).
+    public var attTimeout: Duration = .seconds(30)
+    /// ATT operations of one kind on one handle closer than this form one run in the timeline.
+    public var activityRunGap: Duration = .seconds(5)
+    /// A gap without ATT traffic at least this long is shown as idle.
+    public var idleGap: Duration = .seconds(10)
+    /// Timeline events kept per connection; further events are counted, not kept.
+    public var maximumEventsPerConnection = 20_000
+    /// Finished connections kept; older ones are dropped (counted) so memory stays bounded on endless captures.
+    public var maximumConnections = 100_000
+
+    public init() {}
+}
+
+/// Everything the tracking layer learnt from a capture.
+public struct CaptureModel: Sendable {
+    public var connections: [Connection]
+    public var failedConnections: [FailedConnection]
+    public var scans: [ScanSession]
+    public var advertisers: [Advertiser]
+    public var ownAdvertising: [AdvertisingSession]
+    /// Connections dropped by `maximumConnections`.
+    public var droppedConnections: Int
+    public var firstTimestamp: Timestamp?
+    public var lastTimestamp: Timestamp?
+}
+
+/// Turns decoded frames into connections, scans, advertisers, ATT transactions and GATT databases.
+/// Holds per-connection state; memory is bounded by the number of live connections and advertisers.
+public final class CaptureTracker {
+    public let options: TrackerOptions
+    var commands = CommandCorrelator()
+    public internal(set) var connections: ConnectionTracker
+    public internal(set) var scans = ScanTracker()
+    public internal(set) var advertisers = AdvertiserTracker()
+    public internal(set) var ownAdvertising = OwnAdvertisingTracker()
+    var first: RecordRef?
+    var last: RecordRef?
+
+    public init(options: TrackerOptions = TrackerOptions()) {
+        self.options = options
+        connections = ConnectionTracker(options: options)
+    }
+
+    public func observe(_ frame: DecodedFrame) {
+        let at = RecordRef(frame.record)
+        if first == nil { first = at }
+        last = at
+        guard let hci = frame.hci else {
+            if frame.record.kind == .controllerRemoved {
+                connections.controllerReset(at: at)
+                scans.controllerReset(at: at)
+                ownAdvertising.controllerReset(at: at)
+            }
+            return
+        }
+        switch hci {
+        case .command(let command):
+            commands.command(command, at: at)
+            connections.command(command, at: at)
+        case .event(let event):
+            observeEvent(event, frame: frame, at: at)
+        case .acl(let acl):
+            connections.acl(acl, pdu: frame.l2cap, direction: frame.record.direction, at: at)
+        case .sco, .iso:
+            break
+        }
+    }
+
+    func observeEvent(_ event: HCIEventPacket, frame: DecodedFrame, at: RecordRef) {
+        switch event.code {
+        case .leMeta:
+            guard let sub = event.subevent else { return }
+            let p = event.subeventParameters
+            switch sub {
+            case .advertisingReport, .extendedAdvertisingReport:
+                var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
+                while let report = reports.next() {
+                    scans.advertisingReport(report, at: at)
+                    advertisers.advertisingReport(report, at: at)
+                }
+            case .connectionComplete, .enhancedConnectionComplete, .enhancedConnectionCompleteV2:
+                guard let complete = LEConnectionComplete(subevent: sub, p) else { return }
+                if let connection = connections.leConnectionComplete(complete, at: at,
+                                                                      scanning: scans.isScanning(controller: at.controller),
+                                                                      advertising: ownAdvertising.isAdvertising(controller: at.controller)) {
+                    scans.connectionCameUp(controller: at.controller, handle: connection.handle, at: at)
+                    ownAdvertising.connectionCameUp(controller: at.controller, handle: connection.handle,
+                                                    isPeripheral: !complete.isCentral, at: at)
+                }
+            case .scanTimeout:
+                scans.scanTimeout(at: at)
+            case .advertisingSetTerminated:
+                ownAdvertising.advertisingSetTerminated(p, at: at)
+            default:
+                connections.leMeta(sub, parameters: p, at: at)
+            }
+        case .commandComplete:
+            guard let cc = CommandComplete(event.parameters) else { return }
+            if cc.opcode == .reset {
+                // Every link, scan and advertising set of the controller is gone.
+                connections.controllerReset(at: at)
+                scans.controllerReset(at: at)
+                ownAdvertising.controllerReset(at: at)
+            }
+            guard let pending = commands.answer(controller: at.controller, opcode: cc.opcode) else { return }
+            route(pending, status: cc.status ?? .success, at: at)
+        case .commandStatus:
+            guard let cs = CommandStatus(event.parameters),
+                  let pending = commands.answer(controller: at.controller, opcode: cs.opcode)
+            else { return }
+            route(pending, status: cs.status, at: at)
+        default:
+            connections.event(event, at: at)
+        }
+    }
+
+    func route(_ pending: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
+        scans.commandCompleted(pending, status: status, at: at)
+        ownAdvertising.commandCompleted(pending, status: status, at: at)
+        connections.commandAnswered(pending, status: status, at: at)
+    }
+
+    /// Closes what is still open and returns the model.
+    public func finish() -> CaptureModel {
+        let connectionResult = connections.finish(at: last)
+        return CaptureModel(connections: connectionResult.connections, failedConnections: connectionResult.failed,
+                            scans: scans.finish(at: last), advertisers: advertisers.finish(),
+                            ownAdvertising: ownAdvertising.finish(at: last),
+                            droppedConnections: connectionResult.dropped,
+                            firstTimestamp: first?.timestamp, lastTimestamp: last?.timestamp)
+    }
+}
+
+/// The tracking pipeline over a whole capture, generic over the reader type.
+public struct TrackingCollector: RecordSourceVisitor {
+    public var options: TrackerOptions
+    public var progress: ((Int64) -> Void)?
+
+    public init(options: TrackerOptions = TrackerOptions(), progress: ((Int64) -> Void)? = nil) {
+        self.options = options
+        self.progress = progress
+    }
+
+    public mutating func visit<S: RecordSource>(_ source: S) throws -> CaptureModel {
+        var decoder = PacketDecoder(issues: source.issues)
+        let tracker = CaptureTracker(options: options)
+        while let record = source.next() {
+            tracker.observe(decoder.decode(record))
+            if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
+        }
+        return tracker.finish()
+    }
+}
