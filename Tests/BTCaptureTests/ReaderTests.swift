@@ -44,7 +44,7 @@ let t0: UInt64 = 1_700_000_000_123_456  // 2023-11-14 22:13:20.123456 UTC
 struct BTSnoopReaderTests {
     @Test("H4 (1002): indicator byte gives the kind, flags bit 0 the direction, the epoch offset the time")
     func h4() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let bytes = CaptureBytes.btsnoopHeader(datalink: 1002)
             + CaptureBytes.btsnoopRecord([0x01] + resetCommand, flags: 2, unixMicros: t0)
             + CaptureBytes.btsnoopRecord([0x04] + resetComplete, flags: 3, unixMicros: t0 + 1000)
@@ -63,7 +63,7 @@ struct BTSnoopReaderTests {
 
     @Test("H1 (1001): flags 0 ACL TX, 1 ACL RX, 2 command, 3 event")
     func h1() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let bytes = CaptureBytes.btsnoopHeader(datalink: 1001)
             + CaptureBytes.btsnoopRecord(resetCommand, flags: 2, unixMicros: t0)
             + CaptureBytes.btsnoopRecord(resetComplete, flags: 3, unixMicros: t0)
@@ -76,7 +76,7 @@ struct BTSnoopReaderTests {
 
     @Test("monitor (2001): flags carry controller index and monitor opcode; unknown opcodes stay opaque")
     func monitor() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         // NEW_INDEX: type 0, bus 1 (USB), bdaddr, name "hci1".
         let newIndex: [UInt8] = [0x00, 0x01, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11] + Array("hci1".utf8) + [0, 0, 0, 0]
         let bytes = CaptureBytes.btsnoopHeader(datalink: 2001)
@@ -96,7 +96,7 @@ struct BTSnoopReaderTests {
 
     @Test("a truncated last record is reported with its number and offset; earlier records survive")
     func truncated() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let whole = CaptureBytes.btsnoopHeader(datalink: 1002)
             + CaptureBytes.btsnoopRecord([0x01] + resetCommand, flags: 2, unixMicros: t0)
             + CaptureBytes.btsnoopRecord([0x04] + resetComplete, flags: 3, unixMicros: t0)
@@ -110,7 +110,7 @@ struct BTSnoopReaderTests {
 
     @Test("an absurd record length stops reading without allocating it")
     func absurdLength() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         var bytes = CaptureBytes.btsnoopHeader(datalink: 1002)
             + CaptureBytes.btsnoopRecord([0x01] + resetCommand, flags: 2, unixMicros: t0)
         bytes += CaptureBytes.be32(0x7FFF_FFFF) + CaptureBytes.be32(0x7FFF_FFFF) + [UInt8](repeating: 0, count: 16) + [1, 2, 3]
@@ -121,7 +121,7 @@ struct BTSnoopReaderTests {
 
     @Test("a header-only file has no records and no issues")
     func empty() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let (_, records, issues) = try readAll(try dir.write("empty.cfa", CaptureBytes.btsnoopHeader(datalink: 1002)))
         #expect(records.isEmpty)
         #expect(issues.count == 0)
@@ -140,7 +140,7 @@ struct PacketLoggerReaderTests {
 
     @Test("both byte orders, types mapped, notes kept", arguments: [false, true])
     func byteOrders(bigEndian: Bool) throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let (info, records, issues) = try readAll(try dir.write("capture.pklg", file(bigEndian: bigEndian)))
         #expect(info.format == .packetLogger(bigEndian: bigEndian))
         #expect(records.map(\.kind) == [.command, .event, .note, .acl, .note])
@@ -155,7 +155,7 @@ struct PacketLoggerReaderTests {
 struct PcapReaderTests {
     @Test("linktype 201: BE direction word (1 = received), then H4")
     func linktype201() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let bytes = CaptureBytes.pcapHeader(linktype: 201)
             + CaptureBytes.pcapRecord(CaptureBytes.be32(0) + [0x01] + resetCommand, seconds: 1_700_000_000, fraction: 123_456)
             + CaptureBytes.pcapRecord(CaptureBytes.be32(1) + [0x04] + resetComplete, seconds: 1_700_000_000, fraction: 200_000)
@@ -172,7 +172,7 @@ struct PcapReaderTests {
 
     @Test("linktype 187 has no direction: commands are sent, events received, ACL unknown")
     func linktype187() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let bytes = CaptureBytes.pcapHeader(linktype: 187, nanoseconds: true)
             + CaptureBytes.pcapRecord([0x01] + resetCommand, seconds: 1, fraction: 5)
             + CaptureBytes.pcapRecord([0x02] + aclReadRequest, seconds: 1, fraction: 6)
@@ -183,7 +183,7 @@ struct PcapReaderTests {
 
     @Test("linktype 254: BE adapter and opcode, then the monitor payload")
     func linktype254() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let bytes = CaptureBytes.pcapHeader(linktype: 254)
             + CaptureBytes.pcapRecord(CaptureBytes.be16(2) + CaptureBytes.be16(2) + resetCommand, seconds: 1, fraction: 0)
             + CaptureBytes.pcapRecord(CaptureBytes.be16(2) + CaptureBytes.be16(4) + aclReadRequest, seconds: 1, fraction: 1)
@@ -195,7 +195,7 @@ struct PcapReaderTests {
 
     @Test("pcapng with nanosecond if_tsresol")
     func pcapngNano() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let ts: UInt64 = 1_700_000_000_123_456_789
         let bytes = CaptureBytes.pcapng(linktype: 201, tsresol: 9, packets: [(CaptureBytes.be32(1) + [0x04] + resetComplete, ts)])
         let (info, records, issues) = try readAll(try dir.write("x.pcap", bytes))
@@ -208,7 +208,7 @@ struct PcapReaderTests {
 
     @Test("LE sniffer linktypes are counted with a notice; foreign linktypes are refused")
     func sniffersAndForeign() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let nordic = CaptureBytes.pcapHeader(linktype: 272) + CaptureBytes.pcapRecord([1, 2, 3], seconds: 1, fraction: 0)
         let (_, records, issues) = try readAll(try dir.write("n.pcap", nordic))
         #expect(records.map(\.kind) == [.linkLayer])
@@ -219,7 +219,7 @@ struct PcapReaderTests {
 
     @Test("a truncated pcap record is reported, the records before it kept")
     func truncated() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let bytes = CaptureBytes.pcapHeader(linktype: 201)
             + CaptureBytes.pcapRecord(CaptureBytes.be32(0) + [0x01] + resetCommand, seconds: 1, fraction: 0)
             + CaptureBytes.pcapRecord(CaptureBytes.be32(1) + [0x04] + resetComplete, seconds: 1, fraction: 1)
@@ -234,7 +234,7 @@ struct PcapReaderTests {
 struct SniffingTests {
     @Test("text, ELF, empty and tiny files are not captures")
     func foreign() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         #expect(throws: CaptureError(.notACapture, "")) { try OpenedCapture.open(path: try dir.write("a.txt", Array("hello world, this is text\n".utf8))) }
         #expect(throws: CaptureError(.notACapture, "")) { try OpenedCapture.open(path: try dir.write("a.elf", [0x7F, 0x45, 0x4C, 0x46] + [UInt8](repeating: 0, count: 60))) }
         #expect(throws: CaptureError(.empty, "")) { try OpenedCapture.open(path: try dir.write("empty", [])) }

@@ -75,7 +75,7 @@ struct CLITests {
 
     @Test("unreadable input exits 3 with one line naming the file")
     func unreadable() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let missing = try CLI.run(["stats", dir.path + "/nope.log"])
         #expect(missing.status == 3)
         #expect(missing.stderr == "btlens: \(dir.path)/nope.log: No such file or directory\n")
@@ -88,7 +88,7 @@ struct CLITests {
 
     @Test("stats --json has the documented shape, keys in order")
     func statsJSON() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let path = try dir.write("small.log", smallCapture())
         let r = try CLI.run(["stats", "--json", path])
         #expect(r.status == 0)
@@ -116,7 +116,7 @@ struct CLITests {
 
     @Test("several files give an array; - reads standard input")
     func arrayAndStdin() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let path = try dir.write("small.log", smallCapture())
         let r = try CLI.run(["stats", "--json", path, "-"], stdin: smallCapture())
         #expect(r.status == 0)
@@ -127,7 +127,7 @@ struct CLITests {
 
     @Test("a truncated capture is decoded up to the break, the problem located on stderr, exit 0")
     func truncated() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let path = try dir.write("cut.log", Array(smallCapture().dropLast(2)))
         let r = try CLI.run(["stats", "--json", path])
         #expect(r.status == 0)
@@ -139,7 +139,7 @@ struct CLITests {
 
     @Test("decode prints one line per record, filters by kind, handle and opcode, -v adds fields")
     func decode() throws {
-        let dir = ScratchDirectory()
+        let dir = try TemporaryDirectory()
         let path = try dir.write("small.log", smallCapture())
         let all = try CLI.run(["decode", path])
         #expect(all.status == 0)

@@ -59,22 +59,11 @@ public enum CaptureBytes {
     }
 }
 
-/// A directory under /tmp removed when the value is released.
-public final class ScratchDirectory: @unchecked Sendable {
-    public let path: String
-
-    public init() {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("btlens-test-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        path = base.path
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
+extension TemporaryDirectory {
     /// Writes `bytes` to `name` inside the directory and returns the full path.
     @discardableResult
     public func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let file = (path as NSString).appendingPathComponent(name)
+        let file = file(name)
         try Data(bytes).write(to: URL(fileURLWithPath: file))
         return file
     }
