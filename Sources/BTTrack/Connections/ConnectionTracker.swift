@@ -2,34 +2,273 @@ import BTWire
 import BTCapture
 import BTDecode
 
-/// A connection attempt that failed (Connection Complete with a non-zero status, or a rejected create command).
+/// A connection attempt that failed: a create command the controller refused, or a Connection Complete with a
+/// non-zero status (0x02 after Create Connection Cancel, 0x3E failed to be established, …).
 public struct FailedConnection: Sendable {
     public var at: RecordRef
     public var status: HCIStatus
     public var peerAddress: BDAddr?
+    public var transport: LinkTransport
 }
 
-public final class Connection: @unchecked Sendable {
-    public let controller: UInt16
-    public let handle: UInt16
-    public var start: RecordRef
-    init(controller: UInt16, handle: UInt16, start: RecordRef) {
-        self.controller = controller
-        self.handle = handle
-        self.start = start
-    }
-}
-
-/// STUB while the connection tracker is written.
+/// Follows links per controller: LE Connection Complete (legacy, enhanced v1/v2), BR/EDR and synchronous
+/// Connection Complete, Disconnection Complete, parameter/PHY/data-length/encryption changes, SMP, L2CAP
+/// parameter requests, and each link's ATT session. A handle reused after a disconnect is a new connection; a
+/// handle seen without its Connection Complete (the capture started mid-connection) gets an implicit one.
 public struct ConnectionTracker {
     let options: TrackerOptions
+    var open: [UInt32: Connection] = [:]
+    var finished: [Connection] = []
+    var failed: [FailedConnection] = []
+    var nextID = 1
+    var dropped = 0
+    /// Peer of the last create-connection command per controller, for failed attempts.
+    var pendingPeer: [UInt16: BDAddr] = [:]
+
     init(options: TrackerOptions) { self.options = options }
-    mutating func command(_ c: HCICommandPacket, at: RecordRef) {}
-    mutating func commandAnswered(_ p: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {}
-    mutating func event(_ e: HCIEventPacket, at: RecordRef) {}
-    mutating func leMeta(_ sub: LESubevent, parameters: UnsafeRawBufferPointer, at: RecordRef) {}
-    mutating func acl(_ acl: ACLPacket, pdu: L2CAPPDU?, direction: Direction, at: RecordRef) {}
-    mutating func leConnectionComplete(_ c: LEConnectionComplete, at: RecordRef, scanning: Bool, advertising: Bool) -> Connection? { nil }
-    mutating func controllerReset(at: RecordRef) {}
-    mutating func finish(at: RecordRef?) -> (connections: [Connection], failed: [FailedConnection], dropped: Int) { ([], [], 0) }
+
+    @inline(__always)
+    static func key(_ controller: UInt16, _ handle: UInt16) -> UInt32 { UInt32(controller) << 16 | UInt32(handle) }
+
+    /// Live links (for tests and live reporting).
+    public var openConnections: [Connection] { open.values.sorted { $0.id < $1.id } }
+
+    // MARK: - Lifecycle
+
+    mutating func openConnection(controller: UInt16, handle: UInt16, transport: LinkTransport, at: RecordRef,
+                                 implicit: Bool) -> Connection {
+        if let previous = open[Self.key(controller, handle)] {
+            // The handle came back without a Disconnection Complete in the capture: the old link is over.
+            close(previous, at: at, reason: nil, event: .closedByReset)
+        }
+        let c = Connection(id: nextID, controller: controller, handle: handle, transport: transport, start: at,
+                           implicitStart: implicit, options: options)
+        nextID += 1
+        open[Self.key(controller, handle)] = c
+        return c
+    }
+
+    mutating func close(_ c: Connection, at: RecordRef?, reason: HCIStatus?, event: TimelineEvent.Kind?) {
+        c.session.finish(at: at, connection: c)
+        c.end = at
+        c.disconnectReason = reason
+        if let event, let at { c.append(TimelineEvent(at: at, kind: event), limit: options.maximumEventsPerConnection) }
+        open[Self.key(c.controller, c.handle)] = nil
+        if finished.count < options.maximumConnections { finished.append(c) } else { dropped += 1 }
+    }
+
+    /// The open connection for a handle, or an implicit one when the capture missed its start.
+    mutating func connection(controller: UInt16, handle: UInt16, at: RecordRef, transport: LinkTransport = .unknown)
+        -> Connection
+    {
+        if let c = open[Self.key(controller, handle)] { return c }
+        return openConnection(controller: controller, handle: handle, transport: transport, at: at, implicit: true)
+    }
+
+    mutating func leConnectionComplete(_ e: LEConnectionComplete, at: RecordRef, scanning: Bool, advertising: Bool)
+        -> Connection?
+    {
+        guard e.status == .success else {
+            failed.append(FailedConnection(at: at, status: e.status, peerAddress: pendingPeer[at.controller] ?? e.peerAddress,
+                                           transport: .le))
+            return nil
+        }
+        let c = openConnection(controller: at.controller, handle: e.handle, transport: .le, at: at, implicit: false)
+        c.role = e.isCentral ? .central : .peripheral
+        c.peerAddress = e.peerAddress
+        c.peerAddressType = e.peerAddressType
+        let parameters = ConnectionParameters(interval: e.connectionInterval, latency: e.peripheralLatency,
+                                              supervisionTimeout: e.supervisionTimeout)
+        c.initialParameters = parameters
+        c.parameters = parameters
+        c.scanningAtConnect = scanning
+        c.advertisingAtConnect = advertising
+        c.append(TimelineEvent(at: at, kind: .connected(parameters: parameters)), limit: options.maximumEventsPerConnection)
+        return c
+    }
+
+    mutating func controllerReset(at: RecordRef) {
+        for c in open.values.sorted(by: { $0.id < $1.id }) where c.controller == at.controller {
+            close(c, at: at, reason: nil, event: .closedByReset)
+        }
+    }
+
+    // MARK: - Commands
+
+    mutating func command(_ command: HCICommandPacket, at: RecordRef) {
+        let p = command.parameters
+        switch command.opcode {
+        case .disconnect:
+            if let d = Disconnect(p), let c = open[Self.key(at.controller, d.handle)] { c.disconnectRequestedLocally = true }
+        case .leConnectionUpdate:
+            if let u = LEConnectionUpdate(p) {
+                let c = connection(controller: at.controller, handle: u.handle, at: at, transport: .le)
+                c.append(TimelineEvent(at: at, kind: .parametersRequested(u.parameters, source: .host)),
+                         limit: options.maximumEventsPerConnection)
+            }
+        case .leCreateConnection:
+            if let v = LECreateConnection(p) { pendingPeer[at.controller] = v.initiatorFilterPolicy == 0 ? v.peerAddress : nil }
+        case .leExtendedCreateConnection:
+            if let v = LEExtendedCreateConnection(p) { pendingPeer[at.controller] = v.initiatorFilterPolicy == 0 ? v.peerAddress : nil }
+        case .createConnection:
+            var r = ByteReader(p)
+            pendingPeer[at.controller] = r.readAddress()
+        default:
+            break
+        }
+    }
+
+    mutating func commandAnswered(_ pending: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
+        guard status != .success else { return }
+        switch pending.opcode {
+        case .leCreateConnection, .leExtendedCreateConnection, .createConnection:
+            // Refused outright (Command Status with an error): no Connection Complete will follow.
+            failed.append(FailedConnection(at: at, status: status, peerAddress: pendingPeer[at.controller],
+                                           transport: pending.opcode == .createConnection ? .brEdr : .le))
+        default:
+            break
+        }
+    }
+
+    // MARK: - Events
+
+    mutating func event(_ e: HCIEventPacket, at: RecordRef) {
+        let p = e.parameters
+        switch e.code {
+        case .connectionComplete:
+            guard let v = ConnectionComplete(p) else { return }
+            guard v.status == .success else {
+                failed.append(FailedConnection(at: at, status: v.status, peerAddress: v.address, transport: .brEdr))
+                return
+            }
+            let c = openConnection(controller: at.controller, handle: v.handle, transport: .brEdr, at: at, implicit: false)
+            c.peerAddress = v.address
+            c.peerAddressType = .public
+            c.encrypted = v.encryptionEnabled
+            c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)
+        case .synchronousConnectionComplete:
+            // status, handle, bdaddr, link type: an SCO/eSCO link that Disconnection Complete will close.
+            var r = ByteReader(p)
+            guard let status = r.readU8(), let handle = r.readU16(), let address = r.readAddress(),
+                  status == HCIStatus.success.rawValue
+            else { return }
+            let c = openConnection(controller: at.controller, handle: handle & 0x0FFF, transport: .sco, at: at, implicit: false)
+            c.peerAddress = address
+            c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)
+        case .disconnectionComplete:
+            guard let d = DisconnectionComplete(p), d.status == .success else { return }
+            let c = connection(controller: at.controller, handle: d.handle, at: at)
+            close(c, at: at, reason: d.reason, event: .disconnected(reason: d.reason, locallyRequested: c.disconnectRequestedLocally))
+        case .encryptionChange, .encryptionChangeV2:
+            guard let v = EncryptionChange(p) else { return }
+            let c = connection(controller: at.controller, handle: v.handle, at: at)
+            if v.status == .success { c.encrypted = v.encryptionEnabled != 0 }
+            c.append(TimelineEvent(at: at, kind: .encryptionChanged(enabled: v.encryptionEnabled != 0, status: v.status)),
+                     limit: options.maximumEventsPerConnection)
+        default:
+            break
+        }
+    }
+
+    mutating func leMeta(_ sub: LESubevent, parameters p: UnsafeRawBufferPointer, at: RecordRef) {
+        switch sub {
+        case .connectionUpdateComplete:
+            guard let v = LEConnectionUpdateComplete(p), v.status == .success else { return }
+            let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le)
+            let parameters = ConnectionParameters(interval: v.connectionInterval, latency: v.peripheralLatency,
+                                                  supervisionTimeout: v.supervisionTimeout)
+            if c.initialParameters == nil { c.initialParameters = parameters }
+            c.parameters = parameters
+            c.append(TimelineEvent(at: at, kind: .parametersChanged(parameters)), limit: options.maximumEventsPerConnection)
+        case .dataLengthChange:
+            guard let v = LEDataLengthChange(p) else { return }
+            let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le)
+            c.append(TimelineEvent(at: at, kind: .dataLengthChanged(maxTxOctets: v.maxTxOctets, maxRxOctets: v.maxRxOctets)),
+                     limit: options.maximumEventsPerConnection)
+        case .phyUpdateComplete:
+            guard let v = LEPHYUpdateComplete(p), v.status == .success else { return }
+            let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le)
+            c.append(TimelineEvent(at: at, kind: .phyChanged(tx: v.txPHY, rx: v.rxPHY)), limit: options.maximumEventsPerConnection)
+        case .remoteConnectionParameterRequest:
+            guard let v = LERemoteConnectionParameterRequest(p) else { return }
+            let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le)
+            let range = ConnectionParameterRange(intervalMin: v.intervalMin, intervalMax: v.intervalMax, latency: v.latency,
+                                                 supervisionTimeout: v.timeout)
+            c.append(TimelineEvent(at: at, kind: .parametersRequested(range, source: .remoteRequest)),
+                     limit: options.maximumEventsPerConnection)
+        default:
+            break
+        }
+    }
+
+    // MARK: - ACL
+
+    mutating func acl(_ acl: ACLPacket, pdu: L2CAPPDU?, direction: Direction, at: RecordRef) {
+        let c = connection(controller: at.controller, handle: acl.handle, at: at)
+        if direction == .sent { c.aclPacketsSent += 1 } else { c.aclPacketsReceived += 1 }
+        guard let pdu else { return }
+        switch pdu.channel {
+        case .att, .dynamicATT, .enhancedATT:
+            if c.transport == .unknown && pdu.channel == .att { c.transport = .le }
+            guard let bytes = pdu.attPayload, let opcode = bytes.first else { return }
+            let sent = direction == .unknown ? Self.clientSends(ATTOpcode(rawValue: opcode)) : direction == .sent
+            c.session.pdu(bytes, cid: pdu.channelID, sent: sent, at: at, connection: c)
+        case .smp:
+            if c.transport == .unknown { c.transport = .le }
+            let smp = SMPPDU(pdu.payload)
+            c.append(TimelineEvent(at: at, kind: .pairing(code: smp.code, sent: direction == .sent, detail: smp.summary)),
+                     limit: options.maximumEventsPerConnection)
+        case .leSignaling:
+            if c.transport == .unknown { c.transport = .le }
+            let signal = L2CAPSignal(pdu.payload)
+            switch signal.command {
+            case .connectionParameterUpdateRequest(let min, let max, let latency, let timeout):
+                let range = ConnectionParameterRange(intervalMin: min, intervalMax: max, latency: latency,
+                                                     supervisionTimeout: timeout)
+                c.append(TimelineEvent(at: at, kind: .parametersRequested(range, source: .l2capRequest)),
+                         limit: options.maximumEventsPerConnection)
+            case .connectionParameterUpdateResponse(let result):
+                c.append(TimelineEvent(at: at, kind: .parameterRequestAnswered(accepted: result == 0)),
+                         limit: options.maximumEventsPerConnection)
+            default:
+                break
+            }
+        default:
+            break
+        }
+    }
+
+    /// Without a direction (pcap linktype 187), requests and commands are taken as the host's (as client).
+    static func clientSends(_ opcode: ATTOpcode) -> Bool {
+        opcode.isRequest || opcode.isCommand || opcode == .handleValueConfirmation
+    }
+
+    // MARK: - End
+
+    mutating func finish(at last: RecordRef?) -> (connections: [Connection], failed: [FailedConnection], dropped: Int) {
+        for c in open.values.sorted(by: { $0.id < $1.id }) {
+            c.session.finish(at: last, connection: c)
+            open[Self.key(c.controller, c.handle)] = nil
+            if finished.count < options.maximumConnections { finished.append(c) } else { dropped += 1 }
+        }
+        let all = finished.sorted { $0.id < $1.id }
+        Self.inheritGATT(all)
+        return (all, failed, dropped)
+    }
+
+    /// iOS and Android cache a peer's GATT database and skip discovery on reconnection: a connection with ATT
+    /// traffic but no discovery takes the database of the latest earlier connection to the same peer.
+    static func inheritGATT(_ connections: [Connection]) {
+        var latest: [BDAddr: Connection] = [:]
+        for c in connections {
+            guard let peer = c.peerAddress else { continue }
+            if c.gatt.isEmpty, c.firstATT != nil, let earlier = latest[peer] {
+                let cccd = c.gatt.cccdValues
+                c.gatt = earlier.gatt
+                c.gatt.cccdValues = cccd
+                c.gatt.inheritedFrom = earlier.gatt.inheritedFrom ?? earlier.id
+            }
+            if !c.gatt.isEmpty { latest[peer] = c }
+        }
+    }
 }

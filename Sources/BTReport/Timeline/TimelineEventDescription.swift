@@ -1,0 +1,125 @@
+import BTWire
+import BTCapture
+import BTDecode
+import BTTrack
+
+/// How a timeline event reads, for people (`text`) and for JSON (`type` and `fields`).
+public struct TimelineEventDescription {
+    public var type: String
+    public var text: String
+    public var fields: [(String, JSONValue)]
+
+    static func handleName(_ handle: UInt16, _ c: Connection) -> String {
+        if let name = c.gatt.name(of: handle) { return "\(name) [\(Hex.u16(handle))]" }
+        return "handle \(Hex.u16(handle))"
+    }
+
+    static func ms(_ d: Duration) -> Double { (d.seconds * 1000 * 1000).rounded() / 1000 }
+
+    public static func describe(_ event: TimelineEvent, in c: Connection) -> TimelineEventDescription {
+        switch event.kind {
+        case .connected(let parameters):
+            var text = "connected"
+            if let peer = c.peerAddress { text += " to \(peer)" }
+            if let parameters { text += ", " + parameters.description }
+            if c.scanningAtConnect { text += " (scanning still on)" }
+            if c.advertisingAtConnect { text += " (advertising on)" }
+            var fields: [(String, JSONValue)] = []
+            if let parameters { fields.append(("parameters", parametersJSON(parameters))) }
+            return .init(type: "connected", text: text, fields: fields)
+        case .mtuExchange(let client, let server):
+            let effective = server.map { max(23, min(client, $0)) }
+            return .init(type: "mtu_exchange",
+                         text: "MTU exchange: client \(client), server \(server.map(String.init) ?? "?") → \(effective.map(String.init) ?? "?")",
+                         fields: [("client_mtu", .int(client)), ("server_mtu", server.map { .int($0) } ?? .null),
+                                  ("effective_mtu", effective.map { .int($0) } ?? .null)])
+        case .parametersRequested(let range, let source):
+            let by = source == .host ? "host asks" : source == .l2capRequest ? "peripheral asks (L2CAP)" : "peer asks (LL)"
+            return .init(type: "parameters_requested", text: "\(by) for \(range.description)",
+                         fields: [("source", .string(source.rawValue)),
+                                  ("interval_min_ms", .number(Format.ms(HCIUnits.intervalToMilliseconds(range.intervalMin)))),
+                                  ("interval_max_ms", .number(Format.ms(HCIUnits.intervalToMilliseconds(range.intervalMax)))),
+                                  ("latency", .int(Int(range.latency))),
+                                  ("supervision_timeout_ms", .number(Format.ms(HCIUnits.timeoutToMilliseconds(range.supervisionTimeout))))])
+        case .parameterRequestAnswered(let accepted):
+            return .init(type: "parameter_request_answered", text: "parameter request \(accepted ? "accepted" : "rejected")",
+                         fields: [("accepted", .bool(accepted))])
+        case .parametersChanged(let p):
+            return .init(type: "parameters_changed", text: "parameters now " + p.description,
+                         fields: [("parameters", parametersJSON(p))])
+        case .phyChanged(let tx, let rx):
+            let names: [UInt8: String] = [1: "1M", 2: "2M", 3: "Coded"]
+            return .init(type: "phy_changed", text: "PHY tx \(names[tx] ?? Hex.u8(tx)) rx \(names[rx] ?? Hex.u8(rx))",
+                         fields: [("tx_phy", .string(names[tx] ?? Hex.u8(tx))), ("rx_phy", .string(names[rx] ?? Hex.u8(rx)))])
+        case .dataLengthChanged(let tx, let rx):
+            return .init(type: "data_length_changed", text: "data length tx \(tx) rx \(rx) octets",
+                         fields: [("max_tx_octets", .int(Int(tx))), ("max_rx_octets", .int(Int(rx)))])
+        case .encryptionChanged(let enabled, let status):
+            return .init(type: "encryption_changed",
+                         text: "encryption \(enabled ? "on" : "off")" + (status == .success ? "" : " (\(status))"),
+                         fields: [("enabled", .bool(enabled)), ("status", .string(Hex.u8(status.rawValue)))])
+        case .pairing(let code, let sent, let detail):
+            return .init(type: "pairing", text: "SMP \(sent ? "→" : "←") \(detail)",
+                         fields: [("smp_code", .string(Hex.u8(code.rawValue))), ("name", .string(code.description)),
+                                  ("sent", .bool(sent))])
+        case .discovery(let i):
+            let d = c.discoveries[i]
+            let duration = d.last.timestamp - d.first.timestamp
+            let text = "discovery: \(d.description): \(d.found) found in \(d.requests) request\(d.requests == 1 ? "" : "s"), \(TimeFormat.human(duration))" + (d.completed ? "" : " (incomplete)")
+            return .init(type: "discovery", text: text,
+                         fields: [("procedure", .string(d.kind.rawValue)), ("start_handle", .string(Hex.u16(d.startHandle))),
+                                  ("end_handle", .string(Hex.u16(d.endHandle))),
+                                  ("uuid", d.uuid.map { .string($0.description) } ?? .null),
+                                  ("requests", .int(d.requests)), ("found", .int(d.found)),
+                                  ("completed", .bool(d.completed)), ("end", .number(d.last.timestamp.decimalString()))])
+        case .subscription(let cccd, let valueHandle, let value, _):
+            let what = value == 0 ? "unsubscribed from" : value & 2 != 0 && value & 1 == 0 ? "subscribed to indications of" : "subscribed to notifications of"
+            let target = valueHandle.map { handleName($0, c) } ?? "CCCD \(Hex.u16(cccd))"
+            return .init(type: "subscription", text: "\(what) \(target)",
+                         fields: [("cccd_handle", .string(Hex.u16(cccd))),
+                                  ("value_handle", valueHandle.map { .string(Hex.u16($0)) } ?? .null),
+                                  ("value", .string(value == 0 ? "off" : value == 2 ? "indicate" : value == 1 ? "notify" : Hex.u16(value)))])
+        case .activity(let i):
+            let run = c.runs[i]
+            var text = "\(run.count) \(run.count == 1 ? String(run.kind.pastTense.dropLast()) : run.kind.pastTense) \(handleName(run.handle, c))"
+            if let rate = run.rate, run.count > 2 { text += " at " + Format.ms((rate * 10).rounded() / 10) + " Hz" }
+            if run.count > 1 { text += " over \(TimeFormat.human(run.last.timestamp - run.first.timestamp))" }
+            if let value = c.usage[run.handle]?.lastValue, run.kind == .notification || run.kind == .indication || run.kind == .read {
+                text += ", last " + CharacteristicValue.describe(value, uuid: c.gatt.characteristic(valueHandle: run.handle)?.uuid)
+            }
+            return .init(type: "activity", text: text,
+                         fields: [("operation", .string(run.kind.rawValue)), ("handle", .string(Hex.u16(run.handle))),
+                                  ("name", c.gatt.name(of: run.handle).map { .string($0) } ?? .null),
+                                  ("by_host", .bool(run.sent)), ("count", .int(run.count)), ("bytes", .int(run.bytes)),
+                                  ("end", .number(run.last.timestamp.decimalString())),
+                                  ("rate_hz", run.rate.map { .number(Format.ms(($0 * 1000).rounded() / 1000)) } ?? .null)])
+        case .attError(let request, let handle, let error):
+            return .init(type: "att_error", text: "\(request) \(handleName(handle, c)) failed: \(error)",
+                         fields: [("request", .string(Hex.u8(request.rawValue))), ("handle", .string(Hex.u16(handle))),
+                                  ("error", .string(Hex.u8(error.rawValue))), ("error_name", .string(error.name))])
+        case .attTimeout(let request, let handle, let waited, let timedOut):
+            let target = handle.map { " " + handleName($0, c) } ?? ""
+            let text = timedOut ? "ATT timeout: \(request)\(target) unanswered for \(TimeFormat.human(waited))"
+                : "\(request)\(target) still unanswered when the link ended (\(TimeFormat.human(waited)))"
+            return .init(type: "att_timeout", text: text,
+                         fields: [("request", .string(Hex.u8(request.rawValue))), ("handle", handle.map { .string(Hex.u16($0)) } ?? .null),
+                                  ("waited_ms", .number(Format.ms(ms(waited)))), ("timed_out", .bool(timedOut))])
+        case .idle(let until):
+            let d = until.timestamp - event.at.timestamp
+            return .init(type: "idle", text: "idle \(TimeFormat.human(d)) (no ATT traffic)",
+                         fields: [("end", .number(until.timestamp.decimalString())), ("duration_ms", .number(Format.ms(ms(d))))])
+        case .disconnected(let reason, let local):
+            let r = reason.map { "\($0) (\(Hex.u8($0.rawValue)))" } ?? "?"
+            return .init(type: "disconnected", text: "disconnected: \(r)" + (local ? ", requested by the host" : ""),
+                         fields: [("reason", reason.map { .string(Hex.u8($0.rawValue)) } ?? .null),
+                                  ("requested_by_host", .bool(local))])
+        case .closedByReset:
+            return .init(type: "closed_by_reset", text: "link gone: controller reset, removed, or handle reused without a disconnect in the capture", fields: [])
+        }
+    }
+
+    static func parametersJSON(_ p: ConnectionParameters) -> JSONValue {
+        .object([("interval_ms", .number(Format.ms(p.intervalMilliseconds))), ("latency", .int(Int(p.latency))),
+                 ("supervision_timeout_ms", .number(Format.ms(p.supervisionTimeoutMilliseconds)))])
+    }
+}

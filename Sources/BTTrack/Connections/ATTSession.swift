@@ -1,0 +1,367 @@
+import BTWire
+import BTCapture
+import BTDecode
+
+/// The ATT bearer state of one connection: request/response pairing with latency and timeouts (one outstanding
+/// request per client per bearer, Core Vol 3 Part F §3.3.2), indications and confirmations, MTU, discovery
+/// procedures and the GATT database they reveal, activity runs and per-attribute usage.
+struct ATTSession {
+    static let defaultMTU = 23
+
+    struct Outstanding {
+        var opcode: ATTOpcode
+        var handle: UInt16?
+        var at: RecordRef
+        var startHandle: UInt16 = 0
+        var endHandle: UInt16 = 0
+        var type: BluetoothUUID?
+        /// Index of the discovery procedure this request belongs to.
+        var discovery: Int?
+        /// The value of a Write Request to a CCCD.
+        var cccdValue: UInt16?
+    }
+
+    /// A bearer is (CID, which side sent the request): both sides may be clients.
+    struct BearerKey: Hashable {
+        var cid: UInt16
+        var requestSent: Bool
+    }
+
+    struct RunKey: Hashable {
+        var kind: ActivityKind
+        var handle: UInt16
+        var sent: Bool
+    }
+
+    let options: TrackerOptions
+    var outstanding: [BearerKey: Outstanding] = [:]
+    var outstandingIndications: [BearerKey: RecordRef] = [:]
+    var clientMTU: Int?
+    var openRuns: [RunKey: Int] = [:]
+    var currentDiscovery: Int?
+
+    init(options: TrackerOptions) { self.options = options }
+
+    // MARK: - Entry point
+
+    mutating func pdu(_ bytes: UnsafeRawBufferPointer, cid: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
+        guard let first = bytes.first else { return }
+        c.attCounts[first, default: 0] += 1
+        if let last = c.lastATT, at.timestamp - last.timestamp >= options.idleGap {
+            c.append(TimelineEvent(at: last, kind: .idle(until: at)), limit: options.maximumEventsPerConnection)
+        }
+        if c.firstATT == nil { c.firstATT = at }
+        c.lastATT = at
+
+        let pdu = ATTPDU(bytes)
+        let opcode = pdu.opcode
+        if opcode.isRequest {
+            request(pdu, cid: cid, sent: sent, at: at, connection: c)
+        } else if opcode.isResponse {
+            response(pdu, cid: cid, sent: sent, at: at, connection: c)
+        } else {
+            unacknowledged(pdu, cid: cid, sent: sent, at: at, connection: c)
+        }
+    }
+
+    // MARK: - Requests
+
+    mutating func request(_ pdu: ATTPDU, cid: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
+        let key = BearerKey(cid: cid, requestSent: sent)
+        if let previous = outstanding[key] {
+            // A new request while one is outstanding: the old one was never answered.
+            let waited = at.timestamp - previous.at.timestamp
+            unanswered(previous, waited: waited, timedOut: waited >= options.attTimeout, connection: c)
+        }
+        var o = Outstanding(opcode: pdu.opcode, handle: pdu.attributeHandle, at: at)
+        switch pdu {
+        case .exchangeMTURequest(let mtu):
+            clientMTU = Int(mtu)
+        case .readByGroupTypeRequest(let start, let end, let type):
+            o.startHandle = start; o.endHandle = end; o.type = type
+            let kind: DiscoveryProcedure.Kind = type == .secondaryService ? .secondaryServices : .allPrimaryServices
+            o.discovery = discovery(kind, start: start, end: end, uuid: nil, at: at, connection: c)
+        case .findByTypeValueRequest(let start, let end, let type, let value):
+            o.startHandle = start; o.endHandle = end; o.type = BluetoothUUID(littleEndianBytes: value)
+            if type == .primaryService {
+                o.discovery = discovery(.primaryServiceByUUID, start: start, end: end, uuid: o.type, at: at, connection: c)
+            }
+        case .readByTypeRequest(let start, let end, let type):
+            o.startHandle = start; o.endHandle = end; o.type = type
+            if type == .characteristic {
+                o.discovery = discovery(.characteristics, start: start, end: end, uuid: nil, at: at, connection: c)
+            } else if type == .include {
+                o.discovery = discovery(.includedServices, start: start, end: end, uuid: nil, at: at, connection: c)
+            } else {
+                activity(.readByType, handle: start, sent: sent, bytes: 0, at: at, connection: c)
+            }
+        case .findInformationRequest(let start, let end):
+            o.startHandle = start; o.endHandle = end
+            o.discovery = discovery(.descriptors, start: start, end: end, uuid: nil, at: at, connection: c)
+        case .readRequest(let handle):
+            c.usage[handle, default: AttributeUsage()].reads += 1
+            activity(.read, handle: handle, sent: sent, bytes: 0, at: at, connection: c)
+        case .readBlobRequest(let handle, _):
+            c.usage[handle, default: AttributeUsage()].readBlobs += 1
+            activity(.readBlob, handle: handle, sent: sent, bytes: 0, at: at, connection: c)
+        case .readMultipleRequest(let handles), .readMultipleVariableRequest(let handles):
+            for handle in handles { c.usage[handle, default: AttributeUsage()].reads += 1 }
+            if let handle = handles.first(where: { _ in true }) {
+                activity(.readMultiple, handle: handle, sent: sent, bytes: 0, at: at, connection: c)
+            }
+        case .writeRequest(let handle, let value):
+            if let cccd = cccdWrite(handle: handle, value: value, connection: c) {
+                o.cccdValue = cccd
+                subscribe(cccdHandle: handle, value: cccd, sent: sent, at: at, connection: c)
+            } else {
+                record(value: value, handle: handle, at: at, connection: c)
+                c.usage[handle, default: AttributeUsage()].writeRequests += 1
+                activity(.write, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
+            }
+        case .prepareWriteRequest(let handle, _, let part):
+            c.usage[handle, default: AttributeUsage()].preparedWrites += 1
+            activity(.preparedWrite, handle: handle, sent: sent, bytes: part.count, at: at, connection: c)
+        default:
+            break
+        }
+        outstanding[key] = o
+    }
+
+    // MARK: - Responses
+
+    mutating func response(_ pdu: ATTPDU, cid: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
+        // The response travels opposite to its request.
+        let key = BearerKey(cid: cid, requestSent: !sent)
+        guard let request = outstanding[key] else {
+            c.transactions.unsolicitedResponses += 1
+            if case .exchangeMTUResponse(let mtu) = pdu { exchangeMTU(server: Int(mtu), at: at, connection: c) }
+            return
+        }
+        if case .errorResponse(let requestOpcode, _, _) = pdu, requestOpcode != request.opcode {
+            c.transactions.unsolicitedResponses += 1
+            return
+        }
+        if case .errorResponse = pdu {} else if request.opcode.responseOpcode != pdu.opcode {
+            c.transactions.unsolicitedResponses += 1
+            return
+        }
+        outstanding[key] = nil
+        let latency = at.timestamp - request.at.timestamp
+        c.transactions.totalLatency += latency
+        if latency > c.transactions.maximumLatency { c.transactions.maximumLatency = latency }
+
+        switch pdu {
+        case .errorResponse(let requestOpcode, let handle, let error):
+            c.transactions.errors += 1
+            if let d = request.discovery {
+                // Attribute Not Found ends a discovery procedure normally.
+                c.discoveries[d].last = at
+                if error == .attributeNotFound { c.discoveries[d].completed = true; return }
+            }
+            if requestOpcode == .readByTypeRequest && error == .attributeNotFound { return }
+            c.usage[handle, default: AttributeUsage()].errors += 1
+            c.append(TimelineEvent(at: at, kind: .attError(request: requestOpcode, handle: handle, error: error)),
+                     limit: options.maximumEventsPerConnection)
+            if let cccd = request.cccdValue, let h = request.handle, c.gatt.cccdValues[h] == cccd {
+                c.gatt.cccdValues[h] = nil  // the subscription did not take
+            }
+            return
+        default:
+            c.transactions.completed += 1
+        }
+
+        switch pdu {
+        case .exchangeMTUResponse(let mtu):
+            exchangeMTU(server: Int(mtu), at: at, connection: c)
+        case .readByGroupTypeResponse(let list):
+            var last: UInt16 = 0
+            for entry in list {
+                if let uuid = entry.uuid {
+                    c.gatt.addService(start: entry.handle, end: entry.endGroupHandle, uuid: uuid,
+                                      primary: request.type != .secondaryService)
+                }
+                last = entry.endGroupHandle
+            }
+            found(list.count, last: last, request: request, at: at, connection: c)
+        case .findByTypeValueResponse(let list):
+            var last: UInt16 = 0
+            for entry in list {
+                if let uuid = request.type {
+                    c.gatt.addService(start: entry.foundAttributeHandle, end: entry.groupEndHandle, uuid: uuid, primary: true)
+                }
+                last = entry.groupEndHandle
+            }
+            found(list.count, last: last, request: request, at: at, connection: c)
+        case .readByTypeResponse(let list):
+            var last: UInt16 = 0
+            for entry in list {
+                last = entry.handle
+                if request.type == .characteristic, let declaration = entry.characteristicDeclaration {
+                    c.gatt.addCharacteristic(declarationHandle: entry.handle, declaration)
+                } else if request.type == .include {
+                    var r = ByteReader(entry.value)
+                    if let start = r.readU16(), let end = r.readU16() {
+                        let uuid = r.remaining == 2 ? BluetoothUUID(littleEndianBytes: r.readRest()) : nil
+                        c.gatt.addInclude(GATTInclude(handle: entry.handle, startHandle: start, endHandle: end, uuid: uuid))
+                    }
+                } else {
+                    record(value: entry.value, handle: entry.handle, at: at, connection: c)
+                }
+            }
+            found(list.count, last: last, request: request, at: at, connection: c)
+        case .findInformationResponse(let information):
+            var last: UInt16 = 0
+            for entry in information {
+                c.gatt.addDescriptor(handle: entry.handle, uuid: entry.uuid)
+                last = entry.handle
+            }
+            found(information.count, last: last, request: request, at: at, connection: c)
+        case .readResponse(let value), .readBlobResponse(let value):
+            if let handle = request.handle { record(value: value, handle: handle, at: at, connection: c) }
+        default:
+            break
+        }
+    }
+
+    // MARK: - Commands, notifications, indications
+
+    mutating func unacknowledged(_ pdu: ATTPDU, cid: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
+        switch pdu {
+        case .writeCommand(let handle, let value):
+            if let cccd = cccdWrite(handle: handle, value: value, connection: c) {
+                subscribe(cccdHandle: handle, value: cccd, sent: sent, at: at, connection: c)
+                return
+            }
+            record(value: value, handle: handle, at: at, connection: c)
+            c.usage[handle, default: AttributeUsage()].writeCommands += 1
+            activity(.writeCommand, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
+        case .signedWriteCommand(let handle, let value, _):
+            c.usage[handle, default: AttributeUsage()].writeCommands += 1
+            activity(.signedWrite, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
+        case .handleValueNotification(let handle, let value):
+            record(value: value, handle: handle, at: at, connection: c)
+            c.usage[handle, default: AttributeUsage()].notifications += 1
+            activity(.notification, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
+        case .multipleHandleValueNotification(let tuples):
+            for t in tuples {
+                c.usage[t.handle, default: AttributeUsage()].notifications += 1
+                activity(.notification, handle: t.handle, sent: sent, bytes: t.value.count, at: at, connection: c)
+            }
+        case .handleValueIndication(let handle, let value):
+            let key = BearerKey(cid: cid, requestSent: sent)
+            if let previous = outstandingIndications[key] {
+                let waited = at.timestamp - previous.timestamp
+                if waited >= options.attTimeout {
+                    c.transactions.timeouts += 1
+                    c.append(TimelineEvent(at: previous, kind: .attTimeout(request: .handleValueIndication, handle: nil,
+                                                                            waited: waited, timedOut: true)),
+                             limit: options.maximumEventsPerConnection)
+                }
+            }
+            outstandingIndications[key] = at
+            record(value: value, handle: handle, at: at, connection: c)
+            c.usage[handle, default: AttributeUsage()].indications += 1
+            activity(.indication, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
+        case .handleValueConfirmation:
+            outstandingIndications[BearerKey(cid: cid, requestSent: !sent)] = nil
+        default:
+            break
+        }
+    }
+
+    // MARK: - Helpers
+
+    mutating func exchangeMTU(server: Int, at: RecordRef, connection c: Connection) {
+        let client = clientMTU ?? server
+        c.mtu = max(Self.defaultMTU, min(client, server))
+        c.append(TimelineEvent(at: at, kind: .mtuExchange(client: client, server: server)),
+                 limit: options.maximumEventsPerConnection)
+    }
+
+    /// Continues the current discovery procedure when this request is its next step, or starts a new one.
+    mutating func discovery(_ kind: DiscoveryProcedure.Kind, start: UInt16, end: UInt16, uuid: BluetoothUUID?,
+                            at: RecordRef, connection c: Connection) -> Int {
+        if let i = currentDiscovery, c.discoveries[i].kind == kind, !c.discoveries[i].completed,
+           c.discoveries[i].endHandle == end, c.discoveries[i].uuid == uuid, start > c.discoveries[i].startHandle
+        {
+            c.discoveries[i].requests += 1
+            c.discoveries[i].last = at
+            if c.discoveries[i].records.count < ActivityRun.citedRecords { c.discoveries[i].records.append(at) }
+            return i
+        }
+        c.discoveries.append(DiscoveryProcedure(kind: kind, startHandle: start, endHandle: end, uuid: uuid, requests: 1,
+                                                found: 0, first: at, last: at, records: [at]))
+        let index = c.discoveries.count - 1
+        currentDiscovery = index
+        c.append(TimelineEvent(at: at, kind: .discovery(index)), limit: options.maximumEventsPerConnection)
+        return index
+    }
+
+    func found(_ count: Int, last: UInt16, request: Outstanding, at: RecordRef, connection c: Connection) {
+        guard let d = request.discovery else { return }
+        c.discoveries[d].found += count
+        c.discoveries[d].last = at
+        if last >= request.endHandle || last == 0xFFFF { c.discoveries[d].completed = true }
+    }
+
+    mutating func activity(_ kind: ActivityKind, handle: UInt16, sent: Bool, bytes: Int, at: RecordRef,
+                           connection c: Connection) {
+        let key = RunKey(kind: kind, handle: handle, sent: sent)
+        if let i = openRuns[key], at.timestamp - c.runs[i].last.timestamp <= options.activityRunGap {
+            c.runs[i].add(at: at, bytes: bytes)
+            return
+        }
+        var run = ActivityRun(kind: kind, handle: handle, sent: sent, at: at)
+        run.add(at: at, bytes: bytes)
+        c.runs.append(run)
+        openRuns[key] = c.runs.count - 1
+        c.append(TimelineEvent(at: at, kind: .activity(c.runs.count - 1)), limit: options.maximumEventsPerConnection)
+    }
+
+    /// A Write to a Client Characteristic Configuration descriptor: known from discovery, or — when the GATT
+    /// database was not discovered in this capture — a 2-byte value 0…3 to a handle that is no known value.
+    func cccdWrite(handle: UInt16, value: UnsafeRawBufferPointer, connection c: Connection) -> UInt16? {
+        guard value.count == 2 else { return nil }
+        let v = UInt16(value[0]) | UInt16(value[1]) << 8
+        if c.gatt.isCCCD(handle) { return v }
+        guard v <= 3, c.gatt.descriptor(handle) == nil, c.gatt.characteristic(valueHandle: handle) == nil,
+              c.gatt.characteristics.isEmpty
+        else { return nil }
+        return v
+    }
+
+    func subscribe(cccdHandle: UInt16, value: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
+        c.gatt.cccdValues[cccdHandle] = value
+        c.usage[cccdHandle, default: AttributeUsage()].writeRequests += 1
+        let valueHandle = c.gatt.characteristic(containing: cccdHandle)?.valueHandle
+        c.append(TimelineEvent(at: at, kind: .subscription(cccdHandle: cccdHandle, valueHandle: valueHandle,
+                                                            value: value, sent: sent)),
+                 limit: options.maximumEventsPerConnection)
+    }
+
+    func record(value: UnsafeRawBufferPointer, handle: UInt16, at: RecordRef, connection c: Connection) {
+        c.usage[handle, default: AttributeUsage()].lastValue = Array(value.prefix(AttributeUsage.keptValueBytes))
+        c.usage[handle, default: AttributeUsage()].lastValueAt = at
+    }
+
+    func unanswered(_ request: Outstanding, waited: Duration, timedOut: Bool, connection c: Connection) {
+        if timedOut { c.transactions.timeouts += 1 } else { c.transactions.unansweredAtEnd += 1 }
+        c.append(TimelineEvent(at: request.at, kind: .attTimeout(request: request.opcode, handle: request.handle,
+                                                                  waited: waited, timedOut: timedOut)),
+                 limit: options.maximumEventsPerConnection)
+    }
+
+    /// The link ended (or the capture did): requests still waiting are timeouts or unanswered.
+    mutating func finish(at end: RecordRef?, connection c: Connection) {
+        for request in outstanding.values.sorted(by: { $0.at < $1.at }) {
+            let waited = (end?.timestamp ?? request.at.timestamp) - request.at.timestamp
+            unanswered(request, waited: waited, timedOut: waited >= options.attTimeout, connection: c)
+        }
+        outstanding.removeAll()
+        outstandingIndications.removeAll()
+        openRuns.removeAll()
+        if let last = c.lastATT, let end, end.timestamp - last.timestamp >= options.idleGap {
+            c.append(TimelineEvent(at: last, kind: .idle(until: end)), limit: options.maximumEventsPerConnection)
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import BTWire
+import BTCapture
+import BTDecode
+
+/// The transport of a link.
+public enum LinkTransport: String, Sendable {
+    case le
+    case brEdr = "br/edr"
+    /// A BR/EDR synchronous (SCO/eSCO) link for voice.
+    case sco
+    /// The capture started mid-connection and nothing showed which.
+    case unknown
+}
+
+/// Our side's role on an LE link.
+public enum ConnectionRole: String, Sendable {
+    case central, peripheral, unknown
+}
+
+/// LE connection parameters in HCI units (interval ×1.25 ms, timeout ×10 ms).
+public struct ConnectionParameters: Equatable, Sendable {
+    public var interval: UInt16
+    public var latency: UInt16
+    public var supervisionTimeout: UInt16
+
+    public init(interval: UInt16, latency: UInt16, supervisionTimeout: UInt16) {
+        self.interval = interval
+        self.latency = latency
+        self.supervisionTimeout = supervisionTimeout
+    }
+
+    public var intervalMilliseconds: Double { HCIUnits.intervalToMilliseconds(interval) }
+    public var supervisionTimeoutMilliseconds: Double { HCIUnits.timeoutToMilliseconds(supervisionTimeout) }
+    public var description: String {
+        "interval \(Format.ms(intervalMilliseconds)) ms latency \(latency) timeout \(Format.ms(supervisionTimeoutMilliseconds)) ms"
+    }
+}
+
+/// How the app used one attribute on a connection.
+public struct AttributeUsage: Sendable, Equatable {
+    public var reads = 0
+    public var readBlobs = 0
+    public var writeRequests = 0
+    public var writeCommands = 0
+    public var preparedWrites = 0
+    public var notifications = 0
+    public var indications = 0
+    public var errors = 0
+    /// Last value seen (read response, notification, write), first 64 bytes.
+    public var lastValue: [UInt8]?
+    public var lastValueAt: RecordRef?
+
+    public var total: Int { reads + readBlobs + writeRequests + writeCommands + preparedWrites + notifications + indications }
+    public static let keptValueBytes = 64
+}
+
+/// One link from its Connection Complete (or first packet) to its Disconnection Complete (or the capture's end).
+/// A class: trackers update it in place while the capture is read, and reports share it afterwards.
+public final class Connection: @unchecked Sendable {
+    /// 1-based order of appearance in the capture.
+    public let id: Int
+    public let controller: UInt16
+    public let handle: UInt16
+    public internal(set) var transport: LinkTransport
+    public internal(set) var role: ConnectionRole = .unknown
+    public internal(set) var peerAddress: BDAddr?
+    public internal(set) var peerAddressType: AddressType?
+    public internal(set) var start: RecordRef
+    /// The capture began after this link was set up; `start` is its first packet.
+    public internal(set) var implicitStart: Bool
+    public internal(set) var end: RecordRef?
+    /// Disconnection Complete's reason; nil while open or when the link ended by a reset or the capture's end.
+    public internal(set) var disconnectReason: HCIStatus?
+    /// The host sent HCI Disconnect for this link.
+    public internal(set) var disconnectRequestedLocally = false
+    /// Parameters at connection time and now.
+    public internal(set) var initialParameters: ConnectionParameters?
+    public internal(set) var parameters: ConnectionParameters?
+    public internal(set) var encrypted = false
+    /// Effective ATT MTU (23 until an exchange).
+    public internal(set) var mtu = ATTSession.defaultMTU
+    /// Scanning / advertising was on when the link came up.
+    public internal(set) var scanningAtConnect = false
+    public internal(set) var advertisingAtConnect = false
+    public internal(set) var gatt = GATTDatabase()
+    /// Per attribute handle.
+    public internal(set) var usage: [UInt16: AttributeUsage] = [:]
+    public internal(set) var events: [TimelineEvent] = []
+    /// Events not kept because of `maximumEventsPerConnection`.
+    public internal(set) var droppedEvents = 0
+    /// Activity runs referenced by `.activity` events.
+    public internal(set) var runs: [ActivityRun] = []
+    /// Discovery procedures referenced by `.discovery` events.
+    public internal(set) var discoveries: [DiscoveryProcedure] = []
+    public internal(set) var transactions = TransactionStatistics()
+    public internal(set) var firstATT: RecordRef?
+    public internal(set) var lastATT: RecordRef?
+    /// ATT PDUs by opcode.
+    public internal(set) var attCounts: [UInt8: Int] = [:]
+    /// Packets and bytes of ACL data each way.
+    public internal(set) var aclPacketsSent = 0
+    public internal(set) var aclPacketsReceived = 0
+
+    var session: ATTSession
+
+    init(id: Int, controller: UInt16, handle: UInt16, transport: LinkTransport, start: RecordRef, implicitStart: Bool,
+         options: TrackerOptions) {
+        self.id = id
+        self.controller = controller
+        self.handle = handle
+        self.transport = transport
+        self.start = start
+        self.implicitStart = implicitStart
+        self.session = ATTSession(options: options)
+    }
+
+    public var isOpen: Bool { end == nil }
+
+    /// Duration until `end`, or until `captureEnd` when still open.
+    public func duration(captureEnd: Timestamp?) -> Duration? {
+        guard let endTime = end?.timestamp ?? captureEnd else { return nil }
+        return endTime - start.timestamp
+    }
+
+    func append(_ event: TimelineEvent, limit: Int) {
+        if events.count < limit { events.append(event) } else { droppedEvents += 1 }
+    }
+
+    /// The GATT characteristic whose value or descriptors contain `handle`.
+    public func characteristic(containing handle: UInt16) -> GATTCharacteristic? { gatt.characteristic(containing: handle) }
+}
+
+/// Request/response latency and outcome counts.
+public struct TransactionStatistics: Sendable, Equatable {
+    public var completed = 0
+    public var errors = 0
+    public var timeouts = 0
+    /// Unanswered when the link ended, before 30 s had passed.
+    public var unansweredAtEnd = 0
+    /// Responses without a request (capture started mid-transaction, or a misbehaving peer).
+    public var unsolicitedResponses = 0
+    public var totalLatency: Duration = .zero
+    public var maximumLatency: Duration = .zero
+
+    public var meanLatency: Duration? { completed + errors > 0 ? totalLatency / (completed + errors) : nil }
+}

@@ -1,0 +1,127 @@
+import BTWire
+import BTCapture
+import BTDecode
+
+/// One entry of a connection's timeline. Dense ATT traffic is summarised as activity runs and discovery
+/// procedures, referenced by index, so a timeline stays readable and bounded.
+public struct TimelineEvent: Sendable {
+    public var at: RecordRef
+    public var kind: Kind
+
+    public enum ParameterSource: String, Sendable {
+        /// HCI LE Connection Update from our host.
+        case host
+        /// L2CAP Connection Parameter Update Request from the peripheral.
+        case l2capRequest = "l2cap-request"
+        /// LE Remote Connection Parameter Request (link-layer procedure started by the peer).
+        case remoteRequest = "remote-request"
+    }
+
+    public enum Kind: Sendable {
+        case connected(parameters: ConnectionParameters?)
+        /// MTU exchange: the client's and server's Rx MTU; effective = the smaller.
+        case mtuExchange(client: Int, server: Int?)
+        case parametersRequested(ConnectionParameterRange, source: ParameterSource)
+        case parameterRequestAnswered(accepted: Bool)
+        case parametersChanged(ConnectionParameters)
+        case phyChanged(tx: UInt8, rx: UInt8)
+        case dataLengthChanged(maxTxOctets: UInt16, maxRxOctets: UInt16)
+        case encryptionChanged(enabled: Bool, status: HCIStatus)
+        /// An SMP PDU (pairing steps, key distribution, failure).
+        case pairing(code: SMPCode, sent: Bool, detail: String)
+        /// Index into `Connection.discoveries`.
+        case discovery(Int)
+        /// CCCD write: notifications/indications on or off for a characteristic value handle.
+        case subscription(cccdHandle: UInt16, valueHandle: UInt16?, value: UInt16, sent: Bool)
+        /// Index into `Connection.runs`.
+        case activity(Int)
+        case attError(request: ATTOpcode, handle: UInt16, error: ATTErrorCode)
+        /// A request not answered within the ATT timeout (or when the link ended, `timedOut` false).
+        case attTimeout(request: ATTOpcode, handle: UInt16?, waited: Duration, timedOut: Bool)
+        /// No ATT traffic between `at` and `until`.
+        case idle(until: RecordRef)
+        case disconnected(reason: HCIStatus?, locallyRequested: Bool)
+        /// The controller was reset or removed with the link up.
+        case closedByReset
+    }
+}
+
+/// What kind of ATT operation a run counts.
+public enum ActivityKind: String, Sendable, CaseIterable {
+    case read, readBlob = "read-blob", readMultiple = "read-multiple", readByType = "read-by-type"
+    case write, writeCommand = "write-command", signedWrite = "signed-write", preparedWrite = "prepared-write"
+    case notification, indication
+
+    public var pastTense: String {
+        switch self {
+        case .read: "reads"
+        case .readBlob: "blob reads"
+        case .readMultiple: "multiple reads"
+        case .readByType: "reads by type"
+        case .write: "writes"
+        case .writeCommand: "writes without response"
+        case .signedWrite: "signed writes"
+        case .preparedWrite: "prepared writes"
+        case .notification: "notifications"
+        case .indication: "indications"
+        }
+    }
+}
+
+/// Consecutive ATT operations of one kind on one handle, with timing statistics for rate and regularity.
+public struct ActivityRun: Sendable {
+    public var kind: ActivityKind
+    public var handle: UInt16
+    /// Who sent the operations (`true`: our host).
+    public var sent: Bool
+    public var count = 0
+    public var first: RecordRef
+    public var last: RecordRef
+    public var bytes = 0
+    /// Records of the first few operations, to cite.
+    public var records: [RecordRef] = []
+    var sumInterval: Double = 0
+    var sumSquaredInterval: Double = 0
+
+    public static let citedRecords = 8
+
+    init(kind: ActivityKind, handle: UInt16, sent: Bool, at: RecordRef) {
+        self.kind = kind
+        self.handle = handle
+        self.sent = sent
+        self.first = at
+        self.last = at
+    }
+
+    mutating func add(at: RecordRef, bytes: Int) {
+        if count > 0 {
+            let gap = (at.timestamp - last.timestamp).seconds
+            sumInterval += gap
+            sumSquaredInterval += gap * gap
+        }
+        count += 1
+        self.bytes += bytes
+        last = at
+        if records.count < Self.citedRecords { records.append(at) }
+    }
+
+    /// Mean seconds between operations.
+    public var meanInterval: Double? { count > 1 ? sumInterval / Double(count - 1) : nil }
+    /// Operations per second over the run.
+    public var rate: Double? { meanInterval.map { $0 > 0 ? 1 / $0 : 0 } }
+    /// Coefficient of variation of the intervals: near 0 for a timer-driven (polling) pattern.
+    public var intervalVariation: Double? {
+        guard count > 2, let mean = meanInterval, mean > 0 else { return nil }
+        let n = Double(count - 1)
+        let variance = max(0, sumSquaredInterval / n - mean * mean)
+        return variance.squareRoot() / mean
+    }
+}
+
+extension Duration {
+    /// Seconds as a Double.
+    public var seconds: Double {
+        let (s, atto) = components
+        return Double(s) + Double(atto) / 1e18
+    }
+}

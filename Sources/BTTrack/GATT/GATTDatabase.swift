@@ -1,0 +1,148 @@
+import BTWire
+import BTDecode
+
+public struct GATTService: Sendable, Equatable {
+    public var startHandle: UInt16
+    public var endHandle: UInt16
+    public var uuid: BluetoothUUID
+    public var isPrimary: Bool
+    public var name: String { GATTNames.uuid(uuid) }
+}
+
+public struct GATTInclude: Sendable, Equatable {
+    public var handle: UInt16
+    public var startHandle: UInt16
+    public var endHandle: UInt16
+    public var uuid: BluetoothUUID?
+}
+
+public struct GATTCharacteristic: Sendable, Equatable {
+    public var declarationHandle: UInt16
+    public var valueHandle: UInt16
+    public var properties: CharacteristicProperties
+    public var uuid: BluetoothUUID
+    /// Last handle of the characteristic (its last descriptor): the next declaration − 1 or the service end.
+    public var endHandle: UInt16
+    public var name: String { GATTNames.uuid(uuid) }
+    public var canNotify: Bool { properties.contains(.notify) || properties.contains(.indicate) }
+}
+
+public struct GATTDescriptor: Sendable, Equatable {
+    public var handle: UInt16
+    public var uuid: BluetoothUUID
+    public var isCCCD: Bool { uuid == .clientCharacteristicConfiguration }
+}
+
+/// The part of a peer's GATT database that discovery revealed, rebuilt from the responses seen.
+/// Kept sorted by handle; bounded by `maximumEntries`.
+public struct GATTDatabase: Sendable {
+    public private(set) var services: [GATTService] = []
+    public private(set) var includes: [GATTInclude] = []
+    public private(set) var characteristics: [GATTCharacteristic] = []
+    public private(set) var descriptors: [GATTDescriptor] = []
+    /// Last value written to each CCCD (0 off, 1 notify, 2 indicate).
+    public internal(set) var cccdValues: [UInt16: UInt16] = [:]
+    /// Copied from an earlier connection to the same peer that did discover (the OS cached it).
+    public internal(set) var inheritedFrom: Int?
+
+    public static let maximumEntries = 4096
+
+    public init() {}
+
+    public var isEmpty: Bool { services.isEmpty && characteristics.isEmpty && descriptors.isEmpty }
+    var entryCount: Int { services.count + includes.count + characteristics.count + descriptors.count }
+
+    mutating func addService(start: UInt16, end: UInt16, uuid: BluetoothUUID, primary: Bool) {
+        guard entryCount < Self.maximumEntries else { return }
+        if let i = services.firstIndex(where: { $0.startHandle == start }) {
+            services[i] = GATTService(startHandle: start, endHandle: end, uuid: uuid, isPrimary: primary)
+            return
+        }
+        services.append(GATTService(startHandle: start, endHandle: end, uuid: uuid, isPrimary: primary))
+        services.sort { $0.startHandle < $1.startHandle }
+        recomputeEnds()
+    }
+
+    mutating func addInclude(_ include: GATTInclude) {
+        guard entryCount < Self.maximumEntries, !includes.contains(where: { $0.handle == include.handle }) else { return }
+        includes.append(include)
+        includes.sort { $0.handle < $1.handle }
+    }
+
+    mutating func addCharacteristic(declarationHandle: UInt16, _ declaration: CharacteristicDeclaration) {
+        guard entryCount < Self.maximumEntries else { return }
+        let c = GATTCharacteristic(declarationHandle: declarationHandle, valueHandle: declaration.valueHandle,
+                                   properties: declaration.properties, uuid: declaration.uuid, endHandle: 0xFFFF)
+        if let i = characteristics.firstIndex(where: { $0.declarationHandle == declarationHandle }) {
+            characteristics[i] = c
+        } else {
+            characteristics.append(c)
+            characteristics.sort { $0.declarationHandle < $1.declarationHandle }
+        }
+        recomputeEnds()
+    }
+
+    mutating func addDescriptor(handle: UInt16, uuid: BluetoothUUID) {
+        guard entryCount < Self.maximumEntries else { return }
+        // Find Information over a wide range also returns declarations and values: keep descriptors only.
+        if uuid == .primaryService || uuid == .secondaryService || uuid == .include || uuid == .characteristic { return }
+        if characteristics.contains(where: { $0.valueHandle == handle }) { return }
+        if let i = descriptors.firstIndex(where: { $0.handle == handle }) {
+            descriptors[i].uuid = uuid
+            return
+        }
+        descriptors.append(GATTDescriptor(handle: handle, uuid: uuid))
+        descriptors.sort { $0.handle < $1.handle }
+    }
+
+    /// A characteristic ends where the next one (or its service) starts.
+    mutating func recomputeEnds() {
+        for i in characteristics.indices {
+            let declaration = characteristics[i].declarationHandle
+            var end = service(containing: declaration)?.endHandle ?? 0xFFFF
+            if i + 1 < characteristics.count {
+                end = min(end, characteristics[i + 1].declarationHandle &- 1)
+            }
+            characteristics[i].endHandle = max(end, characteristics[i].valueHandle)
+        }
+    }
+
+    public func service(containing handle: UInt16) -> GATTService? {
+        services.last { $0.startHandle <= handle && handle <= $0.endHandle }
+    }
+
+    /// The characteristic whose declaration, value or descriptors contain `handle`.
+    public func characteristic(containing handle: UInt16) -> GATTCharacteristic? {
+        characteristics.last { $0.declarationHandle <= handle && handle <= $0.endHandle }
+    }
+
+    public func characteristic(valueHandle: UInt16) -> GATTCharacteristic? {
+        characteristics.first { $0.valueHandle == valueHandle }
+    }
+
+    public func descriptor(_ handle: UInt16) -> GATTDescriptor? { descriptors.first { $0.handle == handle } }
+
+    public func descriptors(of c: GATTCharacteristic) -> [GATTDescriptor] {
+        descriptors.filter { $0.handle > c.valueHandle && $0.handle <= c.endHandle }
+    }
+
+    public func characteristics(of s: GATTService) -> [GATTCharacteristic] {
+        characteristics.filter { $0.declarationHandle >= s.startHandle && $0.declarationHandle <= s.endHandle }
+    }
+
+    /// Whether `handle` is a Client Characteristic Configuration descriptor.
+    public func isCCCD(_ handle: UInt16) -> Bool { descriptor(handle)?.isCCCD ?? false }
+
+    /// A readable name for an attribute handle: "Heart Rate Measurement (2a37)", "CCCD of Heart Rate
+    /// Measurement (2a37)", or nil when discovery did not reveal it.
+    public func name(of handle: UInt16) -> String? {
+        if let s = services.first(where: { $0.startHandle == handle }) { return "service " + s.name }
+        guard let c = characteristic(containing: handle) else { return nil }
+        if handle == c.valueHandle { return c.name }
+        if handle == c.declarationHandle { return "declaration of " + c.name }
+        if let d = descriptor(handle) {
+            return (d.isCCCD ? "CCCD" : GATTNames.uuid(d.uuid)) + " of " + c.name
+        }
+        return nil
+    }
+}
