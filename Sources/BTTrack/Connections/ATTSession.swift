@@ -152,13 +152,20 @@ struct ATTSession {
 
         switch pdu {
         case .errorResponse(let requestOpcode, let handle, let error):
-            c.transactions.errors += 1
             if let d = request.discovery {
-                // Attribute Not Found ends a discovery procedure normally.
+                // Attribute Not Found ends a discovery procedure normally: not an error.
                 c.discoveries[d].last = at
-                if error == .attributeNotFound { c.discoveries[d].completed = true; return }
+                if error == .attributeNotFound {
+                    c.discoveries[d].completed = true
+                    c.transactions.completed += 1
+                    return
+                }
             }
-            if requestOpcode == .readByTypeRequest && error == .attributeNotFound { return }
+            if requestOpcode == .readByTypeRequest && error == .attributeNotFound {
+                c.transactions.completed += 1
+                return
+            }
+            c.transactions.errors += 1
             c.usage[handle, default: AttributeUsage()].errors += 1
             c.append(TimelineEvent(at: at, kind: .attError(request: requestOpcode, handle: handle, error: error)),
                      limit: options.maximumEventsPerConnection)

@@ -50,6 +50,8 @@ public struct AttributeUsage: Sendable, Equatable {
     public var lastValue: [UInt8]?
     public var lastValueAt: RecordRef?
 
+    public init() {}
+
     public var total: Int { reads + readBlobs + writeRequests + writeCommands + preparedWrites + notifications + indications }
     public static let keptValueBytes = 64
 }
@@ -124,6 +126,12 @@ public final class Connection: @unchecked Sendable {
 
     func append(_ event: TimelineEvent, limit: Int) {
         if events.count < limit { events.append(event) } else { droppedEvents += 1 }
+    }
+
+    /// Events found late (timeouts, idle gaps) go to their place in time; equal records keep their order.
+    func sortEvents() {
+        events = events.enumerated().sorted { ($0.element.at.number, $0.offset) < ($1.element.at.number, $1.offset) }
+            .map(\.element)
     }
 
     /// The GATT characteristic whose value or descriptors contain `handle`.

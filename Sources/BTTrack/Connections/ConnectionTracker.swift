@@ -50,6 +50,7 @@ public struct ConnectionTracker {
 
     mutating func close(_ c: Connection, at: RecordRef?, reason: HCIStatus?, event: TimelineEvent.Kind?) {
         c.session.finish(at: at, connection: c)
+        c.sortEvents()
         c.end = at
         c.disconnectReason = reason
         if let event, let at { c.append(TimelineEvent(at: at, kind: event), limit: options.maximumEventsPerConnection) }
@@ -248,6 +249,7 @@ public struct ConnectionTracker {
     mutating func finish(at last: RecordRef?) -> (connections: [Connection], failed: [FailedConnection], dropped: Int) {
         for c in open.values.sorted(by: { $0.id < $1.id }) {
             c.session.finish(at: last, connection: c)
+            c.sortEvents()
             open[Self.key(c.controller, c.handle)] = nil
             if finished.count < options.maximumConnections { finished.append(c) } else { dropped += 1 }
         }

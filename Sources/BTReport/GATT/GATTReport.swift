@@ -1,0 +1,165 @@
+import BTWire
+import BTCapture
+import BTDecode
+import BTTrack
+
+/// `btlens gatt`: the GATT tree per peer, as discovery revealed it, with what the app did with each
+/// characteristic over all connections to that peer.
+public enum GATTReport {
+    /// One peer: the connections to it and the database of the latest that discovered (or inherited) one.
+    public struct Peer {
+        public var label: String
+        public var address: BDAddr?
+        public var connections: [Connection]
+        public var database: GATTDatabase
+        public var usage: [UInt16: AttributeUsage]
+        public var cccd: [UInt16: UInt16]
+    }
+
+    public static func peers(_ model: CaptureModel) -> [Peer] {
+        var order: [String] = []
+        var byKey: [String: Peer] = [:]
+        for c in model.connections where c.transport != .sco && (c.firstATT != nil || !c.gatt.isEmpty) {
+            let key = c.peerAddress?.description ?? "connection #\(c.id)"
+            var peer = byKey[key] ?? Peer(label: key, address: c.peerAddress, connections: [], database: GATTDatabase(),
+                                          usage: [:], cccd: [:])
+            if byKey[key] == nil { order.append(key) }
+            peer.connections.append(c)
+            if !c.gatt.isEmpty && (peer.database.isEmpty || c.gatt.inheritedFrom == nil) { peer.database = c.gatt }
+            for (handle, u) in c.usage { peer.usage[handle] = merge(peer.usage[handle], u) }
+            for (handle, v) in c.gatt.cccdValues { peer.cccd[handle] = v }
+            byKey[key] = peer
+        }
+        return order.compactMap { byKey[$0] }
+    }
+
+    static func merge(_ a: AttributeUsage?, _ b: AttributeUsage) -> AttributeUsage {
+        guard var a else { return b }
+        a.reads += b.reads; a.readBlobs += b.readBlobs; a.writeRequests += b.writeRequests
+        a.writeCommands += b.writeCommands; a.preparedWrites += b.preparedWrites
+        a.notifications += b.notifications; a.indications += b.indications; a.errors += b.errors
+        if let v = b.lastValue { a.lastValue = v; a.lastValueAt = b.lastValueAt }
+        return a
+    }
+
+    /// "read 9×, notified 60×, subscribed (notify)".
+    static func usageText(_ u: AttributeUsage?, cccdState: UInt16?) -> String {
+        var parts: [String] = []
+        if let u {
+            if u.reads + u.readBlobs > 0 { parts.append("read \(u.reads)×" + (u.readBlobs > 0 ? " (+\(u.readBlobs) blob)" : "")) }
+            if u.writeRequests > 0 { parts.append("written \(u.writeRequests)×") }
+            if u.writeCommands > 0 { parts.append("written without response \(u.writeCommands)×") }
+            if u.preparedWrites > 0 { parts.append("prepared writes \(u.preparedWrites)×") }
+            if u.notifications > 0 { parts.append("notified \(u.notifications)×") }
+            if u.indications > 0 { parts.append("indicated \(u.indications)×") }
+            if u.errors > 0 { parts.append(u.errors == 1 ? "1 error" : "\(u.errors) errors") }
+        }
+        if let cccdState { parts.append(cccdState == 0 ? "unsubscribed" : "subscribed (\(cccdState & 2 != 0 ? "indicate" : "notify"))") }
+        return parts.isEmpty ? "unused" : parts.joined(separator: ", ")
+    }
+
+    static func cccdState(of c: GATTCharacteristic, in peer: Peer) -> UInt16? {
+        for d in peer.database.descriptors(of: c) where d.isCCCD { if let v = peer.cccd[d.handle] { return v } }
+        return nil
+    }
+
+    /// Handles the app used that discovery did not reveal.
+    static func otherHandles(_ peer: Peer) -> [UInt16] {
+        peer.usage.keys.filter { h in
+            peer.database.characteristic(valueHandle: h) == nil && peer.database.descriptor(h) == nil
+        }.sorted()
+    }
+
+    // MARK: Text
+
+    public static func text(file: String, model: CaptureModel) -> String {
+        var out = [file]
+        let list = peers(model)
+        if list.isEmpty { out.append("  no GATT traffic in this capture") }
+        for peer in list {
+            out.append("")
+            let ids = peer.connections.map { "#\($0.id)" }.joined(separator: ", ")
+            var head = "Peer \(peer.label)  connections \(ids)"
+            if let from = peer.database.inheritedFrom { head += "  (database cached from connection #\(from))" }
+            if peer.database.isEmpty { head += "  (no discovery seen: handles only)" }
+            out.append(head)
+            for s in peer.database.services {
+                out.append("  \(s.isPrimary ? "Service" : "Secondary service") \(s.name)  \(Hex.u16(s.startHandle))-\(Hex.u16(s.endHandle))")
+                for c in peer.database.characteristics(of: s) {
+                    let u = peer.usage[c.valueHandle]
+                    out.append("    \(c.name)  value \(Hex.u16(c.valueHandle))  [\(c.properties)]  \(usageText(u, cccdState: cccdState(of: c, in: peer)))")
+                    if let v = u?.lastValue { out.append("      last value: " + CharacteristicValue.describe(v, uuid: c.uuid)) }
+                    for d in peer.database.descriptors(of: c) {
+                        let name = d.isCCCD ? "Client Characteristic Configuration" : GATTNames.uuid(d.uuid)
+                        let du = peer.usage[d.handle]
+                        out.append("      \(name)  \(Hex.u16(d.handle))" + (du.map { "  " + usageText($0, cccdState: nil) } ?? ""))
+                    }
+                }
+            }
+            let others = otherHandles(peer)
+            if !others.isEmpty {
+                out.append("  Handles used outside the discovered database:")
+                for h in others {
+                    out.append("    \(Hex.u16(h))  \(usageText(peer.usage[h], cccdState: peer.cccd[h]))" +
+                               (peer.usage[h]?.lastValue.map { "  last " + CharacteristicValue.generic($0) } ?? ""))
+                }
+            }
+        }
+        return out.joined(separator: "\n")
+    }
+
+    // MARK: JSON
+
+    static func usageJSON(_ u: AttributeUsage?, cccdState: UInt16?) -> JSONValue {
+        let u = u ?? AttributeUsage()
+        return .object([
+            ("reads", .int(u.reads)), ("read_blobs", .int(u.readBlobs)), ("write_requests", .int(u.writeRequests)),
+            ("write_commands", .int(u.writeCommands)), ("prepared_writes", .int(u.preparedWrites)),
+            ("notifications", .int(u.notifications)), ("indications", .int(u.indications)), ("errors", .int(u.errors)),
+            ("subscribed", cccdState.map { .string($0 == 0 ? "off" : $0 & 2 != 0 ? "indicate" : "notify") } ?? .null),
+        ])
+    }
+
+    static func valueJSON(_ v: [UInt8]?, uuid: BluetoothUUID?) -> JSONValue {
+        guard let v else { return .null }
+        return .object([("hex", .string(Hex.string(v))), ("decoded", .string(CharacteristicValue.describe(v, uuid: uuid)))])
+    }
+
+    public static func json(file: String, model: CaptureModel) -> JSONValue {
+        .object([
+            ("file", .string(file)),
+            ("peers", .array(peers(model).map { peer in
+                .object([
+                    ("peer_address", peer.address.map { .string($0.description) } ?? .null),
+                    ("connections", .array(peer.connections.map { .int($0.id) })),
+                    ("inherited_from", peer.database.inheritedFrom.map { .int($0) } ?? .null),
+                    ("services", .array(peer.database.services.map { s in
+                        .object([
+                            ("start_handle", .string(Hex.u16(s.startHandle))), ("end_handle", .string(Hex.u16(s.endHandle))),
+                            ("uuid", .string(s.uuid.description)), ("name", s.uuid.name.map { .string($0) } ?? .null),
+                            ("primary", .bool(s.isPrimary)),
+                            ("characteristics", .array(peer.database.characteristics(of: s).map { c in
+                                .object([
+                                    ("declaration_handle", .string(Hex.u16(c.declarationHandle))),
+                                    ("value_handle", .string(Hex.u16(c.valueHandle))),
+                                    ("uuid", .string(c.uuid.description)), ("name", c.uuid.name.map { .string($0) } ?? .null),
+                                    ("properties", .array(c.properties.names.map { .string($0) })),
+                                    ("descriptors", .array(peer.database.descriptors(of: c).map { d in
+                                        .object([("handle", .string(Hex.u16(d.handle))), ("uuid", .string(d.uuid.description)),
+                                                 ("name", d.uuid.name.map { .string($0) } ?? .null)])
+                                    })),
+                                    ("usage", usageJSON(peer.usage[c.valueHandle], cccdState: cccdState(of: c, in: peer))),
+                                    ("last_value", valueJSON(peer.usage[c.valueHandle]?.lastValue, uuid: c.uuid)),
+                                ])
+                            })),
+                        ])
+                    })),
+                    ("other_handles", .array(otherHandles(peer).map { h in
+                        .object([("handle", .string(Hex.u16(h))), ("usage", usageJSON(peer.usage[h], cccdState: peer.cccd[h])),
+                                 ("last_value", valueJSON(peer.usage[h]?.lastValue, uuid: nil))])
+                    })),
+                ])
+            })),
+        ])
+    }
+}

@@ -1,0 +1,162 @@
+import BTWire
+import BTCapture
+import BTDecode
+import BTTrack
+
+/// `btlens timeline`: per connection, in time order, its phases and events; scans and own advertising as lanes.
+public enum TimelineReport {
+    // MARK: JSON
+
+    public static func json(file: String, model: CaptureModel, connectionFilter: Int? = nil) -> JSONValue {
+        let connections = model.connections.filter { connectionFilter == nil || $0.id == connectionFilter }
+        return .object([
+            ("file", .string(file)),
+            ("first_timestamp", model.firstTimestamp.map { .number($0.decimalString()) } ?? .null),
+            ("last_timestamp", model.lastTimestamp.map { .number($0.decimalString()) } ?? .null),
+            ("connections", .array(connections.map { connectionJSON($0, model: model) })),
+            ("failed_connections", .array(model.failedConnections.map { f in
+                .object([("time", .number(f.at.timestamp.decimalString())), ("record", .int(f.at.number)),
+                         ("controller", .int(Int(f.at.controller))), ("status", .string(Hex.u8(f.status.rawValue))),
+                         ("status_name", .string(f.status.description)),
+                         ("peer_address", f.peerAddress.map { .string($0.description) } ?? .null),
+                         ("transport", .string(f.transport.rawValue))])
+            })),
+            ("scans", .array(model.scans.map(ScanSessionJSON.object))),
+            ("advertising", .array(model.ownAdvertising.map { a in
+                .object([("controller", .int(Int(a.controller))), ("set", .int(Int(a.setHandle))),
+                         ("start", .number(a.start.timestamp.decimalString())),
+                         ("end", a.end.map { .number($0.timestamp.decimalString()) } ?? .null),
+                         ("extended", .bool(a.isExtended)),
+                         ("connections_while_advertising", .int(a.connectionsWhileAdvertising.count))])
+            })),
+        ])
+    }
+
+    public static func connectionJSON(_ c: Connection, model: CaptureModel) -> JSONValue {
+        let duration = c.duration(captureEnd: model.lastTimestamp)
+        let t = c.transactions
+        return .object([
+            ("id", .int(c.id)),
+            ("handle", .string(Hex.u16(c.handle))),
+            ("controller", .int(Int(c.controller))),
+            ("transport", .string(c.transport.rawValue)),
+            ("peer_address", c.peerAddress.map { .string($0.description) } ?? .null),
+            ("peer_address_type", c.peerAddressType.map { .string($0.description) } ?? .null),
+            ("role", .string(c.role.rawValue)),
+            ("start", .number(c.start.timestamp.decimalString())),
+            ("end", c.end.map { .number($0.timestamp.decimalString()) } ?? .null),
+            ("duration_s", duration.map { .number(Format.ms(($0.seconds * 1000).rounded() / 1000)) } ?? .null),
+            ("disconnect_reason", c.disconnectReason.map { .string(Hex.u8($0.rawValue)) } ?? .null),
+            ("disconnect_reason_name", c.disconnectReason.map { .string($0.description) } ?? .null),
+            ("disconnect_requested_by_host", .bool(c.disconnectRequestedLocally)),
+            ("implicit_start", .bool(c.implicitStart)),
+            ("open", .bool(c.isOpen)),
+            ("start_record", .int(c.start.number)),
+            ("scanning_at_connect", .bool(c.scanningAtConnect)),
+            ("parameters", c.parameters.map(TimelineEventDescription.parametersJSON) ?? .null),
+            ("mtu", .int(c.mtu)),
+            ("encrypted", .bool(c.encrypted)),
+            ("gatt_inherited_from", c.gatt.inheritedFrom.map { .int($0) } ?? .null),
+            ("att", .object([
+                ("pdus", .int(c.attCounts.values.reduce(0, +))),
+                ("transactions", .int(t.completed + t.errors)),
+                ("errors", .int(t.errors)),
+                ("timeouts", .int(t.timeouts)),
+                ("unanswered_at_end", .int(t.unansweredAtEnd)),
+                ("mean_latency_ms", t.meanLatency.map { .number(Format.ms(TimelineEventDescription.ms($0))) } ?? .null),
+                ("max_latency_ms", .number(Format.ms(TimelineEventDescription.ms(t.maximumLatency)))),
+            ])),
+            ("events", .array(c.events.map { event in
+                let d = TimelineEventDescription.describe(event, in: c)
+                return .object([("time", .number(event.at.timestamp.decimalString())),
+                                ("offset_s", .number(Format.ms(((event.at.timestamp - c.start.timestamp).seconds * 1e6).rounded() / 1e6))),
+                                ("record", .int(event.at.number)), ("byte_offset", .int(Int(event.at.offset))),
+                                ("type", .string(d.type)), ("summary", .string(d.text))] + d.fields)
+            })),
+            ("dropped_events", .int(c.droppedEvents)),
+        ])
+    }
+
+    // MARK: Text
+
+    public static func text(file: String, model: CaptureModel, connectionFilter: Int? = nil, colored: Bool = false) -> String {
+        var out: [String] = []
+        let origin = model.firstTimestamp
+        func clock(_ t: Timestamp) -> String {
+            let utc = TimeFormat.utc(t, digits: 3)
+            let rel = origin.map { "+" + TimeFormat.seconds(t - $0, digits: 3) } ?? ""
+            return String(utc.dropFirst(11)) + " " + pad(rel, 10)
+        }
+        func bold(_ s: String) -> String { colored ? "\u{1B}[1m" + s + "\u{1B}[0m" : s }
+
+        out.append(bold(file))
+        if let first = model.firstTimestamp, let last = model.lastTimestamp {
+            out.append("  \(TimeFormat.utc(first, digits: 3)) → \(TimeFormat.utc(last, digits: 3)) UTC (\(TimeFormat.human(last - first)))")
+        }
+        if connectionFilter == nil {
+            for s in model.scans {
+                let end = s.end.map { clock($0.timestamp) } ?? "still on at the end"
+                let span = (s.end?.timestamp ?? model.lastTimestamp).map { TimeFormat.human($0 - s.start.timestamp) } ?? ""
+                out.append("")
+                out.append(bold("Scan") + "  hci\(s.controller)  \(s.isActive ? "active" : "passive") interval \(Format.ms(s.intervalMilliseconds)) ms window \(Format.ms(s.windowMilliseconds)) ms (duty \(Int((s.dutyCycle * 100).rounded())) %), duplicates \(s.filterDuplicates ? "filtered" : "NOT filtered")")
+                out.append("  \(clock(s.start.timestamp))  start → \(end) (\(span)), \(s.reports) reports from \(s.uniqueDevices) devices" + (s.connectionsWhileScanning.isEmpty ? "" : ", \(s.connectionsWhileScanning.count) connection(s) came up while scanning"))
+            }
+            for a in model.ownAdvertising {
+                let end = a.end.map { clock($0.timestamp) } ?? "still on at the end"
+                out.append("")
+                out.append(bold("Advertising") + "  hci\(a.controller) set \(a.setHandle)\(a.isExtended ? " (extended)" : "")")
+                out.append("  \(clock(a.start.timestamp))  start → \(end)" + (a.connectionsWhileAdvertising.isEmpty ? "" : ", \(a.connectionsWhileAdvertising.count) connection(s) came up while advertising"))
+            }
+            for f in model.failedConnections {
+                out.append("")
+                out.append(bold("Failed connection") + "  \(clock(f.at.timestamp))  \(f.peerAddress.map { "to \($0) " } ?? "")\(f.status) (\(Hex.u8(f.status.rawValue)))  [record \(f.at.number)]")
+            }
+        }
+        for c in model.connections where connectionFilter == nil || c.id == connectionFilter {
+            out.append("")
+            var head = "Connection #\(c.id)  handle \(Hex.u16(c.handle))  hci\(c.controller)  \(c.transport.rawValue)"
+            if c.role != .unknown { head += "  \(c.role.rawValue)" }
+            if let peer = c.peerAddress { head += "  peer \(peer)" + (c.peerAddressType.map { " (\($0))" } ?? "") }
+            out.append(bold(head))
+            if c.implicitStart { out.append("  (the capture starts mid-connection: first packet at record \(c.start.number))") }
+            for event in c.events {
+                let d = TimelineEventDescription.describe(event, in: c)
+                out.append("  \(clock(event.at.timestamp))  \(d.text)")
+            }
+            if c.droppedEvents > 0 { out.append("  … \(c.droppedEvents) more events not kept") }
+            out.append("  " + summaryLine(c, model: model))
+        }
+        if model.connections.isEmpty && model.scans.isEmpty && model.ownAdvertising.isEmpty {
+            out.append("")
+            out.append("no connections, scans or advertising in this capture")
+        }
+        return out.joined(separator: "\n")
+    }
+
+    static func summaryLine(_ c: Connection, model: CaptureModel) -> String {
+        var parts: [String] = []
+        if let d = c.duration(captureEnd: model.lastTimestamp) { parts.append("\(c.isOpen ? "open for" : "lasted") \(TimeFormat.human(d))") }
+        if c.isOpen { parts.append("still open at the end of the capture") }
+        if let first = c.firstATT { parts.append("first ATT after \(TimeFormat.human(first.timestamp - c.start.timestamp))") }
+        let discovery = c.discoveries
+        if let f = discovery.first, let l = discovery.map(\.last).max() {
+            parts.append("discovery \(TimeFormat.human(l.timestamp - f.first.timestamp))")
+        }
+        let t = c.transactions
+        let pdus = c.attCounts.values.reduce(0, +)
+        if pdus > 0 {
+            var att = "ATT \(pdus) PDUs, \(t.completed + t.errors) transactions"
+            if let mean = t.meanLatency { att += " (mean \(Format.ms(TimelineEventDescription.ms(mean))) ms)" }
+            if t.errors > 0 { att += ", \(t.errors) errors" }
+            if t.timeouts > 0 { att += ", \(t.timeouts) timeouts" }
+            parts.append(att)
+        }
+        if c.mtu != 23 { parts.append("MTU \(c.mtu)") }
+        if let inherited = c.gatt.inheritedFrom { parts.append("GATT cached from connection #\(inherited)") }
+        return parts.joined(separator: "; ")
+    }
+
+    static func pad(_ s: String, _ width: Int) -> String {
+        s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import BTCapture
+import BTTrack
+import BTReport
+
+/// Runs the tracking pipeline over one capture, with progress and the one-line error form.
+enum Tracking {
+    static func model(_ path: String) throws -> CaptureModel {
+        guard let capture = CaptureInput.open(path) else { throw ExitStatus.inputUnreadable }
+        var progress = Progress(label: path, total: fileSize(path))
+        var collector = TrackingCollector(progress: { progress.update($0) })
+        let model = try capture.accept(&collector)
+        progress.finish()
+        CaptureInput.reportIssues(path, capture.issues)
+        return model
+    }
+
+    static func displayName(_ path: String) -> String {
+        path == "-" ? "-" : String(path.split(separator: "/").last ?? Substring(path))
+    }
+}
+
+struct TimelineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timeline",
+        abstract: "Per-connection timelines: connect, MTU, pairing, discovery, subscriptions, traffic, parameter changes, idle gaps, disconnect.",
+        discussion: """
+            Each connection is listed in time order with absolute (UTC) and relative times. Dense ATT traffic is \
+            summarised in runs (e.g. "60 notifications Heart Rate Measurement at 1 Hz"); discovery procedures are \
+            shown with what they asked for and found. Scan sessions, own advertising and failed connection attempts \
+            are their own lanes. A capture that starts mid-connection gets a connection from its first packet \
+            (implicit_start); connections still up at the end are open.
+
+            --json prints {"file", "first_timestamp", "last_timestamp", "connections": [...], "failed_connections", \
+            "scans": [...], "advertising": [...]}; each connection has handle ("0x0040"), controller, peer_address, \
+            peer_address_type, role, start, end (null when open), disconnect_reason ("0x13" or null), \
+            implicit_start and events. The JSON Schema is Sources/BTReport/Schemas/timeline.schema.json.
+
+            Examples:
+              btlens timeline samples/heart-rate-session.btsnoop
+              btlens timeline --connection 2 samples/wasteful-central.btsnoop
+              btlens timeline --json btsnoop_hci.log | jq '.connections[].disconnect_reason'
+            """
+    )
+
+    @Argument(help: "A capture file; - reads standard input.")
+    var file: String
+
+    @Option(name: .long, help: "Only this connection (its number in the timeline, #1, #2, …).")
+    var connection: Int?
+
+    @Flag(name: .long, help: "Print JSON.")
+    var json = false
+
+    @Option(name: .long, help: "Colour: auto (only on a terminal), always, never.")
+    var color: DecodeCommand.ColorMode = .auto
+
+    func run() throws {
+        let model = try Tracking.model(file)
+        if let connection, !model.connections.contains(where: { $0.id == connection }) {
+            Diagnostics.error(file: file, "no connection #\(connection) (the capture has \(model.connections.count))")
+            throw ExitStatus.usage
+        }
+        if json {
+            Output.line(TimelineReport.json(file: Tracking.displayName(file), model: model, connectionFilter: connection).serialized())
+        } else {
+            let colored = color == .always || (color == .auto && Output.standardOutputIsTerminal)
+            Output.line(TimelineReport.text(file: file, model: model, connectionFilter: connection, colored: colored))
+        }
+        Output.flushStandardOutput()
+    }
+}
