@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import BTWire
+import BTCapture
+import BTDecode
+import BTTrack
+import BTReport
+
+/// The tracking layer on the real captures: connections agree with tshark's disconnection counts, every ATT
+/// request is paired or reported, and the GATT trees of captures with discovery match their bytes.
+@Suite("Real captures: tracking")
+struct RealCaptureTrackingTests {
+    static func model(_ name: String) throws -> CaptureModel {
+        let capture = try OpenedCapture.open(path: RealCaptures.directory.appendingPathComponent(name).path)
+        var collector = TrackingCollector()
+        return try capture.accept(&collector)
+    }
+
+    @Test("disconnect reasons per connection agree with tshark's disconnections", arguments: RealCaptures.names)
+    func disconnectReasons(name: String) throws {
+        let expected = try RealCaptures.expected(name)
+        let model = try Self.model(name)
+        var got: [String: Int] = [:]
+        for c in model.connections {
+            if let r = c.disconnectReason { got[Hex.u8(r.rawValue), default: 0] += 1 }
+        }
+        let want = ((expected["disconnections"] as? [String: Any]) ?? [:]).compactMapValues { ($0 as? NSNumber)?.intValue }
+        #expect(got == want)
+    }
+
+    @Test("every ATT request is paired with its response or reported unanswered", arguments: RealCaptures.names)
+    func requestsAccountedFor(name: String) throws {
+        let model = try Self.model(name)
+        for c in model.connections {
+            let requests = c.attCounts.filter { ATTOpcode(rawValue: $0.key).isRequest }.values.reduce(0, +)
+            let t = c.transactions
+            #expect(requests == t.completed + t.errors + t.timeouts + t.unansweredAtEnd,
+                    "connection #\(c.id) handle \(Hex.u16(c.handle)): \(requests) requests, \(t)")
+        }
+    }
+
+    /// Checked against tshark's decode of the Read By Group Type / Read By Type responses (frames 453–499).
+    @Test("yeelock: three services, five characteristics, indications on 0x000c", .enabled(if: RealCaptures.available))
+    func yeelockGATT() throws {
+        let model = try Self.model("yeelock_smartlock_btsnoop_hci.log")
+        #expect(model.connections.count == 2)
+        let c = model.connections[0]
+        #expect(c.gatt.services.map { "\(Hex.u16($0.startHandle))-\(Hex.u16($0.endHandle)) \($0.uuid)" } == [
+            "0x0001-0x0005 1800", "0x0006-0x0009 1801",
+            "0x000a-0x0012 58af3dca-6fc0-4fa3-9464-74662f043a39",
+        ])
+        #expect(c.gatt.characteristics.map(\.valueHandle) == [0x0003, 0x0005, 0x0008, 0x000C, 0x0010])
+        #expect(c.gatt.characteristic(valueHandle: 0x0008)?.properties == [.read, .indicate])
+        #expect(c.gatt.isCCCD(0x000D))
+        #expect(c.discoveries.first?.kind == .allPrimaryServices)
+        #expect(model.connections.map { $0.disconnectReason?.rawValue } == [0x13, 0x13])
+        #expect(model.connections[1].usage[0x000C]?.indications == 12)
+    }
+
+    /// Checked against tshark: services 0x0001 1801, 0x0002-0x0008 1800, 0x0009-0x0019 fff0,
+    /// 0x001a-0x0050 1826 (Fitness Machine), 0x0051-0x005c fee7.
+    @Test("horizon74 treadmill: Fitness Machine service with Treadmill Data notifications", .enabled(if: RealCaptures.available))
+    func treadmillGATT() throws {
+        let model = try Self.model("horizon74_treadmill_btsnoop_hci.log")
+        let c = try #require(model.connections.first)
+        #expect(c.gatt.services.map(\.startHandle) == [0x0001, 0x0002, 0x0009, 0x001A, 0x0051])
+        #expect(c.gatt.services.map(\.uuid.description) == ["1801", "1800", "fff0", "1826", "fee7"])
+        let fitness = try #require(c.gatt.services.first { $0.uuid == BluetoothUUID(uuid16: 0x1826) })
+        #expect(c.gatt.characteristics(of: fitness).count == 15)
+        #expect(c.gatt.characteristic(valueHandle: 0x0023)?.uuid == BluetoothUUID(uuid16: 0x2ACD))  // Treadmill Data
+        #expect(c.isOpen)  // no disconnect in the trace
+        #expect(c.usage.values.map(\.notifications).reduce(0, +) == 1047)
+    }
+
+    /// Checked against tshark: ten services from 0x0001 (1800) to 0x0073 (3802), Heart Rate at 0x0024-0x0029.
+    @Test("Mi Band 4: ten services including Heart Rate", .enabled(if: RealCaptures.available))
+    func miBandGATT() throws {
+        let model = try Self.model("mi_band4_gatt_h4phdr.pcap")
+        let c = try #require(model.connections.first)
+        #expect(c.gatt.services.count == 10)
+        #expect(c.gatt.services.first { $0.uuid == BluetoothUUID(uuid16: 0x180D) }.map { [$0.startHandle, $0.endHandle] } == [0x0024, 0x0029])
+        #expect(c.gatt.services.last?.uuid == BluetoothUUID(uuid16: 0x3802))
+        #expect(c.peerAddress == BDAddr("EB:DD:13:97:9C:0D"))
+    }
+
+    @Test("a capture that starts mid-connection (Nissan Leaf OBD) gets an implicit, open connection", .enabled(if: RealCaptures.available))
+    func midConnection() throws {
+        let model = try Self.model("nissan_leaf_obd_spp_rfcomm_btsnoop_hci.log")
+        #expect(model.connections.count == 1)
+        #expect(model.connections.first?.implicitStart == true)
+        #expect(model.connections.first?.isOpen == true)
+    }
+
+    @Test("timeline and gatt render every real capture", arguments: RealCaptures.names)
+    func renders(name: String) throws {
+        let model = try Self.model(name)
+        let text = TimelineReport.text(file: name, model: model)
+        #expect(text.hasPrefix(name))
+        let json = TimelineReport.json(file: name, model: model).serialized()
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        #expect((object?["connections"] as? [Any])?.count == model.connections.count)
+        #expect(!GATTReport.text(file: name, model: model).isEmpty)
+    }
+}
