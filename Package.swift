@@ -3,6 +3,11 @@
 // BTWire → BTCapture → BTDecode → (BTTrack → BTRules →) BTReport → btlens.
 import PackageDescription
 
+/// The hot layers mutate per-connection state held in classes; Swift's dynamic exclusivity checks on those
+/// accesses cost more than the decoding itself, so release builds of these layers skip them (the debug
+/// build, which runs the tests, keeps them on).
+let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "btlens",
     products: [
@@ -23,11 +28,11 @@ let package = Package(
         // Bytes, code tables, addresses, UUIDs. No dependencies.
         .target(name: "BTWire"),
         // Capture readers and writers: one record model for every source.
-        .target(name: "BTCapture", dependencies: ["BTWire", "CPcap", "CStreamSupport"]),
+        .target(name: "BTCapture", dependencies: ["BTWire", "CPcap", "CStreamSupport"], swiftSettings: hotPath),
         // HCI, ACL/L2CAP reassembly, ATT, SMP, signalling, advertising data.
-        .target(name: "BTDecode", dependencies: ["BTWire", "BTCapture"]),
+        .target(name: "BTDecode", dependencies: ["BTWire", "BTCapture"], swiftSettings: hotPath),
         // Tracking: connections, scans, advertisers, ATT transactions, GATT databases, timelines.
-        .target(name: "BTTrack", dependencies: ["BTWire", "BTCapture", "BTDecode"]),
+        .target(name: "BTTrack", dependencies: ["BTWire", "BTCapture", "BTDecode"], swiftSettings: hotPath),
         // Output shapes (stats JSON, decode lines, timelines, devices, GATT trees).
         .target(name: "BTReport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack"],
                 exclude: ["Schemas"]),

@@ -33,11 +33,33 @@ struct ATTSession {
         var sent: Bool
     }
 
+    /// A map keyed by bearer: a link has one or a few (CID 4, EATT channels, both sides as clients), so a
+    /// linear scan beats hashing.
+    struct BearerTable<Value> {
+        var entries: [(key: BearerKey, value: Value)] = []
+
+        subscript(key: BearerKey) -> Value? {
+            get { entries.first { $0.key == key }?.value }
+            set {
+                if let i = entries.firstIndex(where: { $0.key == key }) {
+                    if let newValue { entries[i].value = newValue } else { entries.remove(at: i) }
+                } else if let newValue {
+                    entries.append((key, newValue))
+                }
+            }
+        }
+
+        var values: [Value] { entries.map(\.value) }
+        mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
+    }
+
     let options: TrackerOptions
-    var outstanding: [BearerKey: Outstanding] = [:]
-    var outstandingIndications: [BearerKey: RecordRef] = [:]
+    var outstanding = BearerTable<Outstanding>()
+    var outstandingIndications = BearerTable<RecordRef>()
     var clientMTU: Int?
     var openRuns: [RunKey: Int] = [:]
+    /// The run used last: dense traffic repeats the same (kind, handle), so most lookups stop here.
+    var lastRun: (key: RunKey, index: Int)?
     var currentDiscovery: Int?
 
     init(options: TrackerOptions) { self.options = options }
@@ -46,7 +68,7 @@ struct ATTSession {
 
     mutating func pdu(_ bytes: UnsafeRawBufferPointer, cid: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
         guard let first = bytes.first else { return }
-        c.attCounts[first, default: 0] += 1
+        c.attOpcodeCounts[Int(first)] += 1
         if let last = c.lastATT, at.timestamp - last.timestamp >= options.idleGap {
             c.append(TimelineEvent(at: last, kind: .idle(until: at)), limit: options.maximumEventsPerConnection)
         }
@@ -99,13 +121,13 @@ struct ATTSession {
             o.startHandle = start; o.endHandle = end
             o.discovery = discovery(.descriptors, start: start, end: end, uuid: nil, at: at, connection: c)
         case .readRequest(let handle):
-            c.usage[handle, default: AttributeUsage()].reads += 1
+            c.withUsage(handle) { $0.reads += 1 }
             activity(.read, handle: handle, sent: sent, bytes: 0, at: at, connection: c)
         case .readBlobRequest(let handle, _):
-            c.usage[handle, default: AttributeUsage()].readBlobs += 1
+            c.withUsage(handle) { $0.readBlobs += 1 }
             activity(.readBlob, handle: handle, sent: sent, bytes: 0, at: at, connection: c)
         case .readMultipleRequest(let handles), .readMultipleVariableRequest(let handles):
-            for handle in handles { c.usage[handle, default: AttributeUsage()].reads += 1 }
+            for handle in handles { c.withUsage(handle) { $0.reads += 1 } }
             if let handle = handles.first(where: { _ in true }) {
                 activity(.readMultiple, handle: handle, sent: sent, bytes: 0, at: at, connection: c)
             }
@@ -115,11 +137,11 @@ struct ATTSession {
                 subscribe(cccdHandle: handle, value: cccd, sent: sent, at: at, connection: c)
             } else {
                 record(value: value, handle: handle, at: at, connection: c)
-                c.usage[handle, default: AttributeUsage()].writeRequests += 1
+                c.withUsage(handle) { $0.writeRequests += 1 }
                 activity(.write, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
             }
         case .prepareWriteRequest(let handle, _, let part):
-            c.usage[handle, default: AttributeUsage()].preparedWrites += 1
+            c.withUsage(handle) { $0.preparedWrites += 1 }
             activity(.preparedWrite, handle: handle, sent: sent, bytes: part.count, at: at, connection: c)
         default:
             break
@@ -166,7 +188,7 @@ struct ATTSession {
                 return
             }
             c.transactions.errors += 1
-            c.usage[handle, default: AttributeUsage()].errors += 1
+            c.withUsage(handle) { $0.errors += 1 }
             c.append(TimelineEvent(at: at, kind: .attError(request: requestOpcode, handle: handle, error: error)),
                      limit: options.maximumEventsPerConnection)
             if let cccd = request.cccdValue, let h = request.handle, c.gatt.cccdValues[h] == cccd {
@@ -240,18 +262,18 @@ struct ATTSession {
                 return
             }
             record(value: value, handle: handle, at: at, connection: c)
-            c.usage[handle, default: AttributeUsage()].writeCommands += 1
+            c.withUsage(handle) { $0.writeCommands += 1 }
             activity(.writeCommand, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
         case .signedWriteCommand(let handle, let value, _):
-            c.usage[handle, default: AttributeUsage()].writeCommands += 1
+            c.withUsage(handle) { $0.writeCommands += 1 }
             activity(.signedWrite, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
         case .handleValueNotification(let handle, let value):
             record(value: value, handle: handle, at: at, connection: c)
-            c.usage[handle, default: AttributeUsage()].notifications += 1
+            c.withUsage(handle) { $0.notifications += 1 }
             activity(.notification, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
         case .multipleHandleValueNotification(let tuples):
             for t in tuples {
-                c.usage[t.handle, default: AttributeUsage()].notifications += 1
+                c.withUsage(t.handle) { $0.notifications += 1 }
                 activity(.notification, handle: t.handle, sent: sent, bytes: t.value.count, at: at, connection: c)
             }
         case .handleValueIndication(let handle, let value):
@@ -267,7 +289,7 @@ struct ATTSession {
             }
             outstandingIndications[key] = at
             record(value: value, handle: handle, at: at, connection: c)
-            c.usage[handle, default: AttributeUsage()].indications += 1
+            c.withUsage(handle) { $0.indications += 1 }
             activity(.indication, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
         case .handleValueConfirmation:
             outstandingIndications[BearerKey(cid: cid, requestSent: !sent)] = nil
@@ -314,14 +336,17 @@ struct ATTSession {
     mutating func activity(_ kind: ActivityKind, handle: UInt16, sent: Bool, bytes: Int, at: RecordRef,
                            connection c: Connection) {
         let key = RunKey(kind: kind, handle: handle, sent: sent)
-        if let i = openRuns[key], at.timestamp - c.runs[i].last.timestamp <= options.activityRunGap {
+        let open: Int? = if let last = lastRun, last.key == key { last.index } else { openRuns[key] }
+        if let i = open, at.timestamp - c.runs[i].last.timestamp <= options.activityRunGap {
             c.runs[i].add(at: at, bytes: bytes)
+            lastRun = (key, i)
             return
         }
         var run = ActivityRun(kind: kind, handle: handle, sent: sent, at: at)
         run.add(at: at, bytes: bytes)
         c.runs.append(run)
         openRuns[key] = c.runs.count - 1
+        lastRun = (key, c.runs.count - 1)
         c.append(TimelineEvent(at: at, kind: .activity(c.runs.count - 1)), limit: options.maximumEventsPerConnection)
     }
 
@@ -339,7 +364,7 @@ struct ATTSession {
 
     func subscribe(cccdHandle: UInt16, value: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
         c.gatt.cccdValues[cccdHandle] = value
-        c.usage[cccdHandle, default: AttributeUsage()].writeRequests += 1
+        c.withUsage(cccdHandle) { $0.writeRequests += 1 }
         let valueHandle = c.gatt.characteristic(containing: cccdHandle)?.valueHandle
         c.append(TimelineEvent(at: at, kind: .subscription(cccdHandle: cccdHandle, valueHandle: valueHandle,
                                                             value: value, sent: sent)),
@@ -347,8 +372,7 @@ struct ATTSession {
     }
 
     func record(value: UnsafeRawBufferPointer, handle: UInt16, at: RecordRef, connection c: Connection) {
-        c.usage[handle, default: AttributeUsage()].lastValue = Array(value.prefix(AttributeUsage.keptValueBytes))
-        c.usage[handle, default: AttributeUsage()].lastValueAt = at
+        c.withUsage(handle) { $0.keep(value: value, at: at) }
     }
 
     func unanswered(_ request: Outstanding, waited: Duration, timedOut: Bool, connection c: Connection) {
@@ -367,6 +391,7 @@ struct ATTSession {
         outstanding.removeAll()
         outstandingIndications.removeAll()
         openRuns.removeAll()
+        lastRun = nil
         if let last = c.lastATT, let end, end.timestamp - last.timestamp >= options.idleGap {
             c.append(TimelineEvent(at: last, kind: .idle(until: end)), limit: options.maximumEventsPerConnection)
         }

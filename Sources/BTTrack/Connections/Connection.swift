@@ -52,6 +52,16 @@ public struct AttributeUsage: Sendable, Equatable {
 
     public init() {}
 
+    /// Keeps the first bytes of `value`, reusing the buffer so a stream of notifications does not allocate.
+    mutating func keep(value: UnsafeRawBufferPointer, at: RecordRef) {
+        let kept = UnsafeRawBufferPointer(rebasing: value.prefix(Self.keptValueBytes))
+        var buffer = lastValue.take() ?? []  // moved out, so still uniquely referenced: no copy
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: kept)
+        lastValue = buffer
+        lastValueAt = at
+    }
+
     public var total: Int { reads + readBlobs + writeRequests + writeCommands + preparedWrites + notifications + indications }
     public static let keptValueBytes = 64
 }
@@ -97,13 +107,34 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var transactions = TransactionStatistics()
     public internal(set) var firstATT: RecordRef?
     public internal(set) var lastATT: RecordRef?
-    /// ATT PDUs by opcode.
-    public internal(set) var attCounts: [UInt8: Int] = [:]
+    /// ATT PDUs by opcode (a fixed table: counted for every PDU).
+    public internal(set) var attOpcodeCounts = [Int](repeating: 0, count: 256)
+    /// ATT PDUs by opcode, only the opcodes seen.
+    public var attCounts: [UInt8: Int] {
+        var out: [UInt8: Int] = [:]
+        for (i, n) in attOpcodeCounts.enumerated() where n > 0 { out[UInt8(i)] = n }
+        return out
+    }
     /// Packets and bytes of ACL data each way.
     public internal(set) var aclPacketsSent = 0
     public internal(set) var aclPacketsReceived = 0
 
     var session: ATTSession
+    /// The last attribute updated: traffic repeats one handle, so this skips hashing most of the time. A
+    /// dictionary index stays valid until an insertion, and every insertion goes through `withUsage`.
+    var usageCache: (handle: UInt16, index: Dictionary<UInt16, AttributeUsage>.Index)?
+
+    @inline(__always)
+    func withUsage(_ handle: UInt16, _ body: (inout AttributeUsage) -> Void) {
+        if let cache = usageCache, cache.handle == handle {
+            body(&usage.values[cache.index])
+            return
+        }
+        if usage[handle] == nil { usage[handle] = AttributeUsage() }
+        guard let index = usage.index(forKey: handle) else { return }
+        usageCache = (handle, index)
+        body(&usage.values[index])
+    }
 
     init(id: Int, controller: UInt16, handle: UInt16, transport: LinkTransport, start: RecordRef, implicitStart: Bool,
          options: TrackerOptions) {

@@ -22,6 +22,8 @@ public struct ConnectionTracker {
     var failed: [FailedConnection] = []
     var nextID = 1
     var dropped = 0
+    /// The connection the last ACL packet belonged to: traffic comes in bursts per link.
+    var lastUsed: (key: UInt32, connection: Connection)?
     /// Peer of the last create-connection command per controller, for failed attempts.
     var pendingPeer: [UInt16: BDAddr] = [:]
 
@@ -62,7 +64,12 @@ public struct ConnectionTracker {
     mutating func connection(controller: UInt16, handle: UInt16, at: RecordRef, transport: LinkTransport = .unknown)
         -> Connection
     {
-        if let c = open[Self.key(controller, handle)] { return c }
+        let key = Self.key(controller, handle)
+        if let last = lastUsed, last.key == key, last.connection.isOpen { return last.connection }
+        if let c = open[key] {
+            lastUsed = (key, c)
+            return c
+        }
         return openConnection(controller: controller, handle: handle, transport: transport, at: at, implicit: true)
     }
 

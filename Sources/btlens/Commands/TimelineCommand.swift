@@ -55,8 +55,16 @@ struct TimelineCommand: ParsableCommand {
     @Option(name: .long, help: "Colour: auto (only on a terminal), always, never.")
     var color: DecodeCommand.ColorMode = .auto
 
+    /// Tracks without printing: what `make bench` times as the cost of the tracking layer.
+    @Flag(name: .customLong("track-only"), help: .hidden)
+    var trackOnly = false
+
     func run() throws {
         let model = try Tracking.model(file)
+        if trackOnly {
+            Diagnostics.printRaw("\(model.connections.count) connections, \(model.scans.count) scans, \(model.advertisers.count) advertisers")
+            return
+        }
         if let connection, !model.connections.contains(where: { $0.id == connection }) {
             Diagnostics.error(file: file, "no connection #\(connection) (the capture has \(model.connections.count))")
             throw ExitStatus.usage
