@@ -62,14 +62,22 @@ struct ATTSession {
     var lastRun: (key: RunKey, index: Int)?
     var currentDiscovery: Int?
 
-    init(options: TrackerOptions) { self.options = options }
+    /// The option thresholds in nanoseconds, compared on every PDU.
+    let runGap: Int64
+    let idleGap: Int64
+
+    init(options: TrackerOptions) {
+        self.options = options
+        runGap = Int64(options.activityRunGap.seconds * 1e9)
+        idleGap = Int64(options.idleGap.seconds * 1e9)
+    }
 
     // MARK: - Entry point
 
     mutating func pdu(_ bytes: UnsafeRawBufferPointer, cid: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
         guard let first = bytes.first else { return }
         c.attOpcodeCounts[Int(first)] += 1
-        if let last = c.lastATT, at.timestamp - last.timestamp >= options.idleGap {
+        if let last = c.lastATT, at.timestamp.nanoseconds &- last.timestamp.nanoseconds >= idleGap {
             c.append(TimelineEvent(at: last, kind: .idle(until: at)), limit: options.maximumEventsPerConnection)
         }
         if c.firstATT == nil { c.firstATT = at }
@@ -337,7 +345,7 @@ struct ATTSession {
                            connection c: Connection) {
         let key = RunKey(kind: kind, handle: handle, sent: sent)
         let open: Int? = if let last = lastRun, last.key == key { last.index } else { openRuns[key] }
-        if let i = open, at.timestamp - c.runs[i].last.timestamp <= options.activityRunGap {
+        if let i = open, at.timestamp.nanoseconds &- c.runs[i].last.timestamp.nanoseconds <= runGap {
             c.runs[i].add(at: at, bytes: bytes)
             lastRun = (key, i)
             return

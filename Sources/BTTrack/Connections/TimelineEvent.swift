@@ -95,7 +95,8 @@ public struct ActivityRun: Sendable {
 
     mutating func add(at: RecordRef, bytes: Int) {
         if count > 0 {
-            let gap = (at.timestamp - last.timestamp).seconds
+            // Integer nanoseconds: Duration arithmetic (128-bit attoseconds) is too slow for every packet.
+            let gap = Double(at.timestamp.nanoseconds &- last.timestamp.nanoseconds) / 1e9
             sumInterval += gap
             sumSquaredInterval += gap * gap
         }
