@@ -2,11 +2,11 @@
 SWIFT      ?= swift
 PREFIX     ?= /usr/local
 BUILD_DIR  ?= .build
-APT_PKGS   := libpcap-dev libbluetooth-dev pkg-config
+APT_PKGS   := libpcap-dev libbluetooth-dev pkg-config python3
 SAMPLE     := samples/wasteful-central.btsnoop
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release run test samples bench install uninstall man clean
+.PHONY: all deps test-deps build release run test samples bench install uninstall man clean
 
 all: build
 
@@ -33,7 +33,12 @@ run: build
 	@echo "== btlens decode --kind att,advertising --limit 25 $(SAMPLE)"
 	@$(BUILD_DIR)/debug/btlens decode --kind att --kind advertising --limit 25 $(SAMPLE)
 
-test: deps
+# The tests validate JSON output against the schemas with Python's jsonschema.
+test-deps: deps
+	@python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install --quiet jsonschema || \
+	  (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-jsonschema)
+
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -35,47 +35,57 @@ public enum TimelineReport {
     public static func connectionJSON(_ c: Connection, model: CaptureModel) -> JSONValue {
         let duration = c.duration(captureEnd: model.lastTimestamp)
         let t = c.transactions
-        return .object([
-            ("id", .int(c.id)),
-            ("handle", .string(Hex.u16(c.handle))),
-            ("controller", .int(Int(c.controller))),
-            ("transport", .string(c.transport.rawValue)),
-            ("peer_address", c.peerAddress.map { .string($0.description) } ?? .null),
-            ("peer_address_type", c.peerAddressType.map { .string($0.description) } ?? .null),
-            ("role", .string(c.role.rawValue)),
-            ("start", .number(c.start.timestamp.decimalString())),
-            ("end", c.end.map { .number($0.timestamp.decimalString()) } ?? .null),
-            ("duration_s", duration.map { .number(Format.ms(($0.seconds * 1000).rounded() / 1000)) } ?? .null),
-            ("disconnect_reason", c.disconnectReason.map { .string(Hex.u8($0.rawValue)) } ?? .null),
-            ("disconnect_reason_name", c.disconnectReason.map { .string($0.description) } ?? .null),
-            ("disconnect_requested_by_host", .bool(c.disconnectRequestedLocally)),
-            ("implicit_start", .bool(c.implicitStart)),
-            ("open", .bool(c.isOpen)),
-            ("start_record", .int(c.start.number)),
-            ("scanning_at_connect", .bool(c.scanningAtConnect)),
-            ("parameters", c.parameters.map(TimelineEventDescription.parametersJSON) ?? .null),
-            ("mtu", .int(c.mtu)),
-            ("encrypted", .bool(c.encrypted)),
-            ("gatt_inherited_from", c.gatt.inheritedFrom.map { .int($0) } ?? .null),
-            ("att", .object([
-                ("pdus", .int(c.attCounts.values.reduce(0, +))),
-                ("transactions", .int(t.completed + t.errors)),
-                ("errors", .int(t.errors)),
-                ("timeouts", .int(t.timeouts)),
-                ("unanswered_at_end", .int(t.unansweredAtEnd)),
-                ("mean_latency_ms", t.meanLatency.map { .number(Format.ms(TimelineEventDescription.ms($0))) } ?? .null),
-                ("max_latency_ms", .number(Format.ms(TimelineEventDescription.ms(t.maximumLatency)))),
-            ])),
-            ("events", .array(c.events.map { event in
-                let d = TimelineEventDescription.describe(event, in: c)
-                return .object([("time", .number(event.at.timestamp.decimalString())),
-                                ("offset_s", .number(Format.ms(((event.at.timestamp - c.start.timestamp).seconds * 1e6).rounded() / 1e6))),
-                                ("record", .int(event.at.number)), ("byte_offset", .int(Int(event.at.offset))),
-                                ("type", .string(d.type)), ("summary", .string(d.text))] + d.fields)
-            })),
-            ("dropped_events", .int(c.droppedEvents)),
-        ])
+        func optional<T>(_ v: T?, _ f: (T) -> JSONValue) -> JSONValue { v.map(f) ?? .null }
+        var m: [(String, JSONValue)] = []
+        m.append(("id", .int(c.id)))
+        m.append(("handle", .string(Hex.u16(c.handle))))
+        m.append(("controller", .int(Int(c.controller))))
+        m.append(("transport", .string(c.transport.rawValue)))
+        m.append(("peer_address", optional(c.peerAddress) { .string($0.description) }))
+        m.append(("peer_address_type", optional(c.peerAddressType) { .string($0.description) }))
+        m.append(("role", .string(c.role.rawValue)))
+        m.append(("start", .number(c.start.timestamp.decimalString())))
+        m.append(("end", optional(c.end) { .number($0.timestamp.decimalString()) }))
+        m.append(("duration_s", optional(duration) { seconds(Int64($0.seconds * 1e9)) }))
+        m.append(("disconnect_reason", optional(c.disconnectReason) { .string(Hex.u8($0.rawValue)) }))
+        m.append(("disconnect_reason_name", optional(c.disconnectReason) { .string($0.description) }))
+        m.append(("disconnect_requested_by_host", .bool(c.disconnectRequestedLocally)))
+        m.append(("implicit_start", .bool(c.implicitStart)))
+        m.append(("open", .bool(c.isOpen)))
+        m.append(("start_record", .int(c.start.number)))
+        m.append(("scanning_at_connect", .bool(c.scanningAtConnect)))
+        m.append(("parameters", optional(c.parameters, TimelineEventDescription.parametersJSON)))
+        m.append(("mtu", .int(c.mtu)))
+        m.append(("encrypted", .bool(c.encrypted)))
+        m.append(("gatt_inherited_from", optional(c.gatt.inheritedFrom) { .int($0) }))
+        var att: [(String, JSONValue)] = []
+        att.append(("pdus", .int(c.attOpcodeCounts.reduce(0, +))))
+        att.append(("transactions", .int(t.completed + t.errors)))
+        att.append(("errors", .int(t.errors)))
+        att.append(("timeouts", .int(t.timeouts)))
+        att.append(("unanswered_at_end", .int(t.unansweredAtEnd)))
+        att.append(("mean_latency_ms", optional(t.meanLatency) { .number(Format.ms(TimelineEventDescription.ms($0))) }))
+        att.append(("max_latency_ms", .number(Format.ms(TimelineEventDescription.ms(t.maximumLatency)))))
+        m.append(("att", .object(att)))
+        m.append(("events", .array(c.events.map { eventJSON($0, in: c) })))
+        m.append(("dropped_events", .int(c.droppedEvents)))
+        return .object(m)
     }
+
+    static func eventJSON(_ event: TimelineEvent, in c: Connection) -> JSONValue {
+        let d = TimelineEventDescription.describe(event, in: c)
+        let offset = event.at.timestamp.nanoseconds - c.start.timestamp.nanoseconds
+        var members: [(String, JSONValue)] = [
+            ("time", .number(event.at.timestamp.decimalString())), ("offset_s", seconds(offset)),
+            ("record", .int(event.at.number)), ("byte_offset", .int(Int(event.at.offset))),
+            ("type", .string(d.type)), ("summary", .string(d.text)),
+        ]
+        members += d.fields
+        return .object(members)
+    }
+
+    /// Exact decimal seconds (µs precision) from nanoseconds.
+    static func seconds(_ ns: Int64) -> JSONValue { .number(Timestamp(nanoseconds: ns).decimalString()) }
 
     // MARK: Text
 
