@@ -13,10 +13,12 @@ let package = Package(
     products: [
         .executable(name: "btlens", targets: ["btlens"]),
         .executable(name: "btlens-scenario", targets: ["btlens-scenario"]),
-        .library(name: "BTLensCore", targets: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTReport"]),
+        .library(name: "BTLensCore", targets: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // YAML for the audit configuration file.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // System libraries (Debian: libpcap-dev, libbluetooth-dev).
@@ -33,8 +35,11 @@ let package = Package(
         .target(name: "BTDecode", dependencies: ["BTWire", "BTCapture"], swiftSettings: hotPath),
         // Tracking: connections, scans, advertisers, ATT transactions, GATT databases, timelines.
         .target(name: "BTTrack", dependencies: ["BTWire", "BTCapture", "BTDecode"], swiftSettings: hotPath),
-        // Output shapes (stats JSON, decode lines, timelines, devices, GATT trees).
-        .target(name: "BTReport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack"],
+        // Best-practice rules over the tracking model, one file per rule.
+        .target(name: "BTRules", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack",
+                                               .product(name: "Yams", package: "Yams")]),
+        // Output shapes (stats JSON, decode lines, timelines, devices, GATT trees, audit reports).
+        .target(name: "BTReport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules"],
                 exclude: ["Schemas"]),
         // Scripted scenarios that write the project's own captures (samples, fixtures, benchmark).
         .target(name: "BTScenario", dependencies: ["BTWire", "BTCapture"]),
@@ -42,7 +47,7 @@ let package = Package(
         .executableTarget(
             name: "btlens",
             dependencies: [
-                "BTWire", "BTCapture", "BTDecode", "BTTrack", "BTReport",
+                "BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -57,7 +62,8 @@ let package = Package(
         .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTDecodeTests", dependencies: ["BTDecode", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTTrackTests", dependencies: ["BTTrack", "BTScenario", "TestSupport"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTTrack", "BTReport", "TestSupport"]),
+        .testTarget(name: "BTRulesTests", dependencies: ["BTRules", "BTTrack", "BTScenario", "TestSupport"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -81,6 +81,8 @@ public struct CaptureRecord {
     public var originalLength: Int
     /// The HCI packet without H4 indicator, or the note/monitor payload.
     public var payload: UnsafeRawBufferPointer
+    /// Bytes the whole record takes in the file, header included (0 when unknown), so reports can point at it.
+    public var length: Int = 0
 
     public static let noController: UInt16 = 0xFFFF
 

@@ -73,8 +73,10 @@ public final class BTSnoopReader: RecordSource {
             }
             let data = UnsafeRawBufferPointer(rebasing: source.peek(total)[Self.recordHeaderLength...])
             source.consume(total)
-            return makeRecord(data: data, flags: flags, originalLength: originalLength,
-                              timestamp: BTSnoopTime.timestamp(fromBTSnoop: rawTime), offset: headerOffset)
+            var record = makeRecord(data: data, flags: flags, originalLength: originalLength,
+                                    timestamp: BTSnoopTime.timestamp(fromBTSnoop: rawTime), offset: headerOffset)
+            record.length = total
+            return record
         } catch {
             issues.report(.readError, record: recordNumber + 1, offset: headerOffset, "\(error)")
             stopped = true

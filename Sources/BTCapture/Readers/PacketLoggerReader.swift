@@ -108,10 +108,12 @@ public final class PacketLoggerReader: RecordSource {
             let payload = UnsafeRawBufferPointer(rebasing: source.peek(total)[Self.recordHeaderLength...])
             source.consume(total)
             let (kind, direction) = Self.classify(type)
-            return CaptureRecord(number: recordNumber, offset: headerOffset,
-                                 timestamp: Timestamp(seconds: secs, nanoseconds: usecs * 1000),
-                                 direction: direction, kind: kind, controller: 0, sourceType: UInt32(type),
-                                 originalLength: payload.count, payload: payload)
+            var record = CaptureRecord(number: recordNumber, offset: headerOffset,
+                                       timestamp: Timestamp(seconds: secs, nanoseconds: usecs * 1000),
+                                       direction: direction, kind: kind, controller: 0, sourceType: UInt32(type),
+                                       originalLength: payload.count, payload: payload)
+            record.length = total
+            return record
         } catch {
             issues.report(.readError, record: recordNumber + 1, offset: headerOffset, "\(error)")
             stopped = true

@@ -136,6 +136,7 @@ public final class PcapReader: RecordSource {
         var record = CaptureRecord(number: recordNumber, offset: offset, timestamp: timestamp, direction: .unknown,
                                    kind: .unknown, controller: 0, sourceType: UInt32(linktype),
                                    originalLength: Int(header.len), payload: bytes)
+        record.length = Int(endOffset - offset)
         switch linktype {
         case Linktype.bluetoothHCIH4:
             guard let indicator = bytes.first else { break }

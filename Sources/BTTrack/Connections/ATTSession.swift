@@ -19,6 +19,8 @@ struct ATTSession {
         var discovery: Int?
         /// The value of a Write Request to a CCCD.
         var cccdValue: UInt16?
+        /// Sent by our host.
+        var sent = true
     }
 
     /// A bearer is (CID, which side sent the request): both sides may be clients.
@@ -104,30 +106,31 @@ struct ATTSession {
             unanswered(previous, waited: waited, timedOut: waited >= options.attTimeout, connection: c)
         }
         var o = Outstanding(opcode: pdu.opcode, handle: pdu.attributeHandle, at: at)
+        o.sent = sent
         switch pdu {
         case .exchangeMTURequest(let mtu):
             clientMTU = Int(mtu)
         case .readByGroupTypeRequest(let start, let end, let type):
             o.startHandle = start; o.endHandle = end; o.type = type
             let kind: DiscoveryProcedure.Kind = type == .secondaryService ? .secondaryServices : .allPrimaryServices
-            o.discovery = discovery(kind, start: start, end: end, uuid: nil, at: at, connection: c)
+            o.discovery = discovery(kind, start: start, end: end, uuid: nil, sent: sent, at: at, connection: c)
         case .findByTypeValueRequest(let start, let end, let type, let value):
             o.startHandle = start; o.endHandle = end; o.type = BluetoothUUID(littleEndianBytes: value)
             if type == .primaryService {
-                o.discovery = discovery(.primaryServiceByUUID, start: start, end: end, uuid: o.type, at: at, connection: c)
+                o.discovery = discovery(.primaryServiceByUUID, start: start, end: end, uuid: o.type, sent: sent, at: at, connection: c)
             }
         case .readByTypeRequest(let start, let end, let type):
             o.startHandle = start; o.endHandle = end; o.type = type
             if type == .characteristic {
-                o.discovery = discovery(.characteristics, start: start, end: end, uuid: nil, at: at, connection: c)
+                o.discovery = discovery(.characteristics, start: start, end: end, uuid: nil, sent: sent, at: at, connection: c)
             } else if type == .include {
-                o.discovery = discovery(.includedServices, start: start, end: end, uuid: nil, at: at, connection: c)
+                o.discovery = discovery(.includedServices, start: start, end: end, uuid: nil, sent: sent, at: at, connection: c)
             } else {
                 activity(.readByType, handle: start, sent: sent, bytes: 0, at: at, connection: c)
             }
         case .findInformationRequest(let start, let end):
             o.startHandle = start; o.endHandle = end
-            o.discovery = discovery(.descriptors, start: start, end: end, uuid: nil, at: at, connection: c)
+            o.discovery = discovery(.descriptors, start: start, end: end, uuid: nil, sent: sent, at: at, connection: c)
         case .readRequest(let handle):
             c.withUsage(handle) { $0.reads += 1 }
             activity(.read, handle: handle, sent: sent, bytes: 0, at: at, connection: c)
@@ -197,7 +200,8 @@ struct ATTSession {
             }
             c.transactions.errors += 1
             c.withUsage(handle) { $0.errors += 1 }
-            c.append(TimelineEvent(at: at, kind: .attError(request: requestOpcode, handle: handle, error: error)),
+            c.append(TimelineEvent(at: at, kind: .attError(request: requestOpcode, handle: handle, error: error),
+                                   byHost: request.sent),
                      limit: options.maximumEventsPerConnection)
             if let cccd = request.cccdValue, let h = request.handle, c.gatt.cccdValues[h] == cccd {
                 c.gatt.cccdValues[h] = nil  // the subscription did not take
@@ -317,7 +321,7 @@ struct ATTSession {
 
     /// Continues the current discovery procedure when this request is its next step, or starts a new one.
     mutating func discovery(_ kind: DiscoveryProcedure.Kind, start: UInt16, end: UInt16, uuid: BluetoothUUID?,
-                            at: RecordRef, connection c: Connection) -> Int {
+                            sent: Bool, at: RecordRef, connection c: Connection) -> Int {
         if let i = currentDiscovery, c.discoveries[i].kind == kind, !c.discoveries[i].completed,
            c.discoveries[i].endHandle == end, c.discoveries[i].uuid == uuid, start > c.discoveries[i].startHandle
         {
@@ -327,10 +331,10 @@ struct ATTSession {
             return i
         }
         c.discoveries.append(DiscoveryProcedure(kind: kind, startHandle: start, endHandle: end, uuid: uuid, requests: 1,
-                                                found: 0, first: at, last: at, records: [at]))
+                                                found: 0, first: at, last: at, records: [at], byHost: sent))
         let index = c.discoveries.count - 1
         currentDiscovery = index
-        c.append(TimelineEvent(at: at, kind: .discovery(index)), limit: options.maximumEventsPerConnection)
+        c.append(TimelineEvent(at: at, kind: .discovery(index), byHost: sent), limit: options.maximumEventsPerConnection)
         return index
     }
 
@@ -386,7 +390,8 @@ struct ATTSession {
     func unanswered(_ request: Outstanding, waited: Duration, timedOut: Bool, connection c: Connection) {
         if timedOut { c.transactions.timeouts += 1 } else { c.transactions.unansweredAtEnd += 1 }
         c.append(TimelineEvent(at: request.at, kind: .attTimeout(request: request.opcode, handle: request.handle,
-                                                                  waited: waited, timedOut: timedOut)),
+                                                                  waited: waited, timedOut: timedOut),
+                               byHost: request.sent),
                  limit: options.maximumEventsPerConnection)
     }
 

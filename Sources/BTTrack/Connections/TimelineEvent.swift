@@ -7,6 +7,15 @@ import BTDecode
 public struct TimelineEvent: Sendable {
     public var at: RecordRef
     public var kind: Kind
+    /// Whether our host started what the event is about (its ATT request, its discovery); false when the peer
+    /// did — in the peripheral role the peer is the GATT client. Rules about app behaviour look at the host's.
+    public var byHost: Bool = true
+
+    public init(at: RecordRef, kind: Kind, byHost: Bool = true) {
+        self.at = at
+        self.kind = kind
+        self.byHost = byHost
+    }
 
     public enum ParameterSource: String, Sendable {
         /// HCI LE Connection Update from our host.

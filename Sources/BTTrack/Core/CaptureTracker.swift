@@ -29,6 +29,8 @@ public struct CaptureModel: Sendable {
     public var droppedConnections: Int
     public var firstTimestamp: Timestamp?
     public var lastTimestamp: Timestamp?
+    /// Records observed.
+    public var records: Int
 }
 
 /// Turns decoded frames into connections, scans, advertisers, ATT transactions and GATT databases.
@@ -42,6 +44,7 @@ public final class CaptureTracker {
     public internal(set) var ownAdvertising = OwnAdvertisingTracker()
     var first: RecordRef?
     var last: RecordRef?
+    var records = 0
 
     public init(options: TrackerOptions = TrackerOptions()) {
         self.options = options
@@ -50,6 +53,7 @@ public final class CaptureTracker {
 
     public func observe(_ frame: DecodedFrame) {
         let at = RecordRef(frame.record)
+        records += 1
         if first == nil { first = at }
         last = at
         guard let hci = frame.hci else {
@@ -134,7 +138,7 @@ public final class CaptureTracker {
                             scans: scans.finish(at: last), advertisers: advertisers.finish(),
                             ownAdvertising: ownAdvertising.finish(at: last),
                             droppedConnections: connectionResult.dropped,
-                            firstTimestamp: first?.timestamp, lastTimestamp: last?.timestamp)
+                            firstTimestamp: first?.timestamp, lastTimestamp: last?.timestamp, records: records)
     }
 }
 

@@ -29,6 +29,8 @@ public struct DiscoveryProcedure: Sendable {
     public var completed = false
     /// Records of the requests, to cite (bounded).
     public var records: [RecordRef] = []
+    /// Our host asked (it is the GATT client); false when the peer discovered our database.
+    public var byHost = true
 
     /// Whether the procedure spans the whole handle range with no UUID: "undiscriminating".
     public var isFullRange: Bool { startHandle <= 0x0001 && endHandle == 0xFFFF && uuid == nil }

@@ -1,0 +1,65 @@
+import BTWire
+import BTCapture
+import BTTrack
+import BTRules
+
+/// `btlens audit --format json`: a top-level `findings` array; schema in Schemas/audit.schema.json.
+public enum AuditJSON {
+    public static func finding(_ f: Finding) -> JSONValue {
+        var m: [(String, JSONValue)] = []
+        m.append(("rule", .string(f.rule)))
+        m.append(("id", .string(f.id)))
+        m.append(("severity", .string(f.severity.rawValue)))
+        m.append(("file", .string(f.file)))
+        m.append(("controller", .int(Int(f.controller))))
+        if let c = f.connection {
+            m.append(("connection", .object([
+                ("id", .int(c.id)), ("handle", .string(Hex.u16(c.handle))),
+                ("peer_address", c.peerAddress.map { .string($0.description) } ?? .null),
+                ("start", .number(c.start.decimalString())),
+            ])))
+        } else {
+            m.append(("connection", .null))
+        }
+        m.append(("attribute_handle", f.attributeHandle.map { .string(Hex.u16($0)) } ?? .null))
+        m.append(("start", .number(f.start.decimalString())))
+        m.append(("end", .number(f.end.decimalString())))
+        m.append(("records", .array(f.records.map { r in
+            .object([("number", .int(r.number)), ("offset", .int(Int(r.offset))), ("length", .int(r.length)),
+                     ("time", .number(r.timestamp.decimalString()))])
+        })))
+        m.append(("message", .string(f.message)))
+        m.append(("advice", .string(f.advice)))
+        m.append(("fingerprint", .string(f.fingerprint)))
+        return .object(m)
+    }
+
+    public static func render(_ run: AuditRun) -> String {
+        let captures: [JSONValue] = run.captures.map { c in
+            .object([("file", .string(c.file)), ("error", c.error.map { .string($0) } ?? .null),
+                     ("records", .int(c.records)), ("connections", .int(c.connections)),
+                     ("findings", .int(c.findings.count)), ("suppressed", .int(c.suppressed))])
+        }
+        let root: JSONValue = .object([
+            ("tool", .object([("name", .string("btlens")), ("version", .string(run.version))])),
+            ("fail_on", run.failOn.map { .string($0.rawValue) } ?? .string("never")),
+            ("failed", .bool(run.failed)),
+            ("summary", .object([("error", .int(run.count(.error))), ("warning", .int(run.count(.warning))),
+                                 ("info", .int(run.count(.info)))])),
+            ("captures", .array(captures)),
+            ("findings", .array(run.findings.map(finding))),
+        ])
+        return root.serialized()
+    }
+
+    /// The baseline file: the fingerprints of accepted findings, with enough context to review them.
+    public static func baseline(_ findings: [Finding]) -> String {
+        JSONValue.object([
+            ("version", .int(1)),
+            ("findings", .array(findings.map { f in
+                .object([("fingerprint", .string(f.fingerprint)), ("rule", .string(f.rule)), ("file", .string(f.file)),
+                         ("message", .string(f.message))])
+            })),
+        ]).serialized()
+    }
+}

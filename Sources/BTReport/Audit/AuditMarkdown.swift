@@ -1,0 +1,51 @@
+import BTWire
+import BTRules
+
+/// A summary fit for a pull-request comment.
+public enum AuditMarkdown {
+    static func cell(_ s: String) -> String { s.replacingPipes() }
+
+    public static func render(_ run: AuditRun) -> String {
+        var out: [String] = []
+        let icon = run.failed ? "❌" : (run.findings.isEmpty ? "✅" : "⚠️")
+        out.append("## \(icon) btlens audit")
+        out.append("")
+        out.append("**\(run.summary)**" + (run.failOn.map { " — fails on \($0.rawValue) and above" } ?? ""))
+        out.append("")
+        out.append("| capture | errors | warnings | info |")
+        out.append("|---|---:|---:|---:|")
+        for c in run.captures {
+            let count = { (s: Severity) in c.findings.filter { $0.severity == s }.count }
+            let name = c.error.map { "\(c.file) (unreadable: \($0))" } ?? c.file
+            out.append("| `\(cell(name))` | \(count(.error)) | \(count(.warning)) | \(count(.info)) |")
+        }
+        if !run.findings.isEmpty {
+            out.append("")
+            out.append("| severity | rule | capture | where | finding |")
+            out.append("|---|---|---|---|---|")
+            for f in run.findings {
+                let place = f.connection.map { "#\($0.id) `\(Hex.u16($0.handle))`" } ?? "—"
+                out.append("| \(f.severity.rawValue) | `\(f.id)` \(f.rule) | `\(cell(f.file))` | \(place) | \(cell(f.message)) |")
+            }
+            out.append("")
+            out.append("<details><summary>What to do instead</summary>")
+            out.append("")
+            var seen = Set<String>()
+            for f in run.findings where seen.insert(f.id).inserted {
+                guard let d = RuleRegistry.rule(f.id)?.description else { continue }
+                out.append("- **\(d.id) \(d.name)** — \(d.title). CoreBluetooth: \(d.coreBluetooth) Android: \(d.android)")
+            }
+            out.append("")
+            out.append("</details>")
+        }
+        return out.joined(separator: "\n")
+    }
+}
+
+extension String {
+    func replacingPipes() -> String {
+        var out = ""
+        for ch in self { out += ch == "|" ? "\\|" : ch == "\n" ? " " : String(ch) }
+        return out
+    }
+}

@@ -1,0 +1,71 @@
+import BTWire
+import BTCapture
+import BTTrack
+import BTRules
+
+/// The result of auditing one capture.
+public struct AuditedCapture: Sendable {
+    public var file: String
+    public var findings: [Finding]
+    /// Why the capture could not be read, when it could not.
+    public var error: String?
+    public var records = 0
+    public var connections = 0
+    /// Findings hidden because the baseline accepts them.
+    public var suppressed = 0
+
+    public init(file: String, findings: [Finding], error: String? = nil, records: Int = 0, connections: Int = 0,
+                suppressed: Int = 0) {
+        self.file = file
+        self.findings = findings
+        self.error = error
+        self.records = records
+        self.connections = connections
+        self.suppressed = suppressed
+    }
+}
+
+/// Everything one `btlens audit` run found, in input order.
+public struct AuditRun: Sendable {
+    public var captures: [AuditedCapture]
+    /// Findings at or above this severity fail the run; nil = never.
+    public var failOn: Severity?
+    public var version: String
+
+    public init(captures: [AuditedCapture], failOn: Severity?, version: String) {
+        self.captures = captures
+        self.failOn = failOn
+        self.version = version
+    }
+
+    public var findings: [Finding] { captures.flatMap(\.findings) }
+
+    public func count(_ severity: Severity) -> Int { findings.filter { $0.severity == severity }.count }
+
+    public func fails(_ f: Finding) -> Bool { failOn.map { f.severity >= $0 } ?? false }
+
+    public var failed: Bool { findings.contains(where: fails) }
+
+    /// "2 errors, 5 warnings, 1 info in 3 captures".
+    public var summary: String {
+        let e = count(.error), w = count(.warning), i = count(.info)
+        var text = "\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s"), \(i) info in \(captures.count) capture\(captures.count == 1 ? "" : "s")"
+        let unreadable = captures.filter { $0.error != nil }.count
+        if unreadable > 0 { text += " (\(unreadable) unreadable)" }
+        let suppressed = captures.map(\.suppressed).reduce(0, +)
+        if suppressed > 0 { text += ", \(suppressed) accepted by the baseline" }
+        return text
+    }
+}
+
+/// Shared wording for reports.
+enum AuditText {
+    static func connection(_ c: FindingConnection) -> String {
+        "connection #\(c.id) handle \(Hex.u16(c.handle))" + (c.peerAddress.map { " peer \($0)" } ?? "")
+    }
+
+    static func records(_ refs: [RecordRef], limit: Int = 6) -> String {
+        let shown = refs.prefix(limit).map { "#\($0.number) @\($0.offset)" }.joined(separator: ", ")
+        return refs.count > limit ? shown + ", …" : shown
+    }
+}

@@ -1,0 +1,98 @@
+import BTWire
+import BTCapture
+import BTTrack
+import BTRules
+
+/// SARIF 2.1.0: `tool.driver.rules` from the catalogue, each result with `ruleId` and a physical location in the
+/// capture file whose region is the cited record's byte offset and length.
+public enum AuditSARIF {
+    static func level(_ s: Severity) -> String {
+        switch s {
+        case .info: "note"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+
+    public static func render(_ run: AuditRun) -> String {
+        let catalogue = RuleRegistry.descriptions
+        let rules: [JSONValue] = catalogue.map { d in
+            .object([
+                ("id", .string(d.id)),
+                ("name", .string(d.name)),
+                ("shortDescription", .object([("text", .string(d.title))])),
+                ("fullDescription", .object([("text", .string(d.rationale))])),
+                ("help", .object([("text", .string(d.advice)),
+                                  ("markdown", .string("**CoreBluetooth:** \(d.coreBluetooth)\n\n**Android:** \(d.android)"))])),
+                ("defaultConfiguration", .object([("level", .string(level(d.defaultSeverity)))])),
+                ("properties", .object([("category", .string(d.category.rawValue)),
+                                        ("tags", .array([.string("bluetooth"), .string(d.category.rawValue)]))])),
+            ])
+        }
+        var artifacts: [String] = []
+        for c in run.captures where !artifacts.contains(c.file) { artifacts.append(c.file) }
+        let results: [JSONValue] = run.findings.map { f in
+            var region: [(String, JSONValue)] = []
+            if let r = f.records.first {
+                region.append(("byteOffset", .int(Int(r.offset))))
+                region.append(("byteLength", .int(max(r.length, 1))))
+            }
+            var location: [(String, JSONValue)] = [
+                ("artifactLocation", .object([("uri", .string(uri(f.file))),
+                                              ("index", .int(artifacts.firstIndex(of: f.file) ?? 0))])),
+            ]
+            if !region.isEmpty { location.append(("region", .object(region))) }
+            var properties: [(String, JSONValue)] = [
+                ("rule", .string(f.rule)), ("controller", .int(Int(f.controller))),
+                ("start", .number(f.start.decimalString())), ("end", .number(f.end.decimalString())),
+                ("records", .array(f.records.map { .int($0.number) })),
+            ]
+            if let c = f.connection {
+                properties.append(("connection", .string(Hex.u16(c.handle))))
+                if let peer = c.peerAddress { properties.append(("peer_address", .string(peer.description))) }
+            }
+            if let h = f.attributeHandle { properties.append(("attribute_handle", .string(Hex.u16(h)))) }
+            return .object([
+                ("ruleId", .string(f.id)),
+                ("ruleIndex", .int(catalogue.firstIndex { $0.id == f.id } ?? 0)),
+                ("level", .string(level(f.severity))),
+                ("message", .object([("text", .string(f.message + " " + f.advice))])),
+                ("locations", .array([.object([("physicalLocation", .object(location))])])),
+                ("partialFingerprints", .object([("btlens/v1", .string(f.fingerprint))])),
+                ("properties", .object(properties)),
+            ])
+        }
+        let root: JSONValue = .object([
+            ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")),
+            ("version", .string("2.1.0")),
+            ("runs", .array([.object([
+                ("tool", .object([("driver", .object([
+                    ("name", .string("btlens")),
+                    ("version", .string(run.version)),
+                    ("informationUri", .string("https://btlens.invalid/rules")),
+                    ("rules", .array(rules)),
+                ]))])),
+                ("artifacts", .array(artifacts.map { .object([("location", .object([("uri", .string(uri($0)))]))]) })),
+                ("results", .array(results)),
+                ("columnKind", .string("unicodeCodePoints")),
+            ])])),
+        ])
+        return root.serialized()
+    }
+
+    /// A relative path stays relative (SARIF viewers resolve it against the repository); "-" is stdin.
+    static func uri(_ path: String) -> String {
+        if path == "-" { return "stdin" }
+        var out = ""
+        for scalar in path.unicodeScalars {
+            switch scalar {
+            case " ": out += "%20"
+            case "%": out += "%25"
+            case "#": out += "%23"
+            case "?": out += "%3F"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return path.hasPrefix("/") ? "file://" + out : out
+    }
+}

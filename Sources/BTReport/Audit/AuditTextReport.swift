@@ -1,0 +1,56 @@
+import BTWire
+import BTRules
+
+/// The terminal report: per capture, findings grouped per connection, colour on a tty, a summary line.
+public enum AuditTextReport {
+    static func paint(_ s: String, _ code: String, _ colored: Bool) -> String { colored ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+
+    static func label(_ s: Severity, _ colored: Bool) -> String {
+        switch s {
+        case .error: paint("error  ", "1;31", colored)
+        case .warning: paint("warning", "33", colored)
+        case .info: paint("info   ", "36", colored)
+        }
+    }
+
+    public static func render(_ run: AuditRun, colored: Bool, verbose: Bool = false) -> String {
+        var out: [String] = []
+        for capture in run.captures {
+            if let error = capture.error {
+                out.append(paint(capture.file, "1", colored) + ": " + paint("unreadable: \(error)", "31", colored))
+                continue
+            }
+            out.append(paint(capture.file, "1", colored) + "  (\(capture.records) records, \(capture.connections) connection\(capture.connections == 1 ? "" : "s"), \(capture.findings.count) finding\(capture.findings.count == 1 ? "" : "s"))")
+            // Scan- and advertising-level findings first, then per connection.
+            var groups: [(String, [Finding])] = []
+            let general = capture.findings.filter { $0.connection == nil }
+            if !general.isEmpty { groups.append(("scanning, advertising and connection attempts", general)) }
+            var order: [Int] = []
+            var byConnection: [Int: [Finding]] = [:]
+            for f in capture.findings {
+                guard let c = f.connection else { continue }
+                if byConnection[c.id] == nil { order.append(c.id) }
+                byConnection[c.id, default: []].append(f)
+            }
+            for id in order {
+                guard let list = byConnection[id], let c = list.first?.connection else { continue }
+                groups.append((AuditText.connection(c), list))
+            }
+            for (title, list) in groups {
+                out.append("  " + title)
+                for f in list {
+                    out.append("    \(label(f.severity, colored)) \(paint(f.id, "2", colored)) \(f.rule): \(f.message)")
+                    out.append("            records \(AuditText.records(f.records))")
+                    if verbose {
+                        out.append("            \(f.advice)")
+                    }
+                }
+            }
+            if capture.findings.isEmpty { out.append("  " + paint("no findings", "32", colored)) }
+            out.append("")
+        }
+        out.append(paint(run.summary, run.failed ? "1;31" : "1", colored) + (run.failed ? " — failing (--fail-on \(run.failOn?.rawValue ?? "never"))" : ""))
+        if !verbose && !run.findings.isEmpty { out.append("Run `btlens explain ID` for why a rule matters and what to do instead, or add -v.") }
+        return out.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,100 @@
+import BTTrack
+
+/// A rule's documentation, which is also its test: id, name, rationale, advice, options and the fixture
+/// captures that must trigger it (and where) and must not (as SwiftLint and clippy document their rules).
+public struct RuleDescription: Sendable {
+    public enum Category: String, Sendable, CaseIterable {
+        case scanning, discovery, connection, transfer, advertising, correctness
+    }
+
+    /// Stable id: `BTL` + three digits. Never reused.
+    public var id: String
+    /// Stable kebab name.
+    public var name: String
+    public var title: String
+    public var category: Category
+    public var defaultSeverity: Severity
+    /// What it costs on the radio, and why.
+    public var rationale: String
+    /// What to do instead with CoreBluetooth.
+    public var coreBluetooth: String
+    /// What to do instead with Android's API.
+    public var android: String
+    public var options: [RuleOption]
+    public var fixtures: [RuleFixture]
+
+    public init(id: String, name: String, title: String, category: Category, defaultSeverity: Severity,
+                rationale: String, coreBluetooth: String, android: String, options: [RuleOption] = [],
+                fixtures: [RuleFixture]) {
+        self.id = id
+        self.name = name
+        self.title = title
+        self.category = category
+        self.defaultSeverity = defaultSeverity
+        self.rationale = rationale
+        self.coreBluetooth = coreBluetooth
+        self.android = android
+        self.options = options
+        self.fixtures = fixtures
+    }
+
+    public var advice: String { "CoreBluetooth: \(coreBluetooth) Android: \(android)" }
+}
+
+/// A threshold a user can change in the config file.
+public struct RuleOption: Sendable {
+    public var name: String
+    public var defaultValue: Double
+    public var unit: String
+    public var summary: String
+
+    public init(_ name: String, _ defaultValue: Double, unit: String = "", _ summary: String) {
+        self.name = name
+        self.defaultValue = defaultValue
+        self.unit = unit
+        self.summary = summary
+    }
+}
+
+/// A scenario capture (from BTScenario) a rule is tested on.
+public struct RuleFixture: Sendable {
+    /// The scenario's name.
+    public var scenario: String
+    /// Findings the rule must report on it (0 = must stay silent).
+    public var expectedFindings: Int
+    /// Where the finding must appear: the connection number, when connection-level.
+    public var connection: Int?
+    /// An attribute handle the finding must name.
+    public var attributeHandle: UInt16?
+
+    public static func triggers(_ scenario: String, findings: Int = 1, connection: Int? = nil,
+                                attributeHandle: UInt16? = nil) -> RuleFixture {
+        RuleFixture(scenario: scenario, expectedFindings: findings, connection: connection, attributeHandle: attributeHandle)
+    }
+
+    public static func clean(_ scenario: String) -> RuleFixture {
+        RuleFixture(scenario: scenario, expectedFindings: 0, connection: nil, attributeHandle: nil)
+    }
+}
+
+/// Option values for one run: defaults overridden by the config file.
+public struct RuleContext: Sendable {
+    public var options: [String: Double]
+    public var description: RuleDescription
+
+    public init(description: RuleDescription, overrides: [String: Double] = [:]) {
+        self.description = description
+        var values: [String: Double] = [:]
+        for o in description.options { values[o.name] = overrides[o.name] ?? o.defaultValue }
+        self.options = values
+    }
+
+    public func option(_ name: String) -> Double { options[name] ?? 0 }
+}
+
+/// A best-practice rule. Rules read the tracking layer's model, never bytes.
+public protocol Rule: Sendable {
+    static var description: RuleDescription { get }
+    init()
+    func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding]
+}

@@ -1,0 +1,38 @@
+import BTWire
+import BTCapture
+import BTTrack
+
+/// BTL010: a request never answered within 30 s.
+public struct ATTTimeoutRule: Rule {
+    public static let description = RuleDescription(
+        id: "BTL010", name: "att-timeout", title: "ATT request never answered",
+        category: .correctness, defaultSeverity: .error,
+        rationale: "ATT allows one outstanding request per client; until the response comes, no other request can be sent on that bearer. After 30 s the transaction has timed out and the specification requires the bearer to be dropped — the app stalls for 30 s and then loses the link and must reconnect and rediscover.",
+        coreBluetooth: "make sure the peripheral firmware answers every Write Request and Read Request; prefer writeValue(_:for:type: .withoutResponse) for data that needs no acknowledgement, and handle didWriteValueFor errors.",
+        android: "wait for onCharacteristicWrite/onCharacteristicRead before the next request (one at a time); fix the peripheral's missing response or use WRITE_TYPE_NO_RESPONSE where an acknowledgement is not needed.",
+        options: [RuleOption("timeout_seconds", 30, unit: "s", "The ATT transaction timeout.")],
+        fixtures: [.triggers("wasteful-central", findings: 1, connection: 2, attributeHandle: 0x001D), .clean("heart-rate-session")]
+    )
+
+    public init() {}
+
+    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
+        let limit = context.option("timeout_seconds")
+        var findings: [Finding] = []
+        for c in model.connections {
+            for e in c.events {
+                // The host's own requests, or — when we are the GATT server (peripheral role) — the peer's requests
+                // our side never answered. A peer's request on a link of unknown role is not judged.
+                guard e.byHost || c.role == .peripheral,
+                      case .attTimeout(let request, let handle, let waited, _) = e.kind, waited.seconds >= limit
+                else { continue }
+                findings.append(Finding(
+                    rule: Self.description, controller: c.controller, connection: c, attributeHandle: handle,
+                    start: e.at.timestamp, end: Timestamp(nanoseconds: e.at.timestamp.nanoseconds + Int64(waited.seconds * 1e9)),
+                    records: [e.at] + (c.end.map { [$0] } ?? []),
+                    message: "\(request)\(handle.map { " to " + RuleText.attribute($0, in: c) } ?? "") on \(RuleText.connection(c)) was not answered for \(RuleText.seconds(waited))."))
+            }
+        }
+        return findings
+    }
+}

@@ -1,0 +1,64 @@
+import BTWire
+import BTCapture
+import BTTrack
+
+/// BTL009: repeated connect/disconnect cycles to one peer, and failed connection attempts.
+public struct ConnectionChurnRule: Rule {
+    public static let description = RuleDescription(
+        id: "BTL009", name: "connection-churn", title: "Repeated connections or failed connection attempts",
+        category: .connection, defaultSeverity: .warning,
+        rationale: "Every connection setup costs initiating time, often MTU exchange, encryption and (without caching) discovery. Reconnecting in a loop — or retrying connections that fail — multiplies that setup cost and usually hides a bug: a disconnect the app did not intend, a timeout set too short, or no back-off.",
+        coreBluetooth: "keep one connection open for a burst of work instead of connecting per operation; on didFailToConnect or an unexpected didDisconnectPeripheral, retry with back-off rather than immediately.",
+        android: "reuse one BluetoothGatt for a burst of work; after onConnectionStateChange with an error status (133/0x85, 8, 0x3E), close() the BluetoothGatt and retry with back-off, or use autoConnect = true.",
+        options: [
+            RuleOption("minimum_connections", 3, "Connections to one peer within the window that count as churn."),
+            RuleOption("window_seconds", 120, unit: "s", "The window."),
+            RuleOption("minimum_failures", 1, "Failed attempts that are reported."),
+        ],
+        fixtures: [.triggers("connection-churn", findings: 2), .clean("heart-rate-session"), .clean("wasteful-central")]
+    )
+
+    public init() {}
+
+    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
+        var findings: [Finding] = []
+        let window = Int64(context.option("window_seconds") * 1e9)
+        let minimum = Int(context.option("minimum_connections"))
+        var byPeer: [BDAddr: [Connection]] = [:]
+        var order: [BDAddr] = []
+        for c in model.connections where c.transport == .le || c.transport == .brEdr {
+            guard let peer = c.peerAddress, !c.implicitStart else { continue }
+            if byPeer[peer] == nil { order.append(peer) }
+            byPeer[peer, default: []].append(c)
+        }
+        for peer in order {
+            let links = byPeer[peer] ?? []
+            guard links.count >= minimum else { continue }
+            // The densest run of `minimum` consecutive connections inside the window.
+            var best: (Int, Int)?
+            var i = 0
+            for j in links.indices {
+                while links[j].start.timestamp.nanoseconds - links[i].start.timestamp.nanoseconds > window { i += 1 }
+                if j - i + 1 >= minimum, best.map({ j - i > $0.1 - $0.0 }) ?? true { best = (i, j) }
+            }
+            guard let (a, b) = best else { continue }
+            let span = Array(links[a...b])
+            let durations = span.compactMap { c in c.end.map { $0.timestamp.nanoseconds - c.start.timestamp.nanoseconds } }
+            let mean = durations.isEmpty ? 0 : durations.reduce(0, +) / Int64(durations.count)
+            let last = span.last?.end ?? span[span.count - 1].start
+            findings.append(Finding(
+                rule: Self.description, controller: span[0].controller, connection: span[0],
+                start: span[0].start.timestamp, end: last.timestamp, records: span.map(\.start),
+                message: "\(span.count) connections to \(peer) within \(RuleText.seconds(span[span.count - 1].start.timestamp.nanoseconds - span[0].start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average."))
+        }
+        let failures = model.failedConnections.filter { $0.status != .unknownConnectionIdentifier }  // 0x02 = cancelled
+        if failures.count >= Int(context.option("minimum_failures")), let first = failures.first, let last = failures.last {
+            let statuses = Dictionary(grouping: failures, by: \.status).map { "\($0.key) (\(Hex.u8($0.key.rawValue))) ×\($0.value.count)" }.sorted()
+            findings.append(Finding(
+                rule: Self.description, controller: first.at.controller, start: first.at.timestamp, end: last.at.timestamp,
+                records: failures.prefix(8).map(\.at),
+                message: "\(failures.count) connection attempt\(failures.count == 1 ? "" : "s") failed: \(statuses.joined(separator: ", "))."))
+        }
+        return findings
+    }
+}

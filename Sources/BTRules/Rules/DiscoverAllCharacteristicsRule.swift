@@ -1,0 +1,55 @@
+import BTWire
+import BTCapture
+import BTTrack
+
+/// BTL004: characteristic or descriptor discovery of services/characteristics the app then never used.
+public struct DiscoverAllCharacteristicsRule: Rule {
+    public static let description = RuleDescription(
+        id: "BTL004", name: "discover-all-characteristics", title: "Discovering characteristics that are never used",
+        category: .discovery, defaultSeverity: .info,
+        rationale: "Each characteristic and descriptor discovery is a chain of request/response round trips, each waiting for connection events. Discovering the characteristics of services the app never touches, or the descriptors of characteristics it never subscribes to, spends radio time during the part of the connection the user waits for.",
+        coreBluetooth: "call discoverCharacteristics([uuids], for: service) only for the services you use, and discoverDescriptors(for:) only when you need a descriptor (setNotifyValue does not need it).",
+        android: "discoverServices() discovers everything once and caches it; do not call refresh() on the hidden cache, and bond so the cache is reused across connections.",
+        options: [RuleOption("minimum_unused", 1, "Unused services (or characteristics) needed to report.")],
+        fixtures: [.triggers("wasteful-central", findings: 1, connection: 2), .clean("heart-rate-session")]
+    )
+
+    public init() {}
+
+    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
+        var findings: [Finding] = []
+        for c in model.connections {
+            let characteristicDiscoveries = c.discoveries.filter { $0.kind == .characteristics && $0.byHost }
+            let descriptorDiscoveries = c.discoveries.filter { $0.kind == .descriptors && $0.byHost }
+            guard !characteristicDiscoveries.isEmpty else { continue }
+            func used(_ lo: UInt16, _ hi: UInt16) -> Bool {
+                c.usage.contains { handle, u in handle >= lo && handle <= hi && u.total > 0 }
+            }
+            let unusedServices = c.gatt.services.filter { s in
+                characteristicDiscoveries.contains { $0.startHandle <= s.endHandle && $0.endHandle >= s.startHandle }
+                    && !used(s.startHandle, s.endHandle)
+                    && !DiscoverAllServicesRule.systemServices.contains(s.uuid)
+            }
+            let unusedDescriptorOwners = c.gatt.characteristics.filter { ch in
+                descriptorDiscoveries.contains { $0.startHandle > ch.valueHandle && $0.startHandle <= ch.endHandle }
+                    && !used(ch.valueHandle, ch.endHandle)
+            }
+            let count = unusedServices.count + unusedDescriptorOwners.count
+            guard count >= Int(context.option("minimum_unused")), let first = characteristicDiscoveries.first else { continue }
+            let last = (characteristicDiscoveries + descriptorDiscoveries).map(\.last).max() ?? first.last
+            var parts: [String] = []
+            if !unusedServices.isEmpty {
+                parts.append("the characteristics of \(unusedServices.count) service\(unusedServices.count == 1 ? "" : "s") it never used (\(unusedServices.prefix(4).map(\.name).joined(separator: ", ")))")
+            }
+            if !unusedDescriptorOwners.isEmpty {
+                parts.append("the descriptors of \(unusedDescriptorOwners.count) characteristic\(unusedDescriptorOwners.count == 1 ? "" : "s") it never used")
+            }
+            let requests = (characteristicDiscoveries + descriptorDiscoveries).map(\.requests).reduce(0, +)
+            findings.append(Finding(
+                rule: Self.description, controller: c.controller, connection: c, start: first.first.timestamp,
+                end: last.timestamp, records: (characteristicDiscoveries + descriptorDiscoveries).flatMap { $0.records.prefix(1) },
+                message: "\(RuleText.connection(c)) discovered \(parts.joined(separator: " and ")); \(requests) discovery requests in all."))
+        }
+        return findings
+    }
+}

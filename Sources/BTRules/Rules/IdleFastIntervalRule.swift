@@ -1,0 +1,65 @@
+import BTWire
+import BTCapture
+import BTTrack
+
+/// BTL011: a short connection interval (≤ 15 ms) kept while the link is idle.
+public struct IdleFastIntervalRule: Rule {
+    public static let description = RuleDescription(
+        id: "BTL011", name: "idle-fast-interval", title: "Fast connection interval kept while idle",
+        category: .connection, defaultSeverity: .warning,
+        rationale: "The connection interval sets how often both radios wake up, even when there is nothing to send. At 7.5 ms that is 133 connection events a second; an idle link at 7.5 ms costs several times what it costs at 100 ms or more (or with peripheral latency).",
+        coreBluetooth: "iOS picks the interval; the peripheral should request a longer one (L2CAP Connection Parameter Update) when its burst is over — 15 ms or more per Apple's Accessory Design Guidelines — or the app should disconnect when idle.",
+        android: "call requestConnectionPriority(CONNECTION_PRIORITY_HIGH) only for a transfer and return to CONNECTION_PRIORITY_BALANCED or LOW_POWER when it ends.",
+        options: [
+            RuleOption("maximum_interval_ms", 15, unit: "ms", "Intervals at or below this count as fast."),
+            RuleOption("idle_seconds", 5, unit: "s", "Idle time at a fast interval that is reported."),
+        ],
+        fixtures: [.triggers("wasteful-central", findings: 2), .clean("heart-rate-session")]
+    )
+
+    public init() {}
+
+    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
+        let maximum = context.option("maximum_interval_ms")
+        let idleLimit = Int64(context.option("idle_seconds") * 1e9)
+        var findings: [Finding] = []
+        for c in model.connections where c.transport == .le {
+            // Parameter history and ATT activity, walked in time order to find idle stretches at a fast interval.
+            var interval = c.initialParameters?.intervalMilliseconds
+            var lastActivity = c.start
+            var worst: (from: RecordRef, to: Int64, interval: Double)?
+            func consider(until t: Int64) {
+                guard let i = interval, i <= maximum else { return }
+                let idle = t - lastActivity.timestamp.nanoseconds
+                if idle > idleLimit, idle > (worst.map { $0.to - $0.from.timestamp.nanoseconds } ?? 0) {
+                    worst = (lastActivity, t, i)
+                }
+            }
+            for e in c.events {
+                switch e.kind {
+                case .parametersChanged(let p):
+                    consider(until: e.at.timestamp.nanoseconds)
+                    interval = p.intervalMilliseconds
+                    lastActivity = e.at
+                case .activity(let i):
+                    consider(until: e.at.timestamp.nanoseconds)
+                    lastActivity = c.runs[i].last
+                case .discovery(let i):
+                    consider(until: e.at.timestamp.nanoseconds)
+                    lastActivity = c.discoveries[i].last
+                case .idle(let until):
+                    consider(until: until.timestamp.nanoseconds)
+                default:
+                    break
+                }
+            }
+            consider(until: (c.end?.timestamp ?? model.endTime).nanoseconds)
+            guard let w = worst else { continue }
+            findings.append(Finding(
+                rule: Self.description, controller: c.controller, connection: c, start: w.from.timestamp,
+                end: Timestamp(nanoseconds: w.to), records: [c.start, w.from],
+                message: "\(RuleText.connection(c)) stayed at a \(RuleText.ms(w.interval)) connection interval for \(RuleText.seconds(w.to - w.from.timestamp.nanoseconds)) without ATT traffic."))
+        }
+        return findings
+    }
+}

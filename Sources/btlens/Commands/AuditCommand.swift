@@ -1,0 +1,248 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import BTCapture
+import BTTrack
+import BTRules
+import BTReport
+
+struct AuditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "Find where an app wastes radio time and battery, and say what to do instead.",
+        discussion: """
+            Runs the best-practice rules (btlens rules) over the tracking model of each capture. Several files or a \
+            directory (every capture in it, recursively) are audited in parallel into one report.
+
+            Formats: text (grouped per connection, colour on a tty), json (a top-level "findings" array; schema \
+            Sources/BTReport/Schemas/audit.schema.json), sarif (SARIF 2.1.0, each result located at the record's byte \
+            offset and length in the capture), junit (a testsuite per capture, a testcase per rule, a failure per \
+            finding at or above --fail-on) and markdown (a pull-request comment).
+
+            Configuration: --config FILE, or .btlens.yml in the current directory when present (YAML: fail_on, \
+            disabled, enabled, rules: {ID or name: {severity, options}}). A baseline (--write-baseline, then \
+            --baseline) lists accepted findings so CI fails only on new ones.
+
+            Exit codes: 0 no finding reaches --fail-on, 1 at least one does, 2 usage or configuration error, \
+            3 an input could not be read.
+
+            Examples:
+              btlens audit samples/wasteful-central.btsnoop
+              btlens audit --format sarif --output btlens.sarif captures/
+              btlens audit --fail-on error --disable BTL004 btsnoop_hci.log
+              btlens audit --write-baseline .btlens-baseline.json captures/ && btlens audit --baseline .btlens-baseline.json captures/
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, sarif, junit, markdown
+    }
+
+    enum FailOn: String, ExpressibleByArgument, CaseIterable {
+        case info, warning, error, never
+        var severity: Severity? { Severity(rawValue: rawValue) }
+    }
+
+    @Argument(help: "Capture files or directories; - reads standard input.")
+    var inputs: [String]
+
+    @Option(name: .long, help: "Report format: text, json, sarif, junit, markdown.")
+    var format: Format = .text
+
+    @Option(name: [.short, .long], help: "Write the report to this file (- = standard output).")
+    var output: String = "-"
+
+    @Option(name: .long, help: "Exit 1 when a finding has at least this severity: info, warning (default), error, never.")
+    var failOn: FailOn?
+
+    @Option(name: .long, help: "Configuration file (YAML). Default: .btlens.yml in the current directory, if any.")
+    var config: String?
+
+    @Option(name: .long, parsing: .singleValue, help: "Run this rule (id or name) even if the configuration disables it (repeatable).")
+    var enable: [String] = []
+
+    @Option(name: .long, parsing: .singleValue, help: "Do not run this rule (id or name; repeatable).")
+    var disable: [String] = []
+
+    @Option(name: .long, help: "Findings listed in this baseline file are accepted and not reported.")
+    var baseline: String?
+
+    @Option(name: .long, help: "Write the findings of this run as a baseline file, then exit 0.")
+    var writeBaseline: String?
+
+    @Option(name: .long, help: "Captures audited in parallel (default: the number of CPUs).")
+    var jobs: Int?
+
+    @Flag(name: .shortAndLong, help: "Text format: show the advice under every finding.")
+    var verbose = false
+
+    @Option(name: .long, help: "Colour: auto (only on a terminal), always, never.")
+    var color: DecodeCommand.ColorMode = .auto
+
+    func validate() throws {
+        if inputs.isEmpty { throw ValidationError("give at least one capture file or directory (or - for standard input)") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        for key in enable + disable where AuditConfiguration.ruleID(key) == nil {
+            throw ValidationError("no rule '\(key)' (see btlens rules)")
+        }
+    }
+
+    func loadConfiguration() throws -> (AuditConfiguration, Severity?) {
+        var file = ConfigurationFile()
+        let path = config ?? (FileManager.default.fileExists(atPath: ".btlens.yml") ? ".btlens.yml" : nil)
+        if let path {
+            do {
+                file = try ConfigurationFile(path: path)
+            } catch {
+                Diagnostics.error(file: path, "\(error)")
+                throw ExitStatus.usage
+            }
+        }
+        var configuration = file.configuration
+        for key in disable { if let id = AuditConfiguration.ruleID(key) { configuration.disabled.insert(id); configuration.enabled.remove(id) } }
+        for key in enable { if let id = AuditConfiguration.ruleID(key) { configuration.enabled.insert(id); configuration.disabled.remove(id) } }
+        let threshold = failOn ?? file.failOn.flatMap(FailOn.init(rawValue:)) ?? .warning
+        return (configuration, threshold.severity)
+    }
+
+    /// Files to audit: explicit files as given, directories expanded to the captures inside them.
+    func expandInputs() -> (files: [String], missing: [String]) {
+        var files: [String] = []
+        var missing: [String] = []
+        for input in inputs {
+            var isDirectory: ObjCBool = false
+            if input != "-" && FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) && isDirectory.boolValue {
+                let base = URL(fileURLWithPath: input)
+                let found = (FileManager.default.enumerator(atPath: input)?.allObjects as? [String] ?? []).sorted()
+                for relative in found where !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
+                    let path = base.appendingPathComponent(relative).path
+                    var dir: ObjCBool = false
+                    guard FileManager.default.fileExists(atPath: path, isDirectory: &dir), !dir.boolValue,
+                          Self.looksLikeCapture(path)
+                    else { continue }
+                    files.append(input.hasSuffix("/") ? input + relative : input + "/" + relative)
+                }
+            } else if input == "-" || FileManager.default.fileExists(atPath: input) {
+                files.append(input)
+            } else {
+                missing.append(input)
+            }
+        }
+        return (files, missing)
+    }
+
+    /// In a directory, only files whose content is a capture are audited (a README next to them is not).
+    static func looksLikeCapture(_ path: String) -> Bool {
+        (try? OpenedCapture.open(path: path)) != nil
+    }
+
+    func run() throws {
+        let (configuration, threshold) = try loadConfiguration()
+        let accepted: Baseline?
+        if let baseline {
+            do { accepted = try Baseline(path: baseline) } catch {
+                Diagnostics.error(file: baseline, "\(error)")
+                throw ExitStatus.usage
+            }
+        } else {
+            accepted = nil
+        }
+        let (files, missing) = expandInputs()
+        for m in missing { Diagnostics.error(file: m, "No such file or directory") }
+        if files.isEmpty && missing.isEmpty { Diagnostics.error(file: nil, "no captures found in \(inputs.joined(separator: ", "))") }
+
+        let auditor = Auditor(configuration: configuration)
+        let results = ResultSlots(count: files.count)
+        let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(files.count, 1))
+        let queue = DispatchQueue(label: "btlens.audit", attributes: .concurrent)
+        let group = DispatchGroup()
+        let semaphore = DispatchSemaphore(value: workers)
+        for (index, path) in files.enumerated() {
+            semaphore.wait()
+            queue.async(group: group) {
+                results.set(index, Self.audit(path, auditor: auditor, baseline: accepted))
+                semaphore.signal()
+            }
+        }
+        group.wait()
+        var captures = results.values
+        captures += missing.map { AuditedCapture(file: $0, findings: [], error: "No such file or directory") }
+        for c in captures where c.error != nil && !missing.contains(c.file) { Diagnostics.error(file: c.file, c.error ?? "") }
+
+        let run = AuditRun(captures: captures, failOn: threshold, version: BTLens.version)
+        if let writeBaseline {
+            try write(AuditJSON.baseline(run.findings), to: writeBaseline)
+            Diagnostics.printRaw("btlens: wrote \(run.findings.count) accepted findings to \(writeBaseline)")
+            return
+        }
+        let report: String
+        switch format {
+        case .text:
+            let colored = color == .always || (color == .auto && output == "-" && Output.standardOutputIsTerminal)
+            report = AuditTextReport.render(run, colored: colored, verbose: verbose)
+        case .json: report = AuditJSON.render(run)
+        case .sarif: report = AuditSARIF.render(run)
+        case .junit: report = AuditJUnit.render(run)
+        case .markdown: report = AuditMarkdown.render(run)
+        }
+        try write(report, to: output)
+        if captures.contains(where: { $0.error != nil }) { throw ExitStatus.inputUnreadable }
+        if run.failed { throw ExitStatus.findings }
+    }
+
+    static func audit(_ path: String, auditor: Auditor, baseline: Baseline?) -> AuditedCapture {
+        do {
+            let capture = try OpenedCapture.open(path: path)
+            var collector = TrackingCollector()
+            let model = try capture.accept(&collector)
+            CaptureInput.reportIssues(path, capture.issues)
+            var findings = auditor.audit(model, file: path)
+            var suppressed = 0
+            if let baseline {
+                let before = findings.count
+                findings.removeAll { baseline.contains($0) }
+                suppressed = before - findings.count
+            }
+            return AuditedCapture(file: path, findings: findings, records: model.records,
+                                  connections: model.connections.count, suppressed: suppressed)
+        } catch let error as CaptureError {
+            return AuditedCapture(file: path, findings: [], error: error.message)
+        } catch {
+            return AuditedCapture(file: path, findings: [], error: "\(error)")
+        }
+    }
+
+    func write(_ text: String, to path: String) throws {
+        if path == "-" {
+            Output.line(text)
+            Output.flushStandardOutput()
+            return
+        }
+        do {
+            try (text + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            Diagnostics.error(file: path, "cannot write the report: \(error.localizedDescription)")
+            throw ExitStatus.inputUnreadable
+        }
+    }
+}
+
+/// Results of the parallel audit, one slot per input, filled from worker threads.
+final class ResultSlots: @unchecked Sendable {
+    private var slots: [AuditedCapture?]
+    private let lock = NSLock()
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: AuditedCapture) {
+        lock.lock()
+        slots[index] = value
+        lock.unlock()
+    }
+
+    var values: [AuditedCapture] {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots.compactMap { $0 }
+    }
+}
