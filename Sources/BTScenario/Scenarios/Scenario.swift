@@ -40,6 +40,7 @@ public enum ScenarioRegistry {
         PeripheralRole.scenario,
         Beacons.scenario,
         FragmentedACL.scenario,
+        ConnectionChurn.scenario,
     ]
 
     public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }
