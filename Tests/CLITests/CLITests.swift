@@ -14,10 +14,11 @@ struct CLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> Result {
+    static func run(_ arguments: [String], stdin: [UInt8]? = nil, directory: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

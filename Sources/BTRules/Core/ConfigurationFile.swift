@@ -1,5 +1,5 @@
 import Foundation
-import Yams
+internal import Yams
 
 /// The audit configuration file (YAML), e.g. `.btlens.yml`:
 ///

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("btlens audit, rules, explain")
+struct AuditCommandTests {
+    static let wasteful = "samples/wasteful-central.btsnoop"
+    static let clean = "samples/heart-rate-session.btsnoop"
+
+    /// Runs btlens from the package root so sample paths are relative, as users type them.
+    func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> CLI.Result {
+        try CLI.run(arguments, stdin: stdin, directory: CLI.packageRoot.path)
+    }
+
+    @Test("exit 1 when a finding reaches --fail-on, 0 otherwise")
+    func exitCodes() throws {
+        #expect(try run(["audit", Self.wasteful]).status == 1)
+        #expect(try run(["audit", Self.clean]).status == 0)
+        #expect(try run(["audit", "--fail-on", "never", Self.wasteful]).status == 0)
+        #expect(try run(["audit", "--fail-on", "error", Self.wasteful]).status == 1)  // the ATT timeout is an error
+        #expect(try run(["audit", "--fail-on", "error", "--disable", "att-timeout", Self.wasteful]).status == 0)
+        #expect(try run(["audit", "--fail-on", "sometimes", Self.wasteful]).status == 2)
+        #expect(try run(["audit", "--disable", "BTL999", Self.wasteful]).status == 2)
+        #expect(try run(["audit", "missing.btsnoop"]).status == 3)
+    }
+
+    @Test("every format is produced; JSON and SARIF are valid against their schemas")
+    func formats() throws {
+        let json = try run(["audit", "--format", "json", "--fail-on", "never", Self.wasteful, Self.clean])
+        #expect(json.status == 0)
+        try SchemaValidation.validate(json.stdout, schema: "Sources/BTReport/Schemas/audit.schema.json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let findings = try #require(object["findings"] as? [[String: Any]])
+        #expect(!findings.isEmpty)
+        #expect(findings.allSatisfy { ($0["file"] as? String) == Self.wasteful })
+
+        let sarif = try run(["audit", "--format", "sarif", Self.wasteful])
+        let sarifSchema = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/schemas/sarif-schema-2.1.0.json").path
+        if FileManager.default.fileExists(atPath: sarifSchema) {
+            try SchemaValidation.validate(sarif.stdout, schema: sarifSchema)
+        } else {
+            FileHandle.standardError.write(Data("NOTE: \(sarifSchema) is absent: SARIF output not validated against the schema.\n".utf8))
+        }
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(sarif.stdout.utf8)) as? [String: Any])
+        let runs = try #require(root["runs"] as? [[String: Any]])
+        let results = try #require(runs.first?["results"] as? [[String: Any]])
+        #expect(results.count == findings.count)
+        let location = (results.first?["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any]
+        let region = location?["region"] as? [String: Any]
+        #expect((region?["byteOffset"] as? Int ?? -1) > 0)
+        #expect((region?["byteLength"] as? Int ?? 0) > 24)
+
+        let junit = try run(["audit", "--format", "junit", Self.wasteful, Self.clean])
+        #expect(junit.stdout.hasPrefix("<?xml"))
+        #expect(junit.stdout.components(separatedBy: "<testsuite ").count == 3)
+        #expect(junit.stdout.contains("<failure type=\"error\""))
+
+        let markdown = try run(["audit", "--format", "markdown", Self.wasteful])
+        #expect(markdown.stdout.hasPrefix("## ❌ btlens audit"))
+        #expect(markdown.stdout.contains("| severity | rule |"))
+    }
+
+    @Test("--output writes the report to a file")
+    func outputFile() throws {
+        let dir = try TemporaryDirectory()
+        let r = try run(["audit", "--format", "json", "--output", dir.file("report.json"), Self.wasteful])
+        #expect(r.status == 1)
+        #expect(r.stdout.isEmpty)
+        let written = try TemporaryDirectory.contents(of: dir.file("report.json"))
+        #expect(written.count > 100)
+    }
+
+    @Test("a configuration file disables rules, overrides severities and options")
+    func configuration() throws {
+        let dir = try TemporaryDirectory()
+        let config = try dir.write("btlens.yml", Array("""
+            fail_on: error
+            disabled: [att-timeout]
+            rules:
+              BTL005:
+                severity: error
+                minimum_reads: 20
+              lingering-connection:
+                idle_seconds: 40
+            """.utf8))
+        let r = try run(["audit", "--config", config, "--format", "json", Self.wasteful])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let rules = (object["findings"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String }
+        #expect(!rules.contains("att-timeout"))
+        #expect(!rules.contains("poll-instead-of-notify"))  // 9 reads < 20
+        #expect(rules.filter { $0 == "lingering-connection" }.isEmpty)  // 35 s and 30 s idle < 40 s
+        #expect(r.status == 0)  // no error left
+        let bad = try dir.write("bad.yml", Array("rules:\n  BTL005:\n    nonsense: 3\n".utf8))
+        let refused = try run(["audit", "--config", bad, Self.wasteful])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("no option 'nonsense'"))
+    }
+
+    @Test("a baseline accepts known findings, so only new ones fail")
+    func baseline() throws {
+        let dir = try TemporaryDirectory()
+        let file = dir.file("baseline.json")
+        #expect(try run(["audit", "--write-baseline", file, Self.wasteful]).status == 0)
+        let again = try run(["audit", "--baseline", file, Self.wasteful])
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("accepted by the baseline"))
+        let other = try run(["audit", "--baseline", file, "samples/connection-churn.btsnoop"])
+        #expect(other.status == 1)
+    }
+
+    @Test("a directory is audited in parallel into one report")
+    func directory() throws {
+        let r = try run(["audit", "--jobs", "2", "--format", "json", "--fail-on", "never", "samples"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let captures = try #require(object["captures"] as? [[String: Any]])
+        #expect(captures.count >= 8)
+        #expect(!captures.contains { ($0["file"] as? String ?? "").hasSuffix("README.md") })
+        let serial = try run(["audit", "--jobs", "1", "--format", "json", "--fail-on", "never", "samples"])
+        #expect(serial.stdout == r.stdout)  // deterministic whatever the parallelism
+    }
+
+    @Test("rules lists the catalogue; explain prints a rule's documentation")
+    func catalogue() throws {
+        let rules = try run(["rules"])
+        #expect(rules.status == 0)
+        #expect(rules.stdout.split(separator: "\n").filter { $0.hasPrefix("BTL") }.count == 13)
+        let explain = try run(["explain", "BTL005"])
+        #expect(explain.stdout.contains("poll-instead-of-notify"))
+        #expect(explain.stdout.contains("CoreBluetooth"))
+        #expect(explain.stdout.contains("Android"))
+        #expect(try run(["explain", "no-such-rule"]).status == 2)
+    }
+}
