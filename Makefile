@@ -25,13 +25,13 @@ release: deps
 	$(SWIFT) build -c release --product btlens
 	$(SWIFT) build -c release --product btlens-scenario
 
-# The main job on a bundled sample.
+# The main job on a bundled sample: what the app did on the radio, and what it wasted.
 run: build
-	@echo "== btlens stats $(SAMPLE)"
-	@$(BUILD_DIR)/debug/btlens stats $(SAMPLE)
+	@echo "== btlens timeline $(SAMPLE)"
+	@$(BUILD_DIR)/debug/btlens timeline $(SAMPLE)
 	@echo
-	@echo "== btlens decode --kind att,advertising --limit 25 $(SAMPLE)"
-	@$(BUILD_DIR)/debug/btlens decode --kind att --kind advertising --limit 25 $(SAMPLE)
+	@echo "== btlens audit $(SAMPLE)"
+	@$(BUILD_DIR)/debug/btlens audit --fail-on never $(SAMPLE)
 
 # The tests validate JSON output against the schemas with Python's jsonschema.
 test-deps: deps
