@@ -31,45 +31,28 @@ public struct ChannelMap {
 
     /// Feeds a signalling PDU (CID 1: several commands; CID 5: one).
     public mutating func observeSignaling(controller: UInt16, handle: UInt16, payload: UnsafeRawBufferPointer) {
-        var reader = ByteReader(payload)
-        while let code = reader.readU8(), let identifier = reader.readU8(), let length = reader.readU16(),
-              let data = reader.readBytes(Int(length))
-        {
-            observe(code: L2CAPSignalCode(rawValue: code), identifier: identifier,
-                    key: RequestKey(controller: controller, handle: handle, identifier: identifier), data: data)
+        for signal in L2CAPSignal.commands(in: payload) {
+            observe(signal, key: RequestKey(controller: controller, handle: handle, identifier: signal.identifier))
         }
     }
 
-    mutating func observe(code: L2CAPSignalCode, identifier: UInt8, key: RequestKey, data: UnsafeRawBufferPointer) {
-        var r = ByteReader(data)
-        switch code {
-        case .connectionRequest:  // psm, scid
-            guard let psm = r.readU16(), let scid = r.readU16() else { return }
-            remember(key, psm: psm, sources: [scid])
-        case .leCreditBasedConnectionRequest:  // spsm, scid, mtu, mps, credits
-            guard let psm = r.readU16(), let scid = r.readU16() else { return }
-            remember(key, psm: psm, sources: [scid])
-        case .creditBasedConnectionRequest:  // spsm, mtu, mps, credits, scid…
-            guard let psm = r.readU16(), r.skip(6) else { return }
-            var sources: [UInt16] = []
-            while let cid = r.readU16() { sources.append(cid) }
-            remember(key, psm: psm, sources: sources)
-        case .connectionResponse:  // dcid, scid, result, status
-            guard let dcid = r.readU16(), let scid = r.readU16(), let result = r.readU16(),
-                  let request = pending.removeValue(forKey: key), result == 0
-            else { return }
+    mutating func observe(_ signal: L2CAPSignal, key: RequestKey) {
+        switch signal.command {
+        case .connectionRequest(let psm, let scid), .leCreditBasedConnectionRequest(let psm, let scid, _, _, _):
+            remember(key, psm: psm.rawValue, sources: [scid])
+        case .creditBasedConnectionRequest(let psm, _, _, _, let scids):
+            remember(key, psm: psm.rawValue, sources: Array(scids))
+        case .connectionResponse(let dcid, let scid, let result, _):
+            guard let request = pending.removeValue(forKey: key), result == 0 else { return }
             register(key, psm: request.psm, cids: [dcid, scid])
-        case .leCreditBasedConnectionResponse:  // dcid, mtu, mps, credits, result
-            guard let dcid = r.readU16(), r.skip(6), let result = r.readU16(),
-                  let request = pending.removeValue(forKey: key), result == 0
-            else { return }
+        case .leCreditBasedConnectionResponse(let dcid, _, _, _, let result):
+            guard let request = pending.removeValue(forKey: key), result == 0 else { return }
             register(key, psm: request.psm, cids: [dcid] + request.sourceCIDs)
-        case .creditBasedConnectionResponse:  // mtu, mps, credits, result, dcid…
-            guard r.skip(6), let result = r.readU16(), let request = pending.removeValue(forKey: key) else { return }
-            var cids = request.sourceCIDs
-            while let cid = r.readU16() { if cid != 0 { cids.append(cid) } }
-            // Result 0 is success; some results (e.g. 0x0004 some refused) still open the non-zero dcids.
-            if result == 0 || cids.count > request.sourceCIDs.count { register(key, psm: request.psm, cids: cids) }
+        case .creditBasedConnectionResponse(_, _, _, let result, let dcids):
+            guard let request = pending.removeValue(forKey: key) else { return }
+            let opened = dcids.filter { $0 != 0 }
+            // Result 0 is success; some results (e.g. 0x0004, some refused) still open the non-zero dcids.
+            if result == 0 || !opened.isEmpty { register(key, psm: request.psm, cids: request.sourceCIDs + opened) }
         default:
             break
         }
