@@ -6,7 +6,9 @@ import TestSupport
 struct CLI {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let binary = packageRoot.appendingPathComponent(".build/debug/btlens").path
+    /// `BTLENS_BINARY` when set (a build in another scratch path, a release build), else the default debug build.
+    static let binary = ProcessInfo.processInfo.environment["BTLENS_BINARY"]
+        ?? packageRoot.appendingPathComponent(".build/debug/btlens").path
 
     struct Result {
         var status: Int32

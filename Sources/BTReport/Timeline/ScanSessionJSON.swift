@@ -1,23 +1,72 @@
 import BTWire
 import BTCapture
-import BTDecode
 import BTTrack
 
-/// A scan session as JSON, shared by `timeline --json` and `devices --json`.
+/// The JSON shape of one scan session, shared by `btlens devices` and `btlens timeline` so both print the
+/// same keys. Times are exact Unix seconds; intervals in milliseconds.
+///
+/// Keys, in order: `controller`, `start`, `end` (null while still scanning), `end_reason` (`disabled`,
+/// `timeout`, `duration_elapsed`, `restarted`, `reset`, or null), `start_record`, `end_record`, `type`
+/// (`active` or `passive`), `extended`, `implicit_start`, `parameters_known`, `interval_ms`, `window_ms`,
+/// `duty_cycle`, `phys` (per PHY: `phy`, `type`, `interval_ms`, `window_ms`),
+/// `filter_duplicates` (boolean), `filter_duplicates_mode` (0 off, 1 on, 2 on + reset per period),
+/// `filter_policy`, `duration_ms`, `period_ms`, `reports`, `scan_responses`, `late_reports`,
+/// `unique_devices`, `unique_devices_estimated`, `reports_from_uncounted_devices`,
+/// `connections_while_scanning` (`[{time, record}]`), `top_devices` (up to `topDeviceCount`
+/// `{address, address_type, reports}`, most reports first).
+///
+/// When the capture does not show the scan parameters (`phys` empty: an implicit session, or an extended
+/// enable without parameters), `interval_ms`, `window_ms` and `duty_cycle` are 0 and `type` is `passive`
+/// unless a scan response proved the scan active; `parameters_known` is false then.
 public enum ScanSessionJSON {
-    public static func object(_ s: ScanSession) -> JSONValue {
+    /// Devices listed per session in `top_devices`.
+    public static let topDeviceCount = 10
+
+    public static func object(_ s: ScanSession) -> JSONValue { object(s, timestampDigits: 6) }
+
+    /// - Parameter timestampDigits: fraction digits of the capture's clock (`CaptureInfo.timestampDigits`).
+    public static func object(_ s: ScanSession, timestampDigits digits: Int) -> JSONValue {
         .object([
             ("controller", .int(Int(s.controller))),
-            ("start", .number(s.start.timestamp.decimalString())),
-            ("end", s.end.map { .number($0.timestamp.decimalString()) } ?? .null),
-            ("filter_duplicates", .bool(s.filterDuplicates)),
-            ("type", .string(s.isActive ? "active" : "passive")),
-            ("interval_ms", .number(Format.ms(s.intervalMilliseconds))),
-            ("window_ms", .number(Format.ms(s.windowMilliseconds))),
-            ("reports", .int(s.reports)),
-            ("unique_devices", .int(s.uniqueDevices)),
-            ("extended", .bool(s.isExtended)),
+            ("start", .unixTime(s.start.timestamp, fractionDigits: digits)),
+            ("end", .unixTime(s.endTimestamp, fractionDigits: digits)),
+            ("end_reason", s.endReason.map { .string($0.rawValue) } ?? .null),
             ("start_record", .int(s.start.number)),
+            ("end_record", s.end.map { .int($0.number) } ?? .null),
+            ("type", .string(s.isActive ? "active" : "passive")),
+            ("extended", .bool(s.isExtended)),
+            ("implicit_start", .bool(s.implicitStart)),
+            ("parameters_known", .bool(s.parametersKnown)),
+            ("interval_ms", .decimal(s.intervalMilliseconds)),
+            ("window_ms", .decimal(s.windowMilliseconds)),
+            ("duty_cycle", .decimal(s.dutyCycle)),
+            ("phys", .array(s.phys.map { p in
+                .object([
+                    ("phy", .string(p.phyName)),
+                    ("type", .string(p.isActive ? "active" : "passive")),
+                    ("interval_ms", .decimal(p.intervalMilliseconds)),
+                    ("window_ms", .decimal(p.windowMilliseconds)),
+                ])
+            })),
+            ("filter_duplicates", .bool(s.filterDuplicates)),
+            ("filter_duplicates_mode", .int(Int(s.filterDuplicatesMode))),
+            ("filter_policy", .int(Int(s.filterPolicy))),
+            ("duration_ms", s.durationMilliseconds.map { .decimal($0) } ?? .null),
+            ("period_ms", s.periodMilliseconds.map { .decimal($0) } ?? .null),
+            ("reports", .int(s.reports)),
+            ("scan_responses", .int(s.scanResponses)),
+            ("late_reports", .int(s.lateReports)),
+            ("unique_devices", .int(s.uniqueDevices)),
+            ("unique_devices_estimated", .bool(s.uniqueDevicesIsEstimate)),
+            ("reports_from_uncounted_devices", .int(s.reportsFromUncountedDevices)),
+            ("connections_while_scanning", .array(s.connectionsWhileScanning.map { .record($0, fractionDigits: digits) })),
+            ("top_devices", .array(s.reportsPerDevice.prefix(topDeviceCount).map { d in
+                .object([
+                    ("address", .string(AddressText.of(d.address))),
+                    ("address_type", .string(d.addressType.description)),
+                    ("reports", .int(d.reports)),
+                ])
+            })),
         ])
     }
 }

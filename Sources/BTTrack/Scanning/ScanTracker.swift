@@ -2,40 +2,289 @@ import BTWire
 import BTCapture
 import BTDecode
 
-/// A period during which the controller scanned, from the accepted LE Set (Extended) Scan Enable(1) to the
-/// accepted disable, a scan timeout, or the end of the capture.
-public struct ScanSession: Sendable {
-    public var controller: UInt16
-    public var start: RecordRef
-    /// nil while still scanning at the end of the capture.
-    public var end: RecordRef?
-    public var isExtended: Bool
-    public var isActive: Bool
-    public var intervalMilliseconds: Double
-    public var windowMilliseconds: Double
-    public var filterPolicy: UInt8
-    /// Duplicate filtering requested (extended mode 1 or 2).
-    public var filterDuplicates: Bool
-    /// Advertising reports received while the session was on.
-    public var reports: Int
-    public var uniqueDevices: Int
-    /// Connections that came up while this session was on.
-    public var connectionsWhileScanning: [RecordRef]
-
-    public var dutyCycle: Double { intervalMilliseconds > 0 ? windowMilliseconds / intervalMilliseconds : 0 }
-}
-
-/// Follows LE scanning (legacy and extended commands). STUB: replaced by the scanning implementation.
+/// Follows LE scanning, legacy (LE Set Scan Parameters 0x200B / Enable 0x200C) and extended (0x2041 /
+/// 0x2042), per controller, and turns it into `ScanSession`s.
+///
+/// - Parameters are remembered per controller when the controller accepted them (Command Complete status 0);
+///   HCI Reset brings back the defaults.
+/// - An accepted Enable(1) starts a session with the current parameters; Enable(0), LE Scan Timeout
+///   (extended duration), HCI Reset or the controller's removal end it. An extended duration with no Scan
+///   Timeout in the capture ends the session implicitly once a later record shows the time has passed.
+/// - Enable(1) while on with a different duplicate filter (or extended duration/period) ends the session and
+///   starts another (`.restarted`); the same values again are a no-op that restarts the duration timer.
+/// - Reports with no session on and none ended within `lateReportGrace` open an implicit session at the
+///   first report (the capture started mid-scan): `implicitStart`, parameters unknown.
+///
+/// Per report the work is a counter update and one lookup in a bounded open-addressing table
+/// (`ScanSession.deviceLimit` devices per session; the rest are counted and estimated), with no allocation
+/// once the table has grown. Memory: one table per controller, reused by every session, plus each finished
+/// session's per-device counts.
 public struct ScanTracker {
+    /// Sessions in start order. An open session's counters are filled in by `finish(at:)`; read it with
+    /// `openSession(controller:)` before that.
     public private(set) var sessions: [ScanSession] = []
+    var controllers: [ControllerScanState] = []
+    /// Index into `controllers` of the last controller looked up: captures nearly always have one.
+    var lastControllerIndex = 0
+
+    /// Reports this soon after a session ended were already in flight: counted as the ended session's
+    /// `lateReports` instead of opening an implicit session. Also the slack given to a Scan Timeout event
+    /// after an extended duration runs out.
+    public static let lateReportGrace: Duration = .seconds(1)
+
+    struct ControllerScanState {
+        let controller: UInt16
+        var parameters = ScanParameters.defaults
+        /// The enable of the open session.
+        var enable = ScanEnable.unknown
+        /// Index in `sessions` of the open session.
+        var current: Int?
+        /// The last session that ended and when.
+        var lastEnded: (session: Int, at: Timestamp)?
+        /// The open session's last record (start or latest report): its end if the duration runs out unseen.
+        var lastRecord: RecordRef?
+        /// Reports per device of the open session.
+        var devices = AddressTable(limit: ScanSession.deviceLimit)
+        var uncounted = DistinctEstimator()
+        /// The open session's counters, kept here (not in `sessions`) so a report updates one struct;
+        /// copied into the session by `sync`.
+        var reports = 0
+        var scanResponses = 0
+        var uncountedReports = 0
+        var sawExtendedReport = false
+        /// The open session's `scheduledEnd`.
+        var deadline: Timestamp?
+
+        init(controller: UInt16) { self.controller = controller }
+
+        /// The extended duration ran out before `at`, with the grace given to the Scan Timeout event.
+        @inline(__always)
+        func expired(at: RecordRef) -> Bool {
+            guard let deadline else { return false }
+            return at.timestamp > deadline && at.timestamp - deadline > ScanTracker.lateReportGrace
+        }
+
+        @inline(__always)
+        mutating func count(_ report: AdvertisingReport, at: RecordRef) {
+            lastRecord = at
+            reports += 1
+            if report.isScanResponse { scanResponses += 1 }
+            if report.isExtended { sawExtendedReport = true }
+            let key = DeviceKey(address: report.address, type: report.addressType)
+            if !devices.increment(key) {
+                uncountedReports += 1
+                uncounted.insert(key)
+            }
+        }
+    }
+
     public init() {}
-    public mutating func commandCompleted(_ command: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {}
-    public mutating func advertisingReport(_ report: AdvertisingReport, at: RecordRef) {}
-    public mutating func scanTimeout(at: RecordRef) {}
-    /// HCI Reset or controller removed: scanning stops.
-    public mutating func controllerReset(at: RecordRef) {}
-    public mutating func connectionCameUp(controller: UInt16, handle: UInt16, at: RecordRef) {}
+
+    // MARK: Lookup
+
+    @inline(__always)
+    mutating func stateIndex(_ controller: UInt16) -> Int {
+        if lastControllerIndex < controllers.count, controllers[lastControllerIndex].controller == controller {
+            return lastControllerIndex
+        }
+        if let i = controllers.firstIndex(where: { $0.controller == controller }) {
+            lastControllerIndex = i
+            return i
+        }
+        controllers.append(ControllerScanState(controller: controller))
+        lastControllerIndex = controllers.count - 1
+        return lastControllerIndex
+    }
+
     /// True when `controller` is scanning now.
-    public func isScanning(controller: UInt16) -> Bool { false }
-    public mutating func finish(at: RecordRef?) -> [ScanSession] { sessions }
+    public func isScanning(controller: UInt16) -> Bool {
+        controllers.contains { $0.controller == controller && $0.current != nil }
+    }
+
+    /// The session open on `controller`, if any.
+    public func openSession(controller: UInt16) -> ScanSession? {
+        guard let c = controllers.firstIndex(where: { $0.controller == controller }), let s = controllers[c].current
+        else { return nil }
+        var session = sessions[s]
+        Self.sync(controllers[c], into: &session)
+        return session
+    }
+
+    /// Copies the live counters of the open session into it.
+    static func sync(_ state: ControllerScanState, into session: inout ScanSession) {
+        session.reports = state.reports
+        session.scanResponses = state.scanResponses
+        session.reportsFromUncountedDevices = state.uncountedReports
+        // Only an active scan gets scan responses: that much is known when the parameters are not.
+        if session.phys.isEmpty && state.scanResponses > 0 { session.isActive = true }
+        if session.implicitStart && state.sawExtendedReport { session.isExtended = true }
+    }
+
+    // MARK: Commands
+
+    public mutating func commandCompleted(_ command: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
+        guard status == .success else { return }
+        let opcode = command.opcode
+        guard opcode == .leSetScanParameters || opcode == .leSetExtendedScanParameters || opcode == .leSetScanEnable
+            || opcode == .leSetExtendedScanEnable
+        else { return }
+        let c = stateIndex(at.controller)
+        command.parameters.withUnsafeBytes { p in
+            switch opcode {
+            case .leSetScanParameters:
+                if let parameters = LESetScanParameters(p) { controllers[c].parameters = ScanParameters(parameters) }
+            case .leSetExtendedScanParameters:
+                if let parameters = LESetExtendedScanParameters(p) {
+                    controllers[c].parameters = ScanParameters(parameters)
+                }
+            case .leSetScanEnable:
+                guard let e = LESetScanEnable(p) else { return }
+                if e.enable {
+                    enable(c, ScanEnable(isExtended: false, filterDuplicatesMode: p[1], duration: 0, period: 0), at: at)
+                } else {
+                    disable(c, at: at)
+                }
+            default:
+                guard let e = LESetExtendedScanEnable(p) else { return }
+                if e.enable {
+                    enable(c, ScanEnable(isExtended: true, filterDuplicatesMode: e.filterDuplicates,
+                                         duration: e.duration, period: e.period), at: at)
+                } else {
+                    disable(c, at: at)
+                }
+            }
+        }
+    }
+
+    mutating func enable(_ c: Int, _ e: ScanEnable, at: RecordRef) {
+        closeIfElapsed(c, at: at)
+        if let s = controllers[c].current {
+            if !sessions[s].implicitStart, controllers[c].enable == e {
+                // Enabling again with the same values changes nothing but the duration timer.
+                sessions[s].scheduledEnd = e.scheduledEnd(from: at.timestamp)
+                controllers[c].deadline = sessions[s].scheduledEnd
+                return
+            }
+            close(c, end: at, reason: .restarted)
+        }
+        var parameters = controllers[c].parameters
+        // Extended scanning has no default parameters to fall back on.
+        if e.isExtended && !parameters.known { parameters = .unknown }
+        open(c, at: at, parameters: parameters, enable: e, implicit: false)
+    }
+
+    mutating func disable(_ c: Int, at: RecordRef) {
+        closeIfElapsed(c, at: at)
+        guard controllers[c].current != nil else { return }
+        close(c, end: at, reason: .disabled)
+    }
+
+    // MARK: Events
+
+    public mutating func advertisingReport(_ report: AdvertisingReport, at: RecordRef) {
+        let c = stateIndex(at.controller)
+        if controllers[c].current == nil || controllers[c].expired(at: at) {
+            if controllers[c].current != nil { closeElapsed(c) }
+            guard reportWithoutSession(c, report, at: at) != nil else { return }
+        }
+        controllers[c].count(report, at: at)
+    }
+
+    /// A report outside any session: late (counted on the session that just ended) or the first of an
+    /// implicit session, whose index is returned.
+    mutating func reportWithoutSession(_ c: Int, _ report: AdvertisingReport, at: RecordRef) -> Int? {
+        if let last = controllers[c].lastEnded, at.timestamp - last.at <= Self.lateReportGrace {
+            sessions[last.session].lateReports += 1
+            return nil
+        }
+        open(c, at: at, parameters: .unknown, enable: .unknown, implicit: true)
+        return controllers[c].current
+    }
+
+    public mutating func scanTimeout(at: RecordRef) {
+        let c = stateIndex(at.controller)
+        guard controllers[c].current != nil else { return }
+        close(c, end: at, reason: .timeout)
+    }
+
+    /// HCI Reset or controller removed: scanning stops and the parameters return to their defaults.
+    public mutating func controllerReset(at: RecordRef) {
+        let c = stateIndex(at.controller)
+        closeIfElapsed(c, at: at)
+        if controllers[c].current != nil { close(c, end: at, reason: .reset) }
+        controllers[c].parameters = .defaults
+    }
+
+    public mutating func connectionCameUp(controller: UInt16, handle: UInt16, at: RecordRef) {
+        let c = stateIndex(controller)
+        closeIfElapsed(c, at: at)
+        guard let s = controllers[c].current else { return }
+        sessions[s].connectionsWhileScanning.append(at)
+    }
+
+    /// Closes what the capture's end shows has run out; sessions still on keep `end == nil`. Returns every
+    /// session in start order.
+    public mutating func finish(at: RecordRef?) -> [ScanSession] {
+        for c in controllers.indices {
+            guard let s = controllers[c].current else { continue }
+            if let at, let deadline = controllers[c].deadline, at.timestamp > deadline {
+                closeElapsed(c)
+            } else {
+                fillDevices(c, into: s)
+            }
+        }
+        return sessions
+    }
+
+    // MARK: Sessions
+
+    mutating func open(_ c: Int, at: RecordRef, parameters: ScanParameters, enable: ScanEnable, implicit: Bool) {
+        sessions.append(ScanSession(controller: controllers[c].controller, start: at, parameters: parameters,
+                                    enable: enable, implicitStart: implicit))
+        controllers[c].current = sessions.count - 1
+        controllers[c].enable = enable
+        controllers[c].lastRecord = at
+        controllers[c].deadline = sessions[sessions.count - 1].scheduledEnd
+        controllers[c].reports = 0
+        controllers[c].scanResponses = 0
+        controllers[c].uncountedReports = 0
+        controllers[c].sawExtendedReport = false
+    }
+
+    /// Ends the open session when its extended duration ran out before `at` (plus the grace for the event).
+    mutating func closeIfElapsed(_ c: Int, at: RecordRef) {
+        guard controllers[c].current != nil, controllers[c].expired(at: at) else { return }
+        closeElapsed(c)
+    }
+
+    mutating func closeElapsed(_ c: Int) {
+        guard let s = controllers[c].current else { return }
+        close(c, end: controllers[c].lastRecord ?? sessions[s].start, reason: .durationElapsed)
+    }
+
+    mutating func close(_ c: Int, end: RecordRef, reason: ScanEndReason) {
+        guard let s = controllers[c].current else { return }
+        sessions[s].end = end
+        sessions[s].endReason = reason
+        fillDevices(c, into: s)
+        controllers[c].lastEnded = (s, sessions[s].endTimestamp ?? end.timestamp)
+        controllers[c].current = nil
+        controllers[c].lastRecord = nil
+        controllers[c].deadline = nil
+        controllers[c].devices.removeAll()
+        controllers[c].uncounted.removeAll()
+    }
+
+    /// Copies the live counters and per-device counts into the session (most reports first).
+    mutating func fillDevices(_ c: Int, into s: Int) {
+        let state = controllers[c]
+        Self.sync(state, into: &sessions[s])
+        var list = state.devices.entries.map {
+            DeviceReportCount(address: $0.key.address, addressType: $0.key.addressType, reports: Int($0.value))
+        }
+        list.sort { $0.reports != $1.reports ? $0.reports > $1.reports : ($0.address, $0.addressType.rawValue) < ($1.address, $1.addressType.rawValue) }
+        sessions[s].reportsPerDevice = list
+        sessions[s].uniqueDevices = list.count + state.uncounted.estimate
+        sessions[s].uniqueDevicesIsEstimate = state.uncounted.insertions > 0
+    }
 }

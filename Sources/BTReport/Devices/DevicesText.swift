@@ -1,0 +1,158 @@
+import BTWire
+import BTCapture
+import BTDecode
+import BTTrack
+
+/// `btlens devices` for people: a table of advertisers (most reports first), then the scan sessions and our
+/// own advertising sessions. Times are seconds since the capture's first record.
+public enum DevicesText {
+    /// Names longer than this are cut with "…" so the table stays readable.
+    static let nameWidth = 24
+    /// Service UUIDs shown per advertiser before "+N".
+    static let uuidsShown = 3
+
+    public static func render(_ r: DevicesReport) -> String {
+        var lines: [String] = []
+        let origin = r.firstTimestamp
+        func at(_ t: Timestamp?) -> String {
+            guard let t, let origin else { return "-" }
+            return "+" + TimeFormat.seconds(t - origin, digits: 3) + "s"
+        }
+
+        var header = "\(r.file)  \(r.info.format)  \(r.advertisers.count) advertiser\(r.advertisers.count == 1 ? "" : "s")"
+        if let first = r.firstTimestamp { header += "  from \(TimeFormat.utc(first)) UTC" }
+        lines.append(header)
+
+        if r.advertisers.isEmpty {
+            lines.append("  no advertising reports")
+        } else {
+            var table = TextTable([("ADDRESS", .left), ("TYPE", .left), ("NAME", .left), ("RSSI min/med/max", .right),
+                                   ("REPORTS", .right), ("FIRST", .right), ("LAST", .right), ("DETAILS", .left)])
+            for a in r.advertisers {
+                table.add([AddressText.of(a.address), a.addressType.description, shortName(a.name), rssi(a.rssi),
+                           String(a.reports), at(a.firstSeen.timestamp), at(a.lastSeen.timestamp), details(a)])
+            }
+            lines += table.render()
+        }
+        if r.advertiserOverflow.reports > 0 {
+            lines.append("  … about \(r.advertiserOverflow.estimatedAdvertisers) more advertisers not kept "
+                         + "(limit \(AdvertiserTracker.advertiserLimit)), \(r.advertiserOverflow.reports) reports")
+        }
+
+        lines.append("")
+        lines.append("Scans")
+        if r.scans.isEmpty {
+            lines.append("  no scan sessions")
+        } else {
+            var table = TextTable([("#", .right), ("START", .right), ("END", .left), ("KIND", .left),
+                                   ("INTERVAL/WINDOW", .left), ("DUTY", .right), ("DUP-FILTER", .left),
+                                   ("REPORTS", .right), ("DEVICES", .right), ("CONNECTIONS WHILE ON", .left)])
+            for (i, s) in r.scans.enumerated() {
+                let end = s.end == nil ? "still on" : at(s.endTimestamp) + " " + (s.endReason?.rawValue ?? "")
+                let connections = s.connectionsWhileScanning.isEmpty ? "-"
+                    : "\(s.connectionsWhileScanning.count) (" + s.connectionsWhileScanning.prefix(3).map { at($0.timestamp) }
+                        .joined(separator: ", ") + (s.connectionsWhileScanning.count > 3 ? ", …" : "") + ")"
+                table.add([String(i + 1), at(s.start.timestamp), end, scanKind(s), scanTiming(s),
+                           s.phys.isEmpty ? "-" : percent(s.dutyCycle), duplicateFilter(s), String(s.reports),
+                           (s.uniqueDevicesIsEstimate ? "~" : "") + String(s.uniqueDevices), connections])
+            }
+            lines += table.render()
+        }
+
+        lines.append("")
+        lines.append("Own advertising")
+        if r.ownAdvertising.isEmpty {
+            lines.append("  no advertising sessions")
+        } else {
+            var table = TextTable([("#", .right), ("SET", .left), ("START", .right), ("END", .left), ("TYPE", .left),
+                                   ("INTERVAL", .left), ("NAME", .left), ("CONNECTIONS", .right), ("NOTE", .left)])
+            for (i, s) in r.ownAdvertising.enumerated() {
+                let end = s.end == nil ? "still on" : at(s.end?.timestamp) + " " + (s.endReason?.name ?? "")
+                let note = s.resumedAfterConnection.map { "re-enabled after the connection at " + at($0.timestamp) } ?? ""
+                table.add([String(i + 1), s.isExtended ? "ext \(s.setHandle)" : "legacy", at(s.start.timestamp), end,
+                           s.typeName, advertisingInterval(s), shortName(s.localName),
+                           String(s.connectionsWhileAdvertising.count), note])
+            }
+            lines += table.render()
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Milliseconds exactly (scan and advertising intervals are multiples of 0.625 ms).
+    static func ms(_ v: Double) -> String { JSONValue.decimalText(v) }
+
+    static func shortName(_ name: String?) -> String {
+        guard let name, !name.isEmpty else { return "-" }
+        // Most names are short printable ASCII: no copy needed.
+        if name.utf8.count <= nameWidth && name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return name }
+        let scalars = Array(name.unicodeScalars)
+        let cut = scalars.count > nameWidth
+        var out = String.UnicodeScalarView()
+        for scalar in scalars.prefix(cut ? nameWidth - 1 : scalars.count) {
+            // Control characters would break the table's lines.
+            out.append(scalar.value < 0x20 || scalar.value == 0x7F ? "·" : scalar)
+        }
+        if cut { out.append("…") }
+        return String(out)
+    }
+
+    static func rssi(_ s: RSSIStatistics?) -> String {
+        guard let s else { return "-" }
+        return "\(s.minimum)/\(s.median)/\(s.maximum)"
+    }
+
+    static func percent(_ ratio: Double) -> String { JSONValue.decimalText(ratio * 100, maximumFractionDigits: 1) + "%" }
+
+    /// iBeacon, service UUIDs, service data UUIDs, manufacturer companies, "ext" for extended advertising.
+    static func details(_ a: Advertiser) -> String {
+        var parts: [String] = []
+        if let b = a.iBeacon {
+            parts.append("iBeacon \(b.proximityUUID.fullString) \(b.major)/\(b.minor)")
+        }
+        if !a.serviceUUIDs.isEmpty {
+            let shown = a.serviceUUIDs.prefix(uuidsShown).map(\.description).joined(separator: ",")
+            parts.append("uuids " + shown + (a.serviceUUIDs.count > uuidsShown ? ",+\(a.serviceUUIDs.count - uuidsShown)" : ""))
+        }
+        if !a.serviceData.isEmpty {
+            parts.append("svc-data " + a.serviceData.map(\.uuid.description).joined(separator: ","))
+        }
+        let companies = a.manufacturerData.filter { !(a.iBeacon != nil && $0.company == .apple && $0.data.first == IBeacon.type) }
+        if !companies.isEmpty {
+            parts.append("mfr " + companies.map { $0.company.name ?? Hex.u16($0.company.rawValue) }.joined(separator: ","))
+        }
+        if a.usesExtendedAdvertising { parts.append("ext") }
+        return parts.isEmpty ? "-" : parts.joined(separator: "; ")
+    }
+
+    static func scanKind(_ s: ScanSession) -> String {
+        if s.implicitStart { return "implicit " + (s.isActive ? "active" : "(mid-scan)") }
+        let kind = s.isExtended ? "extended " : "legacy "
+        if s.phys.isEmpty { return kind + (s.isActive ? "active " : "") + "(params unknown)" }
+        return kind + (s.isActive ? "active" : "passive") + (s.parametersKnown ? "" : " (default params)")
+    }
+
+    static func scanTiming(_ s: ScanSession) -> String {
+        guard !s.phys.isEmpty else { return "unknown" }
+        if s.phys.count == 1 {
+            return "\(ms(s.intervalMilliseconds))/\(ms(s.windowMilliseconds)) ms"
+        }
+        return s.phys.map { "\($0.phyName) \(ms($0.intervalMilliseconds))/\(ms($0.windowMilliseconds))" }
+            .joined(separator: ", ") + " ms"
+    }
+
+    static func duplicateFilter(_ s: ScanSession) -> String {
+        switch s.filterDuplicatesMode {
+        case 0: return s.implicitStart ? "unknown" : "off"
+        case 1: return "on"
+        case 2: return "on, per period"
+        default: return Hex.u8(s.filterDuplicatesMode)
+        }
+    }
+
+    static func advertisingInterval(_ s: AdvertisingSession) -> String {
+        guard let lo = s.intervalMinimumMilliseconds, let hi = s.intervalMaximumMilliseconds else {
+            return s.isExtended ? "unknown" : "default"
+        }
+        return lo == hi ? "\(ms(lo)) ms" : "\(ms(lo))–\(ms(hi)) ms"
+    }
+}

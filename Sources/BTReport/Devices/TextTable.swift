@@ -1,0 +1,57 @@
+/// A plain-text table with a header row, columns padded to their widest cell (counted in Unicode scalars),
+/// numbers right-aligned. The last column is never padded, so lines carry no trailing spaces.
+struct TextTable {
+    enum Alignment { case left, right }
+
+    var headers: [String]
+    var alignments: [Alignment]
+    var rows: [[String]] = []
+    /// Prefix of every line.
+    var indent = "  "
+
+    init(_ columns: [(String, Alignment)]) {
+        headers = columns.map(\.0)
+        alignments = columns.map(\.1)
+    }
+
+    mutating func add(_ row: [String]) { rows.append(row) }
+
+    /// Width of a cell in columns: Unicode scalars, which is exact for the ASCII these tables mostly hold
+    /// and cheaper than counting grapheme clusters for thousands of rows.
+    static func width(_ cell: String) -> Int {
+        // Scalars are the UTF-8 bytes that do not continue a sequence.
+        var n = 0
+        for b in cell.utf8 where b & 0xC0 != 0x80 { n += 1 }
+        return n
+    }
+
+    func render() -> [String] {
+        var widths = headers.map(Self.width)
+        for row in rows {
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], Self.width(cell)) }
+        }
+        // Lines are assembled as UTF-8 bytes: padding with String(repeating:) and += per cell dominated the
+        // time of a table with thousands of advertisers.
+        var bytes: [UInt8] = []
+        func line(_ cells: [String]) -> String {
+            bytes.removeAll(keepingCapacity: true)
+            bytes.append(contentsOf: indent.utf8)
+            for (i, cell) in cells.enumerated() where i < widths.count {
+                let pad = widths[i] - Self.width(cell)
+                let last = i == cells.count - 1
+                switch alignments[i] {
+                case .left:
+                    bytes.append(contentsOf: cell.utf8)
+                    if !last { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pad)) }
+                case .right:
+                    bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pad))
+                    bytes.append(contentsOf: cell.utf8)
+                }
+                if !last { bytes.append(contentsOf: "  ".utf8) }
+            }
+            while bytes.last == UInt8(ascii: " ") { bytes.removeLast() }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return [line(headers)] + rows.map(line)
+    }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import BTCapture
+import BTTrack
+import BTReport
+
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List the advertisers a capture heard, its scan sessions and its own advertising.",
+        discussion: """
+            The table has one row per advertiser (address and address type), most reports first: name, \
+            RSSI minimum/median/maximum, reports, first and last seen (seconds from the capture's first \
+            record) and a summary of service UUIDs, service data, manufacturer data and iBeacon frames. \
+            Then come the scan sessions (LE Set (Extended) Scan Enable, with parameters, duplicate \
+            filtering, duty cycle, reports and connections that came up while scanning) and the \
+            capture's own advertising sessions (peripheral role).
+
+            Limits: 4096 advertisers are kept (the first heard; the rest are counted and estimated), \
+            4096 devices per scan session, 16 names, UUIDs, service-data and manufacturer entries per \
+            advertiser.
+
+            With --json prints, per file, an object with the keys file, format, first_timestamp, \
+            last_timestamp, advertisers, advertisers_not_kept, scans and own_advertising (times in Unix \
+            seconds); an array when several files are given.
+
+            Examples:
+              btlens devices samples/beacons.btsnoop
+              btlens devices --json btsnoop_hci.log | jq '.advertisers[] | select(.ibeacon)'
+              btlens devices --json capture.pklg | jq '.scans[] | {start, end, filter_duplicates}'
+            """
+    )
+
+    @Flag(name: .long, help: "Print JSON (an object per file; an array when there are several).")
+    var json = false
+
+    @Argument(help: "Capture files (btsnoop, pcap, pcapng, PacketLogger); - reads standard input.")
+    var files: [String]
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give at least one capture file (or - for standard input)") }
+    }
+
+    func run() throws {
+        var results: [JSONValue] = []
+        var failed = false
+        for (index, path) in files.enumerated() {
+            guard let capture = CaptureInput.open(path) else {
+                failed = true
+                continue
+            }
+            var progress = Progress(label: path, total: fileSize(path))
+            var collector = DeviceCollector(progress: { progress.update($0) })
+            let result = try capture.accept(&collector)
+            progress.finish()
+            CaptureInput.reportIssues(path, capture.issues)
+            let name = path == "-" ? "-" : String(path.split(separator: "/").last ?? Substring(path))
+            let report = DevicesReport(file: json ? name : path, info: capture.info, model: result.model,
+                                       advertiserOverflow: result.advertiserOverflow)
+            if json {
+                results.append(DevicesJSON.object(report))
+            } else {
+                if index > 0 { Output.line("") }
+                Output.line(DevicesText.render(report))
+            }
+        }
+        if json {
+            if results.count == 1 && files.count == 1 {
+                Output.line(results[0].serialized())
+            } else {
+                Output.line(JSONValue.array(results).serialized())
+            }
+        }
+        Output.flushStandardOutput()
+        if failed { throw ExitStatus.inputUnreadable }
+    }
+}
