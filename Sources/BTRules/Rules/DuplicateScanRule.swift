@@ -14,7 +14,7 @@ public struct DuplicateScanRule: Rule {
             RuleOption("warning_seconds", 10, unit: "s", "Duration from which the finding is a warning (info before)."),
             RuleOption("error_seconds", 60, unit: "s", "Duration from which the finding is an error."),
         ],
-        fixtures: [.triggers("wasteful-central", findings: 2), .clean("heart-rate-session"), .clean("beacons")]
+        fixtures: [.triggers("wasteful-central", findings: 2), .triggers("beacons", findings: 2), .clean("heart-rate-session")]
     )
 
     public init() {}
