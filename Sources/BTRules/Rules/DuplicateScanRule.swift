@@ -11,6 +11,8 @@ public struct DuplicateScanRule: Rule {
         coreBluetooth: "leave CBCentralManagerScanOptionAllowDuplicatesKey at false (the default) unless the app must track RSSI or advertising changes continuously, and then scan only briefly.",
         android: "use ScanSettings with SCAN_MODE_LOW_POWER or BALANCED, setCallbackType(CALLBACK_TYPE_FIRST_MATCH) and ScanFilters so the controller filters; stop the scan when the device is found.",
         options: [
+            RuleOption("minimum_seconds", 5, unit: "s", "Shorter sessions are not judged (stacks toggle scanning around connections)."),
+            RuleOption("minimum_rate", 1, unit: "reports/device/s", "Reports per device per second that show the controller is not filtering: below it the cost is small whatever the setting."),
             RuleOption("warning_seconds", 10, unit: "s", "Duration from which the finding is a warning (info before)."),
             RuleOption("error_seconds", 60, unit: "s", "Duration from which the finding is an error."),
         ],
@@ -19,19 +21,24 @@ public struct DuplicateScanRule: Rule {
 
     public init() {}
 
+    /// The duplicate-filter setting alone is weak evidence — Android sets it off for all its clients and
+    /// coalesces in the host — so the rule also asks for the cost to show: a session long enough, and the
+    /// controller actually reporting each device again and again.
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
-        model.scans.filter { !$0.filterDuplicates }.map { s in
+        model.scans.filter { !$0.filterDuplicates }.compactMap { s in
             let endTime = s.end?.timestamp ?? model.endTime
             let seconds = Double(endTime.nanoseconds - s.start.timestamp.nanoseconds) / 1e9
+            let rate = s.uniqueDevices > 0 && seconds > 0 ? Double(s.reports) / Double(s.uniqueDevices) / seconds : 0
+            guard seconds >= context.option("minimum_seconds"), rate >= context.option("minimum_rate") else { return nil }
             let severity: Severity = seconds >= context.option("error_seconds") ? .error
                 : seconds >= context.option("warning_seconds") ? .warning : .info
-            let perDevice = s.uniqueDevices > 0 && seconds > 0 ? Double(s.reports) / Double(s.uniqueDevices) / seconds : 0
+            let perDevice = rate
             var records = [s.start]
             if let end = s.end { records.append(end) }
             return Finding(
                 rule: Self.description, severity: severity, controller: s.controller, start: s.start.timestamp,
                 end: endTime, records: records,
-                message: "Scanned \(RuleText.seconds(endTime.nanoseconds - s.start.timestamp.nanoseconds)) with duplicate filtering off: \(s.reports) reports from \(s.uniqueDevices) devices, \(String(format1: perDevice)) reports per device per second.")
+                message: "Scanned \(RuleText.seconds(endTime.nanoseconds - s.start.timestamp.nanoseconds)) with duplicate filtering off: \(s.reports) reports from \(s.uniqueDevices) device\(s.uniqueDevices == 1 ? "" : "s"), \(String(format1: perDevice)) reports per device per second.")
         }
     }
 }
