@@ -9,7 +9,7 @@ struct GoldenReportTests {
     static let golden = CLI.packageRoot.appendingPathComponent("Tests/CLITests/Golden")
     static let inputs = ["samples/wasteful-central.btsnoop", "samples/heart-rate-session.btsnoop", "samples/peripheral-role.btsnoop"]
 
-    @Test("format", arguments: [("text", "txt"), ("json", "json"), ("sarif", "sarif"), ("junit", "xml"), ("markdown", "md")])
+    @Test("format", arguments: [("text", "txt"), ("json", "json"), ("sarif", "sarif"), ("junit", "xml"), ("markdown", "md"), ("html", "html")])
     func format(_ format: String, _ ext: String) throws {
         let r = try CLI.run(["audit", "--format", format, "--color", "never"] + Self.inputs, directory: CLI.packageRoot.path)
         #expect(r.status == 1)

@@ -17,7 +17,8 @@ struct AuditCommand: ParsableCommand {
             Formats: text (grouped per connection, colour on a tty), json (a top-level "findings" array; schema \
             Sources/BTReport/Schemas/audit.schema.json), sarif (SARIF 2.1.0, each result located at the record's byte \
             offset and length in the capture), junit (a testsuite per capture, a testcase per rule, a failure per \
-            finding at or above --fail-on) and markdown (a pull-request comment).
+            finding at or above --fail-on), markdown (a pull-request comment) and html (a self-contained page with an SVG \
+            timeline of scans, advertising and connections with the findings on them).
 
             Configuration: --config FILE, or .btlens.yml in the current directory when present (YAML: fail_on, \
             disabled, enabled, rules: {ID or name: {severity, options}}). A baseline (--write-baseline, then \
@@ -35,7 +36,7 @@ struct AuditCommand: ParsableCommand {
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json, sarif, junit, markdown
+        case text, json, sarif, junit, markdown, html
     }
 
     enum FailOn: String, ExpressibleByArgument, CaseIterable {
@@ -46,7 +47,7 @@ struct AuditCommand: ParsableCommand {
     @Argument(help: "Capture files or directories; - reads standard input.")
     var inputs: [String]
 
-    @Option(name: .long, help: "Report format: text, json, sarif, junit, markdown.")
+    @Option(name: .long, help: "Report format: text, json, sarif, junit, markdown, html.")
     var format: Format = .text
 
     @Option(name: [.short, .long], help: "Write the report to this file (- = standard output).")
@@ -160,7 +161,8 @@ struct AuditCommand: ParsableCommand {
         for (index, path) in files.enumerated() {
             semaphore.wait()
             queue.async(group: group) {
-                results.set(index, Self.audit(path, auditor: auditor, baseline: accepted))
+                let (capture, model) = Self.audit(path, auditor: auditor, baseline: accepted)
+                results.set(index, capture, model: format == .html ? model : nil)
                 semaphore.signal()
             }
         }
@@ -184,13 +186,14 @@ struct AuditCommand: ParsableCommand {
         case .sarif: report = AuditSARIF.render(run)
         case .junit: report = AuditJUnit.render(run)
         case .markdown: report = AuditMarkdown.render(run)
+        case .html: report = AuditHTML.render(run, models: results.models)
         }
         try write(report, to: output)
         if captures.contains(where: { $0.error != nil }) { throw ExitStatus.inputUnreadable }
         if run.failed { throw ExitStatus.findings }
     }
 
-    static func audit(_ path: String, auditor: Auditor, baseline: Baseline?) -> AuditedCapture {
+    static func audit(_ path: String, auditor: Auditor, baseline: Baseline?) -> (AuditedCapture, CaptureModel?) {
         do {
             let capture = try OpenedCapture.open(path: path)
             var collector = TrackingCollector()
@@ -203,12 +206,12 @@ struct AuditCommand: ParsableCommand {
                 findings.removeAll { baseline.contains($0) }
                 suppressed = before - findings.count
             }
-            return AuditedCapture(file: path, findings: findings, records: model.records,
-                                  connections: model.connections.count, suppressed: suppressed)
+            return (AuditedCapture(file: path, findings: findings, records: model.records,
+                                   connections: model.connections.count, suppressed: suppressed), model)
         } catch let error as CaptureError {
-            return AuditedCapture(file: path, findings: [], error: error.message)
+            return (AuditedCapture(file: path, findings: [], error: error.message), nil)
         } catch {
-            return AuditedCapture(file: path, findings: [], error: "\(error)")
+            return (AuditedCapture(file: path, findings: [], error: "\(error)"), nil)
         }
     }
 
@@ -234,10 +237,20 @@ final class ResultSlots: @unchecked Sendable {
 
     init(count: Int) { slots = Array(repeating: nil, count: count) }
 
-    func set(_ index: Int, _ value: AuditedCapture) {
+    private var kept: [String: CaptureModel] = [:]
+
+    func set(_ index: Int, _ value: AuditedCapture, model: CaptureModel?) {
         lock.lock()
         slots[index] = value
+        if let model { kept[value.file] = model }
         lock.unlock()
+    }
+
+    /// Models kept for reports that draw timelines (html), by file.
+    var models: [String: CaptureModel] {
+        lock.lock()
+        defer { lock.unlock() }
+        return kept
     }
 
     var values: [AuditedCapture] {
