@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // btlens: Bluetooth HCI capture analysis. Layers point one way:
-// BTWire → BTCapture → BTDecode → (BTTrack → BTRules →) BTReport → btlens.
+// BTWire → BTCapture → BTDecode → (BTTrack → BTRules →) BTReport → BTLive → btlens.
 import PackageDescription
 
 /// The hot layers mutate per-connection state held in classes; Swift's dynamic exclusivity checks on those
@@ -13,7 +13,7 @@ let package = Package(
     products: [
         .executable(name: "btlens", targets: ["btlens"]),
         .executable(name: "btlens-scenario", targets: ["btlens-scenario"]),
-        .library(name: "BTLensCore", targets: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport"]),
+        .library(name: "BTLensCore", targets: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "BTLive"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -43,11 +43,15 @@ let package = Package(
                 exclude: ["Schemas"]),
         // Scripted scenarios that write the project's own captures (samples, fixtures, benchmark).
         .target(name: "BTScenario", dependencies: ["BTWire", "BTCapture"]),
+        // Live capture: the HCI monitor socket, growing files and streams behind RecordSource, and the live
+        // pipeline (decode → track → print → periodic audit).
+        .target(name: "BTLive", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport",
+                                              "CBluetooth"]),
 
         .executableTarget(
             name: "btlens",
             dependencies: [
-                "BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport",
+                "BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "BTLive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -65,6 +69,8 @@ let package = Package(
         .testTarget(name: "BTRulesTests", dependencies: ["BTRules", "BTTrack", "BTScenario", "TestSupport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "BTLiveTests", dependencies: ["BTLive", "BTCapture", "BTDecode", "BTTrack", "BTRules",
+                                                        "BTScenario", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -25,7 +25,7 @@ struct BTLens: ParsableCommand {
               adb exec-out cat /data/misc/bluetooth/logs/btsnoop_hci.log | btlens stats -
             """,
         version: version,
-        subcommands: [StatsCommand.self, DecodeCommand.self, DevicesCommand.self, TimelineCommand.self, GATTCommand.self, AuditCommand.self, RulesCommand.self, ExplainCommand.self]
+        subcommands: [StatsCommand.self, DecodeCommand.self, DevicesCommand.self, TimelineCommand.self, GATTCommand.self, AuditCommand.self, RulesCommand.self, ExplainCommand.self, LiveCommand.self]
     )
 }
 

@@ -20,6 +20,9 @@ public final class ByteSource {
     public private(set) var reachedEOF = false
     /// When set, `ensure` returns false at end of data instead of marking EOF for good (follow mode).
     public var allowGrowth = false
+    /// Waits for bytes that have not arrived yet (a file being written, a pipe), so readers see only whole
+    /// records and never mistake "not yet" for the end. nil: end of data is final, as for a finished file.
+    public weak var waiter: (any ByteSourceWaiter)?
 
     public static let defaultCapacity = 1 << 20
 
@@ -79,10 +82,12 @@ public final class ByteSource {
         }
         while end - start < count {
             if reachedEOF && !allowGrowth { return false }
+            if let waiter, !waiter.waitUntilReadable(self) { return false }
             let n = read(fd, buffer + end, capacity - end)
             if n > 0 {
                 end += n
             } else if n == 0 {
+                if let waiter, waiter.waitForGrowth(self) { continue }
                 reachedEOF = true
                 return false
             } else if errno == EINTR {
@@ -126,4 +131,15 @@ public final class ByteSource {
 
     /// Clears EOF so a follower can read bytes appended since (live --follow).
     public func resetEOF() { reachedEOF = false }
+}
+
+/// Lets a `ByteSource` wait for data that arrives over time (btlens live: a growing file, standard input).
+/// Both calls happen inside `ensure`, between reads; returning false makes `ensure` report the data as ended
+/// for now (the bytes already read stay available).
+public protocol ByteSourceWaiter: AnyObject {
+    /// Before each read(2): returns once the descriptor has bytes (true), or when reading should stop (false),
+    /// so a blocking read on a pipe cannot keep the process from noticing a stop request.
+    func waitUntilReadable(_ source: ByteSource) -> Bool
+    /// After read(2) returned 0: true to read again (the file may have grown), false for end of data.
+    func waitForGrowth(_ source: ByteSource) -> Bool
 }

@@ -1,0 +1,128 @@
+import BTWire
+import BTCapture
+import BTDecode
+
+/// Live capture (`btlens live`) audits the capture while it is still being read, so rules that can decide early
+/// report early. That needs the model so far without ending anything: the tracker must keep running after.
+extension CaptureTracker {
+    /// The model as `finish()` would return it if the capture ended now, without closing anything: finished
+    /// links are shared (they no longer change), open links are copies whose ATT sessions are finished at the
+    /// last record (so a request unanswered for 30 s already shows as a timeout), and the scan and advertising
+    /// trackers are finished on copies (they are value types). GATT inheritance runs on copies too, so the
+    /// tracker's own links are never touched. Costs one copy per open link plus a sort of the links by id.
+    public func snapshot() -> CaptureModel {
+        var all = connections.finished
+        all.reserveCapacity(all.count + connections.open.count)
+        for c in connections.open.values { all.append(c.snapshotCopy(finishingAt: last)) }
+        all.sort { $0.id < $1.id }
+        Self.inheritGATTOnCopies(&all)
+        var scans = self.scans
+        var advertisers = self.advertisers
+        var ownAdvertising = self.ownAdvertising
+        return CaptureModel(connections: all, failedConnections: connections.failed, scans: scans.finish(at: last),
+                            advertisers: advertisers.finish(), ownAdvertising: ownAdvertising.finish(at: last),
+                            droppedConnections: connections.dropped, firstTimestamp: first?.timestamp,
+                            lastTimestamp: last?.timestamp, records: records)
+    }
+
+    /// `ConnectionTracker.inheritGATT`, replacing a link by a copy before giving it a database, so a snapshot
+    /// never changes what `finish()` will decide later.
+    static func inheritGATTOnCopies(_ connections: inout [Connection]) {
+        var latest: [BDAddr: Connection] = [:]
+        for i in connections.indices {
+            let c = connections[i]
+            guard let peer = c.peerAddress else { continue }
+            if c.gatt.isEmpty, c.firstATT != nil, let earlier = latest[peer] {
+                let copy = c.snapshotCopy(finishingAt: nil)
+                let cccd = copy.gatt.cccdValues
+                copy.gatt = earlier.gatt
+                copy.gatt.cccdValues = cccd
+                copy.gatt.inheritedFrom = earlier.gatt.inheritedFrom ?? earlier.id
+                connections[i] = copy
+            }
+            if !connections[i].gatt.isEmpty { latest[peer] = connections[i] }
+        }
+    }
+
+    /// Counts that change when a link opens, closes or fails to open, so a live view can compare them after
+    /// each record (three integers) and describe the change only when there is one.
+    public struct LinkCounters: Equatable, Sendable {
+        /// Links opened so far (explicitly or implicitly); ids run 1…opened.
+        public var opened: Int
+        /// Links closed so far (kept ones; links past `maximumConnections` are not counted).
+        public var closed: Int
+        /// Failed connection attempts so far.
+        public var failed: Int
+    }
+
+    public var linkCounters: LinkCounters {
+        LinkCounters(opened: connections.nextID - 1, closed: connections.finished.count, failed: connections.failed.count)
+    }
+
+    /// The link with `id` if it is open or among the most recently closed ones.
+    public func connection(id: Int) -> Connection? {
+        if let c = connections.open.values.first(where: { $0.id == id }) { return c }
+        return connections.finished.last(where: { $0.id == id })
+    }
+
+    /// Links closed after the first `count` (see `LinkCounters.closed`), in closing order.
+    public func closedConnections(after count: Int) -> ArraySlice<Connection> {
+        connections.finished[min(count, connections.finished.count)...]
+    }
+
+    /// Failed attempts after the first `count`.
+    public func failedConnections(after count: Int) -> ArraySlice<FailedConnection> {
+        connections.failed[min(count, connections.failed.count)...]
+    }
+}
+
+extension Connection {
+    /// A copy that can be finished without touching this link. Arrays and dictionaries are copy-on-write, so
+    /// the copy costs its fields, not its events. A test compares every stored property (Mirror) so a property
+    /// added to `Connection` without being copied here fails loudly.
+    func snapshotCopy(finishingAt end: RecordRef?) -> Connection {
+        let c = Connection(id: id, controller: controller, handle: handle, transport: transport, start: start,
+                           implicitStart: implicitStart, options: session.options)
+        c.role = role
+        c.peerAddress = peerAddress
+        c.peerAddressType = peerAddressType
+        c.end = self.end
+        c.disconnectReason = disconnectReason
+        c.disconnectRequestedLocally = disconnectRequestedLocally
+        c.initialParameters = initialParameters
+        c.parameters = parameters
+        c.encrypted = encrypted
+        c.mtu = mtu
+        c.scanningAtConnect = scanningAtConnect
+        c.advertisingAtConnect = advertisingAtConnect
+        c.gatt = gatt
+        c.usage = usage
+        c.events = events
+        c.droppedEvents = droppedEvents
+        c.runs = runs
+        c.discoveries = discoveries
+        c.transactions = transactions
+        c.firstATT = firstATT
+        c.lastATT = lastATT
+        c.attOpcodeCounts = attOpcodeCounts
+        c.aclPacketsSent = aclPacketsSent
+        c.aclPacketsReceived = aclPacketsReceived
+        c.session = session
+        c.usageCache = nil  // an index into the original's dictionary storage
+        if isOpen {
+            c.session.finish(at: end, connection: c)
+            if !c.eventsAreSorted { c.sortEvents() }
+        }
+        return c
+    }
+
+    /// `sortEvents` is O(n log n) and allocates; most links' events are already in order.
+    var eventsAreSorted: Bool {
+        var previous = Int.min
+        for e in events {
+            if e.at.number < previous { return false }
+            previous = e.at.number
+        }
+        return true
+    }
+}
