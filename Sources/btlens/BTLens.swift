@@ -15,8 +15,9 @@ struct BTLens: ParsableCommand {
             (linktypes 187, 201, 254; LE air-sniffer captures are counted only) and Apple PacketLogger (.pklg). \
             Use - to read a capture from standard input.
 
-            Exit codes: 0 success, 1 findings at or above the failure threshold, 2 usage error, \
-            3 input unreadable (missing, not a capture, not Bluetooth).
+            Exit codes: 0 success, 1 findings at or above the failure threshold (audit), 2 usage error, \
+            3 input unreadable (missing, not a capture, not Bluetooth); live capture: 4 no Bluetooth in the \
+            kernel, 5 no permission (root or CAP_NET_RAW), 6 no controller.
 
             Examples:
               btlens stats samples/heart-rate-session.btsnoop
