@@ -18,16 +18,36 @@ public struct ReconnectByScanRule: Rule {
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var findings: [Finding] = []
-        for (index, c) in model.connections.enumerated() where c.transport == .le {
-            guard let peer = c.peerAddress else { continue }
-            // The latest earlier link to the same peer that had ended before this one started.
-            guard let previous = model.connections[..<index].last(where: {
-                $0.peerAddress == peer && $0.controller == c.controller && ($0.end?.timestamp ?? c.start.timestamp) < c.start.timestamp
-            }), let ended = previous.end else { continue }
-            let scan = model.scans.first {
-                $0.controller == c.controller && $0.start.timestamp > ended.timestamp && $0.start.timestamp < c.start.timestamp
+        // Scan session starts per controller, in time order, to find "a scan between A's end and B's start".
+        var scansByController: [UInt16: [ScanSession]] = [:]
+        for s in model.scans { scansByController[s.controller, default: []].append(s) }
+        for key in scansByController.keys { scansByController[key]?.sort { $0.start.timestamp < $1.start.timestamp } }
+        // The latest ended link per (controller, peer), maintained in start order: linear in connections.
+        struct PeerKey: Hashable { var controller: UInt16; var peer: BDAddr }
+        var lastEnded: [PeerKey: Connection] = [:]
+        var pendingEnds: [Connection] = []  // links not yet ended at the current start time, by end time
+        for c in model.connections.sorted(by: { $0.start.timestamp < $1.start.timestamp }) {
+            // Links that ended before this one started become "previous" links of their peer.
+            pendingEnds.removeAll { p in
+                guard let end = p.end, end.timestamp < c.start.timestamp, let peer = p.peerAddress else { return false }
+                let key = PeerKey(controller: p.controller, peer: peer)
+                if let known = lastEnded[key], let knownEnd = known.end, knownEnd.timestamp > end.timestamp { return true }
+                lastEnded[key] = p
+                return true
             }
-            guard let scan else { continue }
+            defer { if c.peerAddress != nil && c.end != nil { pendingEnds.append(c) } }
+            guard c.transport == .le, let peer = c.peerAddress,
+                  let previous = lastEnded[PeerKey(controller: c.controller, peer: peer)], let ended = previous.end,
+                  let scans = scansByController[c.controller]
+            else { continue }
+            // The first scan that started after the previous link ended and before this one started.
+            var lo = 0, hi = scans.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if scans[mid].start.timestamp > ended.timestamp { hi = mid } else { lo = mid + 1 }
+            }
+            guard lo < scans.count, scans[lo].start.timestamp < c.start.timestamp else { continue }
+            let scan = scans[lo]
             findings.append(Finding(
                 rule: Self.description, controller: c.controller, connection: c, start: scan.start.timestamp,
                 end: c.start.timestamp, records: [ended, scan.start, c.start],
