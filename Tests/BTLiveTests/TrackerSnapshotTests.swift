@@ -34,7 +34,7 @@ struct TrackerSnapshotTests {
         m.connections.map { c in
             "#\(c.id) \(c.handle) open=\(c.isOpen) reason=\(c.disconnectReason.map { "\($0.rawValue)" } ?? "-") events=\(c.events.count) "
                 + "runs=\(c.runs.count) discoveries=\(c.discoveries.count) tx=\(c.transactions) gatt=\(c.gatt.characteristics.count)/\(c.gatt.inheritedFrom ?? 0) "
-                + "mtu=\(c.mtu) att=\(c.attOpcodeCounts.reduce(0, +))"
+                + "mtu=\(c.mtu) att=\(c.attOpcodeCounts.total)"
         } + ["failed=\(m.failedConnections.count) scans=\(m.scans.count) advertisers=\(m.advertisers.count) records=\(m.records)"]
     }
 

@@ -59,7 +59,7 @@ public enum TimelineReport {
         m.append(("encrypted", .bool(c.encrypted)))
         m.append(("gatt_inherited_from", optional(c.gatt.inheritedFrom) { .int($0) }))
         var att: [(String, JSONValue)] = []
-        att.append(("pdus", .int(c.attOpcodeCounts.reduce(0, +))))
+        att.append(("pdus", .int(c.attOpcodeCounts.total)))
         att.append(("transactions", .int(t.completed + t.errors)))
         att.append(("errors", .int(t.errors)))
         att.append(("timeouts", .int(t.timeouts)))

@@ -78,7 +78,7 @@ struct ATTSession {
 
     mutating func pdu(_ bytes: UnsafeRawBufferPointer, cid: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
         guard let first = bytes.first else { return }
-        c.attOpcodeCounts[Int(first)] += 1
+        c.attOpcodeCounts.increment(first)
         if let last = c.lastATT, at.timestamp.nanoseconds &- last.timestamp.nanoseconds >= idleGap {
             c.append(TimelineEvent(at: last, kind: .idle(until: at)), limit: options.maximumEventsPerConnection)
         }

@@ -107,14 +107,10 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var transactions = TransactionStatistics()
     public internal(set) var firstATT: RecordRef?
     public internal(set) var lastATT: RecordRef?
-    /// ATT PDUs by opcode (a fixed table: counted for every PDU).
-    public internal(set) var attOpcodeCounts = [Int](repeating: 0, count: 256)
+    /// ATT PDUs by opcode.
+    public internal(set) var attOpcodeCounts = OpcodeCounts()
     /// ATT PDUs by opcode, only the opcodes seen.
-    public var attCounts: [UInt8: Int] {
-        var out: [UInt8: Int] = [:]
-        for (i, n) in attOpcodeCounts.enumerated() where n > 0 { out[UInt8(i)] = n }
-        return out
-    }
+    public var attCounts: [UInt8: Int] { attOpcodeCounts.dictionary }
     /// Packets and bytes of ACL data each way.
     public internal(set) var aclPacketsSent = 0
     public internal(set) var aclPacketsReceived = 0
@@ -157,6 +153,15 @@ public final class Connection: @unchecked Sendable {
 
     func append(_ event: TimelineEvent, limit: Int) {
         if events.count < limit { events.append(event) } else { droppedEvents += 1 }
+    }
+
+    /// A finished link keeps its history but not its working state: drop the ATT session's tables and the
+    /// arrays' growth slack, since finished connections are what memory grows with on long captures.
+    func compact() {
+        session = ATTSession(options: session.options)
+        usageCache = nil
+        events = events.map { $0 }
+        runs = runs.map { $0 }
     }
 
     /// Events found late (timeouts, idle gaps) go to their place in time; equal records keep their order.

@@ -53,6 +53,7 @@ public struct ConnectionTracker {
     mutating func close(_ c: Connection, at: RecordRef?, reason: HCIStatus?, event: TimelineEvent.Kind?) {
         c.session.finish(at: at, connection: c)
         c.sortEvents()
+        c.compact()
         c.end = at
         c.disconnectReason = reason
         if let event, let at { c.append(TimelineEvent(at: at, kind: event), limit: options.maximumEventsPerConnection) }
