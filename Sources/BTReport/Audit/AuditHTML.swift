@@ -7,19 +7,7 @@ import BTRules
 /// advertising, each connection and the findings on it, then the findings with their advice and each
 /// connection's event list.
 public enum AuditHTML {
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
-    }
+    static func escape(_ s: String) -> String { MarkupEscaping.escape(s) }
 
     static func color(_ s: Severity) -> String {
         switch s {

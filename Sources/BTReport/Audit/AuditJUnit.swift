@@ -4,21 +4,7 @@ import BTRules
 /// JUnit XML: a testsuite per capture, a testcase per rule, a failure per finding at or above `--fail-on`
 /// (findings below it are listed in system-out).
 public enum AuditJUnit {
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case let c where c.value < 0x20 && c != "\n" && c != "\t": out += " "
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
-    }
+    static func escape(_ s: String) -> String { MarkupEscaping.escape(s) }
 
     public static func render(_ run: AuditRun) -> String {
         let catalogue = RuleRegistry.descriptions

@@ -31,6 +31,10 @@ public struct CaptureModel: Sendable {
     public var lastTimestamp: Timestamp?
     /// Records observed.
     public var records: Int
+    /// What the advertiser table counted but did not keep (beyond `AdvertiserTracker`'s cap).
+    public var advertiserOverflow = AdvertiserOverflow()
+    /// Chained extended advertisements dropped unfinished (too many chains in progress at once).
+    public var abandonedAdvertisingChains = 0
 }
 
 /// Turns decoded frames into connections, scans, advertisers, ATT transactions and GATT databases.
@@ -134,11 +138,14 @@ public final class CaptureTracker {
     /// Closes what is still open and returns the model.
     public func finish() -> CaptureModel {
         let connectionResult = connections.finish(at: last)
-        return CaptureModel(connections: connectionResult.connections, failedConnections: connectionResult.failed,
+        var model = CaptureModel(connections: connectionResult.connections, failedConnections: connectionResult.failed,
                             scans: scans.finish(at: last), advertisers: advertisers.finish(),
                             ownAdvertising: ownAdvertising.finish(at: last),
                             droppedConnections: connectionResult.dropped,
                             firstTimestamp: first?.timestamp, lastTimestamp: last?.timestamp, records: records)
+        model.advertiserOverflow = advertisers.overflow
+        model.abandonedAdvertisingChains = advertisers.abandonedChains
+        return model
     }
 }
 

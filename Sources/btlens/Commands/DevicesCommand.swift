@@ -49,13 +49,13 @@ struct DevicesCommand: ParsableCommand {
                 continue
             }
             var progress = Progress(label: path, total: fileSize(path))
-            var collector = DeviceCollector(progress: { progress.update($0) })
-            let result = try capture.accept(&collector)
+            var collector = TrackingCollector(progress: { progress.update($0) })
+            let model = try capture.accept(&collector)
             progress.finish()
             CaptureInput.reportIssues(path, capture.issues)
             let name = path == "-" ? "-" : String(path.split(separator: "/").last ?? Substring(path))
-            let report = DevicesReport(file: json ? name : path, info: capture.info, model: result.model,
-                                       advertiserOverflow: result.advertiserOverflow)
+            let report = DevicesReport(file: json ? name : path, info: capture.info, model: model,
+                                       advertiserOverflow: model.advertiserOverflow)
             if json {
                 results.append(DevicesJSON.object(report))
             } else {
