@@ -41,36 +41,12 @@ struct DevicesCommand: ParsableCommand {
     }
 
     func run() throws {
-        var results: [JSONValue] = []
-        var failed = false
-        for (index, path) in files.enumerated() {
-            guard let capture = CaptureInput.open(path) else {
-                failed = true
-                continue
-            }
-            var progress = Progress(label: path, total: fileSize(path))
-            var collector = TrackingCollector(progress: { progress.update($0) })
-            let model = try capture.accept(&collector)
-            progress.finish()
-            CaptureInput.reportIssues(path, capture.issues)
-            let name = path == "-" ? "-" : String(path.split(separator: "/").last ?? Substring(path))
-            let report = DevicesReport(file: json ? name : path, info: capture.info, model: model,
-                                       advertiserOverflow: model.advertiserOverflow)
-            if json {
-                results.append(DevicesJSON.object(report))
-            } else {
-                if index > 0 { Output.line("") }
-                Output.line(DevicesText.render(report))
-            }
-        }
-        if json {
-            if results.count == 1 && files.count == 1 {
-                Output.line(results[0].serialized())
-            } else {
-                Output.line(JSONValue.array(results).serialized())
-            }
-        }
-        Output.flushStandardOutput()
-        if failed { throw ExitStatus.inputUnreadable }
+        try MultiFileReport(files: files, json: json).run(
+            makeVisitor: { TrackingCollector(progress: $0) },
+            render: { path, name, capture, model in
+                let report = DevicesReport(file: json ? name : path, info: capture.info, model: model,
+                                           advertiserOverflow: model.advertiserOverflow)
+                return json ? .json(DevicesJSON.object(report)) : .text(DevicesText.render(report))
+            })
     }
 }

@@ -33,35 +33,12 @@ struct StatsCommand: ParsableCommand {
     }
 
     func run() throws {
-        var results: [JSONValue] = []
-        var failed = false
-        for (index, path) in files.enumerated() {
-            guard let capture = CaptureInput.open(path) else {
-                failed = true
-                continue
-            }
-            var progress = Progress(label: path, total: fileSize(path))
-            var collector = StatisticsCollector(progress: { progress.update($0) })
-            let statistics = try capture.accept(&collector)
-            progress.finish()
-            CaptureInput.reportIssues(path, capture.issues)
-            let name = path == "-" ? "-" : String(path.split(separator: "/").last ?? Substring(path))
-            if json {
-                results.append(StatisticsJSON.object(file: name, info: capture.info, statistics: statistics))
-            } else {
-                if index > 0 { Output.line("") }
-                Output.line(StatisticsText.render(file: path, info: capture.info, statistics: statistics,
+        try MultiFileReport(files: files, json: json).run(
+            makeVisitor: { StatisticsCollector(progress: $0) },
+            render: { path, name, capture, statistics in
+                json ? .json(StatisticsJSON.object(file: name, info: capture.info, statistics: statistics))
+                    : .text(StatisticsText.render(file: path, info: capture.info, statistics: statistics,
                                                   notices: capture.issues.notices))
-            }
-        }
-        if json {
-            if results.count == 1 && files.count == 1 {
-                Output.line(results[0].serialized())
-            } else {
-                Output.line(JSONValue.array(results).serialized())
-            }
-        }
-        Output.flushStandardOutput()
-        if failed { throw ExitStatus.inputUnreadable }
+            })
     }
 }
