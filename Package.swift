@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTDecodeTests", dependencies: ["BTDecode", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTTrackTests", dependencies: ["BTTrack", "BTReport", "BTScenario", "TestSupport"]),
-        .testTarget(name: "BTRulesTests", dependencies: ["BTRules", "BTTrack", "BTScenario", "TestSupport"]),
+        .testTarget(name: "BTRulesTests", dependencies: ["BTRules", "BTTrack", "BTReport", "BTScenario", "TestSupport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
         .testTarget(name: "BTLiveTests", dependencies: ["BTLive", "BTCapture", "BTDecode", "BTTrack", "BTRules",

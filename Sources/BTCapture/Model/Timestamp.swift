@@ -3,13 +3,27 @@
 public struct Timestamp: Hashable, Comparable, Sendable {
     public var nanoseconds: Int64
 
-    @inlinable public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+    /// Times are clamped to ±2⁶² ns (years 1824 to 2116): a corrupt capture's absurd timestamps stay absurd
+    /// but the difference of any two always fits in an Int64, so no arithmetic on them can overflow.
+    public static let limit: Int64 = 1 << 62
+
+    @inlinable public init(nanoseconds: Int64) {
+        self.nanoseconds = min(max(nanoseconds, -Self.limit), Self.limit)
+    }
     @inlinable public init(seconds: Int64, nanoseconds: Int64) {
-        self.nanoseconds = seconds &* 1_000_000_000 &+ nanoseconds
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, overflow2) = whole.addingReportingOverflow(nanoseconds)
+        self.init(nanoseconds: overflow || overflow2 ? (seconds < 0 ? -Self.limit : Self.limit) : sum)
     }
     @inlinable public init(unixMicroseconds us: Int64) {
         let (v, overflow) = us.multipliedReportingOverflow(by: 1000)
-        self.nanoseconds = overflow ? (us < 0 ? .min : .max) : v
+        self.init(nanoseconds: overflow ? (us < 0 ? -Self.limit : Self.limit) : v)
+    }
+
+    /// This time moved by `delta` nanoseconds, saturating at the limits.
+    @inlinable public func adding(nanoseconds delta: Int64) -> Timestamp {
+        let (sum, overflow) = nanoseconds.addingReportingOverflow(delta)
+        return Timestamp(nanoseconds: overflow ? (delta < 0 ? -Self.limit : Self.limit) : sum)
     }
 
     public var seconds: Double { Double(nanoseconds) / 1e9 }

@@ -247,7 +247,7 @@ public enum Format {
 extension String {
     /// Two decimals without Foundation.
     init(format2 v: Double) {
-        let scaled = Int((v * 100).rounded())
+        let scaled = Int(saturating: (v * 100).rounded())
         let whole = scaled / 100, frac = abs(scaled % 100)
         self = "\(whole)." + (frac < 10 ? "0" : "") + "\(frac)"
     }

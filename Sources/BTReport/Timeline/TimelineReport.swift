@@ -46,7 +46,7 @@ public enum TimelineReport {
         m.append(("role", .string(c.role.rawValue)))
         m.append(("start", .number(c.start.timestamp.decimalString())))
         m.append(("end", optional(c.end) { .number($0.timestamp.decimalString()) }))
-        m.append(("duration_s", optional(duration) { seconds(Int64($0.seconds * 1e9)) }))
+        m.append(("duration_s", optional(duration) { seconds(Int64(saturating: $0.seconds * 1e9)) }))
         m.append(("disconnect_reason", optional(c.disconnectReason) { .string(Hex.u8($0.rawValue)) }))
         m.append(("disconnect_reason_name", optional(c.disconnectReason) { .string($0.description) }))
         m.append(("disconnect_requested_by_host", .bool(c.disconnectRequestedLocally)))
@@ -108,7 +108,7 @@ public enum TimelineReport {
                 let end = s.end.map { clock($0.timestamp) } ?? "still on at the end"
                 let span = (s.end?.timestamp ?? model.lastTimestamp).map { TimeFormat.human($0 - s.start.timestamp) } ?? ""
                 out.append("")
-                out.append(bold("Scan") + "  hci\(s.controller)  \(s.isActive ? "active" : "passive") interval \(Format.ms(s.intervalMilliseconds)) ms window \(Format.ms(s.windowMilliseconds)) ms (duty \(Int((s.dutyCycle * 100).rounded())) %), duplicates \(s.filterDuplicates ? "filtered" : "NOT filtered")")
+                out.append(bold("Scan") + "  hci\(s.controller)  \(s.isActive ? "active" : "passive") interval \(Format.ms(s.intervalMilliseconds)) ms window \(Format.ms(s.windowMilliseconds)) ms (duty \(Int(saturating: (s.dutyCycle * 100).rounded())) %), duplicates \(s.filterDuplicates ? "filtered" : "NOT filtered")")
                 out.append("  \(clock(s.start.timestamp))  start → \(end) (\(span)), \(s.reports) reports from \(s.uniqueDevices) devices" + (s.connectionsWhileScanning.isEmpty ? "" : ", \(s.connectionsWhileScanning.count) connection(s) came up while scanning"))
             }
             for a in model.ownAdvertising {

@@ -19,6 +19,9 @@ public struct ConfigurationFile: Sendable {
         public var description: String
     }
 
+    /// Options are durations, counts and ratios: a bound keeps them meaningful (and conversions safe).
+    public static let largestOption = 1e9
+
     public init() {}
 
     public init(yaml text: String) throws {
@@ -63,8 +66,10 @@ public struct ConfigurationFile: Sendable {
                                 let known = d.options.map(\.name).joined(separator: ", ")
                                 throw Failure(description: "rules.\(ruleKey): no option '\(name)'" + (known.isEmpty ? "" : " (options: \(known))"))
                             }
-                            guard let number = (v as? Double) ?? (v as? Int).map(Double.init) else {
-                                throw Failure(description: "rules.\(ruleKey).\(name) must be a number")
+                            guard let number = (v as? Double) ?? (v as? Int).map(Double.init), number.isFinite,
+                                  number >= 0, number <= Self.largestOption
+                            else {
+                                throw Failure(description: "rules.\(ruleKey).\(name) must be a number from 0 to \(Int(Self.largestOption))")
                             }
                             configuration.options[d.id, default: [:]][name] = number
                         }

@@ -11,7 +11,7 @@ enum RuleText {
         return "\(Int(s.rounded())) s"
     }
 
-    static func seconds(_ d: Duration) -> String { seconds(Int64(d.seconds * 1e9)) }
+    static func seconds(_ d: Duration) -> String { seconds(Int64(saturating: d.seconds * 1e9)) }
 
     static func connection(_ c: Connection) -> String {
         "connection #\(c.id) (handle \(Hex.u16(c.handle))\(c.peerAddress.map { " to \($0)" } ?? ""))"
@@ -30,7 +30,7 @@ enum RuleText {
 extension String {
     /// One decimal without Foundation.
     init(format1 v: Double) {
-        let scaled = Int((v * 10).rounded())
+        let scaled = Int(saturating: (v * 10).rounded())
         self = "\(scaled / 10).\(abs(scaled % 10))"
     }
 }

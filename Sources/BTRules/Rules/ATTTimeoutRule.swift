@@ -28,7 +28,7 @@ public struct ATTTimeoutRule: Rule {
                 else { continue }
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, attributeHandle: handle,
-                    start: e.at.timestamp, end: Timestamp(nanoseconds: e.at.timestamp.nanoseconds + Int64(waited.seconds * 1e9)),
+                    start: e.at.timestamp, end: e.at.timestamp.adding(nanoseconds: Int64(saturating: waited.seconds * 1e9)),
                     records: [e.at] + (c.end.map { [$0] } ?? []),
                     message: "\(request)\(handle.map { " to " + RuleText.attribute($0, in: c) } ?? "") on \(RuleText.connection(c)) was not answered for \(RuleText.seconds(waited))."))
             }

@@ -17,7 +17,7 @@ public struct AdvertisingAfterConnectRule: Rule {
     public init() {}
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
-        let grace = Int64(context.option("grace_seconds") * 1e9)
+        let grace = Int64(saturating: context.option("grace_seconds") * 1e9)
         var findings: [Finding] = []
         for c in model.connections where c.role == .peripheral {
             let up = c.start.timestamp.nanoseconds

@@ -22,7 +22,7 @@ public struct ConnectionChurnRule: Rule {
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var findings: [Finding] = []
-        let window = Int64(context.option("window_seconds") * 1e9)
+        let window = Int64(saturating: context.option("window_seconds") * 1e9)
         let minimum = Int(context.option("minimum_connections"))
         var byPeer: [BDAddr: [Connection]] = [:]
         var order: [BDAddr] = []

@@ -21,7 +21,7 @@ public struct IdleFastIntervalRule: Rule {
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         let maximum = context.option("maximum_interval_ms")
-        let idleLimit = Int64(context.option("idle_seconds") * 1e9)
+        let idleLimit = Int64(saturating: context.option("idle_seconds") * 1e9)
         var findings: [Finding] = []
         for c in model.connections where c.transport == .le {
             // Parameter history and ATT activity, walked in time order to find idle stretches at a fast interval.

@@ -21,8 +21,8 @@ public struct LingeringConnectionRule: Rule {
     public init() {}
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
-        let idleLimit = Int64(context.option("idle_seconds") * 1e9)
-        let unsubscribeLimit = Int64(context.option("after_unsubscribe_seconds") * 1e9)
+        let idleLimit = Int64(saturating: context.option("idle_seconds") * 1e9)
+        let unsubscribeLimit = Int64(saturating: context.option("after_unsubscribe_seconds") * 1e9)
         var findings: [Finding] = []
         // A link the capture joined midway whose role is unknown is not judged: its purpose is unknown too.
         for c in model.connections where (c.transport == .le || c.transport == .unknown) && !(c.implicitStart && c.role == .unknown) {

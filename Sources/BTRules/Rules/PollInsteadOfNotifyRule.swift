@@ -32,7 +32,7 @@ public struct PollInsteadOfNotifyRule: Rule {
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, attributeHandle: run.handle,
                     start: run.first.timestamp, end: run.last.timestamp, records: run.records,
-                    message: "\(RuleText.connection(c)) read \(RuleText.attribute(run.handle, in: c)) \(run.count) times every \(RuleText.seconds(Int64(period * 1e9))) although it declares \(kind)."))
+                    message: "\(RuleText.connection(c)) read \(RuleText.attribute(run.handle, in: c)) \(run.count) times every \(RuleText.seconds(Int64(saturating: period * 1e9))) although it declares \(kind)."))
             }
         }
         return findings

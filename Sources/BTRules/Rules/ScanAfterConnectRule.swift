@@ -18,7 +18,7 @@ public struct ScanAfterConnectRule: Rule {
     public init() {}
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
-        let grace = Int64(context.option("grace_seconds") * 1e9)
+        let grace = Int64(saturating: context.option("grace_seconds") * 1e9)
         var findings: [Finding] = []
         for c in model.connections where c.transport == .le && !c.implicitStart {
             let up = c.start.timestamp.nanoseconds
@@ -33,7 +33,7 @@ public struct ScanAfterConnectRule: Rule {
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c,
                     start: c.start.timestamp, end: Timestamp(nanoseconds: endTime), records: records,
-                    message: "Scanning (\(s.isActive ? "active" : "passive"), duty cycle \(Int((s.dutyCycle * 100).rounded())) %) continued \(RuleText.seconds(after)) after \(RuleText.connection(c)) came up\(stillOn)."))
+                    message: "Scanning (\(s.isActive ? "active" : "passive"), duty cycle \(Int(saturating: (s.dutyCycle * 100).rounded())) %) continued \(RuleText.seconds(after)) after \(RuleText.connection(c)) came up\(stillOn)."))
             }
         }
         return findings

@@ -70,8 +70,8 @@ struct ATTSession {
 
     init(options: TrackerOptions) {
         self.options = options
-        runGap = Int64(options.activityRunGap.seconds * 1e9)
-        idleGap = Int64(options.idleGap.seconds * 1e9)
+        runGap = Int64(saturating: options.activityRunGap.seconds * 1e9)
+        idleGap = Int64(saturating: options.idleGap.seconds * 1e9)
     }
 
     // MARK: - Entry point
