@@ -31,6 +31,9 @@ public struct PacketDecoder {
     public private(set) var channels = ChannelMap()
     /// (controller << 16 | opcode) → record number of the last such command.
     var lastCommand: [UInt32: Int] = [:]
+    /// Walk every advertising report to count it and check the event's layout. A consumer that walks the
+    /// reports itself (the tracker) turns this off and reports bad layouts, so each report is read once.
+    public var validatesAdvertisingReports = true
 
     public init(issues: IssueLog) { self.issues = issues }
 
@@ -74,7 +77,7 @@ public struct PacketDecoder {
                 issues.report(.badParameters, record: record.number, offset: record.offset, "LE Meta event without subevent")
                 return
             }
-            if sub == .advertisingReport || sub == .extendedAdvertisingReport {
+            if validatesAdvertisingReports && (sub == .advertisingReport || sub == .extendedAdvertisingReport) {
                 var reports = AdvertisingReportIterator(subevent: sub, parameters: event.subeventParameters)
                 var n = 0
                 while reports.next() != nil { n += 1 }

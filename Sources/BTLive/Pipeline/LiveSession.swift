@@ -42,7 +42,7 @@ public final class LiveSession {
     public private(set) var records = 0
 
     public init(options: LiveOptions, output: any LiveOutput, writer: LiveCaptureWriter? = nil,
-                issues: IssueLog = IssueLog(), trackerOptions: TrackerOptions = TrackerOptions()) {
+                issues: IssueLog = IssueLog(), trackerOptions: TrackerOptions = .withoutAdvertisers) {
         self.options = options
         self.output = output
         self.writer = writer

@@ -14,8 +14,18 @@ public struct TrackerOptions: Sendable {
     public var maximumEventsPerConnection = 20_000
     /// Finished connections kept; older ones are dropped (counted) so memory stays bounded on endless captures.
     public var maximumConnections = 100_000
+    /// Build the advertiser table (every advertising report parsed per address). Only `btlens devices` shows
+    /// it, and it is the most expensive part of tracking on scan-heavy captures, so the other commands skip it.
+    public var trackAdvertisers = true
 
     public init() {}
+
+    /// For commands that show connections, scans and findings but not the advertiser table.
+    public static var withoutAdvertisers: TrackerOptions {
+        var o = TrackerOptions()
+        o.trackAdvertisers = false
+        return o
+    }
 }
 
 /// Everything the tracking layer learnt from a capture.
@@ -49,6 +59,9 @@ public final class CaptureTracker {
     var first: RecordRef?
     var last: RecordRef?
     var records = 0
+    /// Where to report advertising events whose reports do not fit, when the decoder was told not to check
+    /// them (`PacketDecoder.validatesAdvertisingReports`).
+    public var issues: IssueLog?
 
     public init(options: TrackerOptions = TrackerOptions()) {
         self.options = options
@@ -89,9 +102,16 @@ public final class CaptureTracker {
             switch sub {
             case .advertisingReport, .extendedAdvertisingReport:
                 var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
+                let withAdvertisers = options.trackAdvertisers
+                var count = 0
                 while let report = reports.next() {
                     scans.advertisingReport(report, at: at)
-                    advertisers.advertisingReport(report, at: at)
+                    if withAdvertisers { advertisers.advertisingReport(report, at: at) }
+                    count += 1
+                }
+                if reports.isMalformed, let issues, frame.advertisingReports == 0 {
+                    issues.report(.badParameters, record: at.number, offset: at.offset,
+                                  "\(sub) declares \(reports.declaredCount) reports, \(count) fit in the event")
                 }
             case .connectionComplete, .enhancedConnectionComplete, .enhancedConnectionCompleteV2:
                 guard let complete = LEConnectionComplete(subevent: sub, p) else { return }
@@ -161,7 +181,9 @@ public struct TrackingCollector: RecordSourceVisitor {
 
     public mutating func visit<S: RecordSource>(_ source: S) throws -> CaptureModel {
         var decoder = PacketDecoder(issues: source.issues)
+        decoder.validatesAdvertisingReports = false  // the tracker walks the reports and reports bad layouts
         let tracker = CaptureTracker(options: options)
+        tracker.issues = source.issues
         while let record = source.next() {
             tracker.observe(decoder.decode(record))
             if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }

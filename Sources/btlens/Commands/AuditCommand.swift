@@ -196,7 +196,7 @@ struct AuditCommand: ParsableCommand {
     static func audit(_ path: String, auditor: Auditor, baseline: Baseline?) -> (AuditedCapture, CaptureModel?) {
         do {
             let capture = try OpenedCapture.open(path: path)
-            var collector = TrackingCollector()
+            var collector = TrackingCollector(options: .withoutAdvertisers)
             let model = try capture.accept(&collector)
             CaptureInput.reportIssues(path, capture.issues)
             var findings = auditor.audit(model, file: path)

@@ -8,7 +8,7 @@ enum Tracking {
     static func model(_ path: String) throws -> CaptureModel {
         guard let capture = CaptureInput.open(path) else { throw ExitStatus.inputUnreadable }
         var progress = Progress(label: path, total: fileSize(path))
-        var collector = TrackingCollector(progress: { progress.update($0) })
+        var collector = TrackingCollector(options: .withoutAdvertisers, progress: { progress.update($0) })
         let model = try capture.accept(&collector)
         progress.finish()
         CaptureInput.reportIssues(path, capture.issues)
