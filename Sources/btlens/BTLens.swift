@@ -20,12 +20,12 @@ struct BTLens: ParsableCommand {
             kernel, 5 no permission (root or CAP_NET_RAW), 6 no controller.
 
             Examples:
-              btlens audit samples/wasteful-central.btsnoop      # what the app wasted, and the fix
-              btlens timeline samples/heart-rate-session.btsnoop # what it did, per connection
+              btlens audit samples/wasteful-central.btsnoop
+              btlens timeline samples/heart-rate-session.btsnoop
               btlens stats --json capture.log other.pcapng
               btlens decode -v --handle 0x0040 --cid 4 btsnoop_hci.log
               adb exec-out cat /data/misc/bluetooth/logs/btsnoop_hci.log | btlens audit -
-              btlens help audit                                  # any command's options and examples
+              btlens help audit
             """,
         version: version,
         subcommands: [StatsCommand.self, DecodeCommand.self, DevicesCommand.self, TimelineCommand.self, GATTCommand.self, AuditCommand.self, RulesCommand.self, ExplainCommand.self, LiveCommand.self]
