@@ -30,23 +30,15 @@ struct DevicesCommand: ParsableCommand {
             """
     )
 
-    @Flag(name: .long, help: "Print JSON (an object per file; an array when there are several).")
-    var json = false
-
-    @Argument(help: "Capture files (btsnoop, pcap, pcapng, PacketLogger); - reads standard input.")
-    var files: [String]
-
-    func validate() throws {
-        if files.isEmpty { throw ValidationError("give at least one capture file (or - for standard input)") }
-    }
+    @OptionGroup var inputs: MultiFileOptions
 
     func run() throws {
-        try MultiFileReport(files: files, json: json).run(
+        try inputs.report.run(
             makeVisitor: { TrackingCollector(progress: $0) },
             render: { path, name, capture, model in
-                let report = DevicesReport(file: json ? name : path, info: capture.info, model: model,
+                let report = DevicesReport(file: inputs.json ? name : path, info: capture.info, model: model,
                                            advertiserOverflow: model.advertiserOverflow)
-                return json ? .json(DevicesJSON.object(report)) : .text(DevicesText.render(report))
+                return inputs.json ? .json(DevicesJSON.object(report)) : .text(DevicesText.render(report))
             })
     }
 }

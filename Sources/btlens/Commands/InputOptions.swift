@@ -78,3 +78,18 @@ struct MultiFileReport {
         if failed { throw ExitStatus.inputUnreadable }
     }
 }
+
+/// The inputs of the per-file report commands (`stats`, `devices`).
+struct MultiFileOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON (an object per file; an array when there are several).")
+    var json = false
+
+    @Argument(help: "Capture files (btsnoop, pcap, pcapng, PacketLogger); - reads standard input.")
+    var files: [String]
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give at least one capture file (or - for standard input)") }
+    }
+
+    var report: MultiFileReport { MultiFileReport(files: files, json: json) }
+}

@@ -22,21 +22,13 @@ struct StatsCommand: ParsableCommand {
             """
     )
 
-    @Flag(name: .long, help: "Print JSON (an object per file; an array when there are several).")
-    var json = false
-
-    @Argument(help: "Capture files (btsnoop, pcap, pcapng, PacketLogger); - reads standard input.")
-    var files: [String]
-
-    func validate() throws {
-        if files.isEmpty { throw ValidationError("give at least one capture file (or - for standard input)") }
-    }
+    @OptionGroup var inputs: MultiFileOptions
 
     func run() throws {
-        try MultiFileReport(files: files, json: json).run(
+        try inputs.report.run(
             makeVisitor: { StatisticsCollector(progress: $0) },
             render: { path, name, capture, statistics in
-                json ? .json(StatisticsJSON.object(file: name, info: capture.info, statistics: statistics))
+                inputs.json ? .json(StatisticsJSON.object(file: name, info: capture.info, statistics: statistics))
                     : .text(StatisticsText.render(file: path, info: capture.info, statistics: statistics,
                                                   notices: capture.issues.notices))
             })
