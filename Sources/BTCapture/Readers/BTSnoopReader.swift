@@ -41,47 +41,22 @@ public final class BTSnoopReader: RecordSource {
     }
 
     public func next() -> CaptureRecord? {
-        guard !stopped else { return nil }
-        let headerOffset = source.offset
-        do {
-            guard try source.ensure(Self.recordHeaderLength) else {
-                if source.available > 0 {
-                    issues.report(.truncatedRecord, record: recordNumber + 1, offset: headerOffset,
-                                  "file ends inside a record header (\(source.available) of 24 bytes)")
-                }
-                stopped = true
-                return nil
+        guard let frame = RecordFraming.next(source, issues: issues, recordNumber: &recordNumber, stopped: &stopped,
+                                             headerLength: Self.recordHeaderLength, totalLength: { h in
+            let included = Int(UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+            guard included <= Self.maximumRecordLength else {
+                return .failure(.init(message: "record length \(included) exceeds \(Self.maximumRecordLength); rest of file skipped"))
             }
-            let h = source.peek(Self.recordHeaderLength)
-            let originalLength = Int(UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 0, as: UInt32.self)))
-            let includedLength = Int(UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
-            let flags = UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-            let rawTime = Int64(bigEndian: h.loadUnaligned(fromByteOffset: 16, as: Int64.self))
-            recordNumber += 1
-            guard includedLength <= Self.maximumRecordLength else {
-                issues.report(.absurdLength, record: recordNumber, offset: headerOffset,
-                              "record length \(includedLength) exceeds \(Self.maximumRecordLength); rest of file skipped")
-                stopped = true
-                return nil
-            }
-            let total = Self.recordHeaderLength + includedLength
-            guard try source.ensure(total) else {
-                issues.report(.truncatedRecord, record: recordNumber, offset: headerOffset,
-                              "file ends inside the record (\(source.available - Self.recordHeaderLength) of \(includedLength) bytes)")
-                stopped = true
-                return nil
-            }
-            let data = UnsafeRawBufferPointer(rebasing: source.peek(total)[Self.recordHeaderLength...])
-            source.consume(total)
-            var record = makeRecord(data: data, flags: flags, originalLength: originalLength,
-                                    timestamp: BTSnoopTime.timestamp(fromBTSnoop: rawTime), offset: headerOffset)
-            record.length = total
-            return record
-        } catch {
-            issues.report(.readError, record: recordNumber + 1, offset: headerOffset, "\(error)")
-            stopped = true
-            return nil
-        }
+            return .success(Self.recordHeaderLength + included)
+        }) else { return nil }
+        let h = frame.header
+        let originalLength = Int(UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 0, as: UInt32.self)))
+        let flags = UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        let rawTime = Int64(bigEndian: h.loadUnaligned(fromByteOffset: 16, as: Int64.self))
+        var record = makeRecord(data: frame.body, flags: flags, originalLength: originalLength,
+                                timestamp: BTSnoopTime.timestamp(fromBTSnoop: rawTime), offset: frame.offset)
+        record.length = frame.length
+        return record
     }
 
     @inline(__always)

@@ -75,50 +75,26 @@ public final class PacketLoggerReader: RecordSource {
     }
 
     public func next() -> CaptureRecord? {
-        guard !stopped else { return nil }
-        let headerOffset = source.offset
-        do {
-            guard try source.ensure(Self.recordHeaderLength) else {
-                if source.available > 0 {
-                    issues.report(.truncatedRecord, record: recordNumber + 1, offset: headerOffset,
-                                  "file ends inside a record header (\(source.available) of 13 bytes)")
-                }
-                stopped = true
-                return nil
-            }
-            let h = ByteReader(source.peek(Self.recordHeaderLength))
-            let length = Int(h.get(UInt32.self, at: 0, bigEndian: bigEndian) ?? 0)
-            let secs = Int64(h.get(UInt32.self, at: 4, bigEndian: bigEndian) ?? 0)
-            let usecs = Int64(h.get(UInt32.self, at: 8, bigEndian: bigEndian) ?? 0)
-            let type = h.get(UInt8.self, at: 12) ?? 0
-            recordNumber += 1
+        let bigEndian = self.bigEndian
+        guard let frame = RecordFraming.next(source, issues: issues, recordNumber: &recordNumber, stopped: &stopped,
+                                             headerLength: Self.recordHeaderLength, totalLength: { h in
+            let length = Int(ByteReader(h).get(UInt32.self, at: 0, bigEndian: bigEndian) ?? 0)
             guard length >= Self.minimumLength, length < Self.maximumLength else {
-                issues.report(.absurdLength, record: recordNumber, offset: headerOffset,
-                              "record length \(length) is outside 9…\(Self.maximumLength); rest of file skipped")
-                stopped = true
-                return nil
+                return .failure(.init(message: "record length \(length) is outside 9…\(Self.maximumLength); rest of file skipped"))
             }
-            let total = 4 + length
-            guard try source.ensure(total) else {
-                issues.report(.truncatedRecord, record: recordNumber, offset: headerOffset,
-                              "file ends inside the record (\(source.available) of \(total) bytes)")
-                stopped = true
-                return nil
-            }
-            let payload = UnsafeRawBufferPointer(rebasing: source.peek(total)[Self.recordHeaderLength...])
-            source.consume(total)
-            let (kind, direction) = Self.classify(type)
-            var record = CaptureRecord(number: recordNumber, offset: headerOffset,
-                                       timestamp: Timestamp(seconds: secs, nanoseconds: usecs * 1000),
-                                       direction: direction, kind: kind, controller: 0, sourceType: UInt32(type),
-                                       originalLength: payload.count, payload: payload)
-            record.length = total
-            return record
-        } catch {
-            issues.report(.readError, record: recordNumber + 1, offset: headerOffset, "\(error)")
-            stopped = true
-            return nil
-        }
+            return .success(4 + length)  // `len` counts what follows it
+        }) else { return nil }
+        let h = ByteReader(frame.header)
+        let secs = Int64(h.get(UInt32.self, at: 4, bigEndian: bigEndian) ?? 0)
+        let usecs = Int64(h.get(UInt32.self, at: 8, bigEndian: bigEndian) ?? 0)
+        let type = h.get(UInt8.self, at: 12) ?? 0
+        let (kind, direction) = Self.classify(type)
+        var record = CaptureRecord(number: recordNumber, offset: frame.offset,
+                                   timestamp: Timestamp(seconds: secs, nanoseconds: usecs * 1000),
+                                   direction: direction, kind: kind, controller: 0, sourceType: UInt32(type),
+                                   originalLength: frame.body.count, payload: frame.body)
+        record.length = frame.length
+        return record
     }
 
     @inline(__always)
