@@ -5,7 +5,7 @@ import BTWire
 
 /// Writes btsnoop files: H4 (1002, as Android writes them), H1 (1001) or Linux monitor (2001, as btmon -w).
 /// Buffered; `flush()` pushes whole records to the descriptor, so a reader never sees half a record after it.
-public final class BTSnoopWriter {
+public final class BTSnoopWriter: HCIRecordWriter {
     public let datalink: UInt32
     let fd: Int32
     let ownsDescriptor: Bool
@@ -83,13 +83,9 @@ public final class BTSnoopWriter {
         if buffer.count >= flushThreshold { try flush() }
     }
 
-    public func write(kind: RecordKind, direction: Direction, timestamp: Timestamp, controller: UInt16 = 0,
-                      monitorOpcode: UInt16? = nil, bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes {
-            try write(kind: kind, direction: direction, timestamp: timestamp, controller: controller,
-                      monitorOpcode: monitorOpcode, payload: $0)
-        }
-    }
+    public var carriesMonitorRecords: Bool { datalink == BTSnoopDatalink.monitor }
+
+    public func finish() throws { try flush() }
 
     public func flush() throws {
         var written = 0

@@ -10,7 +10,7 @@ import Glibc
 /// - 187 HCI_H4: H4 indicator + HCI packet; no direction.
 /// - 201 HCI_H4_WITH_PHDR: direction u32 BE (1 = received, as libpcap writes `htonl(in != 0)`), then H4.
 /// - 254 LINUX_MONITOR: adapter u16 BE, monitor opcode u16 BE, then the monitor payload.
-public final class PcapWriter {
+public final class PcapWriter: HCIRecordWriter {
     public let linktype: Int
     public let nanosecondResolution: Bool
     let dead: OpaquePointer
@@ -93,13 +93,9 @@ public final class PcapWriter {
         try frame.withUnsafeBytes { try writeFrame(timestamp: timestamp, frame: $0) }
     }
 
-    public func write(kind: RecordKind, direction: Direction, timestamp: Timestamp, controller: UInt16 = 0,
-                      monitorOpcode: UInt16? = nil, bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes {
-            try write(kind: kind, direction: direction, timestamp: timestamp, controller: controller,
-                      monitorOpcode: monitorOpcode, payload: $0)
-        }
-    }
+    public var carriesMonitorRecords: Bool { linktype == Linktype.bluetoothLinuxMonitor }
+
+    public func finish() throws { try close() }
 
     /// Pushes buffered frames to the file; throws if libpcap's stream reports an error.
     public func flush() throws {

@@ -47,14 +47,14 @@ public enum ScenarioFormat: String, CaseIterable, Sendable, CustomStringConverti
     /// Opens a sink that writes this format to `path`.
     public func makeSink(path: String) throws -> any PacketSink {
         switch self {
-        case .btsnoopH4: try BTSnoopSink(path: path, datalink: BTSnoopDatalink.h4)
-        case .btsnoopH1: try BTSnoopSink(path: path, datalink: BTSnoopDatalink.h1)
-        case .btsnoopMonitor: try BTSnoopSink(path: path, datalink: BTSnoopDatalink.monitor)
+        case .btsnoopH4: WriterSink(try BTSnoopWriter(path: path, datalink: BTSnoopDatalink.h4))
+        case .btsnoopH1: WriterSink(try BTSnoopWriter(path: path, datalink: BTSnoopDatalink.h1))
+        case .btsnoopMonitor: WriterSink(try BTSnoopWriter(path: path, datalink: BTSnoopDatalink.monitor))
         case .packetLoggerLE: try PacketLoggerSink(path: path, bigEndian: false)
         case .packetLoggerBE: try PacketLoggerSink(path: path, bigEndian: true)
-        case .pcapH4: try PcapSink(path: path, linktype: Linktype.bluetoothHCIH4)
-        case .pcapH4WithDirection: try PcapSink(path: path, linktype: Linktype.bluetoothHCIH4WithPHDR)
-        case .pcapMonitor: try PcapSink(path: path, linktype: Linktype.bluetoothLinuxMonitor)
+        case .pcapH4: WriterSink(try PcapWriter(path: path, linktype: Linktype.bluetoothHCIH4))
+        case .pcapH4WithDirection: WriterSink(try PcapWriter(path: path, linktype: Linktype.bluetoothHCIH4WithPHDR))
+        case .pcapMonitor: WriterSink(try PcapWriter(path: path, linktype: Linktype.bluetoothLinuxMonitor))
         }
     }
 }

@@ -1,21 +1,17 @@
 import BTCapture
 import BTWire
 
-/// btsnoop output through `BTSnoopWriter`: H4 (1002), H1 (1001) or Linux monitor (2001). Only the monitor
-/// datalink can hold the controller announcement and notes.
-public final class BTSnoopSink: PacketSink {
-    let writer: BTSnoopWriter
+/// Scenario output through a capture writer: btsnoop (H4, H1, monitor) or pcap (linktypes 187, 201, 254).
+/// Only formats with monitor records (btsnoop 2001, pcap 254) get the controller announcement and notes.
+public final class WriterSink<Writer: HCIRecordWriter>: PacketSink {
+    let writer: Writer
     var controller: UInt16 = 0
 
-    public init(path: String, datalink: UInt32) throws {
-        writer = try BTSnoopWriter(path: path, datalink: datalink)
-    }
-
-    var isMonitor: Bool { writer.datalink == BTSnoopDatalink.monitor }
+    public init(_ writer: Writer) { self.writer = writer }
 
     public func begin(controller identity: ControllerIdentity, title: String, timestamp: Timestamp) throws {
         controller = identity.index
-        guard isMonitor else { return }
+        guard writer.carriesMonitorRecords else { return }
         for r in MonitorPreamble.records(identity, note: title) {
             try writer.write(kind: r.kind, direction: .unknown, timestamp: timestamp, controller: controller,
                              monitorOpcode: r.opcode, bytes: r.payload)
@@ -25,14 +21,14 @@ public final class BTSnoopSink: PacketSink {
     public func packet(kind: RecordKind, direction: Direction, timestamp: Timestamp,
                        payload: UnsafeRawBufferPointer) throws {
         try writer.write(kind: kind, direction: direction, timestamp: timestamp, controller: controller,
-                         payload: payload)
+                         monitorOpcode: nil, payload: payload)
     }
 
     public func note(_ text: String, timestamp: Timestamp) throws {
-        guard isMonitor else { return }
+        guard writer.carriesMonitorRecords else { return }
         try writer.write(kind: .note, direction: .unknown, timestamp: timestamp, controller: controller,
                          monitorOpcode: MonitorOpcode.systemNote, bytes: MonitorPreamble.noteText(text))
     }
 
-    public func finish() throws { try writer.flush() }
+    public func finish() throws { try writer.finish() }
 }
