@@ -80,7 +80,7 @@ public struct PacketDecoder {
             if validatesAdvertisingReports && (sub == .advertisingReport || sub == .extendedAdvertisingReport) {
                 var reports = AdvertisingReportIterator(subevent: sub, parameters: event.subeventParameters)
                 var n = 0
-                while reports.next() != nil { n += 1 }
+                while reports.skip() { n += 1 }
                 frame.advertisingReports = n
                 if reports.isMalformed {
                     issues.report(.badParameters, record: record.number, offset: record.offset,

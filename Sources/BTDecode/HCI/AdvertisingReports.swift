@@ -78,8 +78,12 @@ public struct AdvertisingReport {
 
 /// Walks the reports of an LE (Extended) Advertising Report event without allocating. Legacy reports are read
 /// sequentially, as BlueZ does (`evt_type, addr_type, addr, data_len, data, rssi` per report).
+///
+/// This runs for every report of a scanning capture (most of its records), so each report costs one bounds
+/// check for its fixed part and one for its data, then plain loads at known offsets.
 public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
-    var reader: ByteReader
+    let bytes: UnsafeRawBufferPointer
+    var position: Int
     let extended: Bool
     public let declaredCount: Int
     var produced = 0
@@ -91,43 +95,88 @@ public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
     /// Fixed part of a legacy report: type, address type, address, data length, (data), RSSI.
     public static let legacyFixedLength = 10
 
+    /// Offsets in a legacy report (§7.7.65.2, read per report).
+    enum Legacy {
+        static let eventType = 0, addressType = 1, address = 2, dataLength = 8, data = 9
+    }
+    /// Offsets in an extended report (§7.7.65.13).
+    enum Extended {
+        static let eventType = 0, addressType = 2, address = 3, primaryPHY = 9, secondaryPHY = 10
+        static let sid = 11, txPower = 12, rssi = 13, periodicInterval = 14, dataLength = 23, data = 24
+    }
+
     /// - Parameter parameters: the subevent parameters (after the subevent code).
     public init(subevent: LESubevent, parameters: UnsafeRawBufferPointer) {
-        reader = ByteReader(parameters)
+        bytes = parameters
+        position = parameters.isEmpty ? 0 : 1
         extended = subevent == .extendedAdvertisingReport
-        declaredCount = Int(reader.readU8() ?? 0)
+        declaredCount = parameters.isEmpty ? 0 : Int(parameters[0])
         if parameters.isEmpty { isMalformed = true }
+    }
+
+    /// The length of the report at `position`, or nil when it does not fit in the event.
+    @inline(__always) func reportLength() -> Int? {
+        let available = bytes.count - position
+        let fixed = extended ? Self.extendedFixedLength : Self.legacyFixedLength
+        guard available >= fixed else { return nil }
+        let dataLength = Int(bytes[position + (extended ? Extended.dataLength : Legacy.dataLength)])
+        guard available >= fixed + dataLength else { return nil }
+        return fixed + dataLength
+    }
+
+    @inline(__always) func u8(_ offset: Int) -> UInt8 { bytes[position + offset] }
+    @inline(__always) func i8(_ offset: Int) -> Int8 { Int8(bitPattern: bytes[position + offset]) }
+    @inline(__always) func u16(_ offset: Int) -> UInt16 {
+        UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: position + offset, as: UInt16.self))
+    }
+    /// The 6-byte address at `offset`; the fixed part always has 2 more bytes after it, so one 8-byte load.
+    @inline(__always) func address(_ offset: Int) -> BDAddr {
+        BDAddr(rawValue: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + offset, as: UInt64.self)))
     }
 
     public mutating func next() -> AdvertisingReport? {
         guard produced < declaredCount, !isMalformed else { return nil }
-        let report = extended ? nextExtended() : nextLegacy()
-        if report == nil { isMalformed = true } else { produced += 1 }
+        guard let length = reportLength() else {
+            isMalformed = true
+            return nil
+        }
+        let report = extended ? extendedReport(length: length) : legacyReport(length: length)
+        position += length
+        produced += 1
         return report
     }
 
-    mutating func nextLegacy() -> AdvertisingReport? {
-        guard let type = reader.readU8(), let addressType = reader.readU8(), let address = reader.readAddress(),
-              let length = reader.readU8(), let data = reader.readBytes(Int(length)), let rssi = reader.readI8()
-        else { return nil }
-        return AdvertisingReport(eventType: UInt16(type), isExtended: false,
-                                 addressType: AddressType(rawValue: addressType), address: address,
-                                 rssi: rssi == AdvertisingReport.rssiNotAvailable ? nil : rssi, txPower: nil,
-                                 primaryPHY: nil, secondaryPHY: nil, advertisingSID: nil,
-                                 periodicAdvertisingInterval: nil, data: data)
+    /// Steps over the next report without reading it: false at the end or when it does not fit.
+    public mutating func skip() -> Bool {
+        guard produced < declaredCount, !isMalformed else { return false }
+        guard let length = reportLength() else {
+            isMalformed = true
+            return false
+        }
+        position += length
+        produced += 1
+        return true
     }
 
-    mutating func nextExtended() -> AdvertisingReport? {
-        guard let type = reader.readU16(), let addressType = reader.readU8(), let address = reader.readAddress(),
-              let primary = reader.readU8(), let secondary = reader.readU8(), let sid = reader.readU8(),
-              let tx = reader.readI8(), let rssi = reader.readI8(), let interval = reader.readU16(),
-              reader.skip(7),  // direct address type + direct address
-              let length = reader.readU8(), let data = reader.readBytes(Int(length))
-        else { return nil }
-        return AdvertisingReport(eventType: type, isExtended: true, addressType: AddressType(rawValue: addressType),
-                                 address: address, rssi: rssi == AdvertisingReport.rssiNotAvailable ? nil : rssi,
-                                 txPower: tx == AdvertisingReport.rssiNotAvailable ? nil : tx, primaryPHY: primary,
-                                 secondaryPHY: secondary, advertisingSID: sid == 0xFF ? nil : sid,
-                                 periodicAdvertisingInterval: interval, data: data)
+    @inline(__always) func legacyReport(length: Int) -> AdvertisingReport {
+        let rssi = i8(length - 1)
+        return AdvertisingReport(eventType: UInt16(u8(Legacy.eventType)), isExtended: false,
+                                 addressType: AddressType(rawValue: u8(Legacy.addressType)), address: address(Legacy.address),
+                                 rssi: rssi == AdvertisingReport.rssiNotAvailable ? nil : rssi, txPower: nil,
+                                 primaryPHY: nil, secondaryPHY: nil, advertisingSID: nil,
+                                 periodicAdvertisingInterval: nil,
+                                 data: UnsafeRawBufferPointer(rebasing: bytes[position + Legacy.data ..< position + length - 1]))
+    }
+
+    @inline(__always) func extendedReport(length: Int) -> AdvertisingReport {
+        let rssi = i8(Extended.rssi), tx = i8(Extended.txPower), sid = u8(Extended.sid)
+        return AdvertisingReport(eventType: u16(Extended.eventType), isExtended: true,
+                                 addressType: AddressType(rawValue: u8(Extended.addressType)), address: address(Extended.address),
+                                 rssi: rssi == AdvertisingReport.rssiNotAvailable ? nil : rssi,
+                                 txPower: tx == AdvertisingReport.rssiNotAvailable ? nil : tx,
+                                 primaryPHY: u8(Extended.primaryPHY), secondaryPHY: u8(Extended.secondaryPHY),
+                                 advertisingSID: sid == 0xFF ? nil : sid,
+                                 periodicAdvertisingInterval: u16(Extended.periodicInterval),
+                                 data: UnsafeRawBufferPointer(rebasing: bytes[position + Extended.data ..< position + length]))
     }
 }

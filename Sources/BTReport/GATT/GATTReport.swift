@@ -35,10 +35,7 @@ public enum GATTReport {
 
     static func merge(_ a: AttributeUsage?, _ b: AttributeUsage) -> AttributeUsage {
         guard var a else { return b }
-        a.reads += b.reads; a.readBlobs += b.readBlobs; a.writeRequests += b.writeRequests
-        a.writeCommands += b.writeCommands; a.preparedWrites += b.preparedWrites
-        a.notifications += b.notifications; a.indications += b.indications; a.errors += b.errors
-        if let v = b.lastValue { a.lastValue = v; a.lastValueAt = b.lastValueAt }
+        a.add(b)
         return a
     }
 

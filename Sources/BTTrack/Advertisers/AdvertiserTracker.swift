@@ -22,7 +22,7 @@ public struct AdvertiserTracker {
     public static let advertiserLimit = 4096
 
     /// Key → index into `hot` and `advertisers`.
-    var table = AddressTable(limit: AdvertiserTracker.advertiserLimit)
+    var table = KeyTable<DeviceKey>(limit: AdvertiserTracker.advertiserLimit)
     var hot: [HotAdvertiser] = []
     /// Everything else; the per-report fields are filled in from `hot` by `finish()`.
     var advertisers: [Advertiser] = []

@@ -29,10 +29,13 @@ struct ATTSession {
         var requestSent: Bool
     }
 
-    struct RunKey: Hashable {
-        var kind: ActivityKind
-        var handle: UInt16
-        var sent: Bool
+    /// (kind, handle, sender) of an activity run, packed for `KeyTable`.
+    struct RunKey: PackedKey, Equatable {
+        let rawValue: UInt64
+        init(rawValue: UInt64) { self.rawValue = rawValue }
+        @inline(__always) init(kind: ActivityKind, handle: UInt16, sent: Bool) {
+            rawValue = 1 << 63 | UInt64(kind.code) << 17 | (sent ? 1 << 16 : 0) | UInt64(handle)
+        }
     }
 
     /// A map keyed by bearer: a link has one or a few (CID 4, EATT channels, both sides as clients), so a
@@ -59,9 +62,11 @@ struct ATTSession {
     var outstanding = BearerTable<Outstanding>()
     var outstandingIndications = BearerTable<RecordRef>()
     var clientMTU: Int?
-    var openRuns: [RunKey: Int] = [:]
-    /// The run used last: dense traffic repeats the same (kind, handle), so most lookups stop here.
-    var lastRun: (key: RunKey, index: Int)?
+    /// The latest run of each (kind, handle, sender): index into `Connection.runs`.
+    var openRuns = KeyTable<RunKey>(limit: Int.max, initialSlots: 16)
+    /// The run used last and its slot in `openRuns`: dense traffic repeats the same (kind, handle), so most
+    /// lookups stop here. A slot stays valid until the table grows, which only an insertion does.
+    var lastRun: (key: RunKey, slot: Int)?
     var currentDiscovery: Int?
 
     /// The option thresholds in nanoseconds, compared on every PDU.
@@ -348,17 +353,24 @@ struct ATTSession {
     mutating func activity(_ kind: ActivityKind, handle: UInt16, sent: Bool, bytes: Int, at: RecordRef,
                            connection c: Connection) {
         let key = RunKey(kind: kind, handle: handle, sent: sent)
-        let open: Int? = if let last = lastRun, last.key == key { last.index } else { openRuns[key] }
-        if let i = open, at.timestamp.nanoseconds &- c.runs[i].last.timestamp.nanoseconds <= runGap {
-            c.runs[i].add(at: at, bytes: bytes)
-            lastRun = (key, i)
+        let slot: Int
+        if let last = lastRun, last.key == key {
+            slot = last.slot
+        } else {
+            guard let found = openRuns.findOrInsert(key, value: -1) else { return }
+            slot = found.slot
+        }
+        let open = Int(openRuns.slots[slot].value)
+        if open >= 0, at.timestamp.nanoseconds &- c.runs[open].last.timestamp.nanoseconds <= runGap {
+            c.runs[open].add(at: at, bytes: bytes)
+            lastRun = (key, slot)
             return
         }
         var run = ActivityRun(kind: kind, handle: handle, sent: sent, at: at)
         run.add(at: at, bytes: bytes)
         c.runs.append(run)
-        openRuns[key] = c.runs.count - 1
-        lastRun = (key, c.runs.count - 1)
+        openRuns.setValue(Int64(c.runs.count - 1), at: slot)
+        lastRun = (key, slot)
         c.append(TimelineEvent(at: at, kind: .activity(c.runs.count - 1)), limit: options.maximumEventsPerConnection)
     }
 

@@ -36,36 +36,6 @@ public struct ConnectionParameters: Equatable, Sendable {
     }
 }
 
-/// How the app used one attribute on a connection.
-public struct AttributeUsage: Sendable, Equatable {
-    public var reads = 0
-    public var readBlobs = 0
-    public var writeRequests = 0
-    public var writeCommands = 0
-    public var preparedWrites = 0
-    public var notifications = 0
-    public var indications = 0
-    public var errors = 0
-    /// Last value seen (read response, notification, write), first 64 bytes.
-    public var lastValue: [UInt8]?
-    public var lastValueAt: RecordRef?
-
-    public init() {}
-
-    /// Keeps the first bytes of `value`, reusing the buffer so a stream of notifications does not allocate.
-    mutating func keep(value: UnsafeRawBufferPointer, at: RecordRef) {
-        let kept = UnsafeRawBufferPointer(rebasing: value.prefix(Self.keptValueBytes))
-        var buffer = lastValue.take() ?? []  // moved out, so still uniquely referenced: no copy
-        buffer.removeAll(keepingCapacity: true)
-        buffer.append(contentsOf: kept)
-        lastValue = buffer
-        lastValueAt = at
-    }
-
-    public var total: Int { reads + readBlobs + writeRequests + writeCommands + preparedWrites + notifications + indications }
-    public static let keptValueBytes = 64
-}
-
 /// One link from its Connection Complete (or first packet) to its Disconnection Complete (or the capture's end).
 /// A class: trackers update it in place while the capture is read, and reports share it afterwards.
 public final class Connection: @unchecked Sendable {
@@ -96,7 +66,7 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var advertisingAtConnect = false
     public internal(set) var gatt = GATTDatabase()
     /// Per attribute handle.
-    public internal(set) var usage: [UInt16: AttributeUsage] = [:]
+    public internal(set) var usage = AttributeUsageTable()
     public internal(set) var events: [TimelineEvent] = []
     /// Events not kept because of `maximumEventsPerConnection`.
     public internal(set) var droppedEvents = 0
@@ -116,20 +86,9 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var aclPacketsReceived = 0
 
     var session: ATTSession
-    /// The last attribute updated: traffic repeats one handle, so this skips hashing most of the time. A
-    /// dictionary index stays valid until an insertion, and every insertion goes through `withUsage`.
-    var usageCache: (handle: UInt16, index: Dictionary<UInt16, AttributeUsage>.Index)?
-
     @inline(__always)
     func withUsage(_ handle: UInt16, _ body: (inout AttributeUsage) -> Void) {
-        if let cache = usageCache, cache.handle == handle {
-            body(&usage.values[cache.index])
-            return
-        }
-        if usage[handle] == nil { usage[handle] = AttributeUsage() }
-        guard let index = usage.index(forKey: handle) else { return }
-        usageCache = (handle, index)
-        body(&usage.values[index])
+        usage.update(handle, body)
     }
 
     init(id: Int, controller: UInt16, handle: UInt16, transport: LinkTransport, start: RecordRef, implicitStart: Bool,
@@ -159,7 +118,7 @@ public final class Connection: @unchecked Sendable {
     /// arrays' growth slack, since finished connections are what memory grows with on long captures.
     func compact() {
         session = ATTSession(options: session.options)
-        usageCache = nil
+        usage.compact()
         events = events.map { $0 }
         runs = runs.map { $0 }
     }

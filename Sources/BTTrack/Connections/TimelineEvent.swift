@@ -61,6 +61,22 @@ public enum ActivityKind: String, Sendable, CaseIterable {
     case write, writeCommand = "write-command", signedWrite = "signed-write", preparedWrite = "prepared-write"
     case notification, indication
 
+    /// A small number per kind, for packed keys.
+    var code: UInt8 {
+        switch self {
+        case .read: 0
+        case .readBlob: 1
+        case .readMultiple: 2
+        case .readByType: 3
+        case .write: 4
+        case .writeCommand: 5
+        case .signedWrite: 6
+        case .preparedWrite: 7
+        case .notification: 8
+        case .indication: 9
+        }
+    }
+
     public var pastTense: String {
         switch self {
         case .read: "reads"

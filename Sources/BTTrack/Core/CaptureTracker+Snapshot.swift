@@ -108,7 +108,6 @@ extension Connection {
         c.aclPacketsSent = aclPacketsSent
         c.aclPacketsReceived = aclPacketsReceived
         c.session = session
-        c.usageCache = nil  // an index into the original's dictionary storage
         if isOpen {
             c.session.finish(at: end, connection: c)
             if !c.eventsAreSorted { c.sortEvents() }

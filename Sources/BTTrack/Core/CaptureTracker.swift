@@ -102,12 +102,15 @@ public final class CaptureTracker {
             switch sub {
             case .advertisingReport, .extendedAdvertisingReport:
                 var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
-                let withAdvertisers = options.trackAdvertisers
                 var count = 0
-                while let report = reports.next() {
-                    scans.advertisingReport(report, at: at)
-                    if withAdvertisers { advertisers.advertisingReport(report, at: at) }
-                    count += 1
+                if options.trackAdvertisers {
+                    while let report = reports.next() {
+                        scans.advertisingReport(report, at: at)
+                        advertisers.advertisingReport(report, at: at)
+                        count += 1
+                    }
+                } else {
+                    count = scans.advertisingReports(&reports, at: at)
                 }
                 if reports.isMalformed, let issues, frame.advertisingReports == 0 {
                     issues.report(.badParameters, record: at.number, offset: at.offset,

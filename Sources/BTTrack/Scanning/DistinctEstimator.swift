@@ -24,7 +24,7 @@ struct DistinctEstimator {
     mutating func insert(_ key: DeviceKey) {
         if words.isEmpty { words = Array(repeating: 0, count: Self.bits / 64) }
         insertions += 1
-        // A second multiplier, independent of AddressTable's, so table collisions do not correlate here.
+        // A second multiplier, independent of KeyTable's, so table collisions do not correlate here.
         let h = Int(truncatingIfNeeded: (key.rawValue &* 0xC2B2_AE3D_27D4_EB4F) >> (64 - 17))
         words[h >> 6] |= 1 << UInt64(h & 63)
     }

@@ -44,7 +44,7 @@ public struct ScanTracker {
         /// The open session's last record (start or latest report): its end if the duration runs out unseen.
         var lastRecord: RecordRef?
         /// Reports per device of the open session.
-        var devices = AddressTable(limit: ScanSession.deviceLimit)
+        var devices = KeyTable<DeviceKey>(limit: ScanSession.deviceLimit)
         var uncounted = DistinctEstimator()
         /// The open session's counters, kept here (not in `sessions`) so a report updates one struct;
         /// copied into the session by `sync`.
@@ -67,6 +67,11 @@ public struct ScanTracker {
         @inline(__always)
         mutating func count(_ report: AdvertisingReport, at: RecordRef) {
             lastRecord = at
+            count(report)
+        }
+
+        @inline(__always)
+        mutating func count(_ report: AdvertisingReport) {
             reports += 1
             if report.isScanResponse { scanResponses += 1 }
             if report.isExtended { sawExtendedReport = true }
@@ -188,6 +193,35 @@ public struct ScanTracker {
             guard reportWithoutSession(c, report, at: at) != nil else { return }
         }
         controllers[c].count(report, at: at)
+    }
+
+    /// Counts every report of one LE (Extended) Advertising Report event and returns how many there were.
+    /// The same as `advertisingReport(_:at:)` for each, but the session is settled once per event (its reports
+    /// share a record) and the controller's state is updated in place, since this runs for most records of a
+    /// scanning capture.
+    public mutating func advertisingReports(_ reports: inout AdvertisingReportIterator, at: RecordRef) -> Int {
+        guard let first = reports.next() else { return 0 }
+        let c = stateIndex(at.controller)
+        if controllers[c].current == nil || controllers[c].expired(at: at) {
+            if controllers[c].current != nil { closeElapsed(c) }
+            if reportWithoutSession(c, first, at: at) == nil, let late = controllers[c].lastEnded?.session {
+                // Late reports of the session that just ended; reportWithoutSession counted the first.
+                var n = 1
+                while reports.skip() { n += 1 }
+                sessions[late].lateReports += n - 1
+                return n
+            }
+        }
+        return controllers.withUnsafeMutableBufferPointer { states in
+            states[c].lastRecord = at
+            states[c].count(first)
+            var n = 1
+            while let report = reports.next() {
+                states[c].count(report)
+                n += 1
+            }
+            return n
+        }
     }
 
     /// A report outside any session: late (counted on the session that just ended) or the first of an

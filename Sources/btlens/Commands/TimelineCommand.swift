@@ -12,8 +12,13 @@ enum Tracking {
         let model = try capture.accept(&collector)
         progress.finish()
         CaptureInput.reportIssues(path, capture.issues)
+        keptUntilExit = model
         return model
     }
+
+    /// The one model of a timeline/gatt run lives until the process exits: releasing tens of thousands of
+    /// connections object by object costs several percent of the run and frees nothing anyone needs.
+    nonisolated(unsafe) private static var keptUntilExit: CaptureModel?
 
     static func displayName(_ path: String) -> String {
         path == "-" ? "-" : String(path.split(separator: "/").last ?? Substring(path))

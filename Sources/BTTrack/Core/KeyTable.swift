@@ -1,35 +1,21 @@
-import BTWire
-
-/// A device as advertising reports name it: the 48-bit address plus its address type, packed into one
-/// integer so per-report lookups hash a single word instead of a struct.
-///
-/// Layout: bits 0–47 address, bits 48–55 address type, bit 63 always set (so no key is ever 0, the
-/// empty-slot marker of `AddressTable`).
-public struct DeviceKey: Hashable, Sendable, Comparable {
-    public let rawValue: UInt64
-
-    @inlinable public init(address: BDAddr, type: AddressType) {
-        rawValue = address.rawValue | UInt64(type.rawValue) << 48 | 1 << 63
-    }
-
-    init(rawValue: UInt64) { self.rawValue = rawValue }
-
-    public var address: BDAddr { BDAddr(rawValue: rawValue & 0xFFFF_FFFF_FFFF) }
-    public var addressType: AddressType { AddressType(rawValue: UInt8(truncatingIfNeeded: rawValue >> 48)) }
-
-    public static func < (a: DeviceKey, b: DeviceKey) -> Bool { a.rawValue < b.rawValue }
+/// An open-addressing map for the tracking layer's per-packet lookups.
+/// A key packed into one non-zero 64-bit word (0 marks an empty slot of `KeyTable`).
+protocol PackedKey {
+    var rawValue: UInt64 { get }
+    init(rawValue: UInt64)
 }
 
-/// Maps device keys to a 64-bit value each (an index, or a count), up to `limit` keys.
+/// Maps packed keys to a 64-bit value each (an index, or a count), up to `limit` keys.
 ///
-/// Why not `Dictionary`: this runs for every advertising report (most records of a scanning capture), twice
-/// (scan session and advertiser table), and with thousands of advertisers every lookup is a cache miss.
-/// Open addressing with linear probing keeps the key and its value in one 16-byte slot, so a lookup costs
-/// one multiply and usually one cache line, and nothing allocates once the table has grown to its limit.
-/// Memory is bounded: at most `limit` keys in at most 4 × limit slots (load factor ≤ ½).
-struct AddressTable {
+/// Why not `Dictionary`: the tables behind per-packet work use it — devices per advertising report (most
+/// records of a scanning capture, and with thousands of advertisers every lookup is a cache miss), attributes
+/// and activity runs per ATT PDU. `Dictionary` hashes with SipHash on every lookup; open addressing with
+/// linear probing keeps the key and its value in one 16-byte slot, so a lookup costs one multiply and usually
+/// one cache line, and nothing allocates once the table has grown to its limit. Memory is bounded: at most
+/// `limit` keys in at most 4 × limit slots (load factor ≤ ½).
+struct KeyTable<Key: PackedKey>: Sendable {
     struct Slot {
-        /// `DeviceKey.rawValue`, or 0 for an empty slot.
+        /// `Key.rawValue`, or 0 for an empty slot.
         var key: UInt64
         var value: Int64
     }
@@ -39,12 +25,12 @@ struct AddressTable {
     private var shift: UInt64
     let limit: Int
 
-    static let initialSlots = 64
-
-    init(limit: Int) {
+    /// - Parameter initialSlots: a power of two.
+    init(limit: Int, initialSlots: Int = 64) {
+        precondition(initialSlots > 1 && initialSlots.nonzeroBitCount == 1, "a power of two")
         self.limit = max(1, limit)
-        slots = Array(repeating: Slot(key: 0, value: 0), count: Self.initialSlots)
-        shift = UInt64(64 - Self.initialSlots.trailingZeroBitCount)
+        slots = Array(repeating: Slot(key: 0, value: 0), count: initialSlots)
+        shift = UInt64(64 - initialSlots.trailingZeroBitCount)
     }
 
     var isFull: Bool { count >= limit }
@@ -56,7 +42,7 @@ struct AddressTable {
     }
 
     /// The slot holding `key`, or nil.
-    func slot(of key: DeviceKey) -> Int? {
+    func slot(of key: Key) -> Int? {
         let mask = slots.count - 1
         var i = home(key.rawValue)
         while true {
@@ -70,7 +56,7 @@ struct AddressTable {
     /// The slot holding `key`, inserting it with `value` when absent and there is room (`inserted` is then
     /// true); nil when absent and the table is full.
     @inline(__always)
-    mutating func findOrInsert(_ key: DeviceKey, value: Int64) -> (slot: Int, inserted: Bool)? {
+    mutating func findOrInsert(_ key: Key, value: Int64) -> (slot: Int, inserted: Bool)? {
         var mask = slots.count - 1
         var i = home(key.rawValue)
         while true {
@@ -92,9 +78,12 @@ struct AddressTable {
         return (i, true)
     }
 
+    @inline(__always)
+    mutating func setValue(_ value: Int64, at slot: Int) { slots[slot].value = value }
+
     /// Adds one to `key`'s value, inserting it with 1; false when absent and the table is full.
     @inline(__always)
-    mutating func increment(_ key: DeviceKey) -> Bool {
+    mutating func increment(_ key: Key) -> Bool {
         guard let found = findOrInsert(key, value: 1) else { return false }
         if !found.inserted { slots[found.slot].value &+= 1 }
         return true
@@ -114,11 +103,11 @@ struct AddressTable {
     }
 
     /// Every (key, value), in slot order.
-    var entries: [(key: DeviceKey, value: Int64)] {
-        slots.compactMap { $0.key == 0 ? nil : (DeviceKey(rawValue: $0.key), $0.value) }
+    var entries: [(key: Key, value: Int64)] {
+        slots.compactMap { $0.key == 0 ? nil : (Key(rawValue: $0.key), $0.value) }
     }
 
-    /// Forgets every key but keeps the grown storage, so the next scan session does not allocate again.
+    /// Forgets every key but keeps the grown storage, so the next user (scan session) does not allocate again.
     mutating func removeAll() {
         guard count > 0 else { return }
         for i in slots.indices { slots[i].key = 0 }
