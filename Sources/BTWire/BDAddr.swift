@@ -44,12 +44,12 @@ public struct BDAddr: Hashable, Comparable, Sendable, CustomStringConvertible {
 /// Address type as LE events report it (Core Vol 4 Part E §7.7.65.1 and .10).
 public struct AddressType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public static let `public` = AddressType(rawValue: 0x00)
-    public static let random = AddressType(rawValue: 0x01)
-    public static let publicIdentity = AddressType(rawValue: 0x02)
-    public static let randomIdentity = AddressType(rawValue: 0x03)
-    public static let anonymous = AddressType(rawValue: 0xFF)
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
+    @inlinable public static var `public`: AddressType { AddressType(rawValue: 0x00) }
+    @inlinable public static var random: AddressType { AddressType(rawValue: 0x01) }
+    @inlinable public static var publicIdentity: AddressType { AddressType(rawValue: 0x02) }
+    @inlinable public static var randomIdentity: AddressType { AddressType(rawValue: 0x03) }
+    @inlinable public static var anonymous: AddressType { AddressType(rawValue: 0xFF) }
 
     public var description: String {
         switch rawValue {

@@ -76,19 +76,40 @@ public struct AdvertisingReport {
     }
 }
 
+/// The sender and kind of one advertising report.
+public struct AdvertisingSighting {
+    public var address: BDAddr
+    public var addressType: AddressType
+    /// As `AdvertisingReport.eventType`.
+    public var eventType: UInt16
+    public var isExtended: Bool
+
+    @inlinable init(address: BDAddr, addressType: AddressType, eventType: UInt16, isExtended: Bool) {
+        self.address = address
+        self.addressType = addressType
+        self.eventType = eventType
+        self.isExtended = isExtended
+    }
+
+    @inlinable public var isScanResponse: Bool {
+        isExtended ? eventType & 0x08 != 0 : eventType == 4  // ExtendedTypeBits.scanResponse, LegacyType.scanRsp
+    }
+}
+
 /// Walks the reports of an LE (Extended) Advertising Report event without allocating. Legacy reports are read
 /// sequentially, as BlueZ does (`evt_type, addr_type, addr, data_len, data, rssi` per report).
 ///
 /// This runs for every report of a scanning capture (most of its records), so each report costs one bounds
 /// check for its fixed part and one for its data, then plain loads at known offsets.
 public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
-    let bytes: UnsafeRawBufferPointer
-    var position: Int
-    let extended: Bool
+    @usableFromInline let bytes: UnsafeRawBufferPointer
+    @usableFromInline var position: Int
+    @usableFromInline let extended: Bool
     public let declaredCount: Int
-    var produced = 0
+    @usableFromInline var produced = 0
+    @usableFromInline var malformed = false
     /// Set when the event ended before `declaredCount` reports were read.
-    public private(set) var isMalformed = false
+    public var isMalformed: Bool { malformed }
 
     /// Fixed part of an extended report before its data (§7.7.65.13).
     public static let extendedFixedLength = 24
@@ -96,48 +117,76 @@ public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
     public static let legacyFixedLength = 10
 
     /// Offsets in a legacy report (§7.7.65.2, read per report).
-    enum Legacy {
-        static let eventType = 0, addressType = 1, address = 2, dataLength = 8, data = 9
+    @usableFromInline enum Legacy {
+        @usableFromInline static var eventType: Int { 0 }
+        @usableFromInline static var addressType: Int { 1 }
+        @usableFromInline static var address: Int { 2 }
+        @usableFromInline static var dataLength: Int { 8 }
+        static let data = 9
     }
     /// Offsets in an extended report (§7.7.65.13).
-    enum Extended {
-        static let eventType = 0, addressType = 2, address = 3, primaryPHY = 9, secondaryPHY = 10
-        static let sid = 11, txPower = 12, rssi = 13, periodicInterval = 14, dataLength = 23, data = 24
+    @usableFromInline enum Extended {
+        @usableFromInline static var eventType: Int { 0 }
+        @usableFromInline static var addressType: Int { 2 }
+        @usableFromInline static var address: Int { 3 }
+        static let primaryPHY = 9, secondaryPHY = 10
+        static let sid = 11, txPower = 12, rssi = 13, periodicInterval = 14
+        @usableFromInline static var dataLength: Int { 23 }
+        static let data = 24
     }
 
     /// - Parameter parameters: the subevent parameters (after the subevent code).
+    @inlinable @inline(__always)
     public init(subevent: LESubevent, parameters: UnsafeRawBufferPointer) {
         bytes = parameters
         position = parameters.isEmpty ? 0 : 1
         extended = subevent == .extendedAdvertisingReport
         declaredCount = parameters.isEmpty ? 0 : Int(parameters[0])
-        if parameters.isEmpty { isMalformed = true }
+        if parameters.isEmpty { malformed = true }
     }
 
     /// The length of the report at `position`, or nil when it does not fit in the event.
-    @inline(__always) func reportLength() -> Int? {
+    @inlinable @inline(__always) func reportLength() -> Int? {
         let available = bytes.count - position
-        let fixed = extended ? Self.extendedFixedLength : Self.legacyFixedLength
+        let fixed = extended ? 24 : 10  // extendedFixedLength, legacyFixedLength
         guard available >= fixed else { return nil }
         let dataLength = Int(bytes[position + (extended ? Extended.dataLength : Legacy.dataLength)])
         guard available >= fixed + dataLength else { return nil }
         return fixed + dataLength
     }
 
-    @inline(__always) func u8(_ offset: Int) -> UInt8 { bytes[position + offset] }
+    @inlinable @inline(__always) func u8(_ offset: Int) -> UInt8 { bytes[position + offset] }
     @inline(__always) func i8(_ offset: Int) -> Int8 { Int8(bitPattern: bytes[position + offset]) }
-    @inline(__always) func u16(_ offset: Int) -> UInt16 {
+    @inlinable @inline(__always) func u16(_ offset: Int) -> UInt16 {
         UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: position + offset, as: UInt16.self))
     }
     /// The 6-byte address at `offset`; the fixed part always has 2 more bytes after it, so one 8-byte load.
-    @inline(__always) func address(_ offset: Int) -> BDAddr {
+    @inlinable @inline(__always) func address(_ offset: Int) -> BDAddr {
         BDAddr(rawValue: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + offset, as: UInt64.self)))
     }
 
-    public mutating func next() -> AdvertisingReport? {
-        guard produced < declaredCount, !isMalformed else { return nil }
+    /// Who sent the next report and what kind it was, without the rest: what counting reports per device
+    /// needs, inlined into the scan tracker's loop.
+    @inlinable @inline(__always) public mutating func nextSighting() -> AdvertisingSighting? {
+        guard produced < declaredCount, !malformed else { return nil }
         guard let length = reportLength() else {
-            isMalformed = true
+            malformed = true
+            return nil
+        }
+        let sighting = extended
+            ? AdvertisingSighting(address: address(Extended.address), addressType: AddressType(rawValue: u8(Extended.addressType)),
+                                  eventType: u16(Extended.eventType), isExtended: true)
+            : AdvertisingSighting(address: address(Legacy.address), addressType: AddressType(rawValue: u8(Legacy.addressType)),
+                                  eventType: UInt16(u8(Legacy.eventType)), isExtended: false)
+        position += length
+        produced += 1
+        return sighting
+    }
+
+    public mutating func next() -> AdvertisingReport? {
+        guard produced < declaredCount, !malformed else { return nil }
+        guard let length = reportLength() else {
+            malformed = true
             return nil
         }
         let report = extended ? extendedReport(length: length) : legacyReport(length: length)
@@ -148,9 +197,9 @@ public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
 
     /// Steps over the next report without reading it: false at the end or when it does not fit.
     public mutating func skip() -> Bool {
-        guard produced < declaredCount, !isMalformed else { return false }
+        guard produced < declaredCount, !malformed else { return false }
         guard let length = reportLength() else {
-            isMalformed = true
+            malformed = true
             return false
         }
         position += length

@@ -40,21 +40,25 @@ struct ATTSession {
 
     /// A map keyed by bearer: a link has one or a few (CID 4, EATT channels, both sides as clients), so a
     /// linear scan beats hashing.
+    /// Keys stay once added (a link's bearers are few and come back), so setting nil never shifts the list.
     struct BearerTable<Value> {
-        var entries: [(key: BearerKey, value: Value)] = []
+        var entries: [(key: BearerKey, value: Value?)] = []
 
         subscript(key: BearerKey) -> Value? {
-            get { entries.first { $0.key == key }?.value }
+            get {
+                for e in entries where e.key == key { return e.value }
+                return nil
+            }
             set {
-                if let i = entries.firstIndex(where: { $0.key == key }) {
-                    if let newValue { entries[i].value = newValue } else { entries.remove(at: i) }
-                } else if let newValue {
-                    entries.append((key, newValue))
+                for i in entries.indices where entries[i].key == key {
+                    entries[i].value = newValue
+                    return
                 }
+                if let newValue { entries.append((key, newValue)) }
             }
         }
 
-        var values: [Value] { entries.map(\.value) }
+        var values: [Value] { entries.compactMap(\.value) }
         mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
     }
 
@@ -184,9 +188,7 @@ struct ATTSession {
             return
         }
         outstanding[key] = nil
-        let latency = at.timestamp - request.at.timestamp
-        c.transactions.totalLatency += latency
-        if latency > c.transactions.maximumLatency { c.transactions.maximumLatency = latency }
+        c.transactions.answered(after: at.timestamp.nanoseconds &- request.at.timestamp.nanoseconds)
 
         switch pdu {
         case .errorResponse(let requestOpcode, let handle, let error):

@@ -142,8 +142,17 @@ public struct TransactionStatistics: Sendable, Equatable {
     public var unansweredAtEnd = 0
     /// Responses without a request (capture started mid-transaction, or a misbehaving peer).
     public var unsolicitedResponses = 0
-    public var totalLatency: Duration = .zero
-    public var maximumLatency: Duration = .zero
+    /// Nanoseconds: `Duration` arithmetic (128-bit) costs a library call per response.
+    var totalLatencyNanoseconds: Int64 = 0
+    var maximumLatencyNanoseconds: Int64 = 0
 
+    public var totalLatency: Duration { .nanoseconds(totalLatencyNanoseconds) }
+    public var maximumLatency: Duration { .nanoseconds(maximumLatencyNanoseconds) }
     public var meanLatency: Duration? { completed + errors > 0 ? totalLatency / (completed + errors) : nil }
+
+    @inline(__always)
+    mutating func answered(after nanoseconds: Int64) {
+        totalLatencyNanoseconds &+= nanoseconds
+        if nanoseconds > maximumLatencyNanoseconds { maximumLatencyNanoseconds = nanoseconds }
+    }
 }

@@ -17,7 +17,7 @@ public struct FailedConnection: Sendable {
 /// handle seen without its Connection Complete (the capture started mid-connection) gets an implicit one.
 public struct ConnectionTracker {
     let options: TrackerOptions
-    var open: [UInt32: Connection] = [:]
+    var open = OpenLinks()
     var finished: [Connection] = []
     var failed: [FailedConnection] = []
     var nextID = 1

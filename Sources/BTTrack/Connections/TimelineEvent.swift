@@ -118,6 +118,7 @@ public struct ActivityRun: Sendable {
         self.last = at
     }
 
+    @inline(__always)
     mutating func add(at: RecordRef, bytes: Int) {
         if count > 0 {
             // Integer nanoseconds: Duration arithmetic (128-bit attoseconds) is too slow for every packet.
@@ -126,9 +127,10 @@ public struct ActivityRun: Sendable {
             sumSquaredInterval += gap * gap
         }
         count += 1
-        self.bytes += bytes
+        self.bytes &+= bytes
         last = at
-        if records.count < Self.citedRecords { records.append(at) }
+        // `records` holds the first min(count, citedRecords) operations; checking `count` spares a load.
+        if count <= Self.citedRecords { records.append(at) }
     }
 
     /// Mean seconds between operations.

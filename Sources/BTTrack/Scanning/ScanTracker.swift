@@ -72,10 +72,21 @@ public struct ScanTracker {
 
         @inline(__always)
         mutating func count(_ report: AdvertisingReport) {
+            count(key: DeviceKey(address: report.address, type: report.addressType), scanResponse: report.isScanResponse,
+                  extended: report.isExtended)
+        }
+
+        @inline(__always)
+        mutating func count(_ sighting: AdvertisingSighting) {
+            count(key: DeviceKey(address: sighting.address, type: sighting.addressType),
+                  scanResponse: sighting.isScanResponse, extended: sighting.isExtended)
+        }
+
+        @inline(__always)
+        mutating func count(key: DeviceKey, scanResponse: Bool, extended: Bool) {
             reports += 1
-            if report.isScanResponse { scanResponses += 1 }
-            if report.isExtended { sawExtendedReport = true }
-            let key = DeviceKey(address: report.address, type: report.addressType)
+            if scanResponse { scanResponses += 1 }
+            if extended { sawExtendedReport = true }
             if !devices.increment(key) {
                 uncountedReports += 1
                 uncounted.insert(key)
@@ -190,7 +201,7 @@ public struct ScanTracker {
         let c = stateIndex(at.controller)
         if controllers[c].current == nil || controllers[c].expired(at: at) {
             if controllers[c].current != nil { closeElapsed(c) }
-            guard reportWithoutSession(c, report, at: at) != nil else { return }
+            guard reportWithoutSession(c, at: at) != nil else { return }
         }
         controllers[c].count(report, at: at)
     }
@@ -200,11 +211,11 @@ public struct ScanTracker {
     /// share a record) and the controller's state is updated in place, since this runs for most records of a
     /// scanning capture.
     public mutating func advertisingReports(_ reports: inout AdvertisingReportIterator, at: RecordRef) -> Int {
-        guard let first = reports.next() else { return 0 }
+        guard let first = reports.nextSighting() else { return 0 }
         let c = stateIndex(at.controller)
         if controllers[c].current == nil || controllers[c].expired(at: at) {
             if controllers[c].current != nil { closeElapsed(c) }
-            if reportWithoutSession(c, first, at: at) == nil, let late = controllers[c].lastEnded?.session {
+            if reportWithoutSession(c, at: at) == nil, let late = controllers[c].lastEnded?.session {
                 // Late reports of the session that just ended; reportWithoutSession counted the first.
                 var n = 1
                 while reports.skip() { n += 1 }
@@ -216,8 +227,8 @@ public struct ScanTracker {
             states[c].lastRecord = at
             states[c].count(first)
             var n = 1
-            while let report = reports.next() {
-                states[c].count(report)
+            while let sighting = reports.nextSighting() {
+                states[c].count(sighting)
                 n += 1
             }
             return n
@@ -226,7 +237,7 @@ public struct ScanTracker {
 
     /// A report outside any session: late (counted on the session that just ended) or the first of an
     /// implicit session, whose index is returned.
-    mutating func reportWithoutSession(_ c: Int, _ report: AdvertisingReport, at: RecordRef) -> Int? {
+    mutating func reportWithoutSession(_ c: Int, at: RecordRef) -> Int? {
         if let last = controllers[c].lastEnded, at.timestamp - last.at <= Self.lateReportGrace {
             sessions[last.session].lateReports += 1
             return nil

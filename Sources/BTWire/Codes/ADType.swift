@@ -3,26 +3,26 @@ public struct ADType: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public let rawValue: UInt8
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let flags = ADType(rawValue: 0x01)
+    @inlinable public static var flags: ADType { ADType(rawValue: 0x01) }
     public static let incompleteUUID16 = ADType(rawValue: 0x02)
     public static let completeUUID16 = ADType(rawValue: 0x03)
     public static let incompleteUUID32 = ADType(rawValue: 0x04)
     public static let completeUUID32 = ADType(rawValue: 0x05)
     public static let incompleteUUID128 = ADType(rawValue: 0x06)
     public static let completeUUID128 = ADType(rawValue: 0x07)
-    public static let shortenedLocalName = ADType(rawValue: 0x08)
-    public static let completeLocalName = ADType(rawValue: 0x09)
-    public static let txPowerLevel = ADType(rawValue: 0x0A)
+    @inlinable public static var shortenedLocalName: ADType { ADType(rawValue: 0x08) }
+    @inlinable public static var completeLocalName: ADType { ADType(rawValue: 0x09) }
+    @inlinable public static var txPowerLevel: ADType { ADType(rawValue: 0x0A) }
     public static let solicitationUUID16 = ADType(rawValue: 0x14)
     public static let solicitationUUID128 = ADType(rawValue: 0x15)
     public static let serviceDataUUID16 = ADType(rawValue: 0x16)
-    public static let appearance = ADType(rawValue: 0x19)
-    public static let advertisingInterval = ADType(rawValue: 0x1A)
+    @inlinable public static var appearance: ADType { ADType(rawValue: 0x19) }
+    @inlinable public static var advertisingInterval: ADType { ADType(rawValue: 0x1A) }
     public static let solicitationUUID32 = ADType(rawValue: 0x1F)
     public static let serviceDataUUID32 = ADType(rawValue: 0x20)
     public static let serviceDataUUID128 = ADType(rawValue: 0x21)
-    public static let uri = ADType(rawValue: 0x24)
-    public static let manufacturerSpecificData = ADType(rawValue: 0xFF)
+    @inlinable public static var uri: ADType { ADType(rawValue: 0x24) }
+    @inlinable public static var manufacturerSpecificData: ADType { ADType(rawValue: 0xFF) }
 
     public var name: String? { Self.names[rawValue] }
     public var description: String { name ?? "AD " + Hex.u8(rawValue) }
@@ -54,7 +54,7 @@ public struct ADType: RawRepresentable, Hashable, Sendable, CustomStringConverti
 public struct CompanyID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt16
     @inlinable public init(rawValue: UInt16) { self.rawValue = rawValue }
-    public static let apple = CompanyID(rawValue: 0x004C)
+    @inlinable public static var apple: CompanyID { CompanyID(rawValue: 0x004C) }
 
     public var name: String? { AssignedNumbers.companies[rawValue] }
     public var description: String { (name ?? "Company") + " (" + Hex.u16(rawValue) + ")" }

@@ -3,37 +3,37 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public let rawValue: UInt8
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let errorResponse = ATTOpcode(rawValue: 0x01)
-    public static let exchangeMTURequest = ATTOpcode(rawValue: 0x02)
-    public static let exchangeMTUResponse = ATTOpcode(rawValue: 0x03)
-    public static let findInformationRequest = ATTOpcode(rawValue: 0x04)
-    public static let findInformationResponse = ATTOpcode(rawValue: 0x05)
-    public static let findByTypeValueRequest = ATTOpcode(rawValue: 0x06)
-    public static let findByTypeValueResponse = ATTOpcode(rawValue: 0x07)
-    public static let readByTypeRequest = ATTOpcode(rawValue: 0x08)
-    public static let readByTypeResponse = ATTOpcode(rawValue: 0x09)
-    public static let readRequest = ATTOpcode(rawValue: 0x0A)
-    public static let readResponse = ATTOpcode(rawValue: 0x0B)
-    public static let readBlobRequest = ATTOpcode(rawValue: 0x0C)
-    public static let readBlobResponse = ATTOpcode(rawValue: 0x0D)
-    public static let readMultipleRequest = ATTOpcode(rawValue: 0x0E)
-    public static let readMultipleResponse = ATTOpcode(rawValue: 0x0F)
-    public static let readByGroupTypeRequest = ATTOpcode(rawValue: 0x10)
-    public static let readByGroupTypeResponse = ATTOpcode(rawValue: 0x11)
-    public static let writeRequest = ATTOpcode(rawValue: 0x12)
-    public static let writeResponse = ATTOpcode(rawValue: 0x13)
-    public static let prepareWriteRequest = ATTOpcode(rawValue: 0x16)
-    public static let prepareWriteResponse = ATTOpcode(rawValue: 0x17)
-    public static let executeWriteRequest = ATTOpcode(rawValue: 0x18)
-    public static let executeWriteResponse = ATTOpcode(rawValue: 0x19)
-    public static let handleValueNotification = ATTOpcode(rawValue: 0x1B)
-    public static let handleValueIndication = ATTOpcode(rawValue: 0x1D)
-    public static let handleValueConfirmation = ATTOpcode(rawValue: 0x1E)
-    public static let readMultipleVariableRequest = ATTOpcode(rawValue: 0x20)
-    public static let readMultipleVariableResponse = ATTOpcode(rawValue: 0x21)
-    public static let multipleHandleValueNotification = ATTOpcode(rawValue: 0x23)
-    public static let writeCommand = ATTOpcode(rawValue: 0x52)
-    public static let signedWriteCommand = ATTOpcode(rawValue: 0xD2)
+    @inlinable public static var errorResponse: ATTOpcode { ATTOpcode(rawValue: 0x01) }
+    @inlinable public static var exchangeMTURequest: ATTOpcode { ATTOpcode(rawValue: 0x02) }
+    @inlinable public static var exchangeMTUResponse: ATTOpcode { ATTOpcode(rawValue: 0x03) }
+    @inlinable public static var findInformationRequest: ATTOpcode { ATTOpcode(rawValue: 0x04) }
+    @inlinable public static var findInformationResponse: ATTOpcode { ATTOpcode(rawValue: 0x05) }
+    @inlinable public static var findByTypeValueRequest: ATTOpcode { ATTOpcode(rawValue: 0x06) }
+    @inlinable public static var findByTypeValueResponse: ATTOpcode { ATTOpcode(rawValue: 0x07) }
+    @inlinable public static var readByTypeRequest: ATTOpcode { ATTOpcode(rawValue: 0x08) }
+    @inlinable public static var readByTypeResponse: ATTOpcode { ATTOpcode(rawValue: 0x09) }
+    @inlinable public static var readRequest: ATTOpcode { ATTOpcode(rawValue: 0x0A) }
+    @inlinable public static var readResponse: ATTOpcode { ATTOpcode(rawValue: 0x0B) }
+    @inlinable public static var readBlobRequest: ATTOpcode { ATTOpcode(rawValue: 0x0C) }
+    @inlinable public static var readBlobResponse: ATTOpcode { ATTOpcode(rawValue: 0x0D) }
+    @inlinable public static var readMultipleRequest: ATTOpcode { ATTOpcode(rawValue: 0x0E) }
+    @inlinable public static var readMultipleResponse: ATTOpcode { ATTOpcode(rawValue: 0x0F) }
+    @inlinable public static var readByGroupTypeRequest: ATTOpcode { ATTOpcode(rawValue: 0x10) }
+    @inlinable public static var readByGroupTypeResponse: ATTOpcode { ATTOpcode(rawValue: 0x11) }
+    @inlinable public static var writeRequest: ATTOpcode { ATTOpcode(rawValue: 0x12) }
+    @inlinable public static var writeResponse: ATTOpcode { ATTOpcode(rawValue: 0x13) }
+    @inlinable public static var prepareWriteRequest: ATTOpcode { ATTOpcode(rawValue: 0x16) }
+    @inlinable public static var prepareWriteResponse: ATTOpcode { ATTOpcode(rawValue: 0x17) }
+    @inlinable public static var executeWriteRequest: ATTOpcode { ATTOpcode(rawValue: 0x18) }
+    @inlinable public static var executeWriteResponse: ATTOpcode { ATTOpcode(rawValue: 0x19) }
+    @inlinable public static var handleValueNotification: ATTOpcode { ATTOpcode(rawValue: 0x1B) }
+    @inlinable public static var handleValueIndication: ATTOpcode { ATTOpcode(rawValue: 0x1D) }
+    @inlinable public static var handleValueConfirmation: ATTOpcode { ATTOpcode(rawValue: 0x1E) }
+    @inlinable public static var readMultipleVariableRequest: ATTOpcode { ATTOpcode(rawValue: 0x20) }
+    @inlinable public static var readMultipleVariableResponse: ATTOpcode { ATTOpcode(rawValue: 0x21) }
+    @inlinable public static var multipleHandleValueNotification: ATTOpcode { ATTOpcode(rawValue: 0x23) }
+    @inlinable public static var writeCommand: ATTOpcode { ATTOpcode(rawValue: 0x52) }
+    @inlinable public static var signedWriteCommand: ATTOpcode { ATTOpcode(rawValue: 0xD2) }
 
     public var isCommand: Bool { rawValue & 0x40 != 0 }
     public var isSigned: Bool { rawValue & 0x80 != 0 }
@@ -81,12 +81,12 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     public let rawValue: UInt8
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let invalidHandle = ATTErrorCode(rawValue: 0x01)
-    public static let readNotPermitted = ATTErrorCode(rawValue: 0x02)
-    public static let writeNotPermitted = ATTErrorCode(rawValue: 0x03)
-    public static let requestNotSupported = ATTErrorCode(rawValue: 0x06)
-    public static let attributeNotFound = ATTErrorCode(rawValue: 0x0A)
-    public static let insufficientEncryption = ATTErrorCode(rawValue: 0x0F)
+    @inlinable public static var invalidHandle: ATTErrorCode { ATTErrorCode(rawValue: 0x01) }
+    @inlinable public static var readNotPermitted: ATTErrorCode { ATTErrorCode(rawValue: 0x02) }
+    @inlinable public static var writeNotPermitted: ATTErrorCode { ATTErrorCode(rawValue: 0x03) }
+    @inlinable public static var requestNotSupported: ATTErrorCode { ATTErrorCode(rawValue: 0x06) }
+    @inlinable public static var attributeNotFound: ATTErrorCode { ATTErrorCode(rawValue: 0x0A) }
+    @inlinable public static var insufficientEncryption: ATTErrorCode { ATTErrorCode(rawValue: 0x0F) }
 
     public var name: String {
         if let n = Self.names[rawValue] { return n }
@@ -110,15 +110,15 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
 /// Characteristic properties (Core Vol 3 Part G §3.3.1.1).
 public struct CharacteristicProperties: OptionSet, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public static let broadcast = CharacteristicProperties(rawValue: 0x01)
-    public static let read = CharacteristicProperties(rawValue: 0x02)
-    public static let writeWithoutResponse = CharacteristicProperties(rawValue: 0x04)
-    public static let write = CharacteristicProperties(rawValue: 0x08)
-    public static let notify = CharacteristicProperties(rawValue: 0x10)
-    public static let indicate = CharacteristicProperties(rawValue: 0x20)
-    public static let authenticatedSignedWrites = CharacteristicProperties(rawValue: 0x40)
-    public static let extendedProperties = CharacteristicProperties(rawValue: 0x80)
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
+    @inlinable public static var broadcast: CharacteristicProperties { CharacteristicProperties(rawValue: 0x01) }
+    @inlinable public static var read: CharacteristicProperties { CharacteristicProperties(rawValue: 0x02) }
+    @inlinable public static var writeWithoutResponse: CharacteristicProperties { CharacteristicProperties(rawValue: 0x04) }
+    @inlinable public static var write: CharacteristicProperties { CharacteristicProperties(rawValue: 0x08) }
+    @inlinable public static var notify: CharacteristicProperties { CharacteristicProperties(rawValue: 0x10) }
+    @inlinable public static var indicate: CharacteristicProperties { CharacteristicProperties(rawValue: 0x20) }
+    @inlinable public static var authenticatedSignedWrites: CharacteristicProperties { CharacteristicProperties(rawValue: 0x40) }
+    @inlinable public static var extendedProperties: CharacteristicProperties { CharacteristicProperties(rawValue: 0x80) }
 
     static let labels: [(CharacteristicProperties, String)] = [
         (.broadcast, "broadcast"), (.read, "read"), (.writeWithoutResponse, "write-without-response"),

@@ -19,31 +19,31 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     public var description: String { name ?? "Unknown " + Hex.u16(rawValue) }
 
-    public static let disconnect = HCIOpcode(rawValue: 0x0406)
-    public static let reset = HCIOpcode(rawValue: 0x0C03)
-    public static let createConnection = HCIOpcode(rawValue: 0x0405)
-    public static let readRSSI = HCIOpcode(rawValue: 0x1405)
-    public static let leSetAdvertisingParameters = HCIOpcode(rawValue: 0x2006)
-    public static let leSetAdvertisingData = HCIOpcode(rawValue: 0x2008)
-    public static let leSetScanResponseData = HCIOpcode(rawValue: 0x2009)
-    public static let leSetAdvertisingEnable = HCIOpcode(rawValue: 0x200A)
-    public static let leSetScanParameters = HCIOpcode(rawValue: 0x200B)
-    public static let leSetScanEnable = HCIOpcode(rawValue: 0x200C)
-    public static let leCreateConnection = HCIOpcode(rawValue: 0x200D)
-    public static let leCreateConnectionCancel = HCIOpcode(rawValue: 0x200E)
-    public static let leConnectionUpdate = HCIOpcode(rawValue: 0x2013)
-    public static let leReadRemoteFeatures = HCIOpcode(rawValue: 0x2016)
-    public static let leEnableEncryption = HCIOpcode(rawValue: 0x2019)
-    public static let leSetDataLength = HCIOpcode(rawValue: 0x2022)
-    public static let leSetDefaultPHY = HCIOpcode(rawValue: 0x2031)
-    public static let leSetPHY = HCIOpcode(rawValue: 0x2032)
-    public static let leSetExtendedAdvertisingParameters = HCIOpcode(rawValue: 0x2036)
-    public static let leSetExtendedAdvertisingData = HCIOpcode(rawValue: 0x2037)
-    public static let leSetExtendedScanResponseData = HCIOpcode(rawValue: 0x2038)
-    public static let leSetExtendedAdvertisingEnable = HCIOpcode(rawValue: 0x2039)
-    public static let leSetExtendedScanParameters = HCIOpcode(rawValue: 0x2041)
-    public static let leSetExtendedScanEnable = HCIOpcode(rawValue: 0x2042)
-    public static let leExtendedCreateConnection = HCIOpcode(rawValue: 0x2043)
+    @inlinable public static var disconnect: HCIOpcode { HCIOpcode(rawValue: 0x0406) }
+    @inlinable public static var reset: HCIOpcode { HCIOpcode(rawValue: 0x0C03) }
+    @inlinable public static var createConnection: HCIOpcode { HCIOpcode(rawValue: 0x0405) }
+    @inlinable public static var readRSSI: HCIOpcode { HCIOpcode(rawValue: 0x1405) }
+    @inlinable public static var leSetAdvertisingParameters: HCIOpcode { HCIOpcode(rawValue: 0x2006) }
+    @inlinable public static var leSetAdvertisingData: HCIOpcode { HCIOpcode(rawValue: 0x2008) }
+    @inlinable public static var leSetScanResponseData: HCIOpcode { HCIOpcode(rawValue: 0x2009) }
+    @inlinable public static var leSetAdvertisingEnable: HCIOpcode { HCIOpcode(rawValue: 0x200A) }
+    @inlinable public static var leSetScanParameters: HCIOpcode { HCIOpcode(rawValue: 0x200B) }
+    @inlinable public static var leSetScanEnable: HCIOpcode { HCIOpcode(rawValue: 0x200C) }
+    @inlinable public static var leCreateConnection: HCIOpcode { HCIOpcode(rawValue: 0x200D) }
+    @inlinable public static var leCreateConnectionCancel: HCIOpcode { HCIOpcode(rawValue: 0x200E) }
+    @inlinable public static var leConnectionUpdate: HCIOpcode { HCIOpcode(rawValue: 0x2013) }
+    @inlinable public static var leReadRemoteFeatures: HCIOpcode { HCIOpcode(rawValue: 0x2016) }
+    @inlinable public static var leEnableEncryption: HCIOpcode { HCIOpcode(rawValue: 0x2019) }
+    @inlinable public static var leSetDataLength: HCIOpcode { HCIOpcode(rawValue: 0x2022) }
+    @inlinable public static var leSetDefaultPHY: HCIOpcode { HCIOpcode(rawValue: 0x2031) }
+    @inlinable public static var leSetPHY: HCIOpcode { HCIOpcode(rawValue: 0x2032) }
+    @inlinable public static var leSetExtendedAdvertisingParameters: HCIOpcode { HCIOpcode(rawValue: 0x2036) }
+    @inlinable public static var leSetExtendedAdvertisingData: HCIOpcode { HCIOpcode(rawValue: 0x2037) }
+    @inlinable public static var leSetExtendedScanResponseData: HCIOpcode { HCIOpcode(rawValue: 0x2038) }
+    @inlinable public static var leSetExtendedAdvertisingEnable: HCIOpcode { HCIOpcode(rawValue: 0x2039) }
+    @inlinable public static var leSetExtendedScanParameters: HCIOpcode { HCIOpcode(rawValue: 0x2041) }
+    @inlinable public static var leSetExtendedScanEnable: HCIOpcode { HCIOpcode(rawValue: 0x2042) }
+    @inlinable public static var leExtendedCreateConnection: HCIOpcode { HCIOpcode(rawValue: 0x2043) }
 }
 
 /// HCI event codes (Core Vol 4 Part E §7.7).
@@ -51,17 +51,17 @@ public struct HCIEventCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     public let rawValue: UInt8
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let connectionComplete = HCIEventCode(rawValue: 0x03)
-    public static let disconnectionComplete = HCIEventCode(rawValue: 0x05)
-    public static let encryptionChange = HCIEventCode(rawValue: 0x08)
-    public static let commandComplete = HCIEventCode(rawValue: 0x0E)
-    public static let commandStatus = HCIEventCode(rawValue: 0x0F)
-    public static let numberOfCompletedPackets = HCIEventCode(rawValue: 0x13)
-    public static let synchronousConnectionComplete = HCIEventCode(rawValue: 0x2C)
-    public static let encryptionKeyRefreshComplete = HCIEventCode(rawValue: 0x30)
-    public static let leMeta = HCIEventCode(rawValue: 0x3E)
+    @inlinable public static var connectionComplete: HCIEventCode { HCIEventCode(rawValue: 0x03) }
+    @inlinable public static var disconnectionComplete: HCIEventCode { HCIEventCode(rawValue: 0x05) }
+    @inlinable public static var encryptionChange: HCIEventCode { HCIEventCode(rawValue: 0x08) }
+    @inlinable public static var commandComplete: HCIEventCode { HCIEventCode(rawValue: 0x0E) }
+    @inlinable public static var commandStatus: HCIEventCode { HCIEventCode(rawValue: 0x0F) }
+    @inlinable public static var numberOfCompletedPackets: HCIEventCode { HCIEventCode(rawValue: 0x13) }
+    @inlinable public static var synchronousConnectionComplete: HCIEventCode { HCIEventCode(rawValue: 0x2C) }
+    @inlinable public static var encryptionKeyRefreshComplete: HCIEventCode { HCIEventCode(rawValue: 0x30) }
+    @inlinable public static var leMeta: HCIEventCode { HCIEventCode(rawValue: 0x3E) }
     public static let encryptionChangeV2 = HCIEventCode(rawValue: 0x59)
-    public static let vendorSpecific = HCIEventCode(rawValue: 0xFF)
+    @inlinable public static var vendorSpecific: HCIEventCode { HCIEventCode(rawValue: 0xFF) }
 
     public var name: String? { HCIEventNames.events[rawValue] }
     public var description: String { name ?? "Unknown Event " + Hex.u8(rawValue) }
@@ -72,20 +72,20 @@ public struct LESubevent: RawRepresentable, Hashable, Sendable, CustomStringConv
     public let rawValue: UInt8
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let connectionComplete = LESubevent(rawValue: 0x01)
-    public static let advertisingReport = LESubevent(rawValue: 0x02)
-    public static let connectionUpdateComplete = LESubevent(rawValue: 0x03)
-    public static let readRemoteFeaturesComplete = LESubevent(rawValue: 0x04)
-    public static let longTermKeyRequest = LESubevent(rawValue: 0x05)
-    public static let remoteConnectionParameterRequest = LESubevent(rawValue: 0x06)
-    public static let dataLengthChange = LESubevent(rawValue: 0x07)
-    public static let enhancedConnectionComplete = LESubevent(rawValue: 0x0A)
-    public static let directedAdvertisingReport = LESubevent(rawValue: 0x0B)
-    public static let phyUpdateComplete = LESubevent(rawValue: 0x0C)
-    public static let extendedAdvertisingReport = LESubevent(rawValue: 0x0D)
-    public static let scanTimeout = LESubevent(rawValue: 0x11)
-    public static let advertisingSetTerminated = LESubevent(rawValue: 0x12)
-    public static let channelSelectionAlgorithm = LESubevent(rawValue: 0x14)
+    @inlinable public static var connectionComplete: LESubevent { LESubevent(rawValue: 0x01) }
+    @inlinable public static var advertisingReport: LESubevent { LESubevent(rawValue: 0x02) }
+    @inlinable public static var connectionUpdateComplete: LESubevent { LESubevent(rawValue: 0x03) }
+    @inlinable public static var readRemoteFeaturesComplete: LESubevent { LESubevent(rawValue: 0x04) }
+    @inlinable public static var longTermKeyRequest: LESubevent { LESubevent(rawValue: 0x05) }
+    @inlinable public static var remoteConnectionParameterRequest: LESubevent { LESubevent(rawValue: 0x06) }
+    @inlinable public static var dataLengthChange: LESubevent { LESubevent(rawValue: 0x07) }
+    @inlinable public static var enhancedConnectionComplete: LESubevent { LESubevent(rawValue: 0x0A) }
+    @inlinable public static var directedAdvertisingReport: LESubevent { LESubevent(rawValue: 0x0B) }
+    @inlinable public static var phyUpdateComplete: LESubevent { LESubevent(rawValue: 0x0C) }
+    @inlinable public static var extendedAdvertisingReport: LESubevent { LESubevent(rawValue: 0x0D) }
+    @inlinable public static var scanTimeout: LESubevent { LESubevent(rawValue: 0x11) }
+    @inlinable public static var advertisingSetTerminated: LESubevent { LESubevent(rawValue: 0x12) }
+    @inlinable public static var channelSelectionAlgorithm: LESubevent { LESubevent(rawValue: 0x14) }
     public static let enhancedConnectionCompleteV2 = LESubevent(rawValue: 0x29)
 
     public var name: String? { HCIEventNames.leSubevents[rawValue] }
@@ -97,13 +97,13 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConve
     public let rawValue: UInt8
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let success = HCIStatus(rawValue: 0x00)
-    public static let unknownConnectionIdentifier = HCIStatus(rawValue: 0x02)
-    public static let connectionTimeout = HCIStatus(rawValue: 0x08)
-    public static let remoteUserTerminatedConnection = HCIStatus(rawValue: 0x13)
-    public static let connectionTerminatedByLocalHost = HCIStatus(rawValue: 0x16)
-    public static let unknownAdvertisingIdentifier = HCIStatus(rawValue: 0x42)
-    public static let connectionFailedToBeEstablished = HCIStatus(rawValue: 0x3E)
+    @inlinable public static var success: HCIStatus { HCIStatus(rawValue: 0x00) }
+    @inlinable public static var unknownConnectionIdentifier: HCIStatus { HCIStatus(rawValue: 0x02) }
+    @inlinable public static var connectionTimeout: HCIStatus { HCIStatus(rawValue: 0x08) }
+    @inlinable public static var remoteUserTerminatedConnection: HCIStatus { HCIStatus(rawValue: 0x13) }
+    @inlinable public static var connectionTerminatedByLocalHost: HCIStatus { HCIStatus(rawValue: 0x16) }
+    @inlinable public static var unknownAdvertisingIdentifier: HCIStatus { HCIStatus(rawValue: 0x42) }
+    @inlinable public static var connectionFailedToBeEstablished: HCIStatus { HCIStatus(rawValue: 0x3E) }
 
     public var name: String? {
         Int(rawValue) < HCIErrorNames.names.count ? HCIErrorNames.names[Int(rawValue)] : nil

@@ -102,20 +102,20 @@ public struct SMPCode: RawRepresentable, Hashable, Sendable, CustomStringConvert
     public let rawValue: UInt8
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let pairingRequest = SMPCode(rawValue: 0x01)
-    public static let pairingResponse = SMPCode(rawValue: 0x02)
-    public static let pairingConfirm = SMPCode(rawValue: 0x03)
-    public static let pairingRandom = SMPCode(rawValue: 0x04)
-    public static let pairingFailed = SMPCode(rawValue: 0x05)
-    public static let encryptionInformation = SMPCode(rawValue: 0x06)
-    public static let centralIdentification = SMPCode(rawValue: 0x07)
-    public static let identityInformation = SMPCode(rawValue: 0x08)
-    public static let identityAddressInformation = SMPCode(rawValue: 0x09)
-    public static let signingInformation = SMPCode(rawValue: 0x0A)
-    public static let securityRequest = SMPCode(rawValue: 0x0B)
-    public static let pairingPublicKey = SMPCode(rawValue: 0x0C)
-    public static let pairingDHKeyCheck = SMPCode(rawValue: 0x0D)
-    public static let pairingKeypressNotification = SMPCode(rawValue: 0x0E)
+    @inlinable public static var pairingRequest: SMPCode { SMPCode(rawValue: 0x01) }
+    @inlinable public static var pairingResponse: SMPCode { SMPCode(rawValue: 0x02) }
+    @inlinable public static var pairingConfirm: SMPCode { SMPCode(rawValue: 0x03) }
+    @inlinable public static var pairingRandom: SMPCode { SMPCode(rawValue: 0x04) }
+    @inlinable public static var pairingFailed: SMPCode { SMPCode(rawValue: 0x05) }
+    @inlinable public static var encryptionInformation: SMPCode { SMPCode(rawValue: 0x06) }
+    @inlinable public static var centralIdentification: SMPCode { SMPCode(rawValue: 0x07) }
+    @inlinable public static var identityInformation: SMPCode { SMPCode(rawValue: 0x08) }
+    @inlinable public static var identityAddressInformation: SMPCode { SMPCode(rawValue: 0x09) }
+    @inlinable public static var signingInformation: SMPCode { SMPCode(rawValue: 0x0A) }
+    @inlinable public static var securityRequest: SMPCode { SMPCode(rawValue: 0x0B) }
+    @inlinable public static var pairingPublicKey: SMPCode { SMPCode(rawValue: 0x0C) }
+    @inlinable public static var pairingDHKeyCheck: SMPCode { SMPCode(rawValue: 0x0D) }
+    @inlinable public static var pairingKeypressNotification: SMPCode { SMPCode(rawValue: 0x0E) }
 
     public var name: String? { Self.names[rawValue] }
     public var description: String { name ?? "Unknown SMP " + Hex.u8(rawValue) }

@@ -1,0 +1,50 @@
+/// The links up now, by (controller, handle). Every ACL packet looks its link up here, so the lookup goes
+/// through a `KeyTable` (no hashing) into a dense list; a closed link's key stays in the table marked absent,
+/// which bounds the table by the distinct handles seen (at most 4096 per controller).
+struct OpenLinks {
+    struct LinkKey: PackedKey {
+        let rawValue: UInt64
+        init(rawValue: UInt64) { self.rawValue = rawValue }
+        @inline(__always) init(_ key: UInt32) { rawValue = UInt64(key) | 1 << 63 }
+    }
+
+    /// Position in `links`, or -1 when the link is closed.
+    private var index = KeyTable<LinkKey>(limit: Int.max, initialSlots: 16)
+    private(set) var links: [Connection] = []
+    private var keys: [UInt32] = []
+
+    var count: Int { links.count }
+    var values: [Connection] { links }
+
+    subscript(key: UInt32) -> Connection? {
+        get {
+            guard let slot = index.slot(of: LinkKey(key)) else { return nil }
+            let i = index.slots[slot].value
+            return i >= 0 ? links[Int(i)] : nil
+        }
+        set {
+            guard let found = index.findOrInsert(LinkKey(key), value: -1) else { return }
+            let i = Int(index.slots[found.slot].value)
+            if let newValue {
+                if i >= 0 {
+                    links[i] = newValue
+                } else {
+                    index.setValue(Int64(links.count), at: found.slot)
+                    links.append(newValue)
+                    keys.append(key)
+                }
+            } else if i >= 0 {
+                // Move the last link into the freed place.
+                index.setValue(-1, at: found.slot)
+                let last = links.count - 1
+                if i != last {
+                    links[i] = links[last]
+                    keys[i] = keys[last]
+                    if let moved = index.slot(of: LinkKey(keys[i])) { index.setValue(Int64(i), at: moved) }
+                }
+                links.removeLast()
+                keys.removeLast()
+            }
+        }
+    }
+}
