@@ -55,7 +55,7 @@ public struct AdvertiserTracker {
             overflowAdvertisers.insert(key)
             return
         }
-        let i = Int(truncatingIfNeeded: table.slots[found.slot].value)
+        let i = Int(truncatingIfNeeded: table.value(at: found.slot))
         if found.inserted { add(report, at: at) }
         // Legacy and extended reports of the same PDU kind share one code (ADV_IND = 0x13), so a device
         // heard by a legacy and then an extended scan keeps its fingerprints.

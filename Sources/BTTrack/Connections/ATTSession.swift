@@ -156,8 +156,10 @@ struct ATTSession {
                 o.cccdValue = cccd
                 subscribe(cccdHandle: handle, value: cccd, sent: sent, at: at, connection: c)
             } else {
-                record(value: value, handle: handle, at: at, connection: c)
-                c.withUsage(handle) { $0.writeRequests += 1 }
+                c.withUsage(handle) {
+                    $0.writeRequests += 1
+                    $0.keep(value: value, at: at)
+                }
                 activity(.write, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
             }
         case .prepareWriteRequest(let handle, _, let part):
@@ -280,15 +282,19 @@ struct ATTSession {
                 subscribe(cccdHandle: handle, value: cccd, sent: sent, at: at, connection: c)
                 return
             }
-            record(value: value, handle: handle, at: at, connection: c)
-            c.withUsage(handle) { $0.writeCommands += 1 }
+            c.withUsage(handle) {
+                $0.writeCommands += 1
+                $0.keep(value: value, at: at)
+            }
             activity(.writeCommand, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
         case .signedWriteCommand(let handle, let value, _):
             c.withUsage(handle) { $0.writeCommands += 1 }
             activity(.signedWrite, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
         case .handleValueNotification(let handle, let value):
-            record(value: value, handle: handle, at: at, connection: c)
-            c.withUsage(handle) { $0.notifications += 1 }
+            c.withUsage(handle) {
+                $0.notifications += 1
+                $0.keep(value: value, at: at)
+            }
             activity(.notification, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
         case .multipleHandleValueNotification(let tuples):
             for t in tuples {
@@ -307,8 +313,10 @@ struct ATTSession {
                 }
             }
             outstandingIndications[key] = at
-            record(value: value, handle: handle, at: at, connection: c)
-            c.withUsage(handle) { $0.indications += 1 }
+            c.withUsage(handle) {
+                $0.indications += 1
+                $0.keep(value: value, at: at)
+            }
             activity(.indication, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
         case .handleValueConfirmation:
             outstandingIndications[BearerKey(cid: cid, requestSent: !sent)] = nil
@@ -362,7 +370,7 @@ struct ATTSession {
             guard let found = openRuns.findOrInsert(key, value: -1) else { return }
             slot = found.slot
         }
-        let open = Int(openRuns.slots[slot].value)
+        let open = Int(openRuns.value(at: slot))
         if open >= 0, at.timestamp.nanoseconds &- c.runs[open].last.timestamp.nanoseconds <= runGap {
             c.runs[open].add(at: at, bytes: bytes)
             lastRun = (key, slot)

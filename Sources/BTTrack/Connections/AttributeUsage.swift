@@ -84,7 +84,7 @@ public struct AttributeUsageTable: Sequence, Sendable, Equatable {
     public subscript(handle: UInt16) -> AttributeUsage? {
         get {
             guard let slot = index.slot(of: HandleKey(handle)) else { return nil }
-            return entries[Int(index.slots[slot].value)].value
+            return entries[Int(index.value(at: slot))].value
         }
         set {
             if let newValue { update(handle) { $0 = newValue } } else { remove(handle) }
@@ -96,7 +96,7 @@ public struct AttributeUsageTable: Sequence, Sendable, Equatable {
     mutating func update(_ handle: UInt16, _ body: (inout AttributeUsage) -> Void) {
         guard let found = index.findOrInsert(HandleKey(handle), value: Int64(entries.count)) else { return }
         if found.inserted { entries.append((handle, AttributeUsage())) }
-        body(&entries[Int(index.slots[found.slot].value)].value)
+        body(&entries[Int(index.value(at: found.slot))].value)
     }
 
     private mutating func remove(_ handle: UInt16) {
@@ -108,7 +108,7 @@ public struct AttributeUsageTable: Sequence, Sendable, Equatable {
 
     /// A finished link's table: no growth slack.
     mutating func compact() {
-        entries = entries.map { $0 }
+        if Connection.hasSlack(entries) { entries = entries.map { $0 } }
     }
 
     public func makeIterator() -> IndexingIterator<[Element]> { entries.makeIterator() }

@@ -110,21 +110,34 @@ public final class Connection: @unchecked Sendable {
         return endTime - start.timestamp
     }
 
+    /// Adds an event in time order. Events found late (timeouts, idle gaps) go back to their place, after the
+    /// events of the same record, so the timeline is always sorted and closing a link needs no sort.
     func append(_ event: TimelineEvent, limit: Int) {
-        if events.count < limit { events.append(event) } else { droppedEvents += 1 }
+        guard events.count < limit else {
+            droppedEvents += 1
+            return
+        }
+        var i = events.count
+        while i > 0 && events[i - 1].at.number > event.at.number { i -= 1 }
+        if i == events.count { events.append(event) } else { events.insert(event, at: i) }
     }
 
     /// A finished link keeps its history but not its working state: drop the ATT session's tables and the
-    /// arrays' growth slack, since finished connections are what memory grows with on long captures.
+    /// arrays' growth slack, since finished connections are what memory grows with on long captures. Copying
+    /// an array to shed its slack costs per element, so only arrays with much spare room are copied.
     func compact() {
         session = ATTSession(options: session.options)
         usage.compact()
-        events = events.map { $0 }
-        runs = runs.map { $0 }
+        if Self.hasSlack(events) { events = events.map { $0 } }
+        if Self.hasSlack(runs) { runs = runs.map { $0 } }
     }
 
-    /// Events found late (timeouts, idle gaps) go to their place in time; equal records keep their order.
+    static func hasSlack<T>(_ array: [T]) -> Bool { array.capacity - array.count > max(8, array.count / 4) }
+
+    /// Sorts events by record, equal records in insertion order. `append` keeps them sorted already; this is for
+    /// a copy whose events came from elsewhere.
     func sortEvents() {
+        guard !eventsAreSorted else { return }
         events = events.enumerated().sorted { ($0.element.at.number, $0.offset) < ($1.element.at.number, $1.offset) }
             .map(\.element)
     }

@@ -19,12 +19,12 @@ struct OpenLinks {
     subscript(key: UInt32) -> Connection? {
         get {
             guard let slot = index.slot(of: LinkKey(key)) else { return nil }
-            let i = index.slots[slot].value
+            let i = index.value(at: slot)
             return i >= 0 ? links[Int(i)] : nil
         }
         set {
             guard let found = index.findOrInsert(LinkKey(key), value: -1) else { return }
-            let i = Int(index.slots[found.slot].value)
+            let i = Int(index.value(at: found.slot))
             if let newValue {
                 if i >= 0 {
                     links[i] = newValue

@@ -110,12 +110,12 @@ extension Connection {
         c.session = session
         if isOpen {
             c.session.finish(at: end, connection: c)
-            if !c.eventsAreSorted { c.sortEvents() }
+            c.sortEvents()
         }
         return c
     }
 
-    /// `sortEvents` is O(n log n) and allocates; most links' events are already in order.
+    /// `sortEvents` is O(n log n) and allocates; checked first.
     var eventsAreSorted: Bool {
         var previous = Int.min
         for e in events {
