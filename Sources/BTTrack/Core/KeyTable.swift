@@ -18,16 +18,19 @@ struct KeyTable<Key: PackedKey>: Sendable {
     private var keys: [UInt64]
     private var values: [Int64]
     private(set) var count = 0
-    private var shift: UInt64
+    private var shift: UInt64 = 0
     let limit: Int
+    /// Slots allocated by the first insertion: most links' tables stay empty or small, and a table that is
+    /// never used should cost no allocation.
+    private let initialSlots: Int
 
     /// - Parameter initialSlots: a power of two.
     init(limit: Int, initialSlots: Int = 64) {
         precondition(initialSlots > 1 && initialSlots.nonzeroBitCount == 1, "a power of two")
         self.limit = max(1, limit)
-        keys = Array(repeating: 0, count: initialSlots)
-        values = Array(repeating: 0, count: initialSlots)
-        shift = UInt64(64 - initialSlots.trailingZeroBitCount)
+        self.initialSlots = initialSlots
+        keys = []
+        values = []
     }
 
     var isFull: Bool { count >= limit }
@@ -41,6 +44,7 @@ struct KeyTable<Key: PackedKey>: Sendable {
     /// The slot holding `key`, or nil.
     @inline(__always)
     func slot(of key: Key) -> Int? {
+        guard !keys.isEmpty else { return nil }
         let mask = keys.count - 1
         var i = home(key.rawValue)
         while true {
@@ -58,6 +62,7 @@ struct KeyTable<Key: PackedKey>: Sendable {
     /// true); nil when absent and the table is full.
     @inline(__always)
     mutating func findOrInsert(_ key: Key, value: Int64) -> (slot: Int, inserted: Bool)? {
+        if keys.isEmpty { allocate(initialSlots) }
         var mask = keys.count - 1
         var i = home(key.rawValue)
         while true {
@@ -88,12 +93,16 @@ struct KeyTable<Key: PackedKey>: Sendable {
         return true
     }
 
-    private mutating func grow() {
-        let oldKeys = keys, oldValues = values
-        let size = keys.count * 2
+    private mutating func allocate(_ size: Int) {
         keys = Array(repeating: 0, count: size)
         values = Array(repeating: 0, count: size)
         shift = UInt64(64 - size.trailingZeroBitCount)
+    }
+
+    private mutating func grow() {
+        let oldKeys = keys, oldValues = values
+        let size = keys.count * 2
+        allocate(size)
         let mask = size - 1
         for s in oldKeys.indices where oldKeys[s] != 0 {
             var i = home(oldKeys[s])
