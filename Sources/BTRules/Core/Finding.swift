@@ -79,7 +79,16 @@ public struct Finding: Sendable {
             parts.append(c.peerAddress?.description ?? "handle-\(Hex.u16(c.handle))")
         }
         if let h = attributeHandle { parts.append(Hex.u16(h)) }
-        parts.append(message.filter { !$0.isNumber })
+        parts.append(Self.withoutNumbers(message))
         return parts.joined(separator: "|")
+    }
+
+    /// The message without its numbers (times, counts), so a finding keeps its fingerprint from run to run.
+    /// Messages are nearly always ASCII, where only 0–9 are numbers: filtering bytes then gives the same text as
+    /// filtering Characters, without a Unicode property lookup per character.
+    static func withoutNumbers(_ message: String) -> String {
+        let utf8 = message.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 }) else { return message.filter { !$0.isNumber } }
+        return String(decoding: utf8.filter { $0 < UInt8(ascii: "0") || $0 > UInt8(ascii: "9") }, as: UTF8.self)
     }
 }
