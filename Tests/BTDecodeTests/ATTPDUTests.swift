@@ -506,7 +506,7 @@ struct ATTPDUTests {
         att(input) { pdu in
             guard case .malformed(let opcode, let reason) = pdu else { Issue.record("decoded as \(pdu.summary)"); return }
             #expect(opcode.rawValue == (input.first ?? 0))
-            #expect(!reason.isEmpty)
+            #expect(reason.utf8CodeUnitCount > 0)
             #expect(pdu.isMalformed)
             #expect(pdu.summary.hasPrefix("Malformed "))
             #expect(pdu.fields.contains { $0.name == "Malformed" })

@@ -65,7 +65,7 @@ extension ATTPDU: PacketDescribing {
         case .unknown(_, let parameters):
             return name + " len " + String(parameters.count)
         case .malformed(_, let reason):
-            return "Malformed " + name + ": " + reason
+            return "Malformed " + name + ": " + reason.description
         }
     }
 
@@ -179,7 +179,7 @@ extension ATTPDU: PacketDescribing {
         case .unknown(_, let parameters):
             out.append(DecodedField("Parameters", PDUFieldText.hex(parameters)))
         case .malformed(_, let reason):
-            out.append(DecodedField("Malformed", reason))
+            out.append(DecodedField("Malformed", reason.description))
         }
         return out
     }

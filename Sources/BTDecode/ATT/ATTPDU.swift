@@ -77,7 +77,8 @@ public enum ATTPDU {
     /// An opcode this decoder does not know; `parameters` are the bytes after the opcode.
     case unknown(opcode: ATTOpcode, parameters: UnsafeRawBufferPointer)
     /// The PDU is too short for its opcode's layout, or a field has an impossible value.
-    case malformed(opcode: ATTOpcode, reason: String)
+    /// `reason` is a literal, which keeps the enum free of references: nothing to release per PDU.
+    case malformed(opcode: ATTOpcode, reason: StaticString)
 
     /// Length of the Signed Write Command's authentication signature.
     public static let signatureLength = 12
