@@ -94,6 +94,21 @@ struct ATTSession {
         if c.firstATT == nil { c.firstATT = at }
         c.lastATT = at
 
+        // Notifications and Write Commands are most of a streaming link's PDUs and pair with nothing: they are
+        // read in place (opcode, handle, value) without building an `ATTPDU`.
+        if bytes.count >= 3 {
+            let handle = UInt16(bytes[1]) | UInt16(bytes[2]) << 8
+            if first == ATTOpcode.handleValueNotification.rawValue {
+                notification(handle: handle, value: UnsafeRawBufferPointer(rebasing: bytes[3...]), sent: sent, at: at,
+                             connection: c)
+                return
+            }
+            if first == ATTOpcode.writeCommand.rawValue {
+                writeCommand(handle: handle, value: UnsafeRawBufferPointer(rebasing: bytes[3...]), sent: sent, at: at,
+                             connection: c)
+                return
+            }
+        }
         let pdu = ATTPDU(bytes)
         let opcode = pdu.opcode
         if opcode.isRequest {
@@ -278,24 +293,12 @@ struct ATTSession {
     mutating func unacknowledged(_ pdu: ATTPDU, cid: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
         switch pdu {
         case .writeCommand(let handle, let value):
-            if let cccd = cccdWrite(handle: handle, value: value, connection: c) {
-                subscribe(cccdHandle: handle, value: cccd, sent: sent, at: at, connection: c)
-                return
-            }
-            c.withUsage(handle) {
-                $0.writeCommands += 1
-                $0.keep(value: value, at: at)
-            }
-            activity(.writeCommand, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
+            writeCommand(handle: handle, value: value, sent: sent, at: at, connection: c)
         case .signedWriteCommand(let handle, let value, _):
             c.withUsage(handle) { $0.writeCommands += 1 }
             activity(.signedWrite, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
         case .handleValueNotification(let handle, let value):
-            c.withUsage(handle) {
-                $0.notifications += 1
-                $0.keep(value: value, at: at)
-            }
-            activity(.notification, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
+            notification(handle: handle, value: value, sent: sent, at: at, connection: c)
         case .multipleHandleValueNotification(let tuples):
             for t in tuples {
                 c.withUsage(t.handle) { $0.notifications += 1 }
@@ -323,6 +326,30 @@ struct ATTSession {
         default:
             break
         }
+    }
+
+    @inline(__always)
+    mutating func notification(handle: UInt16, value: UnsafeRawBufferPointer, sent: Bool, at: RecordRef,
+                               connection c: Connection) {
+        c.withUsage(handle) {
+            $0.notifications += 1
+            $0.keep(value: value, at: at)
+        }
+        activity(.notification, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
+    }
+
+    @inline(__always)
+    mutating func writeCommand(handle: UInt16, value: UnsafeRawBufferPointer, sent: Bool, at: RecordRef,
+                               connection c: Connection) {
+        if let cccd = cccdWrite(handle: handle, value: value, connection: c) {
+            subscribe(cccdHandle: handle, value: cccd, sent: sent, at: at, connection: c)
+            return
+        }
+        c.withUsage(handle) {
+            $0.writeCommands += 1
+            $0.keep(value: value, at: at)
+        }
+        activity(.writeCommand, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
     }
 
     // MARK: - Helpers
