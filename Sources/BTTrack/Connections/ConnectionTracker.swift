@@ -22,8 +22,6 @@ public struct ConnectionTracker {
     var failed: [FailedConnection] = []
     var nextID = 1
     var dropped = 0
-    /// The connection the last ACL packet belonged to: traffic comes in bursts per link.
-    var lastUsed: (key: UInt32, connection: Connection)?
     /// Peer of the last create-connection command per controller, for failed attempts.
     var pendingPeer: [UInt16: BDAddr] = [:]
 
@@ -66,11 +64,7 @@ public struct ConnectionTracker {
         -> Connection
     {
         let key = Self.key(controller, handle)
-        if let last = lastUsed, last.key == key, last.connection.isOpen { return last.connection }
-        if let c = open[key] {
-            lastUsed = (key, c)
-            return c
-        }
+        if let c = open[key] { return c }
         return openConnection(controller: controller, handle: handle, transport: transport, at: at, implicit: true)
     }
 
