@@ -129,6 +129,23 @@ struct ReassemblyTests {
         #expect(h.issues.issues.first?.code == .overlongPDU)
     }
 
+    @Test("a continuation that would grow a PDU past its announced or largest length is overlong, never copied")
+    func overlongNeverCopied() {
+        // Announces the largest L2CAP PDU (0xFFFF), then a full-size continuation: 1 byte too many.
+        var h = DecoderHarness()
+        _ = h.feed(.acl, acl(handle: 0x40, pb: 0b10, [0xFF, 0xFF, 0x04, 0x00, 0x1B]))
+        var out = h.feed(.acl, acl(handle: 0x40, pb: 0b01, [UInt8](repeating: 0xAB, count: 0xFFFF)))
+        #expect(out.malformed && out.pdu == nil)
+        #expect(h.issues.issues.last?.code == .overlongPDU)
+        #expect(h.decoder.reassembler.pendingCount == 0)
+        // A start too short to hold the L2CAP header: the continuation completes the header (length 0).
+        _ = h.feed(.acl, acl(handle: 0x41, pb: 0b10, [0x00, 0x00]))
+        out = h.feed(.acl, acl(handle: 0x41, pb: 0b01, [UInt8](repeating: 0xAB, count: 0xFFFF)))
+        #expect(out.malformed && out.pdu == nil)
+        #expect(h.issues.issues.last?.code == .overlongPDU)
+        #expect(h.decoder.reassembler.pendingCount == 0)
+    }
+
     @Test("Disconnection Complete clears a handle's partial PDU, so a reused handle starts clean")
     func disconnectClears() {
         var h = DecoderHarness()

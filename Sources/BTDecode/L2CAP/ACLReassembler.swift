@@ -35,10 +35,11 @@ public struct ACLReassembler {
         }
         deinit { storage.deallocate() }
 
+        /// Appends `bytes`; the caller has checked that the PDU stays within `maximumPDU`.
         func append(_ bytes: UnsafeRawBufferPointer) {
             let needed = count + bytes.count
             if needed > capacity {
-                let newCapacity = min(max(needed, capacity * 2), ACLReassembler.maximumPDU)
+                let newCapacity = max(needed, min(capacity * 2, ACLReassembler.maximumPDU))
                 let fresh = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 8)
                 fresh.copyMemory(from: storage, byteCount: count)
                 storage.deallocate()
@@ -104,7 +105,7 @@ public struct ACLReassembler {
                     return .dropped
                 }
             }
-            let slot = acquire(key)
+            let slot = acquire(key, record: record, issues: issues)
             slot.firstRecord = record.number
             slot.firstOffset = record.offset
             slot.fragments = 1
@@ -118,15 +119,25 @@ public struct ACLReassembler {
                           "L2CAP continuation on handle \(Hex.u16(acl.handle)) without a start")
             return .dropped
         }
-        slot.append(data)
-        slot.fragments += 1
-        slot.lastUse = clock
-        slot.updateExpected()
-        guard let expected = slot.expected else { return .incomplete }
-        if slot.count < expected { return .incomplete }
-        if slot.count > expected {
+        // Checked before copying: a corrupt length must not make the buffer grow past the largest PDU.
+        let received = slot.count + data.count
+        let limit = slot.expected ?? Self.maximumPDU
+        if received <= limit {
+            slot.append(data)
+            slot.fragments += 1
+            slot.lastUse = clock
+            slot.updateExpected()
+        }
+        guard let expected = slot.expected, received >= expected else {
+            if received <= limit { return .incomplete }
             issues.report(.overlongPDU, record: record.number, offset: record.offset,
-                          "L2CAP PDU begun in record \(slot.firstRecord) received \(slot.count) bytes, \(expected) announced")
+                          "L2CAP PDU begun in record \(slot.firstRecord) would exceed the largest L2CAP PDU (\(received) bytes)")
+            release(slot)
+            return .dropped
+        }
+        if received > expected {
+            issues.report(.overlongPDU, record: record.number, offset: record.offset,
+                          "L2CAP PDU begun in record \(slot.firstRecord) received \(received) bytes, \(expected) announced")
             release(slot)
             return .dropped
         }
@@ -156,7 +167,7 @@ public struct ACLReassembler {
         return nil
     }
 
-    mutating func acquire(_ key: UInt64) -> Slot {
+    mutating func acquire(_ key: UInt64, record: CaptureRecord, issues: IssueLog) -> Slot {
         clock += 1
         let slot: Slot
         if let free = slots.first(where: { !$0.active }) {
@@ -167,6 +178,8 @@ public struct ACLReassembler {
         } else {
             // Bounded memory: reuse the least recently used partial PDU.
             slot = slots.min(by: { $0.lastUse < $1.lastUse }) ?? slots[0]
+            issues.report(.interruptedPDU, record: record.number, offset: record.offset,
+                          "more than \(Self.maximumPending) unfinished L2CAP PDUs: the one begun in record \(slot.firstRecord) is dropped")
             activeCount -= 1
         }
         slot.key = key
