@@ -12,7 +12,9 @@ struct DecoderHarness {
     init() { decoder = PacketDecoder(issues: issues) }
 
     /// Decodes one packet; returns the completed L2CAP PDU (copied) and whether the frame was malformed.
-    mutating func feed(_ kind: RecordKind, _ bytes: [UInt8], direction: Direction = .received, controller: UInt16 = 0)
+    /// - Parameter cutShortFrom: the packet's length on the wire when the capture kept only `bytes`.
+    mutating func feed(_ kind: RecordKind, _ bytes: [UInt8], direction: Direction = .received, controller: UInt16 = 0,
+                       cutShortFrom: Int? = nil)
         -> (pdu: (handle: UInt16, cid: UInt16, payload: [UInt8], fragments: Int, firstRecord: Int)?, malformed: Bool, advertisingReports: Int)
     {
         number += 1
@@ -20,7 +22,7 @@ struct DecoderHarness {
         return bytes.withUnsafeBytes { raw in
             let record = CaptureRecord(number: n, offset: Int64(n * 100), timestamp: Timestamp(nanoseconds: Int64(n)),
                                        direction: direction, kind: kind, controller: controller, sourceType: 0,
-                                       originalLength: raw.count, payload: raw)
+                                       originalLength: cutShortFrom ?? raw.count, payload: raw)
             let frame = decoder.decode(record)
             let pdu = frame.l2cap.map { ($0.handle, $0.channelID, Array($0.payload), $0.fragments, $0.firstRecord) }
             return (pdu, frame.isMalformed, frame.advertisingReports)
@@ -143,6 +145,22 @@ struct ReassemblyTests {
         out = h.feed(.acl, acl(handle: 0x41, pb: 0b01, [UInt8](repeating: 0xAB, count: 0xFFFF)))
         #expect(out.malformed && out.pdu == nil)
         #expect(h.issues.issues.last?.code == .overlongPDU)
+        #expect(h.decoder.reassembler.pendingCount == 0)
+    }
+
+    @Test("ACL packets the capture cut short (snap length) are skipped with their continuations, not malformed")
+    func snapTruncated() {
+        var h = DecoderHarness()
+        let parts = fragments(handle: 0x40, pdu: Self.pdu, cuts: [20])
+        // The start was 24 bytes on the wire, the capture kept 8; its continuation fits the snap length.
+        var out = h.feed(.acl, Array(parts[0].prefix(8)), cutShortFrom: parts[0].count)
+        #expect(!out.malformed && out.pdu == nil)
+        out = h.feed(.acl, parts[1])
+        #expect(!out.malformed && out.pdu == nil)
+        // The next whole PDU is delivered, and nothing was reported.
+        for part in parts { out = h.feed(.acl, part) }
+        #expect(out.pdu?.payload == Self.notification)
+        #expect(h.issues.issues.isEmpty)
         #expect(h.decoder.reassembler.pendingCount == 0)
     }
 

@@ -118,6 +118,10 @@ public struct PacketDecoder {
 
     @inline(__always)
     mutating func decodeACL(_ acl: ACLPacket, record: CaptureRecord, frame: inout DecodedFrame) {
+        if record.isCutShort {
+            reassembler.skipTruncated(acl, record: record, issues: issues)
+            return
+        }
         guard case .complete(let cid, let payload, let firstRecord, let firstOffset, let fragments) =
             reassembler.push(acl, record: record, issues: issues)
         else { return }

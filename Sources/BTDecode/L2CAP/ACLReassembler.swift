@@ -28,6 +28,8 @@ public struct ACLReassembler {
         var firstOffset: Int64 = 0
         var fragments = 0
         var lastUse = 0
+        /// The capture cut a fragment of this PDU short: its continuations are dropped quietly until a start.
+        var truncated = false
 
         init(capacity: Int) {
             self.capacity = capacity
@@ -86,7 +88,9 @@ public struct ACLReassembler {
         let key = Self.key(controller: record.controller, handle: acl.handle, direction: record.direction)
         let data = acl.data
         if acl.packetBoundary.isStart {
-            if activeCount > 0, let slot = find(key) {
+            if activeCount > 0, let slot = find(key), slot.truncated {
+                release(slot)
+            } else if activeCount > 0, let slot = find(key) {
                 issues.report(.interruptedPDU, record: record.number, offset: record.offset,
                               "new L2CAP start on handle \(Hex.u16(acl.handle)) discards an unfinished PDU begun in record \(slot.firstRecord) (\(slot.count) of \(slot.expected.map(String.init) ?? "?") bytes)")
                 release(slot)
@@ -119,6 +123,7 @@ public struct ACLReassembler {
                           "L2CAP continuation on handle \(Hex.u16(acl.handle)) without a start")
             return .dropped
         }
+        if slot.truncated { return .incomplete }
         // Checked before copying: a corrupt length must not make the buffer grow past the largest PDU.
         let received = slot.count + data.count
         let limit = slot.expected ?? Self.maximumPDU
@@ -146,6 +151,29 @@ public struct ACLReassembler {
         release(slot)  // the bytes stay valid until the slot is reused, i.e. after the caller is done
         return .complete(cid: cid, payload: UnsafeRawBufferPointer(rebasing: pdu[L2CAPPDU.headerLength...]),
                          firstRecord: slot.firstRecord, firstOffset: slot.firstOffset, fragments: slot.fragments)
+    }
+
+    /// A fragment the capture cut short (snap length, e.g. Android's filtered snoop log): the PDU it belongs to
+    /// cannot be rebuilt, so it is forgotten, and its later continuations are dropped without being reported as
+    /// orphans. Not malformed: the packet was whole on the wire.
+    public mutating func skipTruncated(_ acl: ACLPacket, record: CaptureRecord, issues: IssueLog) {
+        let key = Self.key(controller: record.controller, handle: acl.handle, direction: record.direction)
+        let existing = activeCount > 0 ? find(key) : nil
+        if acl.packetBoundary.isStart {
+            if let existing, !existing.truncated {
+                issues.report(.interruptedPDU, record: record.number, offset: record.offset,
+                              "new L2CAP start on handle \(Hex.u16(acl.handle)) discards an unfinished PDU begun in record \(existing.firstRecord)")
+            }
+            if let existing { release(existing) }
+            let slot = acquire(key, record: record, issues: issues)
+            slot.firstRecord = record.number
+            slot.firstOffset = record.offset
+            slot.truncated = true
+        } else if let existing {
+            existing.truncated = true
+            existing.count = 0
+            existing.lastUse = clock
+        }
     }
 
     /// Forgets partial PDUs of a handle (Disconnection Complete: the handle may be reused).
@@ -186,6 +214,7 @@ public struct ACLReassembler {
         slot.active = true
         slot.count = 0
         slot.expected = nil
+        slot.truncated = false
         slot.lastUse = clock
         activeCount += 1
         return slot
