@@ -7,9 +7,9 @@ extension AdvertisingDataView: PacketDescribing {
     public var summary: String {
         var parts: [String] = []
         if let name = completeLocalName {
-            parts.append("name \"" + PDUFieldText.escaped(name) + "\"")
+            parts.append("name \"" + TextEscaping.escaped(name) + "\"")
         } else if let name = shortenedLocalName {
-            parts.append("short name \"" + PDUFieldText.escaped(name) + "\"")
+            parts.append("short name \"" + TextEscaping.escaped(name) + "\"")
         }
         let uuids = serviceUUIDs
         if !uuids.isEmpty { parts.append("uuids " + uuids.map(\.description).joined(separator: ",")) }
@@ -49,7 +49,7 @@ extension AdvertisingDataView: PacketDescribing {
             let flags = Flags(rawValue: d[0])
             return DecodedField(name, Hex.u8(d[0]) + " " + flags.description)
         case 0x08, 0x09:
-            return DecodedField(name, "\"" + PDUFieldText.escaped(String(decoding: d, as: UTF8.self)) + "\"")
+            return DecodedField(name, "\"" + TextEscaping.escaped(String(decoding: d, as: UTF8.self)) + "\"")
         case 0x02...0x07, 0x14, 0x15, 0x1F:
             let size = uuidSize(s.type) ?? 2
             var text = uuidList(d, size: size).map(PDUFieldText.uuid).joined(separator: ", ")

@@ -20,7 +20,7 @@ enum PDUFieldText {
     static func value(_ bytes: UnsafeRawBufferPointer) -> String {
         guard !bytes.isEmpty else { return "(empty)" }
         let hex = Hex.string(bytes)
-        if let text = Hex.printableText(bytes) { return hex + " \"" + escaped(text) + "\"" }
+        if let text = Hex.printableText(bytes) { return hex + " \"" + TextEscaping.escaped(text) + "\"" }
         return hex
     }
 
@@ -60,25 +60,6 @@ enum PDUFieldText {
     /// Supervision timeout (×10 ms) with its raw value: `2000 ms (0x00c8)`.
     static func timeout(_ units: UInt16) -> String {
         milliseconds(units, stepHundredths: 1000) + " (" + Hex.u16(units) + ")"
-    }
-
-    /// Quotes and backslashes escaped, so a name prints unambiguously inside quotes.
-    static func escaped(_ text: String) -> String {
-        guard text.contains(where: { $0 == "\"" || $0 == "\\" || $0 == "\n" || $0 == "\r" || $0 == "\t" }) else {
-            return text
-        }
-        var out = ""
-        for c in text {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default: out.append(c)
-            }
-        }
-        return out
     }
 
     /// A count with its noun: `1 entry`, `3 entries`.

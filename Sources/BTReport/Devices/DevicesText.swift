@@ -90,7 +90,7 @@ public enum DevicesText {
         var out = String.UnicodeScalarView()
         for scalar in scalars.prefix(cut ? nameWidth - 1 : scalars.count) {
             // Control characters would break the table's lines.
-            out.append(scalar.value < 0x20 || scalar.value == 0x7F ? "·" : scalar)
+            out.append(TextEscaping.isControl(scalar) ? "·" : scalar)
         }
         if cut { out.append("…") }
         return String(out)

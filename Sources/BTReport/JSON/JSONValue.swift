@@ -1,3 +1,5 @@
+import BTWire
+
 /// A JSON value with ordered object keys, so output is stable and matches documented shapes key for key.
 /// (Foundation's JSONSerialization neither keeps key order nor prints integers and decimals exactly.)
 public indirect enum JSONValue: Equatable, Sendable {
@@ -70,19 +72,7 @@ public indirect enum JSONValue: Equatable, Sendable {
 
     static func writeString(_ s: String, to out: inout String) {
         out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count)
-                    + String(c.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
+        TextEscaping.append(s, to: &out)
         out += "\""
     }
 }

@@ -12,7 +12,9 @@ public enum CharacteristicValue {
 
     public static func generic(_ value: [UInt8]) -> String {
         let hex = Hex.string(value, separator: " ", limit: 32)
-        if let text = value.withUnsafeBytes({ Hex.printableText($0) }), text.count >= 2 { return "\"\(text)\" (\(hex))" }
+        if let text = value.withUnsafeBytes({ Hex.printableText($0) }), text.count >= 2 {
+            return "\"" + TextEscaping.escaped(text) + "\" (" + hex + ")"
+        }
         return hex.isEmpty ? "(empty)" : hex
     }
 
@@ -20,7 +22,7 @@ public enum CharacteristicValue {
         var r = ByteReader(v)
         switch uuid {
         case 0x2A00, 0x2A24, 0x2A25, 0x2A26, 0x2A27, 0x2A28, 0x2A29:  // names and revision strings
-            return "\"" + String(decoding: v.prefix { $0 != 0 }, as: UTF8.self) + "\""
+            return "\"" + TextEscaping.escaped(String(decoding: v.prefix { $0 != 0 }, as: UTF8.self)) + "\""
         case 0x2A19:  // Battery Level
             return r.readU8().map { "\($0) %" }
         case 0x2A01:  // Appearance: category (10 bits) and subcategory (6 bits)
