@@ -36,11 +36,12 @@ public enum Hex {
         bytes.withUnsafeBytes { string($0, separator: separator, limit: limit) }
     }
 
-    /// Parses "0x1a", "1a", "26" (decimal only when `allowDecimal` and no hex letters or prefix).
+    /// Parses "0x1a" as hex and "26" as decimal, as Wireshark's filters do; anything else is nil. Reading "1a"
+    /// as hex but "2042" as decimal would make a filter silently match the wrong value.
     public static func parse(_ text: String) -> UInt64? {
         let t = text.lowercased()
         if t.hasPrefix("0x") { return UInt64(t.dropFirst(2), radix: 16) }
-        return UInt64(t, radix: 10) ?? UInt64(t, radix: 16)
+        return UInt64(t, radix: 10)
     }
 
     /// Text if every byte is printable ASCII/UTF-8 and not empty, else nil.
@@ -53,7 +54,9 @@ public enum Hex {
         for b in body where b < 0x20 || b == 0x7F {
             if b != 0x0A && b != 0x0D && b != 0x09 { return nil }
         }
-        guard let s = String(validating: body, as: UTF8.self) else { return nil }
+        guard let s = String(validating: body, as: UTF8.self),
+              !s.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) })  // C1 controls
+        else { return nil }
         return s
     }
 }

@@ -40,7 +40,7 @@ struct DecodeCommand: ParsableCommand {
     @Option(name: .long, parsing: .singleValue, help: "Only records of this kind (repeatable; see Kinds).")
     var kind: [String] = []
 
-    @Option(name: .long, parsing: .singleValue, help: "Only records of this connection handle, e.g. 0x0040 (repeatable).")
+    @Option(name: .long, parsing: .singleValue, help: "Only records of this connection handle, e.g. 0x0040 (repeatable; hex with 0x, else decimal).")
     var handle: [String] = []
 
     @Option(name: .long, parsing: .singleValue, help: "Only L2CAP PDUs on this channel ID, e.g. 4 for ATT (repeatable).")
@@ -67,7 +67,7 @@ struct DecodeCommand: ParsableCommand {
         }
         func numbers(_ values: [String], _ what: String, max: UInt64) throws -> [UInt64] {
             try values.flatMap { $0.split(separator: ",").map(String.init) }.map {
-                guard let v = Hex.parse($0), v <= max else { throw ValidationError("invalid \(what) '\($0)'") }
+                guard let v = Hex.parse($0), v <= max else { throw ValidationError("invalid \(what) '\($0)' (hex needs 0x, e.g. 0x0040)") }
                 return v
             }
         }

@@ -1,0 +1,32 @@
+import Testing
+import BTWire
+
+@Suite("Escaping text that comes off the air")
+struct TextEscapingTests {
+    @Test("quotes, backslashes and every control character (C0, DEL, C1) are escaped; other text is kept")
+    func escapes() {
+        // A name that would clear the screen: ESC [ 2 J, then NUL.
+        #expect(TextEscaping.escaped("\u{1B}[2J\u{0}") == "\\u001b[2J\\u0000")
+        #expect(TextEscaping.escaped("a\"b\\c\nd\re\tf") == "a\\\"b\\\\c\\nd\\re\\tf")
+        #expect(TextEscaping.escaped("\u{7F}\u{9B}1m") == "\\u007f\\u009b1m")
+        #expect(TextEscaping.escaped("Polar H10 Ä ♥") == "Polar H10 Ä ♥")
+        #expect(!TextEscaping.isControl("\u{A0}") && TextEscaping.isControl("\u{85}"))
+    }
+}
+
+@Suite("Parsing filter values")
+struct HexParseTests {
+    @Test("hex needs 0x, digits alone are decimal, bare hex letters are rejected")
+    func parse() {
+        #expect(Hex.parse("0x2042") == 0x2042 && Hex.parse("0X1a") == 0x1A)
+        #expect(Hex.parse("2042") == 2042 && Hex.parse("64") == 64)
+        #expect(Hex.parse("200c") == nil && Hex.parse("") == nil && Hex.parse("0x") == nil)
+    }
+
+    @Test("printable text excludes C1 control characters, as the escaper does")
+    func printable() {
+        let c1: [UInt8] = [0x41, 0xC2, 0x9B, 0x42]  // "A", U+009B (CSI), "B"
+        #expect(c1.withUnsafeBytes { Hex.printableText($0) } == nil)
+        #expect(Array("Ä ok".utf8).withUnsafeBytes { Hex.printableText($0) } == "Ä ok")
+    }
+}
