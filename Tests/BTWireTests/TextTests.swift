@@ -30,3 +30,24 @@ struct HexParseTests {
         #expect(Array("Ä ok".utf8).withUnsafeBytes { Hex.printableText($0) } == "Ä ok")
     }
 }
+
+@Suite("Decimal text")
+struct DecimalTextTests {
+    @Test("rounded, trailing zeros dropped, sign kept, never trapping")
+    func format() {
+        #expect(DecimalText.format(7.5, maximumFractionDigits: 2) == "7.5")
+        #expect(DecimalText.format(30, maximumFractionDigits: 2) == "30")
+        #expect(DecimalText.format(1.255, maximumFractionDigits: 2) == "1.25" || DecimalText.format(1.255, maximumFractionDigits: 2) == "1.26")
+        #expect(DecimalText.format(-0.5, maximumFractionDigits: 2) == "-0.5")
+        #expect(DecimalText.format(.infinity, maximumFractionDigits: 2) == "inf")
+        #expect(DecimalText.format(1e30, maximumFractionDigits: 2) == String(1e30))
+    }
+
+    @Test("fixed decimals keep their zeros and the sign")
+    func fixed() {
+        #expect(DecimalText.fixed(3, fractionDigits: 1) == "3.0")
+        #expect(DecimalText.fixed(-0.25, fractionDigits: 1) == "-0.3" || DecimalText.fixed(-0.25, fractionDigits: 1) == "-0.2")
+        #expect(DecimalText.fixed(-0.04, fractionDigits: 1) == "0.0")
+        #expect(DecimalText.fixed(12.34, fractionDigits: 0) == "12")
+    }
+}

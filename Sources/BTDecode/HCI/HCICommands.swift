@@ -235,20 +235,5 @@ public struct LESetExtendedAdvertisingEnable {
 
 /// Number formatting shared by descriptions: "7.5", "30", "1.25".
 public enum Format {
-    public static func ms(_ v: Double) -> String {
-        if v == v.rounded() { return String(Int(v)) }
-        var s = String(format2: v)
-        while s.hasSuffix("0") { s.removeLast() }
-        if s.hasSuffix(".") { s.removeLast() }
-        return s
-    }
-}
-
-extension String {
-    /// Two decimals without Foundation.
-    init(format2 v: Double) {
-        let scaled = Int(saturating: (v * 100).rounded())
-        let whole = scaled / 100, frac = abs(scaled % 100)
-        self = "\(whole)." + (frac < 10 ? "0" : "") + "\(frac)"
-    }
+    public static func ms(_ v: Double) -> String { DecimalText.format(v, maximumFractionDigits: 2) }
 }

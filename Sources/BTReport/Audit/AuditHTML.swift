@@ -103,5 +103,5 @@ public enum AuditHTML {
         return svg
     }
 
-    static func fmt(_ v: Double) -> String { String(Int(saturating: (v * 10).rounded()) / 10) + "." + String(abs(Int(saturating: (v * 10).rounded()) % 10)) }
+    static func fmt(_ v: Double) -> String { DecimalText.fixed(v, fractionDigits: 1) }
 }

@@ -1,3 +1,4 @@
+import BTWire
 import BTRules
 
 /// The rule catalogue for `btlens rules` and `btlens explain`.
@@ -43,7 +44,7 @@ public enum RuleCatalogue {
         return out.joined(separator: "\n")
     }
 
-    static func format(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+    static func format(_ v: Double) -> String { DecimalText.format(v, maximumFractionDigits: 6) }
 
     static func wrap(_ text: String, width: Int = 100) -> String {
         var lines: [String] = []

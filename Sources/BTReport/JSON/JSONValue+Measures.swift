@@ -1,3 +1,4 @@
+import BTWire
 import BTCapture
 import BTTrack
 
@@ -12,22 +13,7 @@ extension JSONValue {
 
     /// The text of `decimal(_:maximumFractionDigits:)`, for text reports ("0.625", "30", "18.125").
     static func decimalText(_ v: Double, maximumFractionDigits digits: Int = 4) -> String {
-        guard v.isFinite else { return String(v) }
-        var scale: Int64 = 1
-        for _ in 0..<max(0, min(digits, 9)) { scale *= 10 }
-        let scaled = (v * Double(scale)).rounded()
-        guard abs(scaled) < 9e18 else { return String(v) }
-        let n = Int64(scaled)
-        let magnitude = n.magnitude
-        let whole = magnitude / UInt64(scale)
-        var frac = String(magnitude % UInt64(scale))
-        if scale > 1 {
-            frac = String(repeating: "0", count: String(scale).count - 1 - frac.count) + frac
-            while frac.hasSuffix("0") { frac.removeLast() }
-        } else {
-            frac = ""
-        }
-        return (n < 0 ? "-" : "") + String(whole) + (frac.isEmpty ? "" : "." + frac)
+        DecimalText.format(v, maximumFractionDigits: digits)
     }
 
     /// Exact Unix seconds, or null.

@@ -7,7 +7,7 @@ enum RuleText {
     static func seconds(_ nanoseconds: Int64) -> String {
         if nanoseconds < 1_000_000_000 { return "\(nanoseconds / 1_000_000) ms" }
         let s = Double(nanoseconds) / 1e9
-        if s < 10 { return String(format1: s) + " s" }
+        if s < 10 { return DecimalText.fixed(s, fractionDigits: 1) + " s" }
         return "\(Int(s.rounded())) s"
     }
 
@@ -23,15 +23,7 @@ enum RuleText {
     }
 
     static func ms(_ v: Double) -> String {
-        v == v.rounded() ? "\(Int(v)) ms" : String(format1: v) + " ms"
-    }
-}
-
-extension String {
-    /// One decimal without Foundation.
-    init(format1 v: Double) {
-        let scaled = Int(saturating: (v * 10).rounded())
-        self = "\(scaled / 10).\(abs(scaled % 10))"
+        (v == v.rounded() ? DecimalText.format(v, maximumFractionDigits: 0) : DecimalText.fixed(v, fractionDigits: 1)) + " ms"
     }
 }
 

@@ -38,7 +38,7 @@ public struct DuplicateScanRule: Rule {
             return Finding(
                 rule: Self.description, severity: severity, controller: s.controller, start: s.start.timestamp,
                 end: endTime, records: records,
-                message: "Scanned \(RuleText.seconds(endTime.nanoseconds - s.start.timestamp.nanoseconds)) with duplicate filtering off: \(s.reports) reports from \(s.uniqueDevices) device\(s.uniqueDevices == 1 ? "" : "s"), \(String(format1: perDevice)) reports per device per second.")
+                message: "Scanned \(RuleText.seconds(endTime.nanoseconds - s.start.timestamp.nanoseconds)) with duplicate filtering off: \(s.reports) reports from \(s.uniqueDevices) device\(s.uniqueDevices == 1 ? "" : "s"), \(DecimalText.fixed(perDevice, fractionDigits: 1)) reports per device per second.")
         }
     }
 }
