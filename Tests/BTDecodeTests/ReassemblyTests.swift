@@ -176,6 +176,18 @@ struct ReassemblyTests {
         #expect(out.malformed)  // the old PDU is gone
     }
 
+    @Test("HCI Reset drops the controller's partial PDUs, other controllers keep theirs")
+    func resetClears() {
+        var h = DecoderHarness()
+        _ = h.feed(.acl, fragments(handle: 0x40, pdu: Self.pdu, cuts: [10])[0])
+        _ = h.feed(.acl, fragments(handle: 0x40, pdu: Self.pdu, cuts: [10])[0], controller: 1)
+        // Command Complete for HCI Reset (0x0c03), status 0, on controller 0.
+        _ = h.feed(.event, [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])
+        #expect(h.decoder.reassembler.pendingCount == 1)
+        let out = h.feed(.acl, fragments(handle: 0x40, pdu: Self.pdu, cuts: [10])[1], controller: 1)
+        #expect(out.pdu?.payload == Self.notification)
+    }
+
     @Test("partial PDUs are bounded: the least recently used is recycled past the limit")
     func bounded() {
         var h = DecoderHarness()

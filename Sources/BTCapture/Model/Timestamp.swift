@@ -55,7 +55,9 @@ public enum BTSnoopTime {
     public static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
 
     @inlinable public static func timestamp(fromBTSnoop raw: Int64) -> Timestamp {
-        Timestamp(unixMicroseconds: raw &- unixEpochOffset)
+        // A corrupt value near Int64.min must clamp to the earliest time, not wrap to the latest.
+        let (micros, overflow) = raw.subtractingReportingOverflow(unixEpochOffset)
+        return Timestamp(unixMicroseconds: overflow ? .min : micros)
     }
 
     @inlinable public static func btsnoopValue(_ t: Timestamp) -> Int64 {

@@ -39,7 +39,10 @@ public struct PacketDecoder {
 
     public mutating func decode(_ record: CaptureRecord) -> DecodedFrame {
         var frame = DecodedFrame(record: record)
-        guard record.kind.isHCIPacket else { return frame }
+        guard record.kind.isHCIPacket else {
+            if record.kind == .controllerAdded || record.kind == .controllerRemoved { forget(controller: record.controller) }
+            return frame
+        }
         let issuesBefore = issues.count
         decodeHCI(record, into: &frame)
         frame.isMalformed = issues.count != issuesBefore
@@ -94,6 +97,7 @@ public struct PacketDecoder {
             }
             let opcode = UInt16(event.parameters[1]) | UInt16(event.parameters[2]) << 8
             frame.commandRecord = lastCommand[UInt32(record.controller) << 16 | UInt32(opcode)]
+            if opcode == HCIOpcode.reset.rawValue { forget(controller: record.controller) }
         case .commandStatus:
             guard event.parameters.count >= 4 else {
                 issues.report(.badParameters, record: record.number, offset: record.offset, "Command Status too short")
@@ -114,6 +118,13 @@ public struct PacketDecoder {
         default:
             break
         }
+    }
+
+    /// HCI Reset, or the controller came or went: its links are gone, and handles will be reused, so partial
+    /// PDUs and learnt channels of that controller are dropped (as the tracker drops its links).
+    mutating func forget(controller: UInt16) {
+        reassembler.clear(controller: controller)
+        channels.clear(controller: controller)
     }
 
     @inline(__always)

@@ -186,6 +186,12 @@ public struct ACLReassembler {
         }
     }
 
+    /// Forgets every partial PDU of a controller (HCI Reset, controller removed).
+    public mutating func clear(controller: UInt16) {
+        guard activeCount > 0 else { return }
+        for slot in slots where slot.active && slot.key >> 24 == UInt64(controller) { release(slot) }
+    }
+
     /// Number of partial PDUs held (for tests and limits).
     public var pendingCount: Int { activeCount }
 

@@ -72,6 +72,13 @@ public struct ChannelMap {
         }
     }
 
+    /// Forgets a controller's channels (HCI Reset, controller removed).
+    public mutating func clear(controller: UInt16) {
+        guard !channels.isEmpty || !pending.isEmpty else { return }
+        channels = channels.filter { $0.key.controller != controller }
+        pending = pending.filter { $0.key.controller != controller }
+    }
+
     /// Forgets a handle's channels on disconnection.
     public mutating func clear(controller: UInt16, handle: UInt16) {
         guard !channels.isEmpty || !pending.isEmpty else { return }

@@ -8,10 +8,10 @@ public struct CaptureStatistics {
     public var firstTimestamp: Timestamp?
     public var lastTimestamp: Timestamp?
     /// Indexed by opcode.
-    public var commands = [UInt32](repeating: 0, count: 1 << 16)
+    public var commands = [Int](repeating: 0, count: 1 << 16)
     /// Indexed by event code.
-    public var events = [UInt32](repeating: 0, count: 256)
-    public var leSubevents = [UInt32](repeating: 0, count: 256)
+    public var events = [Int](repeating: 0, count: 256)
+    public var leSubevents = [Int](repeating: 0, count: 256)
     public var aclSent = 0
     public var aclReceived = 0
     /// ACL without a direction (pcap linktype 187).
@@ -20,9 +20,9 @@ public struct CaptureStatistics {
     /// Successful LE, LE Enhanced (v1, v2) and BR/EDR Connection Complete events.
     public var connections = 0
     /// Disconnection Complete with status 0, by reason.
-    public var disconnections = [UInt32](repeating: 0, count: 256)
+    public var disconnections = [Int](repeating: 0, count: 256)
     /// Complete ATT PDUs by opcode, after reassembly.
-    public var att = [UInt32](repeating: 0, count: 256)
+    public var att = [Int](repeating: 0, count: 256)
     public var recordsByKind = [Int](repeating: 0, count: RecordKind.allCases.count)
     /// Records with a problem (reader and decoder issues).
     public var malformed = 0
@@ -70,7 +70,7 @@ public struct CaptureStatistics {
     }
 
     /// Non-zero entries of a table as (code, count), in code order.
-    public static func nonZero(_ table: [UInt32]) -> [(code: Int, count: Int)] {
+    public static func nonZero(_ table: [Int]) -> [(code: Int, count: Int)] {
         table.indices.compactMap { table[$0] == 0 ? nil : ($0, Int(table[$0])) }
     }
 }

@@ -6,7 +6,7 @@ import BTDecode
 /// 2 for the rest.
 public enum StatisticsJSON {
     public static func object(file: String, info: CaptureInfo, statistics s: CaptureStatistics) -> JSONValue {
-        func table(_ t: [UInt32], width: Int) -> JSONValue {
+        func table(_ t: [Int], width: Int) -> JSONValue {
             .object(CaptureStatistics.nonZero(t).map { (Hex.format($0.code, width: width), .int($0.count)) })
         }
         func time(_ t: Timestamp?) -> JSONValue {

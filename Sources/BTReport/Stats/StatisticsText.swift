@@ -44,7 +44,7 @@ public enum StatisticsText {
         "  " + label + String(repeating: " ", count: max(1, 21 - label.count)) + value
     }
 
-    static func top(_ table: [UInt32], width: Int, name: (Int) -> String) -> String {
+    static func top(_ table: [Int], width: Int, name: (Int) -> String) -> String {
         let entries = CaptureStatistics.nonZero(table).sorted { $0.count > $1.count || ($0.count == $1.count && $0.code < $1.code) }
         guard !entries.isEmpty else { return "" }
         let shown = entries.prefix(3).map { "\(name($0.code)) ×\($0.count)" }.joined(separator: ", ")
