@@ -26,16 +26,18 @@ public struct BDAddr: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Little-endian wire bytes.
     public var bytes: [UInt8] { (0..<6).map { UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64($0))) } }
 
+    /// "AA:BB:CC:DD:EE:FF", written as 17 ASCII bytes in one step: it is printed for every advertiser and
+    /// many decoded packets.
     public var description: String {
-        var out = ""
-        out.reserveCapacity(17)
-        for i in stride(from: 5, through: 0, by: -1) {
-            let b = UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64(i)))
-            out.unicodeScalars.append(UnicodeScalar(Hex.digits[Int(b >> 4)]))
-            out.unicodeScalars.append(UnicodeScalar(Hex.digits[Int(b & 0xF)]))
-            if i > 0 { out += ":" }
+        String(unsafeUninitializedCapacity: 17) { out in
+            for i in 0..<6 {
+                let b = Int(truncatingIfNeeded: rawValue >> (8 * UInt64(5 - i))) & 0xFF
+                out[3 * i] = Hex.upperDigits[b >> 4]
+                out[3 * i + 1] = Hex.upperDigits[b & 0xF]
+                if i < 5 { out[3 * i + 2] = UInt8(ascii: ":") }
+            }
+            return 17
         }
-        return out.uppercased()
     }
 
     public static func < (a: BDAddr, b: BDAddr) -> Bool { a.rawValue < b.rawValue }

@@ -1,35 +1,48 @@
 /// Hex formatting for codes and payloads. Unknown wire values always print as hex, so nothing is hidden.
 public enum Hex {
     @usableFromInline static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    static let upperDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
-    /// `0x` followed by exactly `width` lowercase digits.
+    /// `0x` followed by exactly `width` lowercase digits. Written as ASCII bytes in place: decode prints
+    /// several per packet.
     public static func format<T: BinaryInteger>(_ value: T, width: Int) -> String {
-        var chars = [UInt8](repeating: UInt8(ascii: "0"), count: width + 2)
-        chars[1] = UInt8(ascii: "x")
-        var v = UInt64(truncatingIfNeeded: value)
-        var i = width + 1
-        while i >= 2 {
-            chars[i] = digits[Int(v & 0xF)]
-            v >>= 4
-            i -= 1
+        let width = max(0, width)
+        return String(unsafeUninitializedCapacity: width + 2) { out in
+            out[0] = UInt8(ascii: "0")
+            out[1] = UInt8(ascii: "x")
+            var v = UInt64(truncatingIfNeeded: value)
+            var i = width + 1
+            while i >= 2 {
+                out[i] = digits[Int(v & 0xF)]
+                v >>= 4
+                i -= 1
+            }
+            return width + 2
         }
-        return String(decoding: chars, as: UTF8.self)
     }
 
     public static func u8(_ v: UInt8) -> String { format(v, width: 2) }
     public static func u16(_ v: UInt16) -> String { format(v, width: 4) }
 
-    /// Bytes as contiguous lowercase hex ("0a1b2c"), or with a separator.
+    /// Bytes as contiguous lowercase hex ("0a1b2c"), or with a separator; past `limit` bytes, "…".
     public static func string(_ bytes: UnsafeRawBufferPointer, separator: String = "", limit: Int = .max) -> String {
-        var out = ""
-        out.reserveCapacity(min(bytes.count, limit) * (2 + separator.utf8.count))
-        for (i, b) in bytes.enumerated() {
-            if i >= limit { out += "…"; break }
-            if i > 0 && !separator.isEmpty { out += separator }
-            out.unicodeScalars.append(UnicodeScalar(digits[Int(b >> 4)]))
-            out.unicodeScalars.append(UnicodeScalar(digits[Int(b & 0xF)]))
+        let shown = min(bytes.count, max(0, limit))
+        let sep = Array(separator.utf8)
+        let ellipsis = Array("…".utf8)
+        let truncated = shown < bytes.count
+        let capacity = shown * 2 + max(0, shown - 1) * sep.count + (truncated ? ellipsis.count : 0)
+        return String(unsafeUninitializedCapacity: capacity) { out in
+            var n = 0
+            for i in 0..<shown {
+                if i > 0 { for c in sep { out[n] = c; n += 1 } }
+                let b = bytes[i]
+                out[n] = digits[Int(b >> 4)]
+                out[n + 1] = digits[Int(b & 0xF)]
+                n += 2
+            }
+            if truncated { for c in ellipsis { out[n] = c; n += 1 } }
+            return n
         }
-        return out
     }
 
     public static func string(_ bytes: [UInt8], separator: String = "", limit: Int = .max) -> String {

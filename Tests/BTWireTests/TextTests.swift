@@ -51,3 +51,17 @@ struct DecimalTextTests {
         #expect(DecimalText.fixed(12.34, fractionDigits: 0) == "12")
     }
 }
+
+@Suite("Hex and address text")
+struct HexTextTests {
+    @Test("hex strings with separators and limits, codes with width, addresses upper-case")
+    func text() {
+        let bytes: [UInt8] = [0x0A, 0x1B, 0xFF]
+        #expect(Hex.string(bytes) == "0a1bff")
+        #expect(Hex.string(bytes, separator: " ") == "0a 1b ff")
+        #expect(Hex.string(bytes, separator: " ", limit: 2) == "0a 1b…")
+        #expect(Hex.string(bytes, limit: 0) == "…" && Hex.string([UInt8]()) == "")
+        #expect(Hex.u16(0x200C) == "0x200c" && Hex.u8(7) == "0x07" && Hex.format(0x12345, width: 3) == "0x345")
+        #expect(BDAddr(rawValue: 0xC0_FF_EE_01_02_0A).description == "C0:FF:EE:01:02:0A")
+    }
+}

@@ -31,7 +31,7 @@ public enum DevicesJSON {
 
     public static func advertiser(_ a: Advertiser, digits: Int) -> JSONValue {
         var o: [(String, JSONValue)] = []
-        o.append(("address", .string(AddressText.of(a.address))))
+        o.append(("address", .string(a.address.description)))
         o.append(("address_type", .string(a.addressType.description)))
         o.append(("name", a.name.map { .string($0) } ?? .null))
         o.append(("names", .array(a.names.map { .string($0) })))

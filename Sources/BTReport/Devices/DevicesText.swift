@@ -29,7 +29,7 @@ public enum DevicesText {
             var table = TextTable([("ADDRESS", .left), ("TYPE", .left), ("NAME", .left), ("RSSI min/med/max", .right),
                                    ("REPORTS", .right), ("FIRST", .right), ("LAST", .right), ("DETAILS", .left)])
             for a in r.advertisers {
-                table.add([AddressText.of(a.address), a.addressType.description, shortName(a.name), rssi(a.rssi),
+                table.add([a.address.description, a.addressType.description, shortName(a.name), rssi(a.rssi),
                            String(a.reports), at(a.firstSeen.timestamp), at(a.lastSeen.timestamp), details(a)])
             }
             lines += table.render()

@@ -62,7 +62,7 @@ public enum ScanSessionJSON {
             ("connections_while_scanning", .array(s.connectionsWhileScanning.map { .record($0, fractionDigits: digits) })),
             ("top_devices", .array(s.reportsPerDevice.prefix(topDeviceCount).map { d in
                 .object([
-                    ("address", .string(AddressText.of(d.address))),
+                    ("address", .string(d.address.description)),
                     ("address_type", .string(d.addressType.description)),
                     ("reports", .int(d.reports)),
                 ])
