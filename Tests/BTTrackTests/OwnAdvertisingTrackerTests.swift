@@ -88,6 +88,35 @@ struct OwnAdvertisingTrackerTests {
         #expect(s.end == nil && h.own.isAdvertising(controller: 0))
     }
 
+    @Test("fragments without a first fragment before them are ignored; a chain stops growing at 1650 bytes")
+    func orphanAndOverlongFragments() throws {
+        let full = AdvertisingData([.completeName("Fragmented Name Here")]).bytes
+        let h = TrackingHarness.run { s in
+            s.setUpController()
+            s.commandComplete(.leSetExtendedAdvertisingParameters(handle: 2, properties: 0x0000, intervalMin: 0x00A0,
+                                                                  intervalMax: 0x0140,
+                                                                  ownAddressType: LEParameter.randomAddress))
+            // The capture missed the first fragment: the rest must not be taken for whole data.
+            s.commandComplete(Self.extendedData(handle: 2, operation: LEParameter.intermediateFragment, full[0..<5]))
+            s.commandComplete(Self.extendedData(handle: 2, operation: LEParameter.lastFragment, full[5...]))
+            s.setExtendedAdvertising(enabled: true, handles: [2])
+            s.wait(seconds: 1)
+            s.setExtendedAdvertising(enabled: false, handles: [2])
+            // A first fragment with the name, then far more than 1650 bytes of filler: the name is kept.
+            s.commandComplete(Self.extendedData(handle: 2, operation: LEParameter.firstFragment, full[...]))
+            let filler = [UInt8](repeating: 0, count: 250)
+            for _ in 0..<20 {
+                s.commandComplete(Self.extendedData(handle: 2, operation: LEParameter.intermediateFragment, filler[...]))
+            }
+            s.commandComplete(Self.extendedData(handle: 2, operation: LEParameter.lastFragment, filler[..<1]))
+            s.setExtendedAdvertising(enabled: true, handles: [2])
+        }
+        let sessions = h.advertisingSessions()
+        try #require(sessions.count == 2)
+        #expect(sessions[0].localName == nil)
+        #expect(sessions[1].localName == "Fragmented Name Here")
+    }
+
     @Test("Set Terminated with timeout and limit statuses; HCI Reset ends the rest")
     func terminations() throws {
         let h = TrackingHarness.run { s in

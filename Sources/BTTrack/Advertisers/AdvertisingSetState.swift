@@ -14,8 +14,9 @@ struct AdvertisingSetState {
     var data: [UInt8] = []
     var scanResponse: [UInt8] = []
     /// Extended data arriving in fragments (operations 0 intermediate, 1 first, 2 last).
-    var pendingData: [UInt8] = []
-    var pendingScanResponse: [UInt8] = []
+    /// Fragments of data being set, from a `first` operation on; nil when no fragmented set is in progress.
+    var pendingData: [UInt8]?
+    var pendingScanResponse: [UInt8]?
     /// Index in the tracker's sessions of the set's open session.
     var current: Int?
     /// The connection that ended the set's last session, until the set is enabled again.
@@ -47,27 +48,43 @@ struct AdvertisingSetState {
         case intermediate = 0, first = 1, last = 2, complete = 3, unchanged = 4
     }
 
-    /// Applies one extended data command; true when the data in effect changed.
+    /// Applies one extended data command; true when the data in effect changed. Fragments without a `first`
+    /// before them are ignored, and a chain stops growing at the largest extended data (1650 bytes), so a
+    /// corrupt capture can neither grow memory nor copy a long buffer per command.
     mutating func apply(operation: UInt8, fragment: UnsafeRawBufferPointer, scanResponse: Bool) -> Bool {
         guard let op = DataOperation(rawValue: operation) else { return false }
-        var pending = scanResponse ? pendingScanResponse : pendingData
         var committed: [UInt8]?
-        switch op {
-        case .intermediate: pending += fragment
-        case .first: pending = Array(fragment)
-        case .last:
-            pending += fragment
-            committed = pending
-            pending = []
-        case .complete:
-            committed = Array(fragment)
-            pending = []
-        case .unchanged: break
+        if scanResponse {
+            committed = Self.apply(op, fragment, pending: &pendingScanResponse)
+        } else {
+            committed = Self.apply(op, fragment, pending: &pendingData)
         }
-        if scanResponse { pendingScanResponse = pending } else { pendingData = pending }
         guard let committed else { return false }
         if scanResponse { self.scanResponse = committed } else { data = committed }
         return true
+    }
+
+    /// Updates the pending chain in place; returns the data committed, if any.
+    static func apply(_ op: DataOperation, _ fragment: UnsafeRawBufferPointer, pending: inout [UInt8]?) -> [UInt8]? {
+        switch op {
+        case .first:
+            pending = Array(fragment.prefix(ExtendedReportAssembler.maximumDataLength))
+        case .intermediate, .last:
+            guard pending != nil else { return nil }
+            let room = ExtendedReportAssembler.maximumDataLength - pending!.count
+            pending!.append(contentsOf: fragment.prefix(max(0, room)))
+            if op == .last {
+                let done = pending
+                pending = nil
+                return done
+            }
+        case .complete:
+            pending = nil
+            return Array(fragment)
+        case .unchanged:
+            break
+        }
+        return nil
     }
 }
 

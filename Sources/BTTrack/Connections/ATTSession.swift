@@ -403,6 +403,12 @@ struct ATTSession {
             lastRun = (key, slot)
             return
         }
+        guard c.runs.count < options.maximumEventsPerConnection else {
+            // A run is shown by its timeline event: past the event limit neither is kept, so a link whose
+            // operations are spaced wider than the run gap cannot grow memory without bound.
+            c.droppedEvents += 1
+            return
+        }
         var run = ActivityRun(kind: kind, handle: handle, sent: sent, at: at)
         run.add(at: at, bytes: bytes)
         c.runs.append(run)

@@ -134,13 +134,6 @@ public final class Connection: @unchecked Sendable {
 
     static func hasSlack<T>(_ array: [T]) -> Bool { array.capacity - array.count > max(8, array.count / 4) }
 
-    /// Sorts events by record, equal records in insertion order. `append` keeps them sorted already; this is for
-    /// a copy whose events came from elsewhere.
-    func sortEvents() {
-        guard !eventsAreSorted else { return }
-        events = events.enumerated().sorted { ($0.element.at.number, $0.offset) < ($1.element.at.number, $1.offset) }
-            .map(\.element)
-    }
 
     /// The GATT characteristic whose value or descriptors contain `handle`.
     public func characteristic(containing handle: UInt16) -> GATTCharacteristic? { gatt.characteristic(containing: handle) }

@@ -49,12 +49,16 @@ public struct ConnectionTracker {
     }
 
     mutating func close(_ c: Connection, at: RecordRef?, reason: HCIStatus?, event: TimelineEvent.Kind?) {
-        c.session.finish(at: at, connection: c)
-        c.sortEvents()
-        c.compact()
         c.end = at
         c.disconnectReason = reason
         if let event, let at { c.append(TimelineEvent(at: at, kind: event), limit: options.maximumEventsPerConnection) }
+        retire(c, at: at)
+        c.compact()  // last: nothing is added to a finished link
+    }
+
+    /// Ends a link's ATT session and moves it from the open links to the finished ones (within the cap).
+    mutating func retire(_ c: Connection, at: RecordRef?) {
+        c.session.finish(at: at, connection: c)
         open[Self.key(c.controller, c.handle)] = nil
         if finished.count < options.maximumConnections { finished.append(c) } else { dropped += 1 }
     }
@@ -249,12 +253,7 @@ public struct ConnectionTracker {
     // MARK: - End
 
     mutating func finish(at last: RecordRef?) -> (connections: [Connection], failed: [FailedConnection], dropped: Int) {
-        for c in open.values.sorted(by: { $0.id < $1.id }) {
-            c.session.finish(at: last, connection: c)
-            c.sortEvents()
-            open[Self.key(c.controller, c.handle)] = nil
-            if finished.count < options.maximumConnections { finished.append(c) } else { dropped += 1 }
-        }
+        for c in open.values.sorted(by: { $0.id < $1.id }) { retire(c, at: last) }
         let all = finished.sorted { $0.id < $1.id }
         Self.inheritGATT(all)
         return (all, failed, dropped)

@@ -59,7 +59,7 @@ extension CaptureTracker {
         LinkCounters(opened: connections.nextID - 1, closed: connections.finished.count, failed: connections.failed.count)
     }
 
-    /// The link with `id` if it is open or among the most recently closed ones.
+    /// The link with `id` if it is open or among the closed ones kept (`maximumConnections`).
     public func connection(id: Int) -> Connection? {
         if let c = connections.open.values.first(where: { $0.id == id }) { return c }
         return connections.finished.last(where: { $0.id == id })
@@ -108,20 +108,7 @@ extension Connection {
         c.aclPacketsSent = aclPacketsSent
         c.aclPacketsReceived = aclPacketsReceived
         c.session = session
-        if isOpen {
-            c.session.finish(at: end, connection: c)
-            c.sortEvents()
-        }
+        if isOpen { c.session.finish(at: end, connection: c) }
         return c
-    }
-
-    /// `sortEvents` is O(n log n) and allocates; checked first.
-    var eventsAreSorted: Bool {
-        var previous = Int.min
-        for e in events {
-            if e.at.number < previous { return false }
-            previous = e.at.number
-        }
-        return true
     }
 }

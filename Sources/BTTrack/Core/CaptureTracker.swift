@@ -12,7 +12,8 @@ public struct TrackerOptions: Sendable {
     public var idleGap: Duration = .seconds(10)
     /// Timeline events kept per connection; further events are counted, not kept.
     public var maximumEventsPerConnection = 20_000
-    /// Finished connections kept; older ones are dropped (counted) so memory stays bounded on endless captures.
+    /// Finished connections kept: the first this many; later ones are counted, not kept, so memory stays bounded
+    /// on endless captures (live capture then stops reporting closed links).
     public var maximumConnections = 100_000
     /// Build the advertiser table (every advertising report parsed per address). Only `btlens devices` shows
     /// it, and it is the most expensive part of tracking on scan-heavy captures, so the other commands skip it.
