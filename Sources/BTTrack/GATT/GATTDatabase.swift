@@ -54,31 +54,23 @@ public struct GATTDatabase: Sendable {
 
     mutating func addService(start: UInt16, end: UInt16, uuid: BluetoothUUID, primary: Bool) {
         guard entryCount < Self.maximumEntries else { return }
-        if let i = services.firstIndex(where: { $0.startHandle == start }) {
-            services[i] = GATTService(startHandle: start, endHandle: end, uuid: uuid, isPrimary: primary)
-            return
-        }
-        services.append(GATTService(startHandle: start, endHandle: end, uuid: uuid, isPrimary: primary))
-        services.sort { $0.startHandle < $1.startHandle }
+        let service = GATTService(startHandle: start, endHandle: end, uuid: uuid, isPrimary: primary)
+        Self.upsert(service, into: &services, by: \.startHandle)
         recomputeEnds()
     }
 
     mutating func addInclude(_ include: GATTInclude) {
-        guard entryCount < Self.maximumEntries, !includes.contains(where: { $0.handle == include.handle }) else { return }
-        includes.append(include)
-        includes.sort { $0.handle < $1.handle }
+        guard entryCount < Self.maximumEntries else { return }
+        let i = Self.insertionIndex(of: include.handle, in: includes, by: \.handle)
+        if i < includes.count && includes[i].handle == include.handle { return }
+        includes.insert(include, at: i)
     }
 
     mutating func addCharacteristic(declarationHandle: UInt16, _ declaration: CharacteristicDeclaration) {
         guard entryCount < Self.maximumEntries else { return }
         let c = GATTCharacteristic(declarationHandle: declarationHandle, valueHandle: declaration.valueHandle,
                                    properties: declaration.properties, uuid: declaration.uuid, endHandle: 0xFFFF)
-        if let i = characteristics.firstIndex(where: { $0.declarationHandle == declarationHandle }) {
-            characteristics[i] = c
-        } else {
-            characteristics.append(c)
-            characteristics.sort { $0.declarationHandle < $1.declarationHandle }
-        }
+        Self.upsert(c, into: &characteristics, by: \.declarationHandle)
         recomputeEnds()
     }
 
@@ -87,19 +79,38 @@ public struct GATTDatabase: Sendable {
         // Find Information over a wide range also returns declarations and values: keep descriptors only.
         if uuid == .primaryService || uuid == .secondaryService || uuid == .include || uuid == .characteristic { return }
         if characteristics.contains(where: { $0.valueHandle == handle }) { return }
-        if let i = descriptors.firstIndex(where: { $0.handle == handle }) {
-            descriptors[i].uuid = uuid
-            return
-        }
-        descriptors.append(GATTDescriptor(handle: handle, uuid: uuid))
-        descriptors.sort { $0.handle < $1.handle }
+        Self.upsert(GATTDescriptor(handle: handle, uuid: uuid), into: &descriptors, by: \.handle)
     }
 
-    /// A characteristic ends where the next one (or its service) starts.
+    /// Where `key` is or would go in `list`, sorted by `field` (binary search: discovery adds entries one by one,
+    /// up to `maximumEntries`, so sorting or scanning per entry would be quadratic).
+    static func insertionIndex<T>(of key: UInt16, in list: [T], by field: KeyPath<T, UInt16>) -> Int {
+        var low = 0, high = list.count
+        while low < high {
+            let mid = (low + high) / 2
+            if list[mid][keyPath: field] < key { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// Replaces the entry with the same key or inserts `item` in order.
+    static func upsert<T>(_ item: T, into list: inout [T], by field: KeyPath<T, UInt16>) {
+        let key = item[keyPath: field]
+        let i = insertionIndex(of: key, in: list, by: field)
+        if i < list.count && list[i][keyPath: field] == key { list[i] = item } else { list.insert(item, at: i) }
+    }
+
+    /// A characteristic ends where the next one (or its service) starts. One pass over both sorted lists.
     mutating func recomputeEnds() {
+        var s = 0
         for i in characteristics.indices {
             let declaration = characteristics[i].declarationHandle
-            var end = service(containing: declaration)?.endHandle ?? 0xFFFF
+            // The last service starting at or before the declaration, if it contains it.
+            while s + 1 < services.count && services[s + 1].startHandle <= declaration { s += 1 }
+            var end: UInt16 = 0xFFFF
+            if s < services.count, services[s].startHandle <= declaration, declaration <= services[s].endHandle {
+                end = services[s].endHandle
+            }
             if i + 1 < characteristics.count {
                 end = min(end, characteristics[i + 1].declarationHandle &- 1)
             }
@@ -120,7 +131,10 @@ public struct GATTDatabase: Sendable {
         characteristics.first { $0.valueHandle == valueHandle }
     }
 
-    public func descriptor(_ handle: UInt16) -> GATTDescriptor? { descriptors.first { $0.handle == handle } }
+    public func descriptor(_ handle: UInt16) -> GATTDescriptor? {
+        let i = Self.insertionIndex(of: handle, in: descriptors, by: \.handle)
+        return i < descriptors.count && descriptors[i].handle == handle ? descriptors[i] : nil
+    }
 
     public func descriptors(of c: GATTCharacteristic) -> [GATTDescriptor] {
         descriptors.filter { $0.handle > c.valueHandle && $0.handle <= c.endHandle }
