@@ -22,16 +22,23 @@ public struct AdvertisingAfterConnectRule: Rule {
         for c in model.connections where c.role == .peripheral {
             let up = c.start.timestamp.nanoseconds
             let down = (c.end?.timestamp ?? model.endTime).nanoseconds
-            // Advertising that overlaps the connection by more than the grace period.
-            let overlapping = model.ownAdvertising.filter { a in
-                guard a.controller == c.controller else { return false }
+            // Advertising that overlaps the connection by more than the grace period. When several sets do, the
+            // one reported is the one most likely to be the mistake: a connectable set, or one the host turned
+            // back on after a connection ended it, before a non-connectable broadcast; then the longest overlap.
+            var candidate: (session: AdvertisingSession, start: Int64, end: Int64, suspect: Bool)?
+            for a in model.ownAdvertising where a.controller == c.controller {
                 let start = a.start.timestamp.nanoseconds
                 let end = (a.end?.timestamp ?? model.endTime).nanoseconds
-                return min(end, down) - max(start, up + grace) > 0
+                guard min(end, down) - max(start, up + grace) > 0 else { continue }
+                let overlap = (start: max(start, up), end: min(end, down))
+                let suspect = a.isConnectable || a.resumedAfterConnection != nil
+                if let best = candidate {
+                    if best.suspect && !suspect { continue }
+                    if best.suspect == suspect && overlap.end - overlap.start <= best.end - best.start { continue }
+                }
+                candidate = (a, overlap.start, overlap.end, suspect)
             }
-            guard let a = overlapping.first else { continue }
-            let start = max(a.start.timestamp.nanoseconds, up)
-            let end = min((a.end?.timestamp ?? model.endTime).nanoseconds, down)
+            guard let (a, start, end, _) = candidate else { continue }
             findings.append(Finding(
                 rule: Self.description, controller: c.controller, connection: c, start: Timestamp(nanoseconds: start),
                 end: Timestamp(nanoseconds: end), records: [c.start, a.start],

@@ -12,7 +12,7 @@ public struct IdleFastIntervalRule: Rule {
         android: "call requestConnectionPriority(CONNECTION_PRIORITY_HIGH) only for a transfer and return to CONNECTION_PRIORITY_BALANCED or LOW_POWER when it ends.",
         options: [
             RuleOption("maximum_interval_ms", 15, unit: "ms", "Intervals at or below this count as fast."),
-            RuleOption("idle_seconds", 5, unit: "s", "Idle time at a fast interval that is reported."),
+            RuleOption("idle_seconds", 5, unit: "s", "Idle time at a fast interval that is reported. At least 5 s: ATT operations of one kind on one attribute less than 5 s apart form one activity run, whose inner gaps are not kept, so lower values act as 5 s."),
         ],
         fixtures: [.triggers("wasteful-central", findings: 2), .clean("heart-rate-session")]
     )
@@ -21,10 +21,16 @@ public struct IdleFastIntervalRule: Rule {
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         let maximum = context.option("maximum_interval_ms")
-        let idleLimit = Int64(saturating: context.option("idle_seconds") * 1e9)
+        // ATT operations of one kind on one attribute closer than the tracker's run gap form one activity run,
+        // and the gaps inside a run are not kept: an idle stretch shorter than the run gap cannot be seen.
+        let runGap = Int64(saturating: TrackerOptions().activityRunGap.seconds * 1e9)
+        let idleLimit = max(Int64(saturating: context.option("idle_seconds") * 1e9), runGap)
         var findings: [Finding] = []
         for c in model.connections where c.transport == .le {
             // Parameter history and ATT activity, walked in time order to find idle stretches at a fast interval.
+            // Events come in the order activity started, but runs (one per kind, handle and sender) and
+            // discoveries overlap: `lastActivity` is the latest end of everything seen so far, so it only moves
+            // forward, and a gap before the next start is a stretch without any of that traffic.
             var interval = c.initialParameters?.intervalMilliseconds
             var lastActivity = c.start
             var worst: (from: RecordRef, to: Int64, interval: Double)?
@@ -35,20 +41,30 @@ public struct IdleFastIntervalRule: Rule {
                     worst = (lastActivity, t, i)
                 }
             }
+            func active(until r: RecordRef) {
+                if r.timestamp.nanoseconds > lastActivity.timestamp.nanoseconds { lastActivity = r }
+            }
             for e in c.events {
                 switch e.kind {
                 case .parametersChanged(let p):
+                    // Idle time at the new interval counts from the change.
                     consider(until: e.at.timestamp.nanoseconds)
                     interval = p.intervalMilliseconds
-                    lastActivity = e.at
+                    active(until: e.at)
                 case .activity(let i):
                     consider(until: e.at.timestamp.nanoseconds)
-                    lastActivity = c.runs[i].last
+                    active(until: c.runs[i].last)
                 case .discovery(let i):
                     consider(until: e.at.timestamp.nanoseconds)
-                    lastActivity = c.discoveries[i].last
+                    active(until: c.discoveries[i].last)
+                case .subscription, .mtuExchange:
+                    consider(until: e.at.timestamp.nanoseconds)
+                    active(until: e.at)
                 case .idle(let until):
+                    // No ATT traffic between the event's record and `until`, both ATT PDUs.
+                    active(until: e.at)
                     consider(until: until.timestamp.nanoseconds)
+                    active(until: until)
                 default:
                     break
                 }

@@ -3,7 +3,7 @@ import BTCapture
 import BTTrack
 
 /// BTL006: no ATT traffic for more than 30 s before the disconnect or the end of the capture, or the link kept
-/// after every subscription was turned off.
+/// after every subscription was turned off (counted from the last ATT operation when the app went on using it).
 public struct LingeringConnectionRule: Rule {
     public static let description = RuleDescription(
         id: "BTL006", name: "lingering-connection", title: "Connection kept open after the data is in",
@@ -13,7 +13,7 @@ public struct LingeringConnectionRule: Rule {
         android: "call BluetoothGatt.disconnect() and close() when the transfer is done; keep the BluetoothDevice to reconnect later with connectGatt().",
         options: [
             RuleOption("idle_seconds", 30, unit: "s", "Idle time before the disconnect (or the capture's end) that is reported."),
-            RuleOption("after_unsubscribe_seconds", 10, unit: "s", "Time kept after the last subscription was turned off."),
+            RuleOption("after_unsubscribe_seconds", 10, unit: "s", "Time kept after the last subscription was turned off (or after the last ATT operation, when the app went on reading or writing)."),
         ],
         fixtures: [.triggers("wasteful-central", findings: 2, connection: 1), .clean("heart-rate-session")]
     )
@@ -38,23 +38,47 @@ public struct LingeringConnectionRule: Rule {
                     message: "\(RuleText.connection(c)) stayed up \(RuleText.seconds(idle)) without ATT traffic before \(how)."))
                 continue
             }
-            // Every subscription turned off, then the link kept.
-            let subscriptions = c.events.compactMap { e -> (RecordRef, UInt16, UInt16)? in
-                if case .subscription(let cccd, _, let value, _) = e.kind { return (e.at, cccd, value) }
-                return nil
-            }
+            // Every subscription turned off, then the link kept: measured from the later of the unsubscribe and
+            // the link's last ATT operation, since an app that unsubscribed and went on reading is still using it.
+            // Only a CCCD that was on can be turned off: a 0 written to one never switched on changes nothing.
             var state: [UInt16: UInt16] = [:]
             var lastOff: RecordRef?
-            for (at, cccd, value) in subscriptions {
-                state[cccd] = value
-                lastOff = state.values.allSatisfy { $0 == 0 } ? at : nil
+            var lastOperation: RecordRef?
+            func operation(_ r: RecordRef) {
+                if r.timestamp.nanoseconds > (lastOperation?.timestamp.nanoseconds ?? .min) { lastOperation = r }
             }
-            if let off = lastOff, endTime - off.timestamp.nanoseconds > unsubscribeLimit {
-                findings.append(Finding(
-                    rule: Self.description, controller: c.controller, connection: c, start: off.timestamp,
-                    end: Timestamp(nanoseconds: endTime), records: [off] + (endRef.map { [$0] } ?? []),
-                    message: "\(RuleText.connection(c)) was kept \(RuleText.seconds(endTime - off.timestamp.nanoseconds)) after its last subscription was turned off."))
+            for e in c.events {
+                switch e.kind {
+                case .subscription(let cccd, _, let value, _):
+                    let wasOn = state[cccd].map { $0 != 0 } ?? false
+                    state[cccd] = value
+                    if value != 0 {
+                        lastOff = nil
+                    } else if wasOn, state.values.allSatisfy({ $0 == 0 }) {
+                        lastOff = e.at
+                    }
+                    operation(e.at)
+                case .activity(let i):
+                    operation(c.runs[i].last)
+                case .discovery(let i):
+                    operation(c.discoveries[i].last)
+                case .mtuExchange:
+                    operation(e.at)
+                default:
+                    break
+                }
             }
+            guard let off = lastOff else { continue }
+            let from = lastOperation.map { $0.timestamp.nanoseconds > off.timestamp.nanoseconds ? $0 : off } ?? off
+            let kept = endTime - from.timestamp.nanoseconds
+            guard kept > unsubscribeLimit else { continue }
+            let message = from == off
+                ? "\(RuleText.connection(c)) was kept \(RuleText.seconds(kept)) after its last subscription was turned off."
+                : "\(RuleText.connection(c)) was kept \(RuleText.seconds(kept)) after its last ATT operation, with every subscription turned off \(RuleText.seconds(from.timestamp.nanoseconds - off.timestamp.nanoseconds)) before it."
+            findings.append(Finding(
+                rule: Self.description, controller: c.controller, connection: c, start: from.timestamp,
+                end: Timestamp(nanoseconds: endTime), records: (from == off ? [off] : [off, from]) + (endRef.map { [$0] } ?? []),
+                message: message))
         }
         return findings
     }

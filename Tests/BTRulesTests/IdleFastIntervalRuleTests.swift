@@ -1,0 +1,76 @@
+import Testing
+import BTCapture
+import BTTrack
+import BTRules
+import BTScenario
+
+/// BTL011 on hand-built links: idle stretches are gaps in all ATT activity, however the activity runs overlap.
+@Suite("idle-fast-interval")
+struct IdleFastIntervalRuleTests {
+    /// A 7.5 ms link with a notification every second for 61 s and one read 2 s in, then `idleAfter` seconds
+    /// without traffic before the disconnect.
+    static func notifyingLink(idleAfter: Int64) -> CaptureModel {
+        ScriptTracker.model { s in
+            let att = RuleScript.connect(s)
+            for second in 1...61 {
+                s.wait(seconds: 1)
+                att.notify(handle: RuleScript.data.valueHandle, value: [UInt8(truncatingIfNeeded: second), 0])
+                if second == 2 { _ = att.read(RuleScript.config.valueHandle) }
+            }
+            s.wait(seconds: idleAfter)
+            s.disconnect(att.connection)
+        }
+    }
+
+    @Test("a link busy with notifications is not idle because a shorter run started later")
+    func overlappingRuns() {
+        let model = Self.notifyingLink(idleAfter: 1)
+        // The read's run starts after the notifications' run and ends long before it.
+        #expect(model.connections.first?.runs.count == 2)
+        #expect(findings(IdleFastIntervalRule.self, model).isEmpty)
+    }
+
+    @Test("idle time is counted from the end of the latest run")
+    func idleAfterTheLongestRun() throws {
+        let model = Self.notifyingLink(idleAfter: 20)
+        let c = try #require(model.connections.first)
+        let lastNotification = try #require(c.runs.map(\.last).max())
+        let found = findings(IdleFastIntervalRule.self, model)
+        #expect(found.count == 1)
+        let f = try #require(found.first)
+        #expect(f.start == lastNotification.timestamp)
+        #expect(f.records.contains(lastNotification))
+        #expect(f.message.contains("7.5 ms connection interval for 20 s without ATT traffic"), "\(f.message)")
+    }
+
+    @Test("gaps inside a run are not seen: idle_seconds below the run gap acts as the run gap")
+    func belowTheRunGap() {
+        // A notification every 4.5 s: one run, with 4.5 s gaps the timeline does not keep. The 4.5 s from the
+        // connection to the first notification is a gap between runs, but reporting it while the equal gaps
+        // inside the run go unseen would be arbitrary: below the run gap, idle_seconds acts as the run gap.
+        let model = ScriptTracker.model { s in
+            let att = RuleScript.connect(s)
+            for i in 0..<12 {
+                s.wait(ms: 4_500)
+                att.notify(handle: RuleScript.data.valueHandle, value: [UInt8(i), 0])
+            }
+            s.wait(seconds: 1)
+            s.disconnect(att.connection)
+        }
+        #expect(model.connections.first?.runs.count == 1)
+        #expect(findings(IdleFastIntervalRule.self, model).isEmpty)
+        #expect(findings(IdleFastIntervalRule.self, model, options: ["idle_seconds": 2]).isEmpty)
+        // A 7 s gap between two runs is seen.
+        let gap = ScriptTracker.model { s in
+            let att = RuleScript.connect(s)
+            s.wait(seconds: 1)
+            att.notify(handle: RuleScript.data.valueHandle, value: [0, 0])
+            s.wait(seconds: 7)
+            att.notify(handle: RuleScript.data.valueHandle, value: [1, 0])
+            s.wait(seconds: 1)
+            s.disconnect(att.connection)
+        }
+        #expect(findings(IdleFastIntervalRule.self, gap).count == 1)
+        #expect(findings(IdleFastIntervalRule.self, gap, options: ["idle_seconds": 2]).count == 1)
+    }
+}
