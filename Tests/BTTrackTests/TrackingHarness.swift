@@ -3,7 +3,6 @@ import BTDecode
 import BTScenario
 import BTTrack
 import BTWire
-import Testing
 
 /// Plays a script's HCI packets, as they are emitted, into two pipelines:
 ///
@@ -14,13 +13,8 @@ import Testing
 ///   keeps these tests about scanning and advertising independent of the connection tracker.
 ///
 /// `RoutingTests` checks that both pipelines agree on everything not involving connections.
-///
-/// A third pipeline, `CaptureTracker` without the advertiser table (as `timeline` and `audit` run it), counts
-/// each event's reports in one batch; `scanSessions()` checks that it finds the same sessions as the direct
-/// route, so every scan test covers both paths.
 final class TrackingHarness: PacketSink {
     let tracker = CaptureTracker()
-    let batched = CaptureTracker(options: .withoutAdvertisers)
     var decoder = PacketDecoder(issues: IssueLog())
     var commands = CommandCorrelator()
     var scans = ScanTracker()
@@ -70,7 +64,6 @@ final class TrackingHarness: PacketSink {
                                    originalLength: payload.count, payload: payload)
         let frame = decoder.decode(record)
         tracker.observe(frame)
-        batched.observe(frame)
         let at = RecordRef(record)
         last = at
         route(frame, at: at)
@@ -91,10 +84,9 @@ final class TrackingHarness: PacketSink {
                 switch sub {
                 case .advertisingReport, .extendedAdvertisingReport:
                     var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
-                    while let report = reports.next() {
-                        scans.advertisingReport(report, at: at)
-                        advertisers.advertisingReport(report, at: at)
-                    }
+                    _ = scans.advertisingReports(&reports, at: at)
+                    var whole = AdvertisingReportIterator(subevent: sub, parameters: p)
+                    while let report = whole.next() { advertisers.advertisingReport(report, at: at) }
                 case .connectionComplete, .enhancedConnectionComplete, .enhancedConnectionCompleteV2:
                     guard let complete = LEConnectionComplete(subevent: sub, p), complete.status == .success else { return }
                     scanningAtConnection.append(scans.isScanning(controller: at.controller))
@@ -133,19 +125,7 @@ final class TrackingHarness: PacketSink {
 
     // MARK: Results
 
-    func scanSessions() -> [ScanSession] {
-        let direct = scans.finish(at: last)
-        let batch = batched.finish().scans
-        #expect(batch.count == direct.count, "batched and per-report scan sessions differ")
-        for (a, b) in zip(batch, direct) {
-            #expect(a.start == b.start && a.end == b.end && a.endReason == b.endReason && a.implicitStart == b.implicitStart)
-            #expect(a.reports == b.reports && a.scanResponses == b.scanResponses && a.lateReports == b.lateReports)
-            #expect(a.uniqueDevices == b.uniqueDevices && a.uniqueDevicesIsEstimate == b.uniqueDevicesIsEstimate)
-            #expect(a.reportsPerDevice == b.reportsPerDevice && a.reportsFromUncountedDevices == b.reportsFromUncountedDevices)
-            #expect(a.isActive == b.isActive && a.isExtended == b.isExtended)
-        }
-        return direct
-    }
+    func scanSessions() -> [ScanSession] { scans.finish(at: last) }
     func advertiserList() -> [Advertiser] { advertisers.finish() }
     func advertisingSessions() -> [AdvertisingSession] { own.finish(at: last) }
 

@@ -103,15 +103,11 @@ public final class CaptureTracker {
             switch sub {
             case .advertisingReport, .extendedAdvertisingReport:
                 var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
-                var count = 0
+                let count = scans.advertisingReports(&reports, at: at)
                 if options.trackAdvertisers {
-                    while let report = reports.next() {
-                        scans.advertisingReport(report, at: at)
-                        advertisers.advertisingReport(report, at: at)
-                        count += 1
-                    }
-                } else {
-                    count = scans.advertisingReports(&reports, at: at)
+                    // The advertiser table reads every report whole: a second walk over the same event.
+                    var whole = AdvertisingReportIterator(subevent: sub, parameters: p)
+                    while let report = whole.next() { advertisers.advertisingReport(report, at: at) }
                 }
                 if reports.isMalformed, let issues, frame.advertisingReports == 0 {
                     issues.report(.badParameters, record: at.number, offset: at.offset,

@@ -65,18 +65,6 @@ public struct ScanTracker {
         }
 
         @inline(__always)
-        mutating func count(_ report: AdvertisingReport, at: RecordRef) {
-            lastRecord = at
-            count(report)
-        }
-
-        @inline(__always)
-        mutating func count(_ report: AdvertisingReport) {
-            count(key: DeviceKey(address: report.address, type: report.addressType), scanResponse: report.isScanResponse,
-                  extended: report.isExtended)
-        }
-
-        @inline(__always)
         mutating func count(_ sighting: AdvertisingSighting) {
             count(key: DeviceKey(address: sighting.address, type: sighting.addressType),
                   scanResponse: sighting.isScanResponse, extended: sighting.isExtended)
@@ -197,19 +185,9 @@ public struct ScanTracker {
 
     // MARK: Events
 
-    public mutating func advertisingReport(_ report: AdvertisingReport, at: RecordRef) {
-        let c = stateIndex(at.controller)
-        if controllers[c].current == nil || controllers[c].expired(at: at) {
-            if controllers[c].current != nil { closeElapsed(c) }
-            guard reportWithoutSession(c, at: at) != nil else { return }
-        }
-        controllers[c].count(report, at: at)
-    }
-
     /// Counts every report of one LE (Extended) Advertising Report event and returns how many there were.
-    /// The same as `advertisingReport(_:at:)` for each, but the session is settled once per event (its reports
-    /// share a record) and the controller's state is updated in place, since this runs for most records of a
-    /// scanning capture.
+    /// The session is settled once per event (its reports share a record) and the controller's state is updated
+    /// in place, since this runs for most records of a scanning capture.
     public mutating func advertisingReports(_ reports: inout AdvertisingReportIterator, at: RecordRef) -> Int {
         guard let first = reports.nextSighting() else { return 0 }
         let c = stateIndex(at.controller)
