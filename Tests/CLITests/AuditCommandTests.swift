@@ -108,6 +108,20 @@ struct AuditCommandTests {
         #expect(other.status == 1)
     }
 
+    @Test("nothing audited exits 3: an empty directory, and no baseline is written from an unreadable input")
+    func nothingAudited() throws {
+        let dir = try TemporaryDirectory()
+        let empty = try run(["audit", dir.path])
+        #expect(empty.status == 3)
+        #expect(empty.stderr == "btlens: no captures found in \(dir.path)\n")
+
+        let file = dir.file("baseline.json")
+        let unreadable = try run(["audit", "--write-baseline", file, Self.wasteful, dir.file("missing.btsnoop")])
+        #expect(unreadable.status == 3)
+        #expect(!FileManager.default.fileExists(atPath: file))
+        #expect(unreadable.stderr.contains("btlens: \(dir.file("missing.btsnoop")): No such file or directory"))
+    }
+
     @Test("a directory is audited in parallel into one report")
     func directory() throws {
         let r = try run(["audit", "--jobs", "2", "--format", "json", "--fail-on", "never", "samples"])

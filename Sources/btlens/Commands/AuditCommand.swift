@@ -150,7 +150,11 @@ struct AuditCommand: ParsableCommand {
         }
         let (files, missing) = expandInputs()
         for m in missing { Diagnostics.error(file: m, "No such file or directory") }
-        if files.isEmpty && missing.isEmpty { Diagnostics.error(file: nil, "no captures found in \(inputs.joined(separator: ", "))") }
+        if files.isEmpty && missing.isEmpty {
+            // Nothing was audited: an empty report would read as a clean one.
+            Diagnostics.error(file: nil, "no captures found in \(inputs.joined(separator: ", "))")
+            throw ExitStatus.inputUnreadable
+        }
 
         let auditor = Auditor(configuration: configuration)
         let results = ResultSlots(count: files.count)
@@ -172,7 +176,13 @@ struct AuditCommand: ParsableCommand {
         for c in captures where c.error != nil && !missing.contains(c.file) { Diagnostics.error(file: c.file, c.error ?? "") }
 
         let run = AuditRun(captures: captures, failOn: threshold, version: BTLens.version)
+        let unreadable = captures.contains { $0.error != nil }
         if let writeBaseline {
+            // A baseline missing an unreadable capture's findings would make them all "new" next time.
+            if unreadable {
+                Diagnostics.error(file: writeBaseline, "not written: an input could not be read")
+                throw ExitStatus.inputUnreadable
+            }
             try write(AuditJSON.baseline(run.findings), to: writeBaseline)
             Diagnostics.printRaw("btlens: wrote \(run.findings.count) accepted findings to \(writeBaseline)")
             return
@@ -189,7 +199,7 @@ struct AuditCommand: ParsableCommand {
         case .html: report = AuditHTML.render(run, models: results.models)
         }
         try write(report, to: output)
-        if captures.contains(where: { $0.error != nil }) { throw ExitStatus.inputUnreadable }
+        if unreadable { throw ExitStatus.inputUnreadable }
         if run.failed { throw ExitStatus.findings }
     }
 
