@@ -108,6 +108,27 @@ struct AuditCommandTests {
         #expect(other.status == 1)
     }
 
+    @Test("refreshing a baseline keeps the findings it already accepted")
+    func baselineRefresh() throws {
+        let dir = try TemporaryDirectory()
+        let first = dir.file("b1.json"), refreshed = dir.file("b2.json"), added = dir.file("b3.json")
+        #expect(try run(["audit", "--write-baseline", first, Self.wasteful]).status == 0)
+        #expect(try run(["audit", "--baseline", first, "--write-baseline", refreshed, Self.wasteful]).status == 0)
+        let accepted = try TemporaryDirectory.contents(of: first)
+        #expect(try TemporaryDirectory.contents(of: refreshed) == accepted)  // same findings, same order
+
+        let churn = "samples/connection-churn.btsnoop"
+        #expect(try run(["audit", "--baseline", first, "--write-baseline", added, Self.wasteful, churn]).status == 0)
+        let fingerprints = { (path: String) throws -> Set<String> in
+            let object = try JSONSerialization.jsonObject(with: Data(try TemporaryDirectory.contents(of: path))) as? [String: Any]
+            return Set((object?["findings"] as? [[String: Any]] ?? []).compactMap { $0["fingerprint"] as? String })
+        }
+        let old = try fingerprints(first), now = try fingerprints(added)
+        #expect(!old.isEmpty)
+        #expect(old.isSubset(of: now) && now.count > old.count)
+        #expect(try run(["audit", "--baseline", added, Self.wasteful, churn]).status == 0)
+    }
+
     @Test("nothing audited exits 3: an empty directory, and no baseline is written from an unreadable input")
     func nothingAudited() throws {
         let dir = try TemporaryDirectory()

@@ -11,17 +11,18 @@ public struct AuditedCapture: Sendable {
     public var error: String?
     public var records = 0
     public var connections = 0
-    /// Findings hidden because the baseline accepts them.
-    public var suppressed = 0
+    /// Findings hidden because the baseline accepts them; kept so a refreshed baseline still lists them.
+    public var accepted: [Finding] = []
+    public var suppressed: Int { accepted.count }
 
     public init(file: String, findings: [Finding], error: String? = nil, records: Int = 0, connections: Int = 0,
-                suppressed: Int = 0) {
+                accepted: [Finding] = []) {
         self.file = file
         self.findings = findings
         self.error = error
         self.records = records
         self.connections = connections
-        self.suppressed = suppressed
+        self.accepted = accepted
     }
 }
 
@@ -39,6 +40,10 @@ public struct AuditRun: Sendable {
     }
 
     public var findings: [Finding] { captures.flatMap(\.findings) }
+
+    /// What a baseline written from this run accepts: the reported findings and those an earlier baseline
+    /// already accepted, in the order a run without a baseline reports them.
+    public var baselineFindings: [Finding] { captures.flatMap { Auditor.ordered($0.findings + $0.accepted) } }
 
     public func count(_ severity: Severity) -> Int { findings.filter { $0.severity == severity }.count }
 

@@ -183,8 +183,9 @@ struct AuditCommand: ParsableCommand {
                 Diagnostics.error(file: writeBaseline, "not written: an input could not be read")
                 throw ExitStatus.inputUnreadable
             }
-            try write(AuditJSON.baseline(run.findings), to: writeBaseline)
-            Diagnostics.printRaw("btlens: wrote \(run.findings.count) accepted findings to \(writeBaseline)")
+            let findings = run.baselineFindings
+            try write(AuditJSON.baseline(findings), to: writeBaseline)
+            Diagnostics.printRaw("btlens: wrote \(findings.count) accepted findings to \(writeBaseline)")
             return
         }
         let report: String
@@ -210,14 +211,13 @@ struct AuditCommand: ParsableCommand {
             let model = try capture.accept(&collector)
             CaptureInput.reportIssues(path, capture.issues)
             var findings = auditor.audit(model, file: path)
-            var suppressed = 0
+            var accepted: [Finding] = []
             if let baseline {
-                let before = findings.count
+                accepted = findings.filter { baseline.contains($0) }
                 findings.removeAll { baseline.contains($0) }
-                suppressed = before - findings.count
             }
             return (AuditedCapture(file: path, findings: findings, records: model.records,
-                                   connections: model.connections.count, suppressed: suppressed), model)
+                                   connections: model.connections.count, accepted: accepted), model)
         } catch let error as CaptureError {
             return (AuditedCapture(file: path, findings: [], error: error.message), nil)
         } catch {
