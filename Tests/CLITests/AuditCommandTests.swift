@@ -60,6 +60,52 @@ struct AuditCommandTests {
         #expect(markdown.stdout.contains("| severity | rule |"))
     }
 
+    @Test("an unreadable input fails the run in every format, as the exit code does")
+    func unreadableStatus() throws {
+        let dir = try TemporaryDirectory()
+        let text = try dir.write("notes.btsnoop", Array("not a capture\n".utf8))
+        let inputs = ["--fail-on", "never", Self.clean, text]
+
+        let json = try run(["audit", "--format", "json"] + inputs)
+        #expect(json.status == 3)
+        try SchemaValidation.validate(json.stdout, schema: "Sources/BTReport/Schemas/audit.schema.json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["failed"] as? Bool == true)
+        #expect(object["status"] as? String == "unreadable")
+        let passed = try run(["audit", "--format", "json"] + inputs.dropLast())
+        #expect(passed.status == 0)
+        let passedObject = try #require(try JSONSerialization.jsonObject(with: Data(passed.stdout.utf8)) as? [String: Any])
+        #expect(passedObject["failed"] as? Bool == false)
+        #expect(passedObject["status"] as? String == "passed")
+
+        let textReport = try run(["audit", "--color", "never"] + inputs)
+        #expect(textReport.status == 3)
+        #expect(textReport.stdout.contains(" — failing (an input could not be read)\n"))
+
+        let markdown = try run(["audit", "--format", "markdown"] + inputs)
+        #expect(markdown.stdout.hasPrefix("## ❌ btlens audit"))
+        #expect(markdown.stdout.contains("Incomplete: an input could not be read."))
+
+        let html = try run(["audit", "--format", "html"] + inputs)
+        #expect(html.status == 3)
+        #expect(html.stdout.contains("Incomplete: an input could not be read."))
+
+        let junit = try run(["audit", "--format", "junit"] + inputs)
+        let suites = junit.stdout.components(separatedBy: "<testsuite ").dropFirst()
+        let unreadableSuite = try #require(suites.first { $0.hasPrefix("name=\"\(text)\"") })
+        #expect(unreadableSuite.contains("tests=\"1\" failures=\"0\" errors=\"1\""))
+        #expect(unreadableSuite.components(separatedBy: "<testcase ").count == 2)  // only "read capture", in error
+        #expect(!unreadableSuite.contains("BTL001"))
+
+        let sarif = try run(["audit", "--format", "sarif"] + inputs)
+        let sarifSchema = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/schemas/sarif-schema-2.1.0.json").path
+        if FileManager.default.fileExists(atPath: sarifSchema) { try SchemaValidation.validate(sarif.stdout, schema: sarifSchema) }
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(sarif.stdout.utf8)) as? [String: Any])
+        let invocation = try #require(((root["runs"] as? [[String: Any]])?.first?["invocations"] as? [[String: Any]])?.first)
+        #expect(invocation["executionSuccessful"] as? Bool == false)
+        #expect((invocation["toolExecutionNotifications"] as? [Any])?.count == 1)
+    }
+
     @Test("--output writes the report to a file")
     func outputFile() throws {
         let dir = try TemporaryDirectory()

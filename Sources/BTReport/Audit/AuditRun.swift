@@ -49,7 +49,23 @@ public struct AuditRun: Sendable {
 
     public func fails(_ f: Finding) -> Bool { failOn.map { f.severity >= $0 } ?? false }
 
-    public var failed: Bool { findings.contains(where: fails) }
+    /// How the run ended; `btlens audit` exits with the matching code.
+    public enum Status: String, Sendable {
+        /// Every input was read and no finding reached `failOn` (exit 0).
+        case passed
+        /// A finding reached `failOn` (exit 1).
+        case failed
+        /// An input could not be read (exit 3), whatever the others showed: the audit is incomplete.
+        case unreadable
+    }
+
+    public var status: Status {
+        if captures.contains(where: { $0.error != nil }) { return .unreadable }
+        return findings.contains(where: fails) ? .failed : .passed
+    }
+
+    /// The run did not pass: a finding reached `failOn` or an input could not be read.
+    public var failed: Bool { status != .passed }
 
     /// "2 errors, 5 warnings, 1 info in 3 captures".
     public var summary: String {

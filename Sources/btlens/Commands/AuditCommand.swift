@@ -176,10 +176,9 @@ struct AuditCommand: ParsableCommand {
         for c in captures where c.error != nil && !missing.contains(c.file) { Diagnostics.error(file: c.file, c.error ?? "") }
 
         let run = AuditRun(captures: captures, failOn: threshold, version: BTLens.version)
-        let unreadable = captures.contains { $0.error != nil }
         if let writeBaseline {
             // A baseline missing an unreadable capture's findings would make them all "new" next time.
-            if unreadable {
+            if run.status == .unreadable {
                 Diagnostics.error(file: writeBaseline, "not written: an input could not be read")
                 throw ExitStatus.inputUnreadable
             }
@@ -200,8 +199,11 @@ struct AuditCommand: ParsableCommand {
         case .html: report = AuditHTML.render(run, models: results.models)
         }
         try write(report, to: output)
-        if unreadable { throw ExitStatus.inputUnreadable }
-        if run.failed { throw ExitStatus.findings }
+        switch run.status {
+        case .passed: break
+        case .failed: throw ExitStatus.findings
+        case .unreadable: throw ExitStatus.inputUnreadable
+        }
     }
 
     static func audit(_ path: String, auditor: Auditor, baseline: Baseline?) -> (AuditedCapture, CaptureModel?) {
