@@ -142,6 +142,24 @@ struct AuditCommandTests {
         #expect(refused.stderr.contains("no option 'nonsense'"))
     }
 
+    @Test("a configuration file that is not YAML is refused on one line naming the place")
+    func invalidYAML() throws {
+        let dir = try TemporaryDirectory()
+        let cases: [(String, String)] = [
+            ("fail_on: error\nrules: [1, 2\n",
+             "line 3, column 1: did not find expected ',' or ']' (while parsing a flow sequence at line 2, column 8)"),
+            ("a: b: c\n", "line 1, column 5: mapping values are not allowed in this context"),
+            ("fail_on: error\nfail_on: info\n", "line 1, column 1: duplicated key 'fail_on'"),
+            ("fail_on: \u{01}x\n", "line 1, column 10: control characters are not allowed"),
+        ]
+        for (index, (yaml, cause)) in cases.enumerated() {
+            let config = try dir.write("bad\(index).yml", Array(yaml.utf8))
+            let r = try run(["audit", "--config", config, Self.clean])
+            #expect(r.status == 2)
+            #expect(r.stderr == "btlens: \(config): not valid YAML: \(cause)\n")
+        }
+    }
+
     @Test("a baseline accepts known findings, so only new ones fail")
     func baseline() throws {
         let dir = try TemporaryDirectory()
