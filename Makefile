@@ -59,9 +59,10 @@ install: release
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/btlens $(DESTDIR)$(PREFIX)/share/man/man1/btlens.1
 
-# Checks the man page renders without warnings.
+# Checks the man page renders without warnings. man exits 0 even when it warns, so any warning on stderr fails.
 man:
-	@LC_ALL=C.UTF-8 MANWIDTH=100 man --warnings -l man/btlens.1 >/dev/null
+	@warnings="$$(LC_ALL=C.UTF-8 MANWIDTH=100 man --warnings -l man/btlens.1 2>&1 >/dev/null)"; \
+	if [ -n "$$warnings" ]; then echo "$$warnings" >&2; exit 1; fi
 
 clean:
 	rm -rf $(BUILD_DIR) bench-data

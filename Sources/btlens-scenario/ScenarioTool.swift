@@ -91,7 +91,7 @@ extension ScenarioTool {
         do {
             try scenario.write(to: path, format: format)
         } catch let error as CaptureError {
-            throw ToolError.io(error.message.hasPrefix(path) ? error.message : "\(path): \(error.message)")
+            throw ToolError.io("\(path): \(error.message)")
         }
     }
 }

@@ -161,4 +161,20 @@ import TestSupport
         }
         #expect(throws: CaptureError.self) { try PcapWriter(path: dir.file("no/such/dir.pcap"), linktype: 187) }
     }
+
+    /// Writers report the cause only; whoever reports it names the file, once.
+    @Test func writerErrorsDoNotNameTheFile() throws {
+        let dir = try TemporaryDirectory()
+        let missing = "No such file or directory"
+        let causes: [() throws -> Void] = [
+            { _ = try BTSnoopWriter(path: dir.file("no/such/dir.btsnoop"), datalink: BTSnoopDatalink.h4) },
+            { _ = try PacketLoggerWriter(path: dir.file("no/such/dir.pklg"), bigEndian: false) },
+            { _ = try PcapWriter(path: dir.file("no/such/dir.pcap"), linktype: 187) },
+            { _ = try BenchmarkGenerator.write(to: dir.file("no/such/dir.btsnoop"), targetBytes: 1) },
+        ]
+        for cause in causes {
+            let error = #expect(throws: CaptureError.self) { try cause() }
+            #expect(error?.message == missing)
+        }
+    }
 }

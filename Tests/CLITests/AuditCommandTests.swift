@@ -60,6 +60,52 @@ struct AuditCommandTests {
         #expect(markdown.stdout.contains("| severity | rule |"))
     }
 
+    @Test("an unreadable input fails the run in every format, as the exit code does")
+    func unreadableStatus() throws {
+        let dir = try TemporaryDirectory()
+        let text = try dir.write("notes.btsnoop", Array("not a capture\n".utf8))
+        let inputs = ["--fail-on", "never", Self.clean, text]
+
+        let json = try run(["audit", "--format", "json"] + inputs)
+        #expect(json.status == 3)
+        try SchemaValidation.validate(json.stdout, schema: "Sources/BTReport/Schemas/audit.schema.json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["failed"] as? Bool == true)
+        #expect(object["status"] as? String == "unreadable")
+        let passed = try run(["audit", "--format", "json"] + inputs.dropLast())
+        #expect(passed.status == 0)
+        let passedObject = try #require(try JSONSerialization.jsonObject(with: Data(passed.stdout.utf8)) as? [String: Any])
+        #expect(passedObject["failed"] as? Bool == false)
+        #expect(passedObject["status"] as? String == "passed")
+
+        let textReport = try run(["audit", "--color", "never"] + inputs)
+        #expect(textReport.status == 3)
+        #expect(textReport.stdout.contains(" — failing (an input could not be read)\n"))
+
+        let markdown = try run(["audit", "--format", "markdown"] + inputs)
+        #expect(markdown.stdout.hasPrefix("## ❌ btlens audit"))
+        #expect(markdown.stdout.contains("Incomplete: an input could not be read."))
+
+        let html = try run(["audit", "--format", "html"] + inputs)
+        #expect(html.status == 3)
+        #expect(html.stdout.contains("Incomplete: an input could not be read."))
+
+        let junit = try run(["audit", "--format", "junit"] + inputs)
+        let suites = junit.stdout.components(separatedBy: "<testsuite ").dropFirst()
+        let unreadableSuite = try #require(suites.first { $0.hasPrefix("name=\"\(text)\"") })
+        #expect(unreadableSuite.contains("tests=\"1\" failures=\"0\" errors=\"1\""))
+        #expect(unreadableSuite.components(separatedBy: "<testcase ").count == 2)  // only "read capture", in error
+        #expect(!unreadableSuite.contains("BTL001"))
+
+        let sarif = try run(["audit", "--format", "sarif"] + inputs)
+        let sarifSchema = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/schemas/sarif-schema-2.1.0.json").path
+        if FileManager.default.fileExists(atPath: sarifSchema) { try SchemaValidation.validate(sarif.stdout, schema: sarifSchema) }
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(sarif.stdout.utf8)) as? [String: Any])
+        let invocation = try #require(((root["runs"] as? [[String: Any]])?.first?["invocations"] as? [[String: Any]])?.first)
+        #expect(invocation["executionSuccessful"] as? Bool == false)
+        #expect((invocation["toolExecutionNotifications"] as? [Any])?.count == 1)
+    }
+
     @Test("--output writes the report to a file")
     func outputFile() throws {
         let dir = try TemporaryDirectory()
@@ -96,6 +142,24 @@ struct AuditCommandTests {
         #expect(refused.stderr.contains("no option 'nonsense'"))
     }
 
+    @Test("a configuration file that is not YAML is refused on one line naming the place")
+    func invalidYAML() throws {
+        let dir = try TemporaryDirectory()
+        let cases: [(String, String)] = [
+            ("fail_on: error\nrules: [1, 2\n",
+             "line 3, column 1: did not find expected ',' or ']' (while parsing a flow sequence at line 2, column 8)"),
+            ("a: b: c\n", "line 1, column 5: mapping values are not allowed in this context"),
+            ("fail_on: error\nfail_on: info\n", "line 1, column 1: duplicated key 'fail_on'"),
+            ("fail_on: \u{01}x\n", "line 1, column 10: control characters are not allowed"),
+        ]
+        for (index, (yaml, cause)) in cases.enumerated() {
+            let config = try dir.write("bad\(index).yml", Array(yaml.utf8))
+            let r = try run(["audit", "--config", config, Self.clean])
+            #expect(r.status == 2)
+            #expect(r.stderr == "btlens: \(config): not valid YAML: \(cause)\n")
+        }
+    }
+
     @Test("a baseline accepts known findings, so only new ones fail")
     func baseline() throws {
         let dir = try TemporaryDirectory()
@@ -106,6 +170,41 @@ struct AuditCommandTests {
         #expect(again.stdout.contains("accepted by the baseline"))
         let other = try run(["audit", "--baseline", file, "samples/connection-churn.btsnoop"])
         #expect(other.status == 1)
+    }
+
+    @Test("refreshing a baseline keeps the findings it already accepted")
+    func baselineRefresh() throws {
+        let dir = try TemporaryDirectory()
+        let first = dir.file("b1.json"), refreshed = dir.file("b2.json"), added = dir.file("b3.json")
+        #expect(try run(["audit", "--write-baseline", first, Self.wasteful]).status == 0)
+        #expect(try run(["audit", "--baseline", first, "--write-baseline", refreshed, Self.wasteful]).status == 0)
+        let accepted = try TemporaryDirectory.contents(of: first)
+        #expect(try TemporaryDirectory.contents(of: refreshed) == accepted)  // same findings, same order
+
+        let churn = "samples/connection-churn.btsnoop"
+        #expect(try run(["audit", "--baseline", first, "--write-baseline", added, Self.wasteful, churn]).status == 0)
+        let fingerprints = { (path: String) throws -> Set<String> in
+            let object = try JSONSerialization.jsonObject(with: Data(try TemporaryDirectory.contents(of: path))) as? [String: Any]
+            return Set((object?["findings"] as? [[String: Any]] ?? []).compactMap { $0["fingerprint"] as? String })
+        }
+        let old = try fingerprints(first), now = try fingerprints(added)
+        #expect(!old.isEmpty)
+        #expect(old.isSubset(of: now) && now.count > old.count)
+        #expect(try run(["audit", "--baseline", added, Self.wasteful, churn]).status == 0)
+    }
+
+    @Test("nothing audited exits 3: an empty directory, and no baseline is written from an unreadable input")
+    func nothingAudited() throws {
+        let dir = try TemporaryDirectory()
+        let empty = try run(["audit", dir.path])
+        #expect(empty.status == 3)
+        #expect(empty.stderr == "btlens: no captures found in \(dir.path)\n")
+
+        let file = dir.file("baseline.json")
+        let unreadable = try run(["audit", "--write-baseline", file, Self.wasteful, dir.file("missing.btsnoop")])
+        #expect(unreadable.status == 3)
+        #expect(!FileManager.default.fileExists(atPath: file))
+        #expect(unreadable.stderr.contains("btlens: \(dir.file("missing.btsnoop")): No such file or directory"))
     }
 
     @Test("a directory is audited in parallel into one report")

@@ -73,6 +73,8 @@ struct LiveCommandTests {
         let r = try CLI.run(["live", "-", "--write", dir.path + "/no/such/dir/out.btsnoop"], stdin: smallCapture())
         #expect(r.status == 3)
         #expect(r.stderr.contains("cannot write the capture"))
+        // The file is named once, by the command, not again in the writer's cause.
+        #expect(r.stderr == "btlens: \(dir.path)/no/such/dir/out.btsnoop: cannot write the capture: No such file or directory\n")
     }
 
     @Test("live - on a finished stream: records, connection events, then the summary and audit's findings; exit 0")

@@ -24,10 +24,10 @@ public final class BTSnoopWriter: HCIRecordWriter {
         try flush()
     }
 
-    /// Creates (truncates) `path`.
+    /// Creates (truncates) `path`. The error gives only the cause: the caller names the file.
     public convenience init(path: String, datalink: UInt32, flushThreshold: Int = 1 << 20) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CaptureError(.cannotOpen, "\(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw CaptureError(.cannotOpen, String(cString: strerror(errno))) }
         try self.init(fd: fd, datalink: datalink, ownsDescriptor: true, flushThreshold: flushThreshold)
     }
 

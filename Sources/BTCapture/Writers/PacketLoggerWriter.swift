@@ -27,10 +27,10 @@ public final class PacketLoggerWriter {
         buffer.reserveCapacity(flushThreshold + 65_600)
     }
 
-    /// Creates (truncates) `path`.
+    /// Creates (truncates) `path`. The error gives only the cause: the caller names the file.
     public convenience init(path: String, bigEndian: Bool, flushThreshold: Int = 1 << 20) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CaptureError(.cannotOpen, "\(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw CaptureError(.cannotOpen, String(cString: strerror(errno))) }
         self.init(fd: fd, bigEndian: bigEndian, ownsDescriptor: true, flushThreshold: flushThreshold)
     }
 

@@ -25,7 +25,7 @@ public final class PcapWriter: HCIRecordWriter {
     static let nanosecondsPerMicrosecond: Int64 = 1_000
     static let nanosecondsPerSecond: Int64 = 1_000_000_000
 
-    /// Creates (truncates) `path`.
+    /// Creates (truncates) `path`. The error gives only the cause: the caller names the file.
     public init(path: String, linktype: Int, nanosecondResolution: Bool = false,
                 snapLength: Int32 = PcapWriter.defaultSnapLength) throws {
         self.linktype = linktype
@@ -35,9 +35,10 @@ public final class PcapWriter: HCIRecordWriter {
             throw CaptureError(.cannotOpen, "libpcap cannot create a linktype \(linktype) handle")
         }
         guard let dumper = pcap_dump_open(dead, path) else {
-            let message = String(cString: pcap_geterr(dead))
+            // libpcap words it "path: cause".
+            let message = String(cString: pcap_geterr(dead)), named = path + ": "
             pcap_close(dead)
-            throw CaptureError(.cannotOpen, "\(path): \(message)")
+            throw CaptureError(.cannotOpen, message.hasPrefix(named) ? String(message.dropFirst(named.count)) : message)
         }
         self.dead = dead
         self.dumper = dumper

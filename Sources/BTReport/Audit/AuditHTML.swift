@@ -31,6 +31,7 @@ public enum AuditHTML {
         var out: [String] = []
         out.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>btlens audit</title><style>\(style)</style></head><body>")
         out.append("<h1>btlens audit</h1><p><strong>\(escape(run.summary))</strong>" + (run.failOn.map { " — fails on \($0.rawValue) and above" } ?? "") + "</p>")
+        if run.status == .unreadable { out.append("<p class=\"error\"><strong>Incomplete: an input could not be read.</strong></p>") }
         for capture in run.captures {
             out.append("<h2>\(escape(capture.file))</h2>")
             if let error = capture.error {

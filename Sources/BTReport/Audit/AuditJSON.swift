@@ -44,6 +44,7 @@ public enum AuditJSON {
             ("tool", .object([("name", .string("btlens")), ("version", .string(run.version))])),
             ("fail_on", run.failOn.map { .string($0.rawValue) } ?? .string("never")),
             ("failed", .bool(run.failed)),
+            ("status", .string(run.status.rawValue)),
             ("summary", .object([("error", .int(run.count(.error))), ("warning", .int(run.count(.warning))),
                                  ("info", .int(run.count(.info)))])),
             ("captures", .array(captures)),

@@ -2,7 +2,7 @@ import BTWire
 import BTRules
 
 /// JUnit XML: a testsuite per capture, a testcase per rule, a failure per finding at or above `--fail-on`
-/// (findings below it are listed in system-out).
+/// (findings below it are listed in system-out). A capture that could not be read has one testcase, in error.
 public enum AuditJUnit {
     static func escape(_ s: String) -> String { MarkupEscaping.escape(s) }
 
@@ -17,7 +17,8 @@ public enum AuditJUnit {
                 totalErrors += 1
                 cases.append("    <testcase classname=\"btlens.\(escape(capture.file))\" name=\"read capture\">\n      <error message=\"\(escape(error))\"/>\n    </testcase>")
             }
-            for d in catalogue {
+            // No rule ran on a capture that could not be read: a passing testcase per rule would claim it did.
+            for d in catalogue where capture.error == nil {
                 let findings = capture.findings.filter { $0.id == d.id }
                 let failing = findings.filter(run.fails)
                 var body = ""

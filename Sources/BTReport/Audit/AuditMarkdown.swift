@@ -11,6 +11,10 @@ public enum AuditMarkdown {
         out.append("## \(icon) btlens audit")
         out.append("")
         out.append("**\(run.summary)**" + (run.failOn.map { " — fails on \($0.rawValue) and above" } ?? ""))
+        if run.status == .unreadable {
+            out.append("")
+            out.append("**Incomplete: an input could not be read.**")
+        }
         out.append("")
         out.append("| capture | errors | warnings | info |")
         out.append("|---|---:|---:|---:|")

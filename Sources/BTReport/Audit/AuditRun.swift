@@ -11,17 +11,18 @@ public struct AuditedCapture: Sendable {
     public var error: String?
     public var records = 0
     public var connections = 0
-    /// Findings hidden because the baseline accepts them.
-    public var suppressed = 0
+    /// Findings hidden because the baseline accepts them; kept so a refreshed baseline still lists them.
+    public var accepted: [Finding] = []
+    public var suppressed: Int { accepted.count }
 
     public init(file: String, findings: [Finding], error: String? = nil, records: Int = 0, connections: Int = 0,
-                suppressed: Int = 0) {
+                accepted: [Finding] = []) {
         self.file = file
         self.findings = findings
         self.error = error
         self.records = records
         self.connections = connections
-        self.suppressed = suppressed
+        self.accepted = accepted
     }
 }
 
@@ -40,11 +41,31 @@ public struct AuditRun: Sendable {
 
     public var findings: [Finding] { captures.flatMap(\.findings) }
 
+    /// What a baseline written from this run accepts: the reported findings and those an earlier baseline
+    /// already accepted, in the order a run without a baseline reports them.
+    public var baselineFindings: [Finding] { captures.flatMap { Auditor.ordered($0.findings + $0.accepted) } }
+
     public func count(_ severity: Severity) -> Int { findings.filter { $0.severity == severity }.count }
 
     public func fails(_ f: Finding) -> Bool { failOn.map { f.severity >= $0 } ?? false }
 
-    public var failed: Bool { findings.contains(where: fails) }
+    /// How the run ended; `btlens audit` exits with the matching code.
+    public enum Status: String, Sendable {
+        /// Every input was read and no finding reached `failOn` (exit 0).
+        case passed
+        /// A finding reached `failOn` (exit 1).
+        case failed
+        /// An input could not be read (exit 3), whatever the others showed: the audit is incomplete.
+        case unreadable
+    }
+
+    public var status: Status {
+        if captures.contains(where: { $0.error != nil }) { return .unreadable }
+        return findings.contains(where: fails) ? .failed : .passed
+    }
+
+    /// The run did not pass: a finding reached `failOn` or an input could not be read.
+    public var failed: Bool { status != .passed }
 
     /// "2 errors, 5 warnings, 1 info in 3 captures".
     public var summary: String {

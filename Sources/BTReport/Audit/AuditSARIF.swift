@@ -4,7 +4,8 @@ import BTTrack
 import BTRules
 
 /// SARIF 2.1.0: `tool.driver.rules` from the catalogue, each result with `ruleId` and a physical location in the
-/// capture file whose region is the cited record's byte offset and length.
+/// capture file whose region is the cited record's byte offset and length. `invocations` says whether every
+/// capture could be read.
 public enum AuditSARIF {
     static func level(_ s: Severity) -> String {
         switch s {
@@ -62,6 +63,22 @@ public enum AuditSARIF {
                 ("properties", .object(properties)),
             ])
         }
+        // A capture that could not be read was not audited: the run did not execute successfully, and each such
+        // capture gets an error notification (an absence of results would read as a clean capture).
+        let notifications: [JSONValue] = run.captures.compactMap { c in
+            c.error.map { error in
+                .object([
+                    ("level", .string("error")),
+                    ("message", .object([("text", .string("cannot read the capture: \(error)"))])),
+                    ("locations", .array([.object([("physicalLocation", .object([
+                        ("artifactLocation", .object([("uri", .string(uri(c.file))),
+                                                      ("index", .int(artifacts.firstIndex(of: c.file) ?? 0))])),
+                    ]))])])),
+                ])
+            }
+        }
+        var invocation: [(String, JSONValue)] = [("executionSuccessful", .bool(run.status != .unreadable))]
+        if !notifications.isEmpty { invocation.append(("toolExecutionNotifications", .array(notifications))) }
         let root: JSONValue = .object([
             ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")),
             ("version", .string("2.1.0")),
@@ -72,6 +89,7 @@ public enum AuditSARIF {
                     ("informationUri", .string("https://btlens.invalid/rules")),
                     ("rules", .array(rules)),
                 ]))])),
+                ("invocations", .array([.object(invocation)])),
                 ("artifacts", .array(artifacts.map { .object([("location", .object([("uri", .string(uri($0)))]))]) })),
                 ("results", .array(results)),
                 ("columnKind", .string("unicodeCodePoints")),

@@ -49,7 +49,13 @@ public enum AuditTextReport {
             if capture.findings.isEmpty { out.append("  " + paint("no findings", "32", colored)) }
             out.append("")
         }
-        out.append(paint(run.summary, run.failed ? "1;31" : "1", colored) + (run.failed ? " — failing (--fail-on \(run.failOn?.rawValue ?? "never"))" : ""))
+        let verdict: String
+        switch run.status {
+        case .passed: verdict = ""
+        case .failed: verdict = " — failing (--fail-on \(run.failOn?.rawValue ?? "never"))"
+        case .unreadable: verdict = " — failing (an input could not be read)"
+        }
+        out.append(paint(run.summary, run.failed ? "1;31" : "1", colored) + verdict)
         if !verbose && !run.findings.isEmpty { out.append("Run `btlens explain ID` for why a rule matters and what to do instead, or add -v.") }
         return out.joined(separator: "\n")
     }

@@ -69,11 +69,12 @@ public final class BenchmarkGenerator {
 
     deinit { scratch.deallocate() }
 
-    /// Writes a capture of about `targetBytes` to `path` (created or truncated).
+    /// Writes a capture of about `targetBytes` to `path` (created or truncated). Errors give only the cause: the
+    /// caller names the file.
     public static func write(to path: String, targetBytes: Int64,
                              seed: UInt64 = BenchmarkGenerator.defaultSeed) throws -> BenchmarkStatistics {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CaptureError(.cannotOpen, "\(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw CaptureError(.cannotOpen, String(cString: strerror(errno))) }
         defer { close(fd) }
         let generator = BenchmarkGenerator(targetBytes: targetBytes, seed: seed, fd: fd)
         return try generator.run()

@@ -150,7 +150,11 @@ struct AuditCommand: ParsableCommand {
         }
         let (files, missing) = expandInputs()
         for m in missing { Diagnostics.error(file: m, "No such file or directory") }
-        if files.isEmpty && missing.isEmpty { Diagnostics.error(file: nil, "no captures found in \(inputs.joined(separator: ", "))") }
+        if files.isEmpty && missing.isEmpty {
+            // Nothing was audited: an empty report would read as a clean one.
+            Diagnostics.error(file: nil, "no captures found in \(inputs.joined(separator: ", "))")
+            throw ExitStatus.inputUnreadable
+        }
 
         let auditor = Auditor(configuration: configuration)
         let results = ResultSlots(count: files.count)
@@ -173,8 +177,14 @@ struct AuditCommand: ParsableCommand {
 
         let run = AuditRun(captures: captures, failOn: threshold, version: BTLens.version)
         if let writeBaseline {
-            try write(AuditJSON.baseline(run.findings), to: writeBaseline)
-            Diagnostics.printRaw("btlens: wrote \(run.findings.count) accepted findings to \(writeBaseline)")
+            // A baseline missing an unreadable capture's findings would make them all "new" next time.
+            if run.status == .unreadable {
+                Diagnostics.error(file: writeBaseline, "not written: an input could not be read")
+                throw ExitStatus.inputUnreadable
+            }
+            let findings = run.baselineFindings
+            try write(AuditJSON.baseline(findings), to: writeBaseline)
+            Diagnostics.printRaw("btlens: wrote \(findings.count) accepted findings to \(writeBaseline)")
             return
         }
         let report: String
@@ -189,8 +199,11 @@ struct AuditCommand: ParsableCommand {
         case .html: report = AuditHTML.render(run, models: results.models)
         }
         try write(report, to: output)
-        if captures.contains(where: { $0.error != nil }) { throw ExitStatus.inputUnreadable }
-        if run.failed { throw ExitStatus.findings }
+        switch run.status {
+        case .passed: break
+        case .failed: throw ExitStatus.findings
+        case .unreadable: throw ExitStatus.inputUnreadable
+        }
     }
 
     static func audit(_ path: String, auditor: Auditor, baseline: Baseline?) -> (AuditedCapture, CaptureModel?) {
@@ -200,14 +213,13 @@ struct AuditCommand: ParsableCommand {
             let model = try capture.accept(&collector)
             CaptureInput.reportIssues(path, capture.issues)
             var findings = auditor.audit(model, file: path)
-            var suppressed = 0
+            var accepted: [Finding] = []
             if let baseline {
-                let before = findings.count
+                accepted = findings.filter { baseline.contains($0) }
                 findings.removeAll { baseline.contains($0) }
-                suppressed = before - findings.count
             }
             return (AuditedCapture(file: path, findings: findings, records: model.records,
-                                   connections: model.connections.count, suppressed: suppressed), model)
+                                   connections: model.connections.count, accepted: accepted), model)
         } catch let error as CaptureError {
             return (AuditedCapture(file: path, findings: [], error: error.message), nil)
         } catch {
