@@ -228,6 +228,29 @@ struct ReassemblyTests {
         }
         #expect(eatt == 0x0A)
     }
+
+    @Test("a dynamic CID means ATT only in the direction it was opened for: each side numbers its own channels")
+    func dynamicChannelsHaveDirections() {
+        var h = DecoderHarness()
+        // The peer opens ATT over BR/EDR: Connection Request id 3, PSM 0x001F, its SCID 0x0040 (received).
+        _ = h.feed(.acl, acl(handle: 0x0C, pb: 0b10, l2cap(cid: 1, [0x02, 0x03, 0x04, 0x00, 0x1F, 0x00, 0x40, 0x00])))
+        // Our response: our DCID 0x0041, its SCID 0x0040, success (sent).
+        _ = h.feed(.acl, acl(handle: 0x0C, pb: 0b10, l2cap(cid: 1, [0x03, 0x03, 0x08, 0x00, 0x41, 0x00, 0x40, 0x00, 0, 0, 0, 0])),
+                   direction: .sent)
+        func isATT(cid: UInt16, _ direction: Direction) -> Bool {
+            var att = false
+            [UInt8](acl(handle: 0x0C, pb: 0b10, l2cap(cid: cid, [0x0A, 0x03, 0x00]))).withUnsafeBytes { raw in
+                let record = CaptureRecord(number: 99, offset: 0, timestamp: Timestamp(nanoseconds: 0), direction: direction,
+                                           kind: .acl, controller: 0, sourceType: 0, originalLength: raw.count, payload: raw)
+                att = h.decoder.decode(record).attPDU != nil
+            }
+            return att
+        }
+        // ATT travels to the peer on its CID 0x0040 and to us on ours, 0x0041.
+        #expect(isATT(cid: 0x40, .sent) && isATT(cid: 0x41, .received))
+        // The same numbers the other way are other channels (e.g. an SDP channel we opened earlier).
+        #expect(!isATT(cid: 0x41, .sent) && !isATT(cid: 0x40, .received))
+    }
 }
 
 @Suite("HCI decoding and statistics")

@@ -136,13 +136,14 @@ public struct PacketDecoder {
         guard case .complete(let cid, let payload, let firstRecord, let firstOffset, let fragments) =
             reassembler.push(acl, record: record, issues: issues)
         else { return }
-        let channel = channels.lookup(controller: record.controller, handle: acl.handle, cid: cid)
+        let channel = channels.lookup(controller: record.controller, handle: acl.handle, cid: cid, direction: record.direction)
         let pdu = L2CAPPDU(controller: record.controller, handle: acl.handle, direction: record.direction,
                            channelID: cid, channel: channel, payload: payload, firstRecord: firstRecord,
                            firstOffset: firstOffset, fragments: fragments)
         switch channel {
         case .brEdrSignaling, .leSignaling:
-            channels.observeSignaling(controller: record.controller, handle: acl.handle, payload: payload)
+            channels.observeSignaling(controller: record.controller, handle: acl.handle, direction: record.direction,
+                                      payload: payload)
         case .att, .dynamicATT, .enhancedATT:
             if pdu.attPayload?.isEmpty ?? true {
                 issues.report(.emptyPDU, record: record.number, offset: record.offset, "empty ATT PDU on \(L2CAPChannelID(rawValue: cid))")

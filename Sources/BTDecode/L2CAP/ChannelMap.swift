@@ -3,18 +3,26 @@ import BTCapture
 
 /// Learns which dynamic L2CAP channels carry ATT, from the signalling that opens them: Connection
 /// Request/Response for PSM 0x001F (ATT over BR/EDR) and LE/Enhanced Credit Based Connection for SPSM 0x0027
-/// (EATT). Responses carry no PSM, so requests are remembered by (controller, handle, identifier).
+/// (EATT). Responses carry no PSM, so requests are remembered by (controller, handle, identifier, direction).
+///
+/// Each side numbers its own channels, so a CID means a channel only together with the direction of the PDU:
+/// the requester's source CIDs name PDUs travelling toward it, the responder's destination CIDs PDUs travelling
+/// toward the responder. Without directions (pcap linktype 187) every CID is registered for unknown direction.
 /// Bounded: entries of a handle are dropped on its Disconnection Complete.
 public struct ChannelMap {
     struct ChannelKey: Hashable {
         var controller: UInt16
         var handle: UInt16
         var cid: UInt16
+        /// Of the PDUs on this channel.
+        var direction: Direction
     }
     struct RequestKey: Hashable {
         var controller: UInt16
         var handle: UInt16
         var identifier: UInt8
+        /// Of the request.
+        var direction: Direction
     }
 
     var channels: [ChannelKey: L2CAPChannelProtocol] = [:]
@@ -24,35 +32,51 @@ public struct ChannelMap {
     public init() {}
 
     @inline(__always)
-    public func lookup(controller: UInt16, handle: UInt16, cid: UInt16) -> L2CAPChannelProtocol {
+    public func lookup(controller: UInt16, handle: UInt16, cid: UInt16, direction: Direction) -> L2CAPChannelProtocol {
         if cid < L2CAPChannelID.firstDynamic || channels.isEmpty { return .fixed(cid) }
-        return channels[ChannelKey(controller: controller, handle: handle, cid: cid)] ?? .dynamic
+        return channels[ChannelKey(controller: controller, handle: handle, cid: cid, direction: direction)] ?? .dynamic
     }
 
-    /// Feeds a signalling PDU (CID 1: several commands; CID 5: one).
-    public mutating func observeSignaling(controller: UInt16, handle: UInt16, payload: UnsafeRawBufferPointer) {
+    /// Feeds a signalling PDU (CID 1: several commands; CID 5: one) travelling in `direction`.
+    public mutating func observeSignaling(controller: UInt16, handle: UInt16, direction: Direction,
+                                          payload: UnsafeRawBufferPointer) {
         for signal in L2CAPSignal.commands(in: payload) {
-            observe(signal, key: RequestKey(controller: controller, handle: handle, identifier: signal.identifier))
+            observe(signal, controller: controller, handle: handle, identifier: signal.identifier, direction: direction)
         }
     }
 
-    mutating func observe(_ signal: L2CAPSignal, key: RequestKey) {
+    static func opposite(_ d: Direction) -> Direction {
+        switch d {
+        case .sent: .received
+        case .received: .sent
+        case .unknown: .unknown
+        }
+    }
+
+    mutating func observe(_ signal: L2CAPSignal, controller: UInt16, handle: UInt16, identifier: UInt8,
+                          direction: Direction) {
+        // A request is keyed by its own direction; a response travels the other way.
+        let request = RequestKey(controller: controller, handle: handle, identifier: identifier, direction: direction)
+        let answered = RequestKey(controller: controller, handle: handle, identifier: identifier,
+                                  direction: Self.opposite(direction))
         switch signal.command {
         case .connectionRequest(let psm, let scid), .leCreditBasedConnectionRequest(let psm, let scid, _, _, _):
-            remember(key, psm: psm.rawValue, sources: [scid])
+            remember(request, psm: psm.rawValue, sources: [scid])
         case .creditBasedConnectionRequest(let psm, _, _, _, let scids):
-            remember(key, psm: psm.rawValue, sources: Array(scids))
-        case .connectionResponse(let dcid, let scid, let result, _):
-            guard let request = pending.removeValue(forKey: key), result == 0 else { return }
-            register(key, psm: request.psm, cids: [dcid, scid])
+            remember(request, psm: psm.rawValue, sources: Array(scids))
+        case .connectionResponse(let dcid, _, let result, _):
+            guard let r = pending.removeValue(forKey: answered), result == 0 else { return }
+            register(answered, psm: r.psm, towardRequester: r.sourceCIDs, towardResponder: [dcid])
         case .leCreditBasedConnectionResponse(let dcid, _, _, _, let result):
-            guard let request = pending.removeValue(forKey: key), result == 0 else { return }
-            register(key, psm: request.psm, cids: [dcid] + request.sourceCIDs)
+            guard let r = pending.removeValue(forKey: answered), result == 0 else { return }
+            register(answered, psm: r.psm, towardRequester: r.sourceCIDs, towardResponder: [dcid])
         case .creditBasedConnectionResponse(_, _, _, let result, let dcids):
-            guard let request = pending.removeValue(forKey: key) else { return }
+            guard let r = pending.removeValue(forKey: answered) else { return }
             let opened = dcids.filter { $0 != 0 }
             // Result 0 is success; some results (e.g. 0x0004, some refused) still open the non-zero dcids.
-            if result == 0 || !opened.isEmpty { register(key, psm: request.psm, cids: request.sourceCIDs + opened) }
+            if result == 0 || !opened.isEmpty {
+                register(answered, psm: r.psm, towardRequester: r.sourceCIDs, towardResponder: opened)
+            }
         default:
             break
         }
@@ -64,12 +88,18 @@ public struct ChannelMap {
         pending[key] = (psm, sources)
     }
 
-    mutating func register(_ key: RequestKey, psm: UInt16, cids: [UInt16]) {
+    /// `request` is the request's key: PDUs toward the requester travel opposite to it.
+    mutating func register(_ request: RequestKey, psm: UInt16, towardRequester: [UInt16], towardResponder: [UInt16]) {
         let proto: L2CAPChannelProtocol = psm == L2CAPPSM.eatt.rawValue ? .enhancedATT : .dynamicATT
         if channels.count >= Self.maximumEntries { channels.removeAll() }
-        for cid in cids where cid >= L2CAPChannelID.firstDynamic {
-            channels[ChannelKey(controller: key.controller, handle: key.handle, cid: cid)] = proto
+        func add(_ cids: [UInt16], _ direction: Direction) {
+            for cid in cids where cid >= L2CAPChannelID.firstDynamic {
+                channels[ChannelKey(controller: request.controller, handle: request.handle, cid: cid,
+                                    direction: direction)] = proto
+            }
         }
+        add(towardRequester, Self.opposite(request.direction))
+        add(towardResponder, request.direction)
     }
 
     /// Forgets a controller's channels (HCI Reset, controller removed).
