@@ -4,23 +4,23 @@ public struct ADType: RawRepresentable, Hashable, Sendable, CustomStringConverti
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     @inlinable public static var flags: ADType { ADType(rawValue: 0x01) }
-    public static let incompleteUUID16 = ADType(rawValue: 0x02)
-    public static let completeUUID16 = ADType(rawValue: 0x03)
-    public static let incompleteUUID32 = ADType(rawValue: 0x04)
-    public static let completeUUID32 = ADType(rawValue: 0x05)
-    public static let incompleteUUID128 = ADType(rawValue: 0x06)
-    public static let completeUUID128 = ADType(rawValue: 0x07)
+    @inlinable public static var incompleteUUID16: ADType { ADType(rawValue: 0x02) }
+    @inlinable public static var completeUUID16: ADType { ADType(rawValue: 0x03) }
+    @inlinable public static var incompleteUUID32: ADType { ADType(rawValue: 0x04) }
+    @inlinable public static var completeUUID32: ADType { ADType(rawValue: 0x05) }
+    @inlinable public static var incompleteUUID128: ADType { ADType(rawValue: 0x06) }
+    @inlinable public static var completeUUID128: ADType { ADType(rawValue: 0x07) }
     @inlinable public static var shortenedLocalName: ADType { ADType(rawValue: 0x08) }
     @inlinable public static var completeLocalName: ADType { ADType(rawValue: 0x09) }
     @inlinable public static var txPowerLevel: ADType { ADType(rawValue: 0x0A) }
-    public static let solicitationUUID16 = ADType(rawValue: 0x14)
-    public static let solicitationUUID128 = ADType(rawValue: 0x15)
-    public static let serviceDataUUID16 = ADType(rawValue: 0x16)
+    @inlinable public static var solicitationUUID16: ADType { ADType(rawValue: 0x14) }
+    @inlinable public static var solicitationUUID128: ADType { ADType(rawValue: 0x15) }
+    @inlinable public static var serviceDataUUID16: ADType { ADType(rawValue: 0x16) }
     @inlinable public static var appearance: ADType { ADType(rawValue: 0x19) }
     @inlinable public static var advertisingInterval: ADType { ADType(rawValue: 0x1A) }
-    public static let solicitationUUID32 = ADType(rawValue: 0x1F)
-    public static let serviceDataUUID32 = ADType(rawValue: 0x20)
-    public static let serviceDataUUID128 = ADType(rawValue: 0x21)
+    @inlinable public static var solicitationUUID32: ADType { ADType(rawValue: 0x1F) }
+    @inlinable public static var serviceDataUUID32: ADType { ADType(rawValue: 0x20) }
+    @inlinable public static var serviceDataUUID128: ADType { ADType(rawValue: 0x21) }
     @inlinable public static var uri: ADType { ADType(rawValue: 0x24) }
     @inlinable public static var manufacturerSpecificData: ADType { ADType(rawValue: 0xFF) }
 

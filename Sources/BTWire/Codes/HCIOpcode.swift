@@ -8,7 +8,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     @inlinable public var ocf: UInt16 { rawValue & 0x3FF }
     public var isVendorSpecific: Bool { ogf == Self.vendorOGF }
 
-    public static let vendorOGF: UInt16 = 0x3F
+    @inlinable public static var vendorOGF: UInt16 { 0x3F }
 
     /// Spec name, "Vendor Specific 0x…" for OGF 0x3F opcodes not in the table, nil when unknown.
     public var name: String? {
@@ -60,7 +60,7 @@ public struct HCIEventCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     @inlinable public static var synchronousConnectionComplete: HCIEventCode { HCIEventCode(rawValue: 0x2C) }
     @inlinable public static var encryptionKeyRefreshComplete: HCIEventCode { HCIEventCode(rawValue: 0x30) }
     @inlinable public static var leMeta: HCIEventCode { HCIEventCode(rawValue: 0x3E) }
-    public static let encryptionChangeV2 = HCIEventCode(rawValue: 0x59)
+    @inlinable public static var encryptionChangeV2: HCIEventCode { HCIEventCode(rawValue: 0x59) }
     @inlinable public static var vendorSpecific: HCIEventCode { HCIEventCode(rawValue: 0xFF) }
 
     public var name: String? { HCIEventNames.events[rawValue] }
@@ -86,7 +86,7 @@ public struct LESubevent: RawRepresentable, Hashable, Sendable, CustomStringConv
     @inlinable public static var scanTimeout: LESubevent { LESubevent(rawValue: 0x11) }
     @inlinable public static var advertisingSetTerminated: LESubevent { LESubevent(rawValue: 0x12) }
     @inlinable public static var channelSelectionAlgorithm: LESubevent { LESubevent(rawValue: 0x14) }
-    public static let enhancedConnectionCompleteV2 = LESubevent(rawValue: 0x29)
+    @inlinable public static var enhancedConnectionCompleteV2: LESubevent { LESubevent(rawValue: 0x29) }
 
     public var name: String? { HCIEventNames.leSubevents[rawValue] }
     public var description: String { name ?? "LE Unknown Subevent " + Hex.u8(rawValue) }

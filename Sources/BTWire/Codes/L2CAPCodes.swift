@@ -3,15 +3,15 @@ public struct L2CAPChannelID: RawRepresentable, Hashable, Sendable, CustomString
     public let rawValue: UInt16
     @inlinable public init(rawValue: UInt16) { self.rawValue = rawValue }
 
-    public static let signaling = L2CAPChannelID(rawValue: 0x0001)
-    public static let connectionless = L2CAPChannelID(rawValue: 0x0002)
-    public static let ampManager = L2CAPChannelID(rawValue: 0x0003)
-    public static let att = L2CAPChannelID(rawValue: 0x0004)
-    public static let leSignaling = L2CAPChannelID(rawValue: 0x0005)
-    public static let smp = L2CAPChannelID(rawValue: 0x0006)
-    public static let brEdrSMP = L2CAPChannelID(rawValue: 0x0007)
+    @inlinable public static var signaling: L2CAPChannelID { L2CAPChannelID(rawValue: 0x0001) }
+    @inlinable public static var connectionless: L2CAPChannelID { L2CAPChannelID(rawValue: 0x0002) }
+    @inlinable public static var ampManager: L2CAPChannelID { L2CAPChannelID(rawValue: 0x0003) }
+    @inlinable public static var att: L2CAPChannelID { L2CAPChannelID(rawValue: 0x0004) }
+    @inlinable public static var leSignaling: L2CAPChannelID { L2CAPChannelID(rawValue: 0x0005) }
+    @inlinable public static var smp: L2CAPChannelID { L2CAPChannelID(rawValue: 0x0006) }
+    @inlinable public static var brEdrSMP: L2CAPChannelID { L2CAPChannelID(rawValue: 0x0007) }
     /// First dynamically allocated CID.
-    public static let firstDynamic: UInt16 = 0x0040
+    @inlinable public static var firstDynamic: UInt16 { 0x0040 }
 
     public var isDynamic: Bool { rawValue >= Self.firstDynamic }
 
@@ -35,26 +35,26 @@ public struct L2CAPSignalCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public let rawValue: UInt8
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let commandReject = L2CAPSignalCode(rawValue: 0x01)
-    public static let connectionRequest = L2CAPSignalCode(rawValue: 0x02)
-    public static let connectionResponse = L2CAPSignalCode(rawValue: 0x03)
-    public static let configurationRequest = L2CAPSignalCode(rawValue: 0x04)
-    public static let configurationResponse = L2CAPSignalCode(rawValue: 0x05)
-    public static let disconnectionRequest = L2CAPSignalCode(rawValue: 0x06)
-    public static let disconnectionResponse = L2CAPSignalCode(rawValue: 0x07)
-    public static let echoRequest = L2CAPSignalCode(rawValue: 0x08)
-    public static let echoResponse = L2CAPSignalCode(rawValue: 0x09)
-    public static let informationRequest = L2CAPSignalCode(rawValue: 0x0A)
-    public static let informationResponse = L2CAPSignalCode(rawValue: 0x0B)
-    public static let connectionParameterUpdateRequest = L2CAPSignalCode(rawValue: 0x12)
-    public static let connectionParameterUpdateResponse = L2CAPSignalCode(rawValue: 0x13)
-    public static let leCreditBasedConnectionRequest = L2CAPSignalCode(rawValue: 0x14)
-    public static let leCreditBasedConnectionResponse = L2CAPSignalCode(rawValue: 0x15)
-    public static let flowControlCreditIndication = L2CAPSignalCode(rawValue: 0x16)
-    public static let creditBasedConnectionRequest = L2CAPSignalCode(rawValue: 0x17)
-    public static let creditBasedConnectionResponse = L2CAPSignalCode(rawValue: 0x18)
-    public static let creditBasedReconfigureRequest = L2CAPSignalCode(rawValue: 0x19)
-    public static let creditBasedReconfigureResponse = L2CAPSignalCode(rawValue: 0x1A)
+    @inlinable public static var commandReject: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x01) }
+    @inlinable public static var connectionRequest: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x02) }
+    @inlinable public static var connectionResponse: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x03) }
+    @inlinable public static var configurationRequest: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x04) }
+    @inlinable public static var configurationResponse: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x05) }
+    @inlinable public static var disconnectionRequest: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x06) }
+    @inlinable public static var disconnectionResponse: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x07) }
+    @inlinable public static var echoRequest: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x08) }
+    @inlinable public static var echoResponse: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x09) }
+    @inlinable public static var informationRequest: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x0A) }
+    @inlinable public static var informationResponse: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x0B) }
+    @inlinable public static var connectionParameterUpdateRequest: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x12) }
+    @inlinable public static var connectionParameterUpdateResponse: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x13) }
+    @inlinable public static var leCreditBasedConnectionRequest: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x14) }
+    @inlinable public static var leCreditBasedConnectionResponse: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x15) }
+    @inlinable public static var flowControlCreditIndication: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x16) }
+    @inlinable public static var creditBasedConnectionRequest: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x17) }
+    @inlinable public static var creditBasedConnectionResponse: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x18) }
+    @inlinable public static var creditBasedReconfigureRequest: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x19) }
+    @inlinable public static var creditBasedReconfigureResponse: L2CAPSignalCode { L2CAPSignalCode(rawValue: 0x1A) }
 
     public var name: String? { Self.names[rawValue] }
     public var description: String { name ?? "Unknown Signal " + Hex.u8(rawValue) }
@@ -79,12 +79,12 @@ public struct L2CAPPSM: RawRepresentable, Hashable, Sendable, CustomStringConver
     public let rawValue: UInt16
     @inlinable public init(rawValue: UInt16) { self.rawValue = rawValue }
 
-    public static let sdp = L2CAPPSM(rawValue: 0x0001)
-    public static let rfcomm = L2CAPPSM(rawValue: 0x0003)
+    @inlinable public static var sdp: L2CAPPSM { L2CAPPSM(rawValue: 0x0001) }
+    @inlinable public static var rfcomm: L2CAPPSM { L2CAPPSM(rawValue: 0x0003) }
     /// ATT over BR/EDR.
-    public static let att = L2CAPPSM(rawValue: 0x001F)
+    @inlinable public static var att: L2CAPPSM { L2CAPPSM(rawValue: 0x001F) }
     /// Enhanced ATT over credit-based channels.
-    public static let eatt = L2CAPPSM(rawValue: 0x0027)
+    @inlinable public static var eatt: L2CAPPSM { L2CAPPSM(rawValue: 0x0027) }
 
     public var name: String? { Self.names[rawValue] }
     public var description: String { (name ?? "PSM") + " (" + Hex.u16(rawValue) + ")" }
