@@ -125,6 +125,22 @@ struct LifecycleTests {
         #expect(model.connections.map(\.id) == [1, 2])
     }
 
+    @Test("links up at once are bounded: traffic for handles past the limit is ignored and counted as dropped")
+    func openLinksBounded() {
+        var options = TrackerOptions()
+        options.maximumOpenConnections = 3
+        var feed = PacketFeed(options: options)
+        for handle: UInt16 in 0x40...0x44 {
+            feed.feed(.acl, PacketFeed.att(handle: handle, [0x0A, 0x03, 0x00]), .sent, at: Double(handle - 0x40))
+        }
+        // A disconnect frees a place for the next link.
+        feed.feed(.event, PacketFeed.disconnectionComplete(handle: 0x40, reason: 0x13), .received, at: 10)
+        feed.feed(.acl, PacketFeed.att(handle: 0x45, [0x0A, 0x03, 0x00]), .sent, at: 11)
+        let model = feed.finish()
+        #expect(model.connections.map(\.handle) == [0x40, 0x41, 0x42, 0x45])
+        #expect(model.droppedConnections == 2)
+    }
+
     @Test("a capture that starts mid-connection gets an implicit connection; one still up at the end is open")
     func implicitAndOpen() {
         var feed = PacketFeed()

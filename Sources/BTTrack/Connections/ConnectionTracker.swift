@@ -35,11 +35,17 @@ public struct ConnectionTracker {
 
     // MARK: - Lifecycle
 
+    /// A new link, or nil past `maximumOpenConnections` (counted as dropped): a corrupt capture naming endless
+    /// (controller, handle) pairs must not open endless links.
     mutating func openConnection(controller: UInt16, handle: UInt16, transport: LinkTransport, at: RecordRef,
-                                 implicit: Bool) -> Connection {
+                                 implicit: Bool) -> Connection? {
         if let previous = open[Self.key(controller, handle)] {
             // The handle came back without a Disconnection Complete in the capture: the old link is over.
             close(previous, at: at, reason: nil, event: .closedByReset)
+        }
+        guard open.count < options.maximumOpenConnections else {
+            dropped += 1
+            return nil
         }
         let c = Connection(id: nextID, controller: controller, handle: handle, transport: transport, start: at,
                            implicitStart: implicit, options: options)
@@ -65,7 +71,7 @@ public struct ConnectionTracker {
 
     /// The open connection for a handle, or an implicit one when the capture missed its start.
     mutating func connection(controller: UInt16, handle: UInt16, at: RecordRef, transport: LinkTransport = .unknown)
-        -> Connection
+        -> Connection?
     {
         let key = Self.key(controller, handle)
         if let c = open[key] { return c }
@@ -80,7 +86,8 @@ public struct ConnectionTracker {
                                            transport: .le))
             return nil
         }
-        let c = openConnection(controller: at.controller, handle: e.handle, transport: .le, at: at, implicit: false)
+        guard let c = openConnection(controller: at.controller, handle: e.handle, transport: .le, at: at, implicit: false)
+        else { return nil }
         c.role = e.isCentral ? .central : .peripheral
         c.peerAddress = e.peerAddress
         c.peerAddressType = e.peerAddressType
@@ -109,7 +116,7 @@ public struct ConnectionTracker {
             if let d = Disconnect(p), let c = open[Self.key(at.controller, d.handle)] { c.disconnectRequestedLocally = true }
         case .leConnectionUpdate:
             if let u = LEConnectionUpdate(p) {
-                let c = connection(controller: at.controller, handle: u.handle, at: at, transport: .le)
+                guard let c = connection(controller: at.controller, handle: u.handle, at: at, transport: .le) else { return }
                 c.append(TimelineEvent(at: at, kind: .parametersRequested(u.parameters, source: .host)),
                          limit: options.maximumEventsPerConnection)
             }
@@ -148,7 +155,8 @@ public struct ConnectionTracker {
                 failed.append(FailedConnection(at: at, status: v.status, peerAddress: v.address, transport: .brEdr))
                 return
             }
-            let c = openConnection(controller: at.controller, handle: v.handle, transport: .brEdr, at: at, implicit: false)
+            guard let c = openConnection(controller: at.controller, handle: v.handle, transport: .brEdr, at: at, implicit: false)
+            else { return }
             c.peerAddress = v.address
             c.peerAddressType = .public
             c.encrypted = v.encryptionEnabled
@@ -159,16 +167,18 @@ public struct ConnectionTracker {
             guard let status = r.readU8(), let handle = r.readU16(), let address = r.readAddress(),
                   status == HCIStatus.success.rawValue
             else { return }
-            let c = openConnection(controller: at.controller, handle: handle & 0x0FFF, transport: .sco, at: at, implicit: false)
+            guard let c = openConnection(controller: at.controller, handle: handle & 0x0FFF, transport: .sco, at: at,
+                                         implicit: false)
+            else { return }
             c.peerAddress = address
             c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)
         case .disconnectionComplete:
             guard let d = DisconnectionComplete(p), d.status == .success else { return }
-            let c = connection(controller: at.controller, handle: d.handle, at: at)
+            guard let c = connection(controller: at.controller, handle: d.handle, at: at) else { return }
             close(c, at: at, reason: d.reason, event: .disconnected(reason: d.reason, locallyRequested: c.disconnectRequestedLocally))
         case .encryptionChange, .encryptionChangeV2:
             guard let v = EncryptionChange(p) else { return }
-            let c = connection(controller: at.controller, handle: v.handle, at: at)
+            guard let c = connection(controller: at.controller, handle: v.handle, at: at) else { return }
             if v.status == .success { c.encrypted = v.encryptionEnabled != 0 }
             c.append(TimelineEvent(at: at, kind: .encryptionChanged(enabled: v.encryptionEnabled != 0, status: v.status)),
                      limit: options.maximumEventsPerConnection)
@@ -181,7 +191,7 @@ public struct ConnectionTracker {
         switch sub {
         case .connectionUpdateComplete:
             guard let v = LEConnectionUpdateComplete(p), v.status == .success else { return }
-            let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le)
+            guard let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le) else { return }
             let parameters = ConnectionParameters(interval: v.connectionInterval, latency: v.peripheralLatency,
                                                   supervisionTimeout: v.supervisionTimeout)
             if c.initialParameters == nil { c.initialParameters = parameters }
@@ -189,16 +199,16 @@ public struct ConnectionTracker {
             c.append(TimelineEvent(at: at, kind: .parametersChanged(parameters)), limit: options.maximumEventsPerConnection)
         case .dataLengthChange:
             guard let v = LEDataLengthChange(p) else { return }
-            let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le)
+            guard let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le) else { return }
             c.append(TimelineEvent(at: at, kind: .dataLengthChanged(maxTxOctets: v.maxTxOctets, maxRxOctets: v.maxRxOctets)),
                      limit: options.maximumEventsPerConnection)
         case .phyUpdateComplete:
             guard let v = LEPHYUpdateComplete(p), v.status == .success else { return }
-            let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le)
+            guard let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le) else { return }
             c.append(TimelineEvent(at: at, kind: .phyChanged(tx: v.txPHY, rx: v.rxPHY)), limit: options.maximumEventsPerConnection)
         case .remoteConnectionParameterRequest:
             guard let v = LERemoteConnectionParameterRequest(p) else { return }
-            let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le)
+            guard let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le) else { return }
             let range = ConnectionParameterRange(intervalMin: v.intervalMin, intervalMax: v.intervalMax, latency: v.latency,
                                                  supervisionTimeout: v.timeout)
             c.append(TimelineEvent(at: at, kind: .parametersRequested(range, source: .remoteRequest)),
@@ -211,7 +221,7 @@ public struct ConnectionTracker {
     // MARK: - ACL
 
     mutating func acl(_ acl: ACLPacket, pdu: L2CAPPDU?, direction: Direction, at: RecordRef) {
-        let c = connection(controller: at.controller, handle: acl.handle, at: at)
+        guard let c = connection(controller: at.controller, handle: acl.handle, at: at) else { return }
         if direction == .sent { c.aclPacketsSent += 1 } else { c.aclPacketsReceived += 1 }
         guard let pdu else { return }
         switch pdu.channel {

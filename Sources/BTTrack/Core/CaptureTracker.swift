@@ -15,6 +15,9 @@ public struct TrackerOptions: Sendable {
     /// Finished connections kept: the first this many; later ones are counted, not kept, so memory stays bounded
     /// on endless captures (live capture then stops reporting closed links).
     public var maximumConnections = 100_000
+    /// Links up at once; traffic for further (controller, handle) pairs is ignored and the links counted as
+    /// dropped. A controller holds at most a few dozen links: only a corrupt capture gets near this.
+    public var maximumOpenConnections = 1024
     /// Build the advertiser table (every advertising report parsed per address). Only `btlens devices` shows
     /// it, and it is the most expensive part of tracking on scan-heavy captures, so the other commands skip it.
     public var trackAdvertisers = true
@@ -36,7 +39,7 @@ public struct CaptureModel: Sendable {
     public var scans: [ScanSession]
     public var advertisers: [Advertiser]
     public var ownAdvertising: [AdvertisingSession]
-    /// Connections dropped by `maximumConnections`.
+    /// Connections dropped by `maximumConnections` or `maximumOpenConnections`.
     public var droppedConnections: Int
     public var firstTimestamp: Timestamp?
     public var lastTimestamp: Timestamp?
