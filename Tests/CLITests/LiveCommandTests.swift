@@ -96,6 +96,18 @@ struct LiveCommandTests {
         let fingerprints = { (o: [String: Any]) in ((o["findings"] as? [[String: Any]]) ?? []).compactMap { $0["fingerprint"] as? String } }
         #expect(!fingerprints(auditObject).isEmpty)
         #expect(fingerprints(liveObject) == fingerprints(auditObject))
+
+        // The rule switches are audit's: --disable takes a rule out, a bad --config is a usage error naming it.
+        let ids = { (o: [String: Any]) in Set(((o["findings"] as? [[String: Any]]) ?? []).compactMap { $0["rule"] as? String }) }
+        #expect(ids(auditObject).contains("discover-all-services"))
+        let disabled = try CLI.run(["live", "--format", "json", "--disable", "BTL003", "-"], stdin: bytes)
+        let disabledSummary = try #require(disabled.stdout.split(separator: "\n").last)
+        let disabledObject = try #require(try JSONSerialization.jsonObject(with: Data(disabledSummary.utf8)) as? [String: Any])
+        #expect(!ids(disabledObject).contains("discover-all-services") && !ids(disabledObject).isEmpty)
+        let dir = try TemporaryDirectory()
+        let bad = try dir.write("bad.yml", Array("rules: [".utf8))
+        let badRun = try CLI.run(["live", "--config", bad, "-"], stdin: bytes)
+        #expect(badRun.status == 2 && badRun.stderr.hasPrefix("btlens: \(bad): "))
     }
 
     @Test("help lists live; its help documents the exit codes")

@@ -56,14 +56,7 @@ struct AuditCommand: ParsableCommand {
     @Option(name: .long, help: "Exit 1 when a finding has at least this severity: info, warning (default), error, never.")
     var failOn: FailOn?
 
-    @Option(name: .long, help: "Configuration file (YAML). Default: .btlens.yml in the current directory, if any.")
-    var config: String?
-
-    @Option(name: .long, parsing: .singleValue, help: "Run this rule (id or name) even if the configuration disables it (repeatable).")
-    var enable: [String] = []
-
-    @Option(name: .long, parsing: .singleValue, help: "Do not run this rule (id or name; repeatable).")
-    var disable: [String] = []
+    @OptionGroup var rules: RuleOptions
 
     @Option(name: .long, help: "Findings listed in this baseline file are accepted and not reported.")
     var baseline: String?
@@ -83,25 +76,10 @@ struct AuditCommand: ParsableCommand {
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("give at least one capture file or directory (or - for standard input)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        for key in enable + disable where AuditConfiguration.ruleID(key) == nil {
-            throw ValidationError("no rule '\(key)' (see btlens rules)")
-        }
     }
 
     func loadConfiguration() throws -> (AuditConfiguration, Severity?) {
-        var file = ConfigurationFile()
-        let path = config ?? (FileManager.default.fileExists(atPath: ".btlens.yml") ? ".btlens.yml" : nil)
-        if let path {
-            do {
-                file = try ConfigurationFile(path: path)
-            } catch {
-                Diagnostics.error(file: path, "\(error)")
-                throw ExitStatus.usage
-            }
-        }
-        var configuration = file.configuration
-        for key in disable { if let id = AuditConfiguration.ruleID(key) { configuration.disabled.insert(id); configuration.enabled.remove(id) } }
-        for key in enable { if let id = AuditConfiguration.ruleID(key) { configuration.enabled.insert(id); configuration.disabled.remove(id) } }
+        let (configuration, file) = try rules.load()
         let threshold = failOn ?? file.failOn.flatMap(FailOn.init(rawValue:)) ?? .warning
         return (configuration, threshold.severity)
     }

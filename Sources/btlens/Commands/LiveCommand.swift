@@ -30,7 +30,8 @@ struct LiveCommand: ParsableCommand {
             fails, and a line (!!) when a rule finds something — rules that can decide early report within about \
             a second of capture time. Ctrl-C (SIGINT) or SIGTERM ends the capture cleanly: the summary and every \
             finding are printed and the --write file is complete (it is written through record by record, in the \
-            Linux monitor btsnoop format that btmon -r and Wireshark open).
+            Linux monitor btsnoop format that btmon -r and Wireshark open). The rules run as btlens audit runs \
+            them: --config FILE or .btlens.yml in the current directory, with --enable/--disable on top.
 
             Exit codes: 0 the capture ended (interrupted or end of input), 2 usage error, 3 input missing or not a \
             capture, or the --write file cannot be created, 4 no Bluetooth in the kernel (or the monitor channel \
@@ -69,6 +70,8 @@ struct LiveCommand: ParsableCommand {
     @Flag(name: .long, help: "With --follow: start at the file's current end instead of its start.")
     var fromEnd = false
 
+    @OptionGroup var rules: RuleOptions
+
     func validate() throws {
         if let input, input != "-" {
             throw ValidationError("live reads '-' (standard input), --follow FILE, or the monitor socket (no argument); for a finished capture use btlens audit or decode")
@@ -78,7 +81,7 @@ struct LiveCommand: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = try loadConfiguration()
+        let configuration = try rules.load().configuration
         let stop = LiveStop()
         stop.installSignalHandlers()
         let issues = IssueLog()
@@ -186,16 +189,6 @@ struct LiveCommand: ParsableCommand {
         }
     }
 
-    /// `.btlens.yml` in the current directory, as `btlens audit` reads it (rule switches, severities, options).
-    func loadConfiguration() throws -> AuditConfiguration {
-        guard access(".btlens.yml", R_OK) == 0 else { return AuditConfiguration() }
-        do {
-            return try ConfigurationFile(path: ".btlens.yml").configuration
-        } catch {
-            Diagnostics.error(file: ".btlens.yml", "\(error)")
-            throw ExitStatus.usage
-        }
-    }
 }
 
 /// Live lines on buffered standard output, notes on standard error as `btlens: LABEL: note`.
