@@ -26,13 +26,24 @@ struct CLI {
         process.standardError = err
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        // A child may exit without reading all its input: writing to the closed pipe must fail, not kill the
+        // test runner with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         try process.run()
+        // Input is written beside the reading of the output, so a child that writes while it reads never waits
+        // on a full pipe that nobody empties.
+        let written = DispatchSemaphore(value: 0)
         if let stdin {
-            input.fileHandleForWriting.write(Data(stdin))
-            try input.fileHandleForWriting.close()
+            let writer = input.fileHandleForWriting
+            DispatchQueue.global().async {
+                try? writer.write(contentsOf: Data(stdin))
+                try? writer.close()
+                written.signal()
+            }
         }
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
+        if stdin != nil { written.wait() }
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
                       stderr: String(decoding: e, as: UTF8.self))
