@@ -49,9 +49,15 @@ enum Main {
                 if !message.isEmpty { print(message) }
                 Glibc.exit(0)
             }
-            if !message.isEmpty { Diagnostics.printRaw(message) }
-            // ArgumentParser uses EX_USAGE (64) for usage errors; btlens documents 2.
-            Glibc.exit(code == .validationFailure ? ExitStatus.usage.code : code.rawValue)
+            if code == .validationFailure {
+                // ArgumentParser's message with the command's usage; it uses EX_USAGE (64), btlens documents 2.
+                if !message.isEmpty { Diagnostics.printRaw(message) }
+                Glibc.exit(ExitStatus.usage.code)
+            }
+            // Any other error comes from reading or writing a file: one line, and exit 3, never the 1 that
+            // means findings.
+            Diagnostics.printRaw("btlens: " + BTLens.message(for: error))
+            Glibc.exit(ExitStatus.inputUnreadable.code)
         }
     }
 }
