@@ -29,8 +29,13 @@ public struct PacketDecoder {
     public let issues: IssueLog
     public private(set) var reassembler = ACLReassembler()
     public private(set) var channels = ChannelMap()
-    /// (controller << 16 | opcode) → record number of the last such command.
+    /// (controller << 16 | opcode) → record number of the last such command, when `linksCommands`.
     var lastCommand: [UInt32: Int] = [:]
+    /// Link Command Complete/Status to the record of their command (`DecodedFrame.commandRecord`). Only the
+    /// verbose decode shows it, so the other pipelines leave it off and skip a hash per command and answer.
+    public var linksCommands = false
+    /// Commands remembered at most; a corrupt capture cannot grow the table beyond it.
+    static let maximumLinkedCommands = 4096
     /// Walk every advertising report to count it and check the event's layout. A consumer that walks the
     /// reports itself (the tracker) turns this off and reports bad layouts, so each report is read once.
     public var validatesAdvertisingReports = true
@@ -61,7 +66,10 @@ public struct PacketDecoder {
             frame.hci = packet
             switch packet {
             case .command(let command):
-                lastCommand[UInt32(record.controller) << 16 | UInt32(command.opcode.rawValue)] = record.number
+                if linksCommands {
+                    if lastCommand.count >= Self.maximumLinkedCommands { lastCommand.removeAll(keepingCapacity: true) }
+                    lastCommand[UInt32(record.controller) << 16 | UInt32(command.opcode.rawValue)] = record.number
+                }
             case .event(let event):
                 decodeEvent(event, record: record, frame: &frame)
             case .acl(let acl):
@@ -96,7 +104,7 @@ public struct PacketDecoder {
                 return
             }
             let opcode = UInt16(event.parameters[1]) | UInt16(event.parameters[2]) << 8
-            frame.commandRecord = lastCommand[UInt32(record.controller) << 16 | UInt32(opcode)]
+            if linksCommands { frame.commandRecord = lastCommand[UInt32(record.controller) << 16 | UInt32(opcode)] }
             if opcode == HCIOpcode.reset.rawValue { forget(controller: record.controller) }
         case .commandStatus:
             guard event.parameters.count >= 4 else {
@@ -104,7 +112,7 @@ public struct PacketDecoder {
                 return
             }
             let opcode = UInt16(event.parameters[2]) | UInt16(event.parameters[3]) << 8
-            frame.commandRecord = lastCommand[UInt32(record.controller) << 16 | UInt32(opcode)]
+            if linksCommands { frame.commandRecord = lastCommand[UInt32(record.controller) << 16 | UInt32(opcode)] }
         case .disconnectionComplete:
             guard let d = DisconnectionComplete(event.parameters) else {
                 issues.report(.badParameters, record: record.number, offset: record.offset,

@@ -106,6 +106,7 @@ struct DecodePrinter: RecordSourceVisitor {
 
     mutating func visit<S: RecordSource>(_ source: S) throws {
         var decoder = PacketDecoder(issues: source.issues)
+        decoder.linksCommands = true  // "answers record" in -v
         var first: Timestamp?
         var printed = 0
         while let record = source.next() {
