@@ -117,9 +117,29 @@ struct FollowingSourceTests {
         let dir = try TemporaryDirectory()
         let path = dir.file("empty")
         Bytes.write([], to: path)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(150)) { Bytes.append(bytes[...], to: path) }
-        let result = try follow(path, steps: [])
-        #expect(result.records == (try LoadedCapture.load(full)).records)
+        // The writer starts only once the follower has opened the empty file and is waiting for its format:
+        // the first idle call, which comes while the follower is still being created. Then it writes the file
+        // in pieces (cut mid-record), one per idle call, from the reading thread: no other thread, no timing.
+        let stop = LiveStop()
+        var sizeAtFirstIdle: Int?
+        var idleCalls = 0
+        let pieces = appendSteps(bytes, from: 0, size: 173, to: path)
+        let run = Steps(pieces, whenDone: { stop.request() })
+        let source = try FollowingSource(path: path, fromEnd: false, stop: stop, onIdle: {
+            idleCalls += 1
+            if sizeAtFirstIdle == nil { sizeAtFirstIdle = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1 }
+            run.next()
+        })
+        source.pollInterval = 2
+        var records: [CopiedRecord] = []
+        while !stop.isRequested, let r = source.next() { records.append(CopiedRecord(r)) }
+        #expect(sizeAtFirstIdle == 0, "the follower first waited on an empty file")
+        // The stop came only after every piece was written and the follower caught up: all of it was read.
+        #expect(run.index == pieces.count)
+        #expect(lseek(source.fd, 0, SEEK_CUR) == off_t(bytes.count))
+        #expect(idleCalls == pieces.count + 1)  // one per piece, and the one that found it all read
+        #expect(records == (try LoadedCapture.load(full)).records)
+        #expect(source.issues.count == 0)
     }
 
     @Test("missing files, directories and pcap are refused with a CaptureError")

@@ -64,8 +64,21 @@ final class LiveChild {
         return text.contains(needle)
     }
 
-    /// Sends `signal` and waits for the exit status (nil: it did not exit in time and was killed).
+    /// Waits until the child has installed its handler for `signal` (btlens live does so at start-up; a
+    /// signal that comes first kills it), draining its output meanwhile. False if it has not after `seconds`
+    /// or it exited.
+    func waitUntilCatching(_ signal: Int32, seconds: Double = 10) -> Bool {
+        ChildSignals.waitUntilCaught(signal, by: process.processIdentifier, seconds: seconds) { drain(milliseconds: 10) }
+    }
+
+    /// Sends `signal` once the child catches it, and waits for the exit status (nil: it never installed its
+    /// handler, or did not exit in time; it was killed).
     func stop(with signal: Int32, seconds: Double = 20) -> Int32? {
+        guard waitUntilCatching(signal) else {
+            Issue.record("btlens live (pid \(process.processIdentifier)) did not install its handler for signal \(signal) within 10 s (running: \(process.isRunning))")
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            return nil
+        }
         kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { drain(milliseconds: 50) }
@@ -131,7 +144,8 @@ struct LiveSignalTests {
     @Test("SIGINT before the stream sent anything: exit 0 with an empty summary")
     func interruptWhileWaiting() throws {
         let child = try LiveChild(["live", "-"])
-        Thread.sleep(forTimeInterval: 0.3)
+        // Not a sleep: signalled before its handler is installed, the child would die of SIGINT (status -2).
+        try #require(child.waitUntilCatching(SIGINT), "btlens live did not install its SIGINT handler within 10 s")
         let status = child.stop(with: SIGINT)
         #expect(status == 0)
         #expect(child.text.contains("--- btlens live: interrupted (SIGINT): 0 records, 0 connections"))

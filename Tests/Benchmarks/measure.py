@@ -7,10 +7,19 @@ def run(cmd):
     start = time.perf_counter()
     pid = os.fork()
     if pid == 0:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        os.execvp(cmd[0], cmd)
+        # The child must never return into the parent's loop: if the exec fails it says why on the real
+        # standard error and ends with 127 (as a shell does), which the parent reports.
+        try:
+            stderr = os.dup(2)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            try:
+                os.execvp(cmd[0], cmd)
+            except BaseException as error:
+                os.write(stderr, f"measure.py: cannot run {cmd[0]}: {error}\n".encode())
+        finally:
+            os._exit(127)
     _, status, usage = os.wait4(pid, 0)
     return time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
 

@@ -5,11 +5,32 @@ set -eu
 bin=${1:-.build/release}
 data=${BENCH_DIR:-bench-data}
 mkdir -p "$data"
-for size in 100M 1G; do
+# Cached captures are reused only if this generator would write them. Its output for a size is a byte prefix
+# of its output for any larger size (same seed; the size only says where to stop), so a fresh 1M capture must
+# equal the start of each cached file; a file that differs (the generator changed) or is shorter than its size
+# (an interrupted run) is generated again. New files are written under a temporary name and renamed when done.
+probe="$data/.probe-1M.btsnoop"
+trap 'rm -f "$probe"' EXIT
+"$bin/btlens-scenario" bench "$probe" --size 1M
+probe_bytes=$(wc -c < "$probe")
+for spec in 100M:104857600 1G:1073741824; do
+  size=${spec%%:*}
+  bytes=${spec#*:}
   f="$data/bench-$size.btsnoop"
-  if [ ! -s "$f" ]; then
+  if [ -e "$f" ]; then
+    if [ "$(wc -c < "$f")" -lt "$bytes" ]; then
+      echo "$f is shorter than $size (an interrupted run): generating it again"
+      rm -f "$f"
+    elif ! cmp -s -n "$probe_bytes" "$probe" "$f"; then
+      echo "$f was written by another version of the generator: generating it again"
+      rm -f "$f"
+    fi
+  fi
+  if [ ! -e "$f" ]; then
     echo "generating $f ..."
-    "$bin/btlens-scenario" bench "$f" --size "$size"
+    "$bin/btlens-scenario" bench "$f.partial" --size "$size"
+    mv "$f.partial" "$f"
   fi
 done
+rm -f "$probe"
 exec python3 "$(dirname "$0")/measure.py" "$bin/btlens" "$data/bench-100M.btsnoop" "$data/bench-1G.btsnoop"

@@ -49,11 +49,14 @@ public final class FollowingSource: RecordSource {
 
     /// Opens `path` and waits until its first bytes show the format (an empty file is waited for), then
     /// positions at its start, or with `fromEnd` at its current end. Throws `CaptureError` when the file is
-    /// missing or unreadable (exit 3) or is not a btsnoop/PacketLogger capture.
-    public init(path: String, fromEnd: Bool, stop: LiveStop, issues: IssueLog = IssueLog()) throws {
+    /// missing or unreadable (exit 3) or is not a btsnoop/PacketLogger capture. `onIdle` is set before the
+    /// file is opened, so it also runs while that first wait lasts (tests grow the file from it).
+    public init(path: String, fromEnd: Bool, stop: LiveStop, issues: IssueLog = IssueLog(),
+                onIdle: (() -> Void)? = nil) throws {
         self.path = path
         self.stop = stop
         self.issues = issues
+        self.onIdle = onIdle
         try open(fromEnd: fromEnd, afterChange: false)
     }
 
