@@ -264,24 +264,29 @@ public struct ConnectionTracker {
 
     mutating func finish(at last: RecordRef?) -> (connections: [Connection], failed: [FailedConnection], dropped: Int) {
         for c in open.values.sorted(by: { $0.id < $1.id }) { retire(c, at: last) }
-        let all = finished.sorted { $0.id < $1.id }
-        Self.inheritGATT(all)
+        var all = finished.sorted { $0.id < $1.id }
+        Self.inheritGATT(&all)
         return (all, failed, dropped)
     }
 
     /// iOS and Android cache a peer's GATT database and skip discovery on reconnection: a connection with ATT
     /// traffic but no discovery takes the database of the latest earlier connection to the same peer.
-    static func inheritGATT(_ connections: [Connection]) {
+    /// `receiver` gives the link that gets the database: the link itself, or a copy (a live snapshot must not
+    /// change what the tracker decides later).
+    static func inheritGATT(_ connections: inout [Connection], receiver: (Connection) -> Connection = { $0 }) {
         var latest: [BDAddr: Connection] = [:]
-        for c in connections {
+        for i in connections.indices {
+            let c = connections[i]
             guard let peer = c.peerAddress else { continue }
             if c.gatt.isEmpty, c.firstATT != nil, let earlier = latest[peer] {
-                let cccd = c.gatt.cccdValues
-                c.gatt = earlier.gatt
-                c.gatt.cccdValues = cccd
-                c.gatt.inheritedFrom = earlier.gatt.inheritedFrom ?? earlier.id
+                let r = receiver(c)
+                let cccd = r.gatt.cccdValues
+                r.gatt = earlier.gatt
+                r.gatt.cccdValues = cccd
+                r.gatt.inheritedFrom = earlier.gatt.inheritedFrom ?? earlier.id
+                connections[i] = r
             }
-            if !c.gatt.isEmpty { latest[peer] = c }
+            if !connections[i].gatt.isEmpty { latest[peer] = connections[i] }
         }
     }
 }

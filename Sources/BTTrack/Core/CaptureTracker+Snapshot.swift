@@ -15,33 +15,12 @@ extension CaptureTracker {
         all.reserveCapacity(all.count + connections.open.count)
         for c in connections.open.values { all.append(c.snapshotCopy(finishingAt: last)) }
         all.sort { $0.id < $1.id }
-        Self.inheritGATTOnCopies(&all)
+        ConnectionTracker.inheritGATT(&all) { $0.snapshotCopy(finishingAt: nil) }
         var scans = self.scans
         var advertisers = self.advertisers
         var ownAdvertising = self.ownAdvertising
-        return CaptureModel(connections: all, failedConnections: connections.failed, scans: scans.finish(at: last),
-                            advertisers: advertisers.finish(), ownAdvertising: ownAdvertising.finish(at: last),
-                            droppedConnections: connections.dropped, firstTimestamp: first?.timestamp,
-                            lastTimestamp: last?.timestamp, records: records)
-    }
-
-    /// `ConnectionTracker.inheritGATT`, replacing a link by a copy before giving it a database, so a snapshot
-    /// never changes what `finish()` will decide later.
-    static func inheritGATTOnCopies(_ connections: inout [Connection]) {
-        var latest: [BDAddr: Connection] = [:]
-        for i in connections.indices {
-            let c = connections[i]
-            guard let peer = c.peerAddress else { continue }
-            if c.gatt.isEmpty, c.firstATT != nil, let earlier = latest[peer] {
-                let copy = c.snapshotCopy(finishingAt: nil)
-                let cccd = copy.gatt.cccdValues
-                copy.gatt = earlier.gatt
-                copy.gatt.cccdValues = cccd
-                copy.gatt.inheritedFrom = earlier.gatt.inheritedFrom ?? earlier.id
-                connections[i] = copy
-            }
-            if !connections[i].gatt.isEmpty { latest[peer] = connections[i] }
-        }
+        return model(connections: all, droppedConnections: connections.dropped, scans: &scans,
+                     advertisers: &advertisers, ownAdvertising: &ownAdvertising)
     }
 
     /// Counts that change when a link opens, closes or fails to open, so a live view can compare them after

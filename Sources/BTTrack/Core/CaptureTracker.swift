@@ -160,12 +160,18 @@ public final class CaptureTracker {
 
     /// Closes what is still open and returns the model.
     public func finish() -> CaptureModel {
-        let connectionResult = connections.finish(at: last)
-        var model = CaptureModel(connections: connectionResult.connections, failedConnections: connectionResult.failed,
-                            scans: scans.finish(at: last), advertisers: advertisers.finish(),
-                            ownAdvertising: ownAdvertising.finish(at: last),
-                            droppedConnections: connectionResult.dropped,
-                            firstTimestamp: first?.timestamp, lastTimestamp: last?.timestamp, records: records)
+        let result = connections.finish(at: last)
+        return model(connections: result.connections, droppedConnections: result.dropped, scans: &scans,
+                     advertisers: &advertisers, ownAdvertising: &ownAdvertising)
+    }
+
+    /// The model from finished links and the other trackers (the tracker's own, or copies for a snapshot).
+    func model(connections all: [Connection], droppedConnections: Int, scans: inout ScanTracker,
+               advertisers: inout AdvertiserTracker, ownAdvertising: inout OwnAdvertisingTracker) -> CaptureModel {
+        var model = CaptureModel(connections: all, failedConnections: connections.failed, scans: scans.finish(at: last),
+                                 advertisers: advertisers.finish(), ownAdvertising: ownAdvertising.finish(at: last),
+                                 droppedConnections: droppedConnections, firstTimestamp: first?.timestamp,
+                                 lastTimestamp: last?.timestamp, records: records)
         model.advertiserOverflow = advertisers.overflow
         model.abandonedAdvertisingChains = advertisers.abandonedChains
         return model
