@@ -18,12 +18,12 @@ extension AdvertisingDataView: PacketDescribing {
         for service in serviceData {
             parts.append("svc data " + service.uuid.description + " len " + String(service.data.count))
         }
-        for s in self where s.type == .manufacturerSpecificData {
+        for s in self {
+            guard let m = s.manufacturerData else { continue }
             if let beacon = IBeacon(manufacturerSpecificData: s.data) {
                 parts.append(beacon.description)
-            } else if s.data.count >= 2 {
-                let company = CompanyID(rawValue: UInt16(s.data[0]) | UInt16(s.data[1]) << 8)
-                parts.append("mfr " + (company.name ?? Hex.u16(company.rawValue)) + " len " + String(s.data.count - 2))
+            } else {
+                parts.append("mfr " + (m.company.name ?? Hex.u16(m.company.rawValue)) + " len " + String(m.data.count))
             }
         }
         if let tx = txPowerLevel { parts.append("tx " + String(tx) + " dBm") }
@@ -44,38 +44,33 @@ extension AdvertisingDataView: PacketDescribing {
     static func field(_ s: Structure) -> DecodedField {
         let name = s.type.description
         let d = s.data
-        switch s.type.rawValue {
-        case 0x01 where d.count >= 1:
-            let flags = Flags(rawValue: d[0])
-            return DecodedField(name, Hex.u8(d[0]) + " " + flags.description)
-        case 0x08, 0x09:
-            return DecodedField(name, "\"" + TextEscaping.escaped(String(decoding: d, as: UTF8.self)) + "\"")
-        case 0x02...0x07, 0x14, 0x15, 0x1F:
-            let size = uuidSize(s.type) ?? 2
-            var text = uuidList(d, size: size).map(PDUFieldText.uuid).joined(separator: ", ")
+        if let size = s.uuidSize {
+            var text = s.uuids.map(PDUFieldText.uuid).joined(separator: ", ")
             if text.isEmpty { text = "(empty)" }
             if d.count % size != 0 { text += " (+" + String(d.count % size) + " trailing bytes)" }
             return DecodedField(name, text)
-        case 0x0A where d.count >= 1:
+        }
+        if s.serviceDataUUIDSize != nil {
+            guard let service = s.serviceData else { return DecodedField(name, PDUFieldText.hex(d) + " (too short for its UUID)") }
+            return DecodedField(name, PDUFieldText.uuid(service.uuid) + " " + PDUFieldText.value(service.data))
+        }
+        if let m = s.manufacturerData {
+            if let beacon = IBeacon(manufacturerSpecificData: d) {
+                return DecodedField(name, m.company.description + " iBeacon", children: beacon.fields)
+            }
+            return DecodedField(name, m.company.description + " " + PDUFieldText.hex(m.data))
+        }
+        switch s.type {
+        case .flags where d.count >= 1:
+            return DecodedField(name, Hex.u8(d[0]) + " " + Flags(rawValue: d[0]).description)
+        case .shortenedLocalName, .completeLocalName:
+            return DecodedField(name, "\"" + TextEscaping.escaped(String(decoding: d, as: UTF8.self)) + "\"")
+        case .txPowerLevel where d.count >= 1:
             return DecodedField(name, String(Int8(bitPattern: d[0])) + " dBm")
-        case 0x16, 0x20, 0x21:
-            let size = serviceDataUUIDSize(s.type) ?? 2
-            guard d.count >= size,
-                let uuid = BluetoothUUID(littleEndianBytes: UnsafeRawBufferPointer(rebasing: d[..<size]))
-            else { return DecodedField(name, PDUFieldText.hex(d) + " (too short for its UUID)") }
-            let rest = UnsafeRawBufferPointer(rebasing: d[size...])
-            return DecodedField(name, PDUFieldText.uuid(uuid) + " " + PDUFieldText.value(rest))
-        case 0x19 where d.count >= 2:
+        case .appearance where d.count >= 2:
             let value = UInt16(d[0]) | UInt16(d[1]) << 8
             return DecodedField(name, Hex.u16(value) + " category " + String(value >> 6) + " subcategory "
                                 + String(value & 0x3F))
-        case 0xFF where d.count >= 2:
-            let company = CompanyID(rawValue: UInt16(d[0]) | UInt16(d[1]) << 8)
-            let rest = UnsafeRawBufferPointer(rebasing: d[2...])
-            if let beacon = IBeacon(manufacturerSpecificData: d) {
-                return DecodedField(name, company.description + " iBeacon", children: beacon.fields)
-            }
-            return DecodedField(name, company.description + " " + PDUFieldText.hex(rest))
         default:
             return DecodedField(name, PDUFieldText.value(d))
         }

@@ -85,20 +85,11 @@ extension AdvertisingDataView {
     }
 
     public var serviceData: [ServiceData] {
-        compactMap { s -> ServiceData? in
-            guard let size = Self.serviceDataUUIDSize(s.type), s.data.count >= size,
-                let uuid = BluetoothUUID(littleEndianBytes: UnsafeRawBufferPointer(rebasing: s.data[..<size]))
-            else { return nil }
-            return ServiceData(uuid: uuid, data: Array(s.data[size...]))
-        }
+        compactMap { s in s.serviceData.map { ServiceData(uuid: $0.uuid, data: Array($0.data)) } }
     }
 
     public var manufacturerData: [ManufacturerData] {
-        compactMap { s -> ManufacturerData? in
-            guard s.type == .manufacturerSpecificData, s.data.count >= 2 else { return nil }
-            return ManufacturerData(company: CompanyID(rawValue: UInt16(s.data[0]) | UInt16(s.data[1]) << 8),
-                                    data: Array(s.data[2...]))
-        }
+        compactMap { s in s.manufacturerData.map { ManufacturerData(company: $0.company, data: Array($0.data)) } }
     }
 
     /// TX Power Level (type 0x0A), dBm.
@@ -121,37 +112,10 @@ extension AdvertisingDataView {
         return nil
     }
 
-    /// Bytes of the UUID in a UUID-list type, or nil for other types.
-    static func uuidSize(_ type: ADType) -> Int? {
-        switch type.rawValue {
-        case 0x02, 0x03, 0x14: 2
-        case 0x04, 0x05, 0x1F: 4
-        case 0x06, 0x07, 0x15: 16
-        default: nil
-        }
-    }
-
-    /// Bytes of the UUID that starts a Service Data type, or nil for other types.
-    static func serviceDataUUIDSize(_ type: ADType) -> Int? {
-        switch type.rawValue {
-        case 0x16: 2
-        case 0x20: 4
-        case 0x21: 16
-        default: nil
-        }
-    }
-
-    /// The whole UUIDs in a UUID-list structure's data; a partial one at the end is dropped.
-    static func uuidList(_ data: UnsafeRawBufferPointer, size: Int) -> [BluetoothUUID] {
-        stride(from: 0, to: data.count / size * size, by: size).compactMap {
-            BluetoothUUID(littleEndianBytes: UnsafeRawBufferPointer(rebasing: data[$0..<$0 + size]))
-        }
-    }
-
     func uuids(in types: [ADType]) -> [BluetoothUUID] {
         var out: [BluetoothUUID] = []
         for s in self where types.contains(s.type) {
-            if let size = Self.uuidSize(s.type) { out += Self.uuidList(s.data, size: size) }
+            out += s.uuids
         }
         return out
     }

@@ -29,7 +29,8 @@ public struct IBeacon: Hashable, Sendable, CustomStringConvertible {
     /// Parses the data of a Manufacturer Specific Data structure (starting with the company ID); nil unless it is
     /// Apple's iBeacon layout. Trailing bytes after the 25 are ignored.
     public init?(manufacturerSpecificData d: UnsafeRawBufferPointer) {
-        guard d.count >= Self.manufacturerDataLength, d[0] == 0x4C, d[1] == 0x00, d[2] == Self.type,
+        guard d.count >= Self.manufacturerDataLength,
+            UInt16(d[0]) | UInt16(d[1]) << 8 == CompanyID.apple.rawValue, d[2] == Self.type,
             d[3] == Self.payloadLength,
             let uuid = BluetoothUUID(bigEndianBytes: UnsafeRawBufferPointer(rebasing: d[4..<20]))
         else { return nil }

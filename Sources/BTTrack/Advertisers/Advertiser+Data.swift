@@ -10,31 +10,20 @@ extension Advertiser {
     mutating func absorb(_ data: UnsafeRawBufferPointer) {
         var structures = AdvertisingDataView(data).makeIterator()
         while let s = structures.next() {
-            switch s.type.rawValue {
-            case 0x01:
-                if let b = s.data.first { flags = AdvertisingDataView.Flags(rawValue: b) }
-            case 0x02, 0x03:
-                addUUIDs(s.data, size: 2)
-            case 0x04, 0x05:
-                addUUIDs(s.data, size: 4)
-            case 0x06, 0x07:
-                addUUIDs(s.data, size: 16)
-            case 0x08, 0x09:
-                addName(s.data)
-            case 0x0A:
-                if let b = s.data.first { txPowerLevel = Int8(bitPattern: b) }
-            case 0x16:
-                addServiceData(s.data, uuidSize: 2)
-            case 0x20:
-                addServiceData(s.data, uuidSize: 4)
-            case 0x21:
-                addServiceData(s.data, uuidSize: 16)
-            case 0x19:
-                if s.data.count >= 2 { appearance = UInt16(s.data[0]) | UInt16(s.data[1]) << 8 }
-            case 0xFF:
-                addManufacturerData(s.data)
-            default:
-                break
+            if s.uuidSize != nil {
+                if !s.type.isSolicitation { addUUIDs(s) }
+            } else if let service = s.serviceData {
+                addServiceData(service.uuid, service.data)
+            } else if let m = s.manufacturerData {
+                addManufacturerData(m.company, m.data, whole: s.data)
+            } else {
+                switch s.type {
+                case .flags: if let b = s.data.first { flags = AdvertisingDataView.Flags(rawValue: b) }
+                case .shortenedLocalName, .completeLocalName: addName(s.data)
+                case .txPowerLevel: if let b = s.data.first { txPowerLevel = Int8(bitPattern: b) }
+                case .appearance: if s.data.count >= 2 { appearance = UInt16(s.data[0]) | UInt16(s.data[1]) << 8 }
+                default: break
+                }
             }
         }
         if structures.malformation != nil { malformedData = true }
@@ -52,10 +41,12 @@ extension Advertiser {
         if names.count < Self.listLimit && !names.contains(text) { names.append(text) }
     }
 
-    mutating func addUUIDs(_ list: UnsafeRawBufferPointer, size: Int) {
+    /// The service UUIDs of a UUID-list structure, compared in place; only a new one is allocated.
+    mutating func addUUIDs(_ s: AdvertisingDataView.Structure) {
+        guard let size = s.uuidSize else { return }
         var offset = 0
-        while offset + size <= list.count {
-            if let uuid = BluetoothUUID(littleEndianBytes: UnsafeRawBufferPointer(rebasing: list[offset..<offset + size])),
+        while offset + size <= s.data.count {
+            if let uuid = BluetoothUUID(littleEndianBytes: UnsafeRawBufferPointer(rebasing: s.data[offset..<offset + size])),
                serviceUUIDs.count < Self.listLimit, !serviceUUIDs.contains(uuid) {
                 serviceUUIDs.append(uuid)
             }
@@ -63,11 +54,7 @@ extension Advertiser {
         }
     }
 
-    mutating func addServiceData(_ d: UnsafeRawBufferPointer, uuidSize: Int) {
-        guard d.count >= uuidSize,
-              let uuid = BluetoothUUID(littleEndianBytes: UnsafeRawBufferPointer(rebasing: d[..<uuidSize]))
-        else { return }
-        let body = UnsafeRawBufferPointer(rebasing: d[uuidSize...])
+    mutating func addServiceData(_ uuid: BluetoothUUID, _ body: UnsafeRawBufferPointer) {
         if let i = serviceData.firstIndex(where: { $0.uuid == uuid }) {
             if !serviceData[i].data.elementsEqual(body) {
                 serviceData[i].data.removeAll(keepingCapacity: true)
@@ -78,11 +65,9 @@ extension Advertiser {
         }
     }
 
-    mutating func addManufacturerData(_ d: UnsafeRawBufferPointer) {
-        guard d.count >= 2 else { return }
-        if let beacon = IBeacon(manufacturerSpecificData: d) { iBeacon = beacon }
-        let company = CompanyID(rawValue: UInt16(d[0]) | UInt16(d[1]) << 8)
-        let body = UnsafeRawBufferPointer(rebasing: d[2...])
+    /// `whole` is the structure's data with the company ID, which iBeacon's layout starts with.
+    mutating func addManufacturerData(_ company: CompanyID, _ body: UnsafeRawBufferPointer, whole: UnsafeRawBufferPointer) {
+        if let beacon = IBeacon(manufacturerSpecificData: whole) { iBeacon = beacon }
         if let i = manufacturerData.firstIndex(where: { $0.company == company }) {
             if !manufacturerData[i].data.elementsEqual(body) {
                 manufacturerData[i].data.removeAll(keepingCapacity: true)

@@ -24,6 +24,11 @@ public struct ADType: RawRepresentable, Hashable, Sendable, CustomStringConverti
     @inlinable public static var uri: ADType { ADType(rawValue: 0x24) }
     @inlinable public static var manufacturerSpecificData: ADType { ADType(rawValue: 0xFF) }
 
+    /// Service Solicitation UUIDs: services the device wants a peer to offer, not services it has.
+    @inlinable public var isSolicitation: Bool {
+        self == .solicitationUUID16 || self == .solicitationUUID32 || self == .solicitationUUID128
+    }
+
     public var name: String? { Self.names[rawValue] }
     public var description: String { name ?? "AD " + Hex.u8(rawValue) }
 
