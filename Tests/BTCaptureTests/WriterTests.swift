@@ -1,5 +1,6 @@
 import Testing
 import BTCapture
+import BTScenario
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -146,5 +147,22 @@ struct BufferedWriterTests {
         let pklgError = #expect(throws: CaptureError.self) { try pklg.flush() }
         #expect(pklgError?.code == .writeFailed)
         #expect(pklgError?.message == full)
+    }
+
+    @Test("the benchmark generator reports a failed write as write-failed, after the bytes that were written")
+    func benchmarkWriteError() throws {
+        let dir = try TemporaryDirectory()
+        let pipe = try NonBlockingPipe()
+        let target = Int64(pipe.capacity * 3)
+        let error = #expect(throws: CaptureError.self) {
+            _ = try BenchmarkGenerator(targetBytes: target, fd: pipe.writeFD).run()
+        }
+        #expect(error?.code == .writeFailed)
+        #expect(error?.message == Self.cannotWriteNow)
+        let path = dir.file("bench.btsnoop")
+        _ = try BenchmarkGenerator.write(to: path, targetBytes: target)
+        let received = pipe.drain()
+        #expect(received.count == pipe.capacity)
+        #expect(received == Array(try TemporaryDirectory.contents(of: path).prefix(received.count)))
     }
 }
