@@ -135,7 +135,7 @@ struct BufferedWriterTests {
         #expect(received == expected)
     }
 
-    @Test("write errors are write-failed with the cause only")
+    @Test("write errors are write-failed with the cause only, for every writer")
     func writeErrorKind() throws {
         let full = "write failed: \(String(cString: strerror(ENOSPC)))"
         // The btsnoop header is written at once.
@@ -147,6 +147,13 @@ struct BufferedWriterTests {
         let pklgError = #expect(throws: CaptureError.self) { try pklg.flush() }
         #expect(pklgError?.code == .writeFailed)
         #expect(pklgError?.message == full)
+        let flushed = try PcapWriter(path: "/dev/full", linktype: Linktype.bluetoothHCIH4)
+        #expect(throws: CaptureError(.writeFailed, "")) { try flushed.flush() }
+        let pcap = try PcapWriter(path: "/dev/full", linktype: Linktype.bluetoothHCIH4)
+        #expect(throws: CaptureError(.writeFailed, "")) { try pcap.close() }
+        #expect(throws: CaptureError(.writeFailed, "")) {  // closed
+            try pcap.write(kind: .command, direction: .sent, timestamp: Timestamp(unixMicroseconds: 0), bytes: [0x03, 0x0C, 0x00])
+        }
     }
 
     @Test("the benchmark generator reports a failed write as write-failed, after the bytes that were written")

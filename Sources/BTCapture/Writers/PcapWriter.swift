@@ -53,7 +53,7 @@ public final class PcapWriter: HCIRecordWriter {
     /// Writes one frame exactly as given (the linktype's pseudo-header already included).
     public func writeFrame(timestamp: Timestamp, frame bytes: UnsafeRawBufferPointer) throws {
         guard let dumper, let base = bytes.baseAddress else {
-            throw CaptureError(.readFailed, "pcap writer is closed")
+            throw CaptureError(.writeFailed, "pcap writer is closed")
         }
         let ns = timestamp.nanoseconds
         let seconds = ns >= 0 ? ns / Self.nanosecondsPerSecond : (ns - Self.nanosecondsPerSecond + 1) / Self.nanosecondsPerSecond
@@ -102,7 +102,7 @@ public final class PcapWriter: HCIRecordWriter {
     public func flush() throws {
         guard let dumper else { return }
         if pcap_dump_flush(dumper) != 0 {
-            throw CaptureError(.readFailed, "pcap write failed: \(String(cString: strerror(errno)))")
+            throw CaptureError(.writeFailed, "pcap write failed: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -112,7 +112,7 @@ public final class PcapWriter: HCIRecordWriter {
         let flushed = pcap_dump_flush(d) == 0
         pcap_dump_close(d)
         dumper = nil
-        if !flushed { throw CaptureError(.readFailed, "pcap write failed: \(String(cString: strerror(errno)))") }
+        if !flushed { throw CaptureError(.writeFailed, "pcap write failed: \(String(cString: strerror(errno)))") }
     }
 
     static func indicator(_ kind: RecordKind) -> UInt8? {
