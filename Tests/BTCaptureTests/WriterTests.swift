@@ -172,4 +172,32 @@ struct BufferedWriterTests {
         #expect(received.count == pipe.capacity)
         #expect(received == Array(try TemporaryDirectory.contents(of: path).prefix(received.count)))
     }
+
+    @Test("btsnoop H4 and pcap 187/201 write the same indicator for each kind and skip non-HCI records",
+          arguments: ["btsnoop-h4", "pcap-187", "pcap-201"])
+    func h4Writers(format: String) throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file(format)
+        let writer: any HCIRecordWriter = switch format {
+        case "btsnoop-h4": try BTSnoopWriter(path: path, datalink: BTSnoopDatalink.h4)
+        case "pcap-187": try PcapWriter(path: path, linktype: Linktype.bluetoothHCIH4)
+        default: try PcapWriter(path: path, linktype: Linktype.bluetoothHCIH4WithPHDR)
+        }
+        let written: [(RecordKind, Direction)] = [(.command, .sent), (.event, .sent), (.acl, .sent), (.acl, .received),
+                                                  (.note, .unknown), (.sco, .received), (.iso, .unknown)]
+        for (i, (kind, direction)) in written.enumerated() {
+            try writer.write(kind: kind, direction: direction, timestamp: Timestamp(unixMicroseconds: Int64(i)),
+                             bytes: [UInt8(i), 0, 0])
+        }
+        try writer.finish()
+        let (_, records, issues) = try readAll(path)
+        #expect(issues.count == 0)
+        #expect(records.map(\.kind) == [.command, .event, .acl, .acl, .sco, .iso])
+        #expect(records.map(\.payload.first) == [0, 1, 2, 3, 5, 6])
+        if format == "pcap-187" {  // no direction in the format: implied by the kind
+            #expect(records.map(\.direction) == [.sent, .received, .unknown, .unknown, .unknown, .unknown])
+        } else {  // events are received even when marked sent; unknown is written as sent
+            #expect(records.map(\.direction) == [.sent, .received, .sent, .received, .received, .sent])
+        }
+    }
 }

@@ -19,6 +19,25 @@ public enum H4PacketType {
         }
     }
 
+    /// The indicator for an HCI packet of `kind` (the inverse of `kind(_:)`), nil for records that are not HCI
+    /// packets.
+    @inlinable public static func indicator(for kind: RecordKind) -> UInt8? {
+        switch kind {
+        case .command: command
+        case .acl: acl
+        case .sco: sco
+        case .event: event
+        case .iso: iso
+        default: nil
+        }
+    }
+
+    /// The direction a container's one direction bit gives an HCI packet: received for events whatever the
+    /// record says (they only come from the controller), otherwise received only when known to be.
+    @inlinable public static func isReceived(_ kind: RecordKind, _ direction: Direction) -> Bool {
+        direction == .received || kind == .event
+    }
+
     /// Direction implied by the packet type where the container has none (commands go to the controller,
     /// events come from it).
     @inlinable public static func impliedDirection(_ kind: RecordKind) -> Direction {

@@ -36,18 +36,12 @@ public final class BTSnoopWriter: HCIRecordWriter {
                       monitorOpcode: UInt16? = nil, payload: UnsafeRawBufferPointer) throws {
         var flags: UInt32 = 0
         var prefix: UInt8? = nil
-        let received: UInt32 = direction == .received || kind == .event ? 1 : 0
+        let received: UInt32 = H4PacketType.isReceived(kind, direction) ? 1 : 0
         switch datalink {
         case BTSnoopDatalink.h4:
+            guard let indicator = H4PacketType.indicator(for: kind) else { return }  // H4 carries HCI packets only
             flags = received | (kind == .command || kind == .event ? 2 : 0)
-            switch kind {
-            case .command: prefix = H4PacketType.command
-            case .event: prefix = H4PacketType.event
-            case .acl: prefix = H4PacketType.acl
-            case .sco: prefix = H4PacketType.sco
-            case .iso: prefix = H4PacketType.iso
-            default: return  // H4 carries HCI packets only
-            }
+            prefix = indicator
         case BTSnoopDatalink.h1:
             guard kind == .command || kind == .event || kind == .acl else { return }
             flags = received | (kind == .command || kind == .event ? 2 : 0)

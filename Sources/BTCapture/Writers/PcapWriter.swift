@@ -76,12 +76,11 @@ public final class PcapWriter: HCIRecordWriter {
         frame.removeAll(keepingCapacity: true)
         switch linktype {
         case Linktype.bluetoothHCIH4:
-            guard let indicator = Self.indicator(kind) else { return }
+            guard let indicator = H4PacketType.indicator(for: kind) else { return }
             frame.append(indicator)
         case Linktype.bluetoothHCIH4WithPHDR:
-            guard let indicator = Self.indicator(kind) else { return }
-            let received = direction == .received || kind == .event
-            append32BE(received ? Self.directionReceived : Self.directionSent)
+            guard let indicator = H4PacketType.indicator(for: kind) else { return }
+            append32BE(H4PacketType.isReceived(kind, direction) ? Self.directionReceived : Self.directionSent)
             frame.append(indicator)
         case Linktype.bluetoothLinuxMonitor:
             guard let opcode = monitorOpcode ?? MonitorOpcode.opcode(kind: kind, direction: direction) else { return }
@@ -113,17 +112,6 @@ public final class PcapWriter: HCIRecordWriter {
         pcap_dump_close(d)
         dumper = nil
         if !flushed { throw CaptureError(.writeFailed, "pcap write failed: \(String(cString: strerror(errno)))") }
-    }
-
-    static func indicator(_ kind: RecordKind) -> UInt8? {
-        switch kind {
-        case .command: H4PacketType.command
-        case .event: H4PacketType.event
-        case .acl: H4PacketType.acl
-        case .sco: H4PacketType.sco
-        case .iso: H4PacketType.iso
-        default: nil
-        }
     }
 
     @inline(__always) func append16BE(_ v: UInt16) {
