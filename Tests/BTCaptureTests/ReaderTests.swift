@@ -230,6 +230,50 @@ struct PcapReaderTests {
     }
 }
 
+/// Offsets and lengths of every record, which `ReadRecord` leaves out.
+func recordExtents(_ path: String) throws -> [(offset: Int64, length: Int, originalLength: Int, payload: Int)] {
+    struct Collect: RecordSourceVisitor {
+        mutating func visit<S: RecordSource>(_ source: S) throws -> [(offset: Int64, length: Int, originalLength: Int, payload: Int)] {
+            var out: [(offset: Int64, length: Int, originalLength: Int, payload: Int)] = []
+            while let r = source.next() { out.append((r.offset, r.length, r.originalLength, r.payload.count)) }
+            return out
+        }
+    }
+    var visitor = Collect()
+    return try OpenedCapture.open(path: path).accept(&visitor)
+}
+
+@Suite("pcap record offsets and lengths")
+struct PcapExtentTests {
+    @Test("records longer than the snaplen: offsets and lengths count the bytes libpcap skipped")
+    func snaplenCut() throws {
+        let dir = try TemporaryDirectory()
+        let first = CaptureBytes.pcapRecord(CaptureBytes.be32(0) + [0x01] + resetCommand, seconds: 1, fraction: 0)  // 8 bytes
+        let second = CaptureBytes.pcapRecord(CaptureBytes.be32(1) + [0x04] + resetComplete, seconds: 1, fraction: 1)  // 11
+        let third = CaptureBytes.pcapRecord(CaptureBytes.be32(0) + [0x02] + aclReadRequest, seconds: 1, fraction: 2)  // 16
+        let bytes = CaptureBytes.pcapHeader(linktype: 201, snaplen: 8) + first + second + third
+        let extents = try recordExtents(try dir.write("snap.pcap", bytes))
+        #expect(extents.map(\.offset) == [24, 24 + 24, 24 + 24 + 27] as [Int64])
+        #expect(extents.map(\.length) == [24, 27, 32])
+        #expect(extents.map(\.payload) == [3, 3, 3])  // 8 bytes kept, 5 of them pseudo-header and H4
+        #expect(extents.map(\.originalLength) == [3, 6, 11])
+        let (_, records, issues) = try readAll(dir.file("snap.pcap"))
+        #expect(records.map(\.kind) == [.command, .event, .acl])
+        #expect(issues.count == 0)
+    }
+
+    @Test("pcapng offsets are where each block starts")
+    func pcapngOffsets() throws {
+        let dir = try TemporaryDirectory()
+        let bytes = CaptureBytes.pcapng(linktype: 201, packets: [(CaptureBytes.be32(0) + [0x01] + resetCommand, 1),
+                                                                 (CaptureBytes.be32(1) + [0x04] + resetComplete, 2)])
+        let extents = try recordExtents(try dir.write("x.pcapng", bytes))
+        // SHB 28 bytes, IDB 20; EPBs of 32 + data padded to 4.
+        #expect(extents.map(\.offset) == [48, 48 + 40] as [Int64])
+        #expect(extents.map(\.length) == [40, 44])
+    }
+}
+
 @Suite("format sniffing and foreign input")
 struct SniffingTests {
     @Test("text, ELF, empty and tiny files are not captures")

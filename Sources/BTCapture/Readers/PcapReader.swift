@@ -12,7 +12,6 @@ public final class PcapReader: RecordSource {
     public let issues: IssueLog
     public let linktype: Int
     let handle: OpaquePointer
-    let isPcapng: Bool
     var recordNumber = 0
     var stopped = false
     /// Where the previous record ended (start of the next block) in the stream.
@@ -25,7 +24,6 @@ public final class PcapReader: RecordSource {
     ///   - source: the stream positioned at its start; bytes it already buffered (sniffing) are replayed.
     public init(source: ByteSource, isPcapng: Bool, issues: IssueLog = IssueLog()) throws {
         self.issues = issues
-        self.isPcapng = isPcapng
         let startOffset = source.offset
         let prefix = source.takeBuffered()
         guard let stream = prefix.withUnsafeBytes({
@@ -129,8 +127,9 @@ public final class PcapReader: RecordSource {
         guard let header = headerPointer?.pointee, let data = dataPointer else { return nil }
         recordNumber += 1
         let captured = Int(header.caplen)
-        // A pcap record is exactly a 16-byte header plus the data; pcapng blocks start where the last ended.
-        let offset = isPcapng ? startOffset : endOffset - 16 - Int64(captured)
+        // A record (pcap header and data, pcapng block) starts where the last one ended. Not worked back from
+        // caplen: libpcap lowers caplen to the file's snaplen and skips the bytes past it.
+        let offset = startOffset
         let bytes = UnsafeRawBufferPointer(start: data, count: captured)
         let timestamp = Timestamp(seconds: Int64(header.ts.tv_sec), nanoseconds: Int64(header.ts.tv_usec))
         var record = CaptureRecord(number: recordNumber, offset: offset, timestamp: timestamp, direction: .unknown,
