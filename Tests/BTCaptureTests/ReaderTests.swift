@@ -272,6 +272,21 @@ struct PcapExtentTests {
         #expect(extents.map(\.offset) == [48, 48 + 40] as [Int64])
         #expect(extents.map(\.length) == [40, 44])
     }
+
+    @Test("a header whose len is below the pseudo-header gives an original length of 0, never negative",
+          arguments: [(Linktype.bluetoothHCIH4, [UInt8]([0x01]) + resetCommand),
+                      (Linktype.bluetoothHCIH4WithPHDR, CaptureBytes.be32(0) + [0x01] + resetCommand),
+                      (Linktype.bluetoothLinuxMonitor, CaptureBytes.be16(0) + CaptureBytes.be16(2) + resetCommand)])
+    func originalLengthClamped(linktype: Int, frame: [UInt8]) throws {
+        let dir = try TemporaryDirectory()
+        let bytes = CaptureBytes.pcapHeader(linktype: UInt32(linktype))
+            + CaptureBytes.pcapRecord(frame, seconds: 1, fraction: 0, originalLength: 0)
+            + CaptureBytes.pcapRecord(frame, seconds: 1, fraction: 1, originalLength: 1)
+            + CaptureBytes.pcapRecord(frame, seconds: 1, fraction: 2)
+        let extents = try recordExtents(try dir.write("len.pcap", bytes))
+        #expect(extents.map(\.originalLength) == [0, 0, resetCommand.count])
+        #expect(extents.map(\.payload) == [resetCommand.count, resetCommand.count, resetCommand.count])
+    }
 }
 
 @Suite("format sniffing and foreign input")

@@ -143,7 +143,6 @@ public final class PcapReader: RecordSource {
             record.direction = H4PacketType.impliedDirection(record.kind)
             record.sourceType = UInt32(indicator)
             record.payload = UnsafeRawBufferPointer(rebasing: bytes[1...])
-            record.originalLength -= 1
         case Linktype.bluetoothHCIH4WithPHDR:
             // direction u32 BE: bit0 set = received (libpcap htonl(in != 0)), then H4.
             guard bytes.count >= 5 else { break }
@@ -153,7 +152,6 @@ public final class PcapReader: RecordSource {
             record.direction = direction & 1 == 1 ? .received : .sent
             record.sourceType = UInt32(indicator)
             record.payload = UnsafeRawBufferPointer(rebasing: bytes[5...])
-            record.originalLength -= 5
         case Linktype.bluetoothLinuxMonitor:
             // adapter_id u16 BE, opcode u16 BE, then the monitor payload.
             guard bytes.count >= 4 else { break }
@@ -163,10 +161,12 @@ public final class PcapReader: RecordSource {
             record.controller = adapter
             record.sourceType = UInt32(opcode)
             record.payload = UnsafeRawBufferPointer(rebasing: bytes[4...])
-            record.originalLength -= 4
         default:
             record.kind = .linkLayer
         }
+        // The original length leaves out the pseudo-header and H4 byte the payload starts after; at least 0, as a
+        // corrupt header's len may be smaller than what it says was captured.
+        record.originalLength = max(0, record.originalLength - (captured - record.payload.count))
         return record
     }
 }
