@@ -230,6 +230,45 @@ struct PcapReaderTests {
     }
 }
 
+@Suite("pcap and pcapng errors from libpcap")
+struct PcapErrorTests {
+    static func pcap201() -> [UInt8] {
+        CaptureBytes.pcapHeader(linktype: 201)
+            + CaptureBytes.pcapRecord(CaptureBytes.be32(0) + [0x01] + resetCommand, seconds: 1, fraction: 0)
+            + CaptureBytes.pcapRecord(CaptureBytes.be32(1) + [0x04] + resetComplete, seconds: 1, fraction: 1)
+    }
+
+    static func pcapng201() -> [UInt8] {
+        CaptureBytes.pcapng(linktype: 201, packets: [(CaptureBytes.be32(0) + [0x01] + resetCommand, 1),
+                                                     (CaptureBytes.be32(1) + [0x04] + resetComplete, 2)])
+    }
+
+    /// Bytes dropped from the end: inside the last record's data, inside its header.
+    @Test("a file that ends inside a record is a truncated record, the records before it kept",
+          arguments: [("pcap", 4), ("pcap", 11 + 6), ("pcapng", 4), ("pcapng", 30)])
+    func cutShort(format: String, dropped: Int) throws {
+        let dir = try TemporaryDirectory()
+        let whole = format == "pcap" ? Self.pcap201() : Self.pcapng201()
+        let (_, records, issues) = try readAll(try dir.write("cut.\(format)", Array(whole.dropLast(dropped))))
+        #expect(records.count == 1)
+        #expect(issues.issues.map(\.code) == [.truncatedRecord])
+        #expect(issues.issues.first?.recordNumber == 2)
+        #expect(issues.issues.first?.byteOffset == (format == "pcap" ? 48 : 88))
+    }
+
+    @Test("a record libpcap refuses with bytes still to come is a read error, not a truncation")
+    func refusedRecord() throws {
+        let dir = try TemporaryDirectory()
+        // caplen 0x7FFFFFFF: above any linktype's limit, so libpcap refuses the header before reading on.
+        let bytes = Self.pcap201() + CaptureBytes.le32(1) + CaptureBytes.le32(0) + CaptureBytes.le32(0x7FFF_FFFF)
+            + CaptureBytes.le32(0x7FFF_FFFF) + [UInt8](repeating: 0, count: 64)
+        let (_, records, issues) = try readAll(try dir.write("bad.pcap", bytes))
+        #expect(records.count == 2)
+        #expect(issues.issues.map(\.code) == [.readError])
+        #expect(issues.issues.first?.recordNumber == 3)
+    }
+}
+
 /// Offsets and lengths of every record, which `ReadRecord` leaves out.
 func recordExtents(_ path: String) throws -> [(offset: Int64, length: Int, originalLength: Int, payload: Int)] {
     struct Collect: RecordSourceVisitor {

@@ -118,8 +118,11 @@ public final class PcapReader: RecordSource {
             stopped = true
             return nil
         default:
+            // libpcap returns the same error for a file that ends inside a record and for a read error or a
+            // header it refuses; only its wording tells them apart. The stream does not depend on wording: it is
+            // at end of file only when the data ran out before the record did.
             let message = String(cString: pcap_geterr(handle))
-            let code: CaptureIssue.Code = message.contains("truncated") ? .truncatedRecord : .readError
+            let code: CaptureIssue.Code = feof(file) != 0 ? .truncatedRecord : .readError
             issues.report(code, record: recordNumber + 1, offset: startOffset, "libpcap: \(message)")
             stopped = true
             return nil
