@@ -28,4 +28,14 @@ struct CaptureTablesTests {
         #expect(!H4PacketType.isReceived(.acl, .unknown))
         #expect(!H4PacketType.isReceived(.command, .unknown))
     }
+
+    @Test("pcap magics in both byte orders; the pcapng section type reads the same both ways")
+    func pcapMagic() {
+        #expect(PcapMagic.isPcap(0xA1B2_C3D4) && PcapMagic.isPcap(0xD4C3_B2A1))
+        #expect(PcapMagic.isPcap(0xA1B2_3C4D) && PcapMagic.isPcap(0x4D3C_B2A1))
+        #expect(PcapMagic.isNanosecondPcap(0xA1B2_3C4D) && PcapMagic.isNanosecondPcap(0x4D3C_B2A1))
+        #expect(!PcapMagic.isNanosecondPcap(0xA1B2_C3D4) && !PcapMagic.isNanosecondPcap(0xD4C3_B2A1))
+        #expect(!PcapMagic.isPcap(PcapMagic.pcapngSection) && !PcapMagic.isPcap(0x6274_736E))  // "btsn"
+        #expect(PcapMagic.pcapngSection.byteSwapped == PcapMagic.pcapngSection)
+    }
 }

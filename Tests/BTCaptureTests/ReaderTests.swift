@@ -328,6 +328,70 @@ struct PcapExtentTests {
     }
 }
 
+@Suite("pcap magics and byte orders")
+struct PcapMagicTests {
+    /// A classic pcap file with every field in the writer's byte order.
+    static func pcap(bigEndian: Bool, nanoseconds: Bool, records: [([UInt8], UInt32, UInt32)]) -> [UInt8] {
+        let u32 = bigEndian ? CaptureBytes.be32 : CaptureBytes.le32
+        let u16 = bigEndian ? CaptureBytes.be16 : CaptureBytes.le16
+        var out = u32(nanoseconds ? 0xA1B2_3C4D : 0xA1B2_C3D4) + u16(2) + u16(4) + u32(0) + u32(0) + u32(65535) + u32(201)
+        for (data, seconds, fraction) in records {
+            out += u32(seconds) + u32(fraction) + u32(UInt32(data.count)) + u32(UInt32(data.count)) + data
+        }
+        return out
+    }
+
+    @Test("µs and ns magics in both byte orders open as pcap with their resolution",
+          arguments: [(false, false), (false, true), (true, false), (true, true)])
+    func classic(bigEndian: Bool, nanoseconds: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let bytes = Self.pcap(bigEndian: bigEndian, nanoseconds: nanoseconds,
+                              records: [(CaptureBytes.be32(1) + [0x04] + resetComplete, 1_700_000_000, nanoseconds ? 123_456_789 : 123_456)])
+        let (info, records, issues) = try readAll(try dir.write("x.cap", bytes))
+        #expect(info.format == .pcap(linktype: 201))
+        #expect(info.timestampDigits == (nanoseconds ? 9 : 6))
+        #expect(records.map(\.kind) == [.event])
+        #expect(records.first?.micros == 1_700_000_000_123_456)
+        #expect(issues.count == 0)
+    }
+
+    /// A big-endian pcapng: SHB, IDB with `if_tsresol`, one EPB.
+    static func bigEndianPcapng(tsresol: UInt8, data: [UInt8], timestamp: UInt64) -> [UInt8] {
+        let be32 = CaptureBytes.be32, be16 = CaptureBytes.be16
+        let shbBody = be32(0x1A2B_3C4D) + be16(1) + be16(0) + [UInt8](repeating: 0xFF, count: 8)
+        var out = be32(0x0A0D_0D0A) + be32(UInt32(12 + shbBody.count)) + shbBody + be32(UInt32(12 + shbBody.count))
+        let idbBody = be16(201) + be16(0) + be32(0) + be16(9) + be16(1) + [tsresol, 0, 0, 0] + be16(0) + be16(0)
+        out += be32(1) + be32(UInt32(12 + idbBody.count)) + idbBody + be32(UInt32(12 + idbBody.count))
+        var epbBody = be32(0) + be32(UInt32(timestamp >> 32)) + be32(UInt32(timestamp & 0xFFFF_FFFF))
+            + be32(UInt32(data.count)) + be32(UInt32(data.count)) + data
+        while epbBody.count % 4 != 0 { epbBody.append(0) }
+        out += be32(6) + be32(UInt32(12 + epbBody.count)) + epbBody + be32(UInt32(12 + epbBody.count))
+        return out
+    }
+
+    @Test("a big-endian pcapng's if_tsresol is read in its byte order", arguments: [(UInt8(6), 6), (UInt8(9), 9)])
+    func bigEndianPcapng(tsresol: UInt8, digits: Int) throws {
+        let dir = try TemporaryDirectory()
+        let ts: UInt64 = tsresol == 9 ? 1_700_000_000_123_456_789 : 1_700_000_000_123_456
+        let bytes = Self.bigEndianPcapng(tsresol: tsresol, data: CaptureBytes.be32(1) + [0x04] + resetComplete, timestamp: ts)
+        let (info, records, issues) = try readAll(try dir.write("be.pcapng", bytes))
+        #expect(info.format == .pcapng(linktype: 201))
+        #expect(info.timestampDigits == digits)
+        #expect(records.first?.micros == 1_700_000_000_123_456)
+        #expect(issues.count == 0)
+    }
+
+    @Test("a file starting \"btsn\" but cut inside the btsnoop header is refused by the btsnoop reader")
+    func cutBTSnoopHeader() throws {
+        let dir = try TemporaryDirectory()
+        let error = #expect(throws: CaptureError.self) {
+            try OpenedCapture.open(path: try dir.write("cut.log", Array("btsnoop\0".utf8) + [0, 0]))
+        }
+        #expect(error?.code == .notACapture)
+        #expect(error?.message.hasPrefix("btsnoop file header is cut short") == true)
+    }
+}
+
 @Suite("format sniffing and foreign input")
 struct SniffingTests {
     @Test("text, ELF, empty and tiny files are not captures")

@@ -83,6 +83,29 @@ public enum Linktype {
     }
 }
 
+/// The words that open pcap and pcapng files (libpcap sf-pcap.c and sf-pcapng.c, the tcpdump.org pcap and
+/// pcapng specifications), as read big-endian: a little-endian writer's file holds them byte-swapped.
+public enum PcapMagic {
+    /// pcap with microsecond timestamps.
+    public static let microseconds: UInt32 = 0xA1B2_C3D4
+    /// pcap with nanosecond timestamps.
+    public static let nanoseconds: UInt32 = 0xA1B2_3C4D
+    /// The pcapng Section Header Block type, which reads the same in both byte orders.
+    public static let pcapngSection: UInt32 = 0x0A0D_0D0A
+    /// The pcapng byte-order magic, after the section header's type and length.
+    public static let pcapngByteOrder: UInt32 = 0x1A2B_3C4D
+
+    /// Whether `word` (a file's first four bytes, read big-endian) opens a classic pcap file.
+    public static func isPcap(_ word: UInt32) -> Bool {
+        matches(word, microseconds) || matches(word, nanoseconds)
+    }
+
+    /// Whether `word` opens a pcap file with nanosecond timestamps.
+    public static func isNanosecondPcap(_ word: UInt32) -> Bool { matches(word, nanoseconds) }
+
+    static func matches(_ word: UInt32, _ magic: UInt32) -> Bool { word == magic || word == magic.byteSwapped }
+}
+
 /// Facts about an opened capture.
 public struct CaptureInfo: Sendable {
     public var format: CaptureFormat

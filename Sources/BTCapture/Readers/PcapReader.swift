@@ -61,39 +61,48 @@ public final class PcapReader: RecordSource {
 
     deinit { pcap_close(handle) }
 
-    /// Whether the file itself carries nanoseconds: the pcap magic A1B23C4D, or a pcapng if_tsresol of 9
+    /// pcapng: the Interface Description Block type, its if_tsresol option, the end of an option list, and
+    /// the if_tsresol value for nanoseconds (10^-9).
+    static let interfaceDescriptionBlock: UInt32 = 1
+    static let timestampResolutionOption: UInt16 = 9
+    static let endOfOptions: UInt16 = 0
+    static let nanosecondResolution: UInt8 = 9
+    /// A pcapng block's type, length and trailing length.
+    static let minimumBlockLength = 12
+    /// Blocks looked at for the first interface description.
+    static let blocksSearched = 8
+
+    /// Whether the file itself carries nanoseconds: the nanosecond pcap magic, or a pcapng if_tsresol of 9
     /// in the first interface block (libpcap does not expose the file's own resolution).
     static func sourceIsNano(_ prefix: [UInt8], _ isPcapng: Bool) -> Bool {
-        guard prefix.count >= 4 else { return false }
-        if isPcapng { return pcapngHasNanoResolution(prefix) }
-        let be = prefix[0] == 0xA1 && prefix[1] == 0xB2 && prefix[2] == 0x3C && prefix[3] == 0x4D
-        let le = prefix[0] == 0x4D && prefix[1] == 0x3C && prefix[2] == 0xB2 && prefix[3] == 0xA1
-        return be || le
+        prefix.withUnsafeBytes { bytes in
+            let reader = ByteReader(bytes)
+            if isPcapng { return pcapngHasNanoResolution(reader) }
+            guard let magic = reader.get(UInt32.self, at: 0, bigEndian: true) else { return false }
+            return PcapMagic.isNanosecondPcap(magic)
+        }
     }
 
-    /// Looks for an IDB with `if_tsresol` (option 9) of 9 in the first bytes.
-    static func pcapngHasNanoResolution(_ b: [UInt8]) -> Bool {
-        guard b.count >= 12 else { return false }
-        let bom = b[8...11]
-        let little = bom.elementsEqual([0x4D, 0x3C, 0x2B, 0x1A])
-        func u32(_ o: Int) -> Int? {
-            guard o + 4 <= b.count else { return nil }
-            return little ? Int(b[o]) | Int(b[o + 1]) << 8 | Int(b[o + 2]) << 16 | Int(b[o + 3]) << 24
-                : Int(b[o]) << 24 | Int(b[o + 1]) << 16 | Int(b[o + 2]) << 8 | Int(b[o + 3])
-        }
-        func u16(_ o: Int) -> Int? {
-            guard o + 2 <= b.count else { return nil }
-            return little ? Int(b[o]) | Int(b[o + 1]) << 8 : Int(b[o]) << 8 | Int(b[o + 1])
-        }
+    /// Looks for an IDB with `if_tsresol` of 9 in the first bytes.
+    static func pcapngHasNanoResolution(_ b: ByteReader) -> Bool {
+        // Block type, block length, then the section header's byte-order magic.
+        guard let order = b.get(UInt32.self, at: 8) else { return false }
+        let bigEndian = order != PcapMagic.pcapngByteOrder
         var offset = 0
-        for _ in 0..<8 {
-            guard let type = u32(offset), let length = u32(offset + 4), length >= 12 else { return false }
-            if type == 1 {  // Interface Description Block: linktype u16, reserved u16, snaplen u32, options
+        for _ in 0..<blocksSearched {
+            guard let type = b.get(UInt32.self, at: offset, bigEndian: bigEndian),
+                  let length = b.get(UInt32.self, at: offset + 4, bigEndian: bigEndian).map(Int.init),
+                  length >= minimumBlockLength
+            else { return false }
+            if type == interfaceDescriptionBlock {  // linktype u16, reserved u16, snaplen u32, options
                 var o = offset + 16
                 let end = offset + length - 4
-                while o + 4 <= end, let code = u16(o), let len = u16(o + 2) {
-                    if code == 0 { break }
-                    if code == 9, o + 4 < b.count { return b[o + 4] == 9 }
+                while o + 4 <= end, let code = b.get(UInt16.self, at: o, bigEndian: bigEndian),
+                      let len = b.get(UInt16.self, at: o + 2, bigEndian: bigEndian).map(Int.init) {
+                    if code == endOfOptions { break }
+                    if code == timestampResolutionOption, let resolution = b.get(UInt8.self, at: o + 4) {
+                        return resolution == nanosecondResolution
+                    }
                     o += 4 + (len + 3) & ~3
                 }
                 return false
