@@ -38,4 +38,27 @@ struct CaptureTablesTests {
         #expect(!PcapMagic.isPcap(PcapMagic.pcapngSection) && !PcapMagic.isPcap(0x6274_736E))  // "btsn"
         #expect(PcapMagic.pcapngSection.byteSwapped == PcapMagic.pcapngSection)
     }
+
+    @Test("linktype names and sniffer ranges come from the named values")
+    func linktypes() {
+        #expect(Linktype.name(Linktype.bluetoothHCIH4) == "Bluetooth HCI H4")
+        #expect(Linktype.name(201) == "Bluetooth HCI H4 with pseudo-header")
+        #expect(Linktype.name(254) == "Bluetooth Linux monitor")
+        #expect(Linktype.name(1) == "Ethernet")
+        #expect(Linktype.name(113) == "Linux cooked")
+        #expect(Linktype.name(999) == "linktype 999")
+        #expect(Linktype.isLinkLayerSniffer(147) && Linktype.isLinkLayerSniffer(162) && !Linktype.isLinkLayerSniffer(163))
+        #expect(Linktype.isLinkLayerSniffer(Linktype.nordicBLE) && !Linktype.isLinkLayerSniffer(Linktype.bluetoothHCIH4))
+    }
+
+    @Test("every PacketLogger type is known; every monitor opcode has a name")
+    func namedTypes() {
+        typealias T = PacketLoggerReader.RecordType
+        #expect(T.known == [0x00, 0x01, 0x02, 0x03, 0x08, 0x09, 0x0A, 0x0B, 0x12, 0x13,
+                            0xF7, 0xF8, 0xF9, 0xFA, 0xFB, 0xFC, 0xFD, 0xFE])
+        #expect(MonitorOpcode.names.count == 20)
+        #expect((0...19).allSatisfy { MonitorOpcode.names[UInt16($0)] != nil })
+        #expect(MonitorOpcode.names[MonitorOpcode.newIndex] == "New Index")
+        #expect(MonitorOpcode.names[MonitorOpcode.isoRX] == "ISO RX")
+    }
 }

@@ -151,6 +151,25 @@ struct PacketLoggerReaderTests {
     }
 }
 
+@Suite("PacketLogger text types")
+struct PacketLoggerTextTypeTests {
+    @Test("types F7 (syslog) to FD (config) are notes, FE a new controller, F6 and FF not PacketLogger types")
+    func textTypes() throws {
+        let dir = try TemporaryDirectory()
+        let types: [UInt8] = [0xF7, 0xF8, 0xF9, 0xFA, 0xFB, 0xFC, 0xFD, 0xFE]
+        let bytes = types.flatMap {
+            CaptureBytes.pklgRecord(Array("text\0".utf8), type: $0, seconds: 1_700_000_000, micros: 0, bigEndian: false)
+        }
+        let (_, records, issues) = try readAll(try dir.write("text.pklg", bytes))
+        #expect(records.map(\.kind) == [RecordKind](repeating: .note, count: 7) + [.controllerAdded])
+        #expect(issues.count == 0)
+        for foreign: UInt8 in [0xF6, 0xFF] {
+            let path = try dir.write("foreign.pklg", CaptureBytes.pklgRecord([1, 2], type: foreign, seconds: 1, micros: 0, bigEndian: false))
+            #expect(throws: CaptureError(.notACapture, "")) { try OpenedCapture.open(path: path) }
+        }
+    }
+}
+
 @Suite("pcap and pcapng through libpcap")
 struct PcapReaderTests {
     @Test("linktype 201: BE direction word (1 = received), then H4")

@@ -48,6 +48,10 @@ public enum BTSnoopDatalink {
 
 /// pcap LINKTYPE values btlens knows (tcpdump.org linktypes, libpcap pcap/dlt.h).
 public enum Linktype {
+    public static let ethernet = 1
+    public static let rawIP = 101
+    public static let ieee80211 = 105
+    public static let linuxCooked = 113
     public static let bluetoothHCIH4 = 187
     public static let bluetoothHCIH4WithPHDR = 201
     public static let bluetoothLinuxMonitor = 254
@@ -56,28 +60,29 @@ public enum Linktype {
     public static let nordicBLE = 272
     public static let ppi = 192
     public static let user0 = 147
+    public static let user15 = 162
     public static let bluetoothBREDRBB = 255
 
     /// Air-sniffer linktypes: recognised, counted, link layer not decoded yet.
     public static func isLinkLayerSniffer(_ l: Int) -> Bool {
         l == bluetoothLELL || l == bluetoothLELLWithPHDR || l == nordicBLE || l == ppi || l == bluetoothBREDRBB
-            || (147...162).contains(l)
+            || (user0...user15).contains(l)
     }
 
     public static func name(_ l: Int) -> String {
         switch l {
-        case 1: "Ethernet"
-        case 101: "raw IP"
-        case 105: "IEEE 802.11"
-        case 113: "Linux cooked"
-        case 187: "Bluetooth HCI H4"
-        case 192: "PPI"
-        case 201: "Bluetooth HCI H4 with pseudo-header"
-        case 251: "Bluetooth LE link layer"
-        case 254: "Bluetooth Linux monitor"
-        case 255: "Bluetooth BR/EDR baseband"
-        case 256: "Bluetooth LE link layer with pseudo-header"
-        case 272: "Nordic BLE sniffer"
+        case ethernet: "Ethernet"
+        case rawIP: "raw IP"
+        case ieee80211: "IEEE 802.11"
+        case linuxCooked: "Linux cooked"
+        case bluetoothHCIH4: "Bluetooth HCI H4"
+        case ppi: "PPI"
+        case bluetoothHCIH4WithPHDR: "Bluetooth HCI H4 with pseudo-header"
+        case bluetoothLELL: "Bluetooth LE link layer"
+        case bluetoothLinuxMonitor: "Bluetooth Linux monitor"
+        case bluetoothBREDRBB: "Bluetooth BR/EDR baseband"
+        case bluetoothLELLWithPHDR: "Bluetooth LE link layer with pseudo-header"
+        case nordicBLE: "Nordic BLE sniffer"
         default: "linktype \(l)"
         }
     }

@@ -114,9 +114,10 @@ public enum MonitorOpcode {
     }
 
     public static let names: [UInt16: String] = [
-        0: "New Index", 1: "Delete Index", 2: "Command", 3: "Event", 4: "ACL TX", 5: "ACL RX", 6: "SCO TX",
-        7: "SCO RX", 8: "Open Index", 9: "Close Index", 10: "Index Info", 11: "Vendor Diagnostic",
-        12: "System Note", 13: "User Logging", 14: "Control Open", 15: "Control Close", 16: "Control Command",
-        17: "Control Event", 18: "ISO TX", 19: "ISO RX",
+        newIndex: "New Index", deleteIndex: "Delete Index", command: "Command", event: "Event", aclTX: "ACL TX",
+        aclRX: "ACL RX", scoTX: "SCO TX", scoRX: "SCO RX", openIndex: "Open Index", closeIndex: "Close Index",
+        indexInfo: "Index Info", vendorDiagnostic: "Vendor Diagnostic", systemNote: "System Note",
+        userLogging: "User Logging", controlOpen: "Control Open", controlClose: "Control Close",
+        controlCommand: "Control Command", controlEvent: "Control Event", isoTX: "ISO TX", isoRX: "ISO RX",
     ]
 }
