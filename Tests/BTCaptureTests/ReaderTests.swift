@@ -151,6 +151,25 @@ struct PacketLoggerReaderTests {
     }
 }
 
+@Suite("PacketLogger text types")
+struct PacketLoggerTextTypeTests {
+    @Test("types F7 (syslog) to FD (config) are notes, FE a new controller, F6 and FF not PacketLogger types")
+    func textTypes() throws {
+        let dir = try TemporaryDirectory()
+        let types: [UInt8] = [0xF7, 0xF8, 0xF9, 0xFA, 0xFB, 0xFC, 0xFD, 0xFE]
+        let bytes = types.flatMap {
+            CaptureBytes.pklgRecord(Array("text\0".utf8), type: $0, seconds: 1_700_000_000, micros: 0, bigEndian: false)
+        }
+        let (_, records, issues) = try readAll(try dir.write("text.pklg", bytes))
+        #expect(records.map(\.kind) == [RecordKind](repeating: .note, count: 7) + [.controllerAdded])
+        #expect(issues.count == 0)
+        for foreign: UInt8 in [0xF6, 0xFF] {
+            let path = try dir.write("foreign.pklg", CaptureBytes.pklgRecord([1, 2], type: foreign, seconds: 1, micros: 0, bigEndian: false))
+            #expect(throws: CaptureError(.notACapture, "")) { try OpenedCapture.open(path: path) }
+        }
+    }
+}
+
 @Suite("pcap and pcapng through libpcap")
 struct PcapReaderTests {
     @Test("linktype 201: BE direction word (1 = received), then H4")
@@ -227,6 +246,168 @@ struct PcapReaderTests {
         #expect(records.count == 1)
         #expect(issues.issues.first?.code == .truncatedRecord)
         #expect(issues.issues.first?.recordNumber == 2)
+    }
+}
+
+@Suite("pcap and pcapng errors from libpcap")
+struct PcapErrorTests {
+    static func pcap201() -> [UInt8] {
+        CaptureBytes.pcapHeader(linktype: 201)
+            + CaptureBytes.pcapRecord(CaptureBytes.be32(0) + [0x01] + resetCommand, seconds: 1, fraction: 0)
+            + CaptureBytes.pcapRecord(CaptureBytes.be32(1) + [0x04] + resetComplete, seconds: 1, fraction: 1)
+    }
+
+    static func pcapng201() -> [UInt8] {
+        CaptureBytes.pcapng(linktype: 201, packets: [(CaptureBytes.be32(0) + [0x01] + resetCommand, 1),
+                                                     (CaptureBytes.be32(1) + [0x04] + resetComplete, 2)])
+    }
+
+    /// Bytes dropped from the end: inside the last record's data, inside its header.
+    @Test("a file that ends inside a record is a truncated record, the records before it kept",
+          arguments: [("pcap", 4), ("pcap", 11 + 6), ("pcapng", 4), ("pcapng", 30)])
+    func cutShort(format: String, dropped: Int) throws {
+        let dir = try TemporaryDirectory()
+        let whole = format == "pcap" ? Self.pcap201() : Self.pcapng201()
+        let (_, records, issues) = try readAll(try dir.write("cut.\(format)", Array(whole.dropLast(dropped))))
+        #expect(records.count == 1)
+        #expect(issues.issues.map(\.code) == [.truncatedRecord])
+        #expect(issues.issues.first?.recordNumber == 2)
+        #expect(issues.issues.first?.byteOffset == (format == "pcap" ? 48 : 88))
+    }
+
+    @Test("a record libpcap refuses with bytes still to come is a read error, not a truncation")
+    func refusedRecord() throws {
+        let dir = try TemporaryDirectory()
+        // caplen 0x7FFFFFFF: above any linktype's limit, so libpcap refuses the header before reading on.
+        let bytes = Self.pcap201() + CaptureBytes.le32(1) + CaptureBytes.le32(0) + CaptureBytes.le32(0x7FFF_FFFF)
+            + CaptureBytes.le32(0x7FFF_FFFF) + [UInt8](repeating: 0, count: 64)
+        let (_, records, issues) = try readAll(try dir.write("bad.pcap", bytes))
+        #expect(records.count == 2)
+        #expect(issues.issues.map(\.code) == [.readError])
+        #expect(issues.issues.first?.recordNumber == 3)
+    }
+}
+
+/// Offsets and lengths of every record, which `ReadRecord` leaves out.
+func recordExtents(_ path: String) throws -> [(offset: Int64, length: Int, originalLength: Int, payload: Int)] {
+    struct Collect: RecordSourceVisitor {
+        mutating func visit<S: RecordSource>(_ source: S) throws -> [(offset: Int64, length: Int, originalLength: Int, payload: Int)] {
+            var out: [(offset: Int64, length: Int, originalLength: Int, payload: Int)] = []
+            while let r = source.next() { out.append((r.offset, r.length, r.originalLength, r.payload.count)) }
+            return out
+        }
+    }
+    var visitor = Collect()
+    return try OpenedCapture.open(path: path).accept(&visitor)
+}
+
+@Suite("pcap record offsets and lengths")
+struct PcapExtentTests {
+    @Test("records longer than the snaplen: offsets and lengths count the bytes libpcap skipped")
+    func snaplenCut() throws {
+        let dir = try TemporaryDirectory()
+        let first = CaptureBytes.pcapRecord(CaptureBytes.be32(0) + [0x01] + resetCommand, seconds: 1, fraction: 0)  // 8 bytes
+        let second = CaptureBytes.pcapRecord(CaptureBytes.be32(1) + [0x04] + resetComplete, seconds: 1, fraction: 1)  // 11
+        let third = CaptureBytes.pcapRecord(CaptureBytes.be32(0) + [0x02] + aclReadRequest, seconds: 1, fraction: 2)  // 16
+        let bytes = CaptureBytes.pcapHeader(linktype: 201, snaplen: 8) + first + second + third
+        let extents = try recordExtents(try dir.write("snap.pcap", bytes))
+        #expect(extents.map(\.offset) == [24, 24 + 24, 24 + 24 + 27] as [Int64])
+        #expect(extents.map(\.length) == [24, 27, 32])
+        #expect(extents.map(\.payload) == [3, 3, 3])  // 8 bytes kept, 5 of them pseudo-header and H4
+        #expect(extents.map(\.originalLength) == [3, 6, 11])
+        let (_, records, issues) = try readAll(dir.file("snap.pcap"))
+        #expect(records.map(\.kind) == [.command, .event, .acl])
+        #expect(issues.count == 0)
+    }
+
+    @Test("pcapng offsets are where each block starts")
+    func pcapngOffsets() throws {
+        let dir = try TemporaryDirectory()
+        let bytes = CaptureBytes.pcapng(linktype: 201, packets: [(CaptureBytes.be32(0) + [0x01] + resetCommand, 1),
+                                                                 (CaptureBytes.be32(1) + [0x04] + resetComplete, 2)])
+        let extents = try recordExtents(try dir.write("x.pcapng", bytes))
+        // SHB 28 bytes, IDB 20; EPBs of 32 + data padded to 4.
+        #expect(extents.map(\.offset) == [48, 48 + 40] as [Int64])
+        #expect(extents.map(\.length) == [40, 44])
+    }
+
+    @Test("a header whose len is below the pseudo-header gives an original length of 0, never negative",
+          arguments: [(Linktype.bluetoothHCIH4, [UInt8]([0x01]) + resetCommand),
+                      (Linktype.bluetoothHCIH4WithPHDR, CaptureBytes.be32(0) + [0x01] + resetCommand),
+                      (Linktype.bluetoothLinuxMonitor, CaptureBytes.be16(0) + CaptureBytes.be16(2) + resetCommand)])
+    func originalLengthClamped(linktype: Int, frame: [UInt8]) throws {
+        let dir = try TemporaryDirectory()
+        let bytes = CaptureBytes.pcapHeader(linktype: UInt32(linktype))
+            + CaptureBytes.pcapRecord(frame, seconds: 1, fraction: 0, originalLength: 0)
+            + CaptureBytes.pcapRecord(frame, seconds: 1, fraction: 1, originalLength: 1)
+            + CaptureBytes.pcapRecord(frame, seconds: 1, fraction: 2)
+        let extents = try recordExtents(try dir.write("len.pcap", bytes))
+        #expect(extents.map(\.originalLength) == [0, 0, resetCommand.count])
+        #expect(extents.map(\.payload) == [resetCommand.count, resetCommand.count, resetCommand.count])
+    }
+}
+
+@Suite("pcap magics and byte orders")
+struct PcapMagicTests {
+    /// A classic pcap file with every field in the writer's byte order.
+    static func pcap(bigEndian: Bool, nanoseconds: Bool, records: [([UInt8], UInt32, UInt32)]) -> [UInt8] {
+        let u32 = bigEndian ? CaptureBytes.be32 : CaptureBytes.le32
+        let u16 = bigEndian ? CaptureBytes.be16 : CaptureBytes.le16
+        var out = u32(nanoseconds ? 0xA1B2_3C4D : 0xA1B2_C3D4) + u16(2) + u16(4) + u32(0) + u32(0) + u32(65535) + u32(201)
+        for (data, seconds, fraction) in records {
+            out += u32(seconds) + u32(fraction) + u32(UInt32(data.count)) + u32(UInt32(data.count)) + data
+        }
+        return out
+    }
+
+    @Test("µs and ns magics in both byte orders open as pcap with their resolution",
+          arguments: [(false, false), (false, true), (true, false), (true, true)])
+    func classic(bigEndian: Bool, nanoseconds: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let bytes = Self.pcap(bigEndian: bigEndian, nanoseconds: nanoseconds,
+                              records: [(CaptureBytes.be32(1) + [0x04] + resetComplete, 1_700_000_000, nanoseconds ? 123_456_789 : 123_456)])
+        let (info, records, issues) = try readAll(try dir.write("x.cap", bytes))
+        #expect(info.format == .pcap(linktype: 201))
+        #expect(info.timestampDigits == (nanoseconds ? 9 : 6))
+        #expect(records.map(\.kind) == [.event])
+        #expect(records.first?.micros == 1_700_000_000_123_456)
+        #expect(issues.count == 0)
+    }
+
+    /// A big-endian pcapng: SHB, IDB with `if_tsresol`, one EPB.
+    static func bigEndianPcapng(tsresol: UInt8, data: [UInt8], timestamp: UInt64) -> [UInt8] {
+        let be32 = CaptureBytes.be32, be16 = CaptureBytes.be16
+        let shbBody = be32(0x1A2B_3C4D) + be16(1) + be16(0) + [UInt8](repeating: 0xFF, count: 8)
+        var out = be32(0x0A0D_0D0A) + be32(UInt32(12 + shbBody.count)) + shbBody + be32(UInt32(12 + shbBody.count))
+        let idbBody = be16(201) + be16(0) + be32(0) + be16(9) + be16(1) + [tsresol, 0, 0, 0] + be16(0) + be16(0)
+        out += be32(1) + be32(UInt32(12 + idbBody.count)) + idbBody + be32(UInt32(12 + idbBody.count))
+        var epbBody = be32(0) + be32(UInt32(timestamp >> 32)) + be32(UInt32(timestamp & 0xFFFF_FFFF))
+            + be32(UInt32(data.count)) + be32(UInt32(data.count)) + data
+        while epbBody.count % 4 != 0 { epbBody.append(0) }
+        out += be32(6) + be32(UInt32(12 + epbBody.count)) + epbBody + be32(UInt32(12 + epbBody.count))
+        return out
+    }
+
+    @Test("a big-endian pcapng's if_tsresol is read in its byte order", arguments: [(UInt8(6), 6), (UInt8(9), 9)])
+    func bigEndianPcapng(tsresol: UInt8, digits: Int) throws {
+        let dir = try TemporaryDirectory()
+        let ts: UInt64 = tsresol == 9 ? 1_700_000_000_123_456_789 : 1_700_000_000_123_456
+        let bytes = Self.bigEndianPcapng(tsresol: tsresol, data: CaptureBytes.be32(1) + [0x04] + resetComplete, timestamp: ts)
+        let (info, records, issues) = try readAll(try dir.write("be.pcapng", bytes))
+        #expect(info.format == .pcapng(linktype: 201))
+        #expect(info.timestampDigits == digits)
+        #expect(records.first?.micros == 1_700_000_000_123_456)
+        #expect(issues.count == 0)
+    }
+
+    @Test("a file starting \"btsn\" but cut inside the btsnoop header is refused by the btsnoop reader")
+    func cutBTSnoopHeader() throws {
+        let dir = try TemporaryDirectory()
+        let error = #expect(throws: CaptureError.self) {
+            try OpenedCapture.open(path: try dir.write("cut.log", Array("btsnoop\0".utf8) + [0, 0]))
+        }
+        #expect(error?.code == .notACapture)
+        #expect(error?.message.hasPrefix("btsnoop file header is cut short") == true)
     }
 }
 

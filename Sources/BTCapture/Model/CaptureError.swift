@@ -1,8 +1,10 @@
-/// Why a capture cannot be read at all. Problems inside a readable capture are `CaptureIssue`s instead.
+/// Why a capture cannot be read (or written) at all. Problems inside a readable capture are `CaptureIssue`s
+/// instead.
 public struct CaptureError: Error, Sendable, CustomStringConvertible, Equatable {
     public enum Code: String, Sendable {
         case cannotOpen = "cannot-open"
         case readFailed = "read-failed"
+        case writeFailed = "write-failed"
         case notACapture = "not-a-capture"
         case unsupportedLinktype = "unsupported-linktype"
         case empty = "empty"

@@ -48,6 +48,10 @@ public enum BTSnoopDatalink {
 
 /// pcap LINKTYPE values btlens knows (tcpdump.org linktypes, libpcap pcap/dlt.h).
 public enum Linktype {
+    public static let ethernet = 1
+    public static let rawIP = 101
+    public static let ieee80211 = 105
+    public static let linuxCooked = 113
     public static let bluetoothHCIH4 = 187
     public static let bluetoothHCIH4WithPHDR = 201
     public static let bluetoothLinuxMonitor = 254
@@ -56,31 +60,55 @@ public enum Linktype {
     public static let nordicBLE = 272
     public static let ppi = 192
     public static let user0 = 147
+    public static let user15 = 162
     public static let bluetoothBREDRBB = 255
 
     /// Air-sniffer linktypes: recognised, counted, link layer not decoded yet.
     public static func isLinkLayerSniffer(_ l: Int) -> Bool {
         l == bluetoothLELL || l == bluetoothLELLWithPHDR || l == nordicBLE || l == ppi || l == bluetoothBREDRBB
-            || (147...162).contains(l)
+            || (user0...user15).contains(l)
     }
 
     public static func name(_ l: Int) -> String {
         switch l {
-        case 1: "Ethernet"
-        case 101: "raw IP"
-        case 105: "IEEE 802.11"
-        case 113: "Linux cooked"
-        case 187: "Bluetooth HCI H4"
-        case 192: "PPI"
-        case 201: "Bluetooth HCI H4 with pseudo-header"
-        case 251: "Bluetooth LE link layer"
-        case 254: "Bluetooth Linux monitor"
-        case 255: "Bluetooth BR/EDR baseband"
-        case 256: "Bluetooth LE link layer with pseudo-header"
-        case 272: "Nordic BLE sniffer"
+        case ethernet: "Ethernet"
+        case rawIP: "raw IP"
+        case ieee80211: "IEEE 802.11"
+        case linuxCooked: "Linux cooked"
+        case bluetoothHCIH4: "Bluetooth HCI H4"
+        case ppi: "PPI"
+        case bluetoothHCIH4WithPHDR: "Bluetooth HCI H4 with pseudo-header"
+        case bluetoothLELL: "Bluetooth LE link layer"
+        case bluetoothLinuxMonitor: "Bluetooth Linux monitor"
+        case bluetoothBREDRBB: "Bluetooth BR/EDR baseband"
+        case bluetoothLELLWithPHDR: "Bluetooth LE link layer with pseudo-header"
+        case nordicBLE: "Nordic BLE sniffer"
         default: "linktype \(l)"
         }
     }
+}
+
+/// The words that open pcap and pcapng files (libpcap sf-pcap.c and sf-pcapng.c, the tcpdump.org pcap and
+/// pcapng specifications), as read big-endian: a little-endian writer's file holds them byte-swapped.
+public enum PcapMagic {
+    /// pcap with microsecond timestamps.
+    public static let microseconds: UInt32 = 0xA1B2_C3D4
+    /// pcap with nanosecond timestamps.
+    public static let nanoseconds: UInt32 = 0xA1B2_3C4D
+    /// The pcapng Section Header Block type, which reads the same in both byte orders.
+    public static let pcapngSection: UInt32 = 0x0A0D_0D0A
+    /// The pcapng byte-order magic, after the section header's type and length.
+    public static let pcapngByteOrder: UInt32 = 0x1A2B_3C4D
+
+    /// Whether `word` (a file's first four bytes, read big-endian) opens a classic pcap file.
+    public static func isPcap(_ word: UInt32) -> Bool {
+        matches(word, microseconds) || matches(word, nanoseconds)
+    }
+
+    /// Whether `word` opens a pcap file with nanosecond timestamps.
+    public static func isNanosecondPcap(_ word: UInt32) -> Bool { matches(word, nanoseconds) }
+
+    static func matches(_ word: UInt32, _ magic: UInt32) -> Bool { word == magic || word == magic.byteSwapped }
 }
 
 /// Facts about an opened capture.

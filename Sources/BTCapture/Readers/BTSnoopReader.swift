@@ -22,10 +22,10 @@ public final class BTSnoopReader: RecordSource {
         self.source = source
         self.issues = issues
         guard try source.ensure(Self.fileHeaderLength) else {
-            throw CaptureError(.notACapture, "btsnoop file header is cut short (\(source.available) of 16 bytes)")
+            throw CaptureError(.notACapture, "btsnoop file header is cut short (\(source.available) of \(Self.fileHeaderLength) bytes)")
         }
         let header = source.peek(Self.fileHeaderLength)
-        guard header.prefix(8).elementsEqual(Self.magic) else {
+        guard header.prefix(Self.magic.count).elementsEqual(Self.magic) else {
             throw CaptureError(.notACapture, "not a btsnoop file")
         }
         let reader = ByteReader(header)

@@ -20,21 +20,23 @@ public enum OpenedCapture {
             if head.isEmpty { throw CaptureError(.empty, "empty file") }
             throw CaptureError(.notACapture, "too short to be a capture (\(head.count) bytes)")
         }
-        switch Array(head.prefix(4)) {
-        case [0x62, 0x74, 0x73, 0x6E]:  // "btsn"
+        // Four bytes are enough to choose; a cut-short btsnoop header is for the btsnoop reader to report.
+        if head.prefix(4).elementsEqual(BTSnoopReader.magic.prefix(4)) {
             return .btsnoop(try BTSnoopReader(source: source, issues: issues))
-        case [0xA1, 0xB2, 0xC3, 0xD4], [0xD4, 0xC3, 0xB2, 0xA1], [0xA1, 0xB2, 0x3C, 0x4D], [0x4D, 0x3C, 0xB2, 0xA1]:
-            return .pcap(try PcapReader(source: source, isPcapng: false, issues: issues))
-        case [0x0A, 0x0D, 0x0D, 0x0A]:
-            return .pcap(try PcapReader(source: source, isPcapng: true, issues: issues))
-        default:
-            if let bigEndian = PacketLoggerReader.sniff(head) {
-                return .packetLogger(PacketLoggerReader(source: source, bigEndian: bigEndian, issues: issues))
-            }
-            let first = Hex.string(UnsafeRawBufferPointer(rebasing: head.prefix(8)), separator: " ")
-            throw CaptureError(.notACapture,
-                               "not a Bluetooth capture (btsnoop, pcap, pcapng or PacketLogger); it starts with \(first)")
         }
+        let word = ByteReader(head).get(UInt32.self, at: 0, bigEndian: true) ?? 0
+        if PcapMagic.isPcap(word) {
+            return .pcap(try PcapReader(source: source, isPcapng: false, issues: issues))
+        }
+        if word == PcapMagic.pcapngSection {
+            return .pcap(try PcapReader(source: source, isPcapng: true, issues: issues))
+        }
+        if let bigEndian = PacketLoggerReader.sniff(head) {
+            return .packetLogger(PacketLoggerReader(source: source, bigEndian: bigEndian, issues: issues))
+        }
+        let first = Hex.string(UnsafeRawBufferPointer(rebasing: head.prefix(8)), separator: " ")
+        throw CaptureError(.notACapture,
+                           "not a Bluetooth capture (btsnoop, pcap, pcapng or PacketLogger); it starts with \(first)")
     }
 
     public var info: CaptureInfo {

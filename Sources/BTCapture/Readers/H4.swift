@@ -19,6 +19,25 @@ public enum H4PacketType {
         }
     }
 
+    /// The indicator for an HCI packet of `kind` (the inverse of `kind(_:)`), nil for records that are not HCI
+    /// packets.
+    @inlinable public static func indicator(for kind: RecordKind) -> UInt8? {
+        switch kind {
+        case .command: command
+        case .acl: acl
+        case .sco: sco
+        case .event: event
+        case .iso: iso
+        default: nil
+        }
+    }
+
+    /// The direction a container's one direction bit gives an HCI packet: received for events whatever the
+    /// record says (they only come from the controller), otherwise received only when known to be.
+    @inlinable public static func isReceived(_ kind: RecordKind, _ direction: Direction) -> Bool {
+        direction == .received || kind == .event
+    }
+
     /// Direction implied by the packet type where the container has none (commands go to the controller,
     /// events come from it).
     @inlinable public static func impliedDirection(_ kind: RecordKind) -> Direction {
@@ -95,9 +114,10 @@ public enum MonitorOpcode {
     }
 
     public static let names: [UInt16: String] = [
-        0: "New Index", 1: "Delete Index", 2: "Command", 3: "Event", 4: "ACL TX", 5: "ACL RX", 6: "SCO TX",
-        7: "SCO RX", 8: "Open Index", 9: "Close Index", 10: "Index Info", 11: "Vendor Diagnostic",
-        12: "System Note", 13: "User Logging", 14: "Control Open", 15: "Control Close", 16: "Control Command",
-        17: "Control Event", 18: "ISO TX", 19: "ISO RX",
+        newIndex: "New Index", deleteIndex: "Delete Index", command: "Command", event: "Event", aclTX: "ACL TX",
+        aclRX: "ACL RX", scoTX: "SCO TX", scoRX: "SCO RX", openIndex: "Open Index", closeIndex: "Close Index",
+        indexInfo: "Index Info", vendorDiagnostic: "Vendor Diagnostic", systemNote: "System Note",
+        userLogging: "User Logging", controlOpen: "Control Open", controlClose: "Control Close",
+        controlCommand: "Control Command", controlEvent: "Control Event", isoTX: "ISO TX", isoRX: "ISO RX",
     ]
 }

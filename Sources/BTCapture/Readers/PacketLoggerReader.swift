@@ -30,8 +30,9 @@ public final class PacketLoggerReader: RecordSource {
         public static let config: UInt8 = 0xFD
         public static let newController: UInt8 = 0xFE
 
-        public static let known: Set<UInt8> = [0x00, 0x01, 0x02, 0x03, 0x08, 0x09, 0x0A, 0x0B, 0x12, 0x13,
-                                               0xF7, 0xF8, 0xF9, 0xFA, 0xFB, 0xFC, 0xFD, 0xFE]
+        public static let known: Set<UInt8> = [command, event, aclSent, aclReceived, scoSent, scoReceived,
+                                               lmpSent, lmpReceived, isoSent, isoReceived, syslog, kernel,
+                                               kernelDebug, error, power, note, config, newController]
     }
 
     public let info: CaptureInfo
@@ -111,7 +112,7 @@ public final class PacketLoggerReader: RecordSource {
         case RecordType.lmpSent: (.vendorDiagnostic, .sent)
         case RecordType.lmpReceived: (.vendorDiagnostic, .received)
         case RecordType.newController: (.controllerAdded, .unknown)
-        case 0xF7...0xFD: (.note, .unknown)
+        case RecordType.syslog...RecordType.config: (.note, .unknown)  // the text types, notes included
         default: (.unknown, .unknown)
         }
     }

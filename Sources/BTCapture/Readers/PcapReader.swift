@@ -12,7 +12,6 @@ public final class PcapReader: RecordSource {
     public let issues: IssueLog
     public let linktype: Int
     let handle: OpaquePointer
-    let isPcapng: Bool
     var recordNumber = 0
     var stopped = false
     /// Where the previous record ended (start of the next block) in the stream.
@@ -25,7 +24,6 @@ public final class PcapReader: RecordSource {
     ///   - source: the stream positioned at its start; bytes it already buffered (sniffing) are replayed.
     public init(source: ByteSource, isPcapng: Bool, issues: IssueLog = IssueLog()) throws {
         self.issues = issues
-        self.isPcapng = isPcapng
         let startOffset = source.offset
         let prefix = source.takeBuffered()
         guard let stream = prefix.withUnsafeBytes({
@@ -63,39 +61,48 @@ public final class PcapReader: RecordSource {
 
     deinit { pcap_close(handle) }
 
-    /// Whether the file itself carries nanoseconds: the pcap magic A1B23C4D, or a pcapng if_tsresol of 9
+    /// pcapng: the Interface Description Block type, its if_tsresol option, the end of an option list, and
+    /// the if_tsresol value for nanoseconds (10^-9).
+    static let interfaceDescriptionBlock: UInt32 = 1
+    static let timestampResolutionOption: UInt16 = 9
+    static let endOfOptions: UInt16 = 0
+    static let nanosecondResolution: UInt8 = 9
+    /// A pcapng block's type, length and trailing length.
+    static let minimumBlockLength = 12
+    /// Blocks looked at for the first interface description.
+    static let blocksSearched = 8
+
+    /// Whether the file itself carries nanoseconds: the nanosecond pcap magic, or a pcapng if_tsresol of 9
     /// in the first interface block (libpcap does not expose the file's own resolution).
     static func sourceIsNano(_ prefix: [UInt8], _ isPcapng: Bool) -> Bool {
-        guard prefix.count >= 4 else { return false }
-        if isPcapng { return pcapngHasNanoResolution(prefix) }
-        let be = prefix[0] == 0xA1 && prefix[1] == 0xB2 && prefix[2] == 0x3C && prefix[3] == 0x4D
-        let le = prefix[0] == 0x4D && prefix[1] == 0x3C && prefix[2] == 0xB2 && prefix[3] == 0xA1
-        return be || le
+        prefix.withUnsafeBytes { bytes in
+            let reader = ByteReader(bytes)
+            if isPcapng { return pcapngHasNanoResolution(reader) }
+            guard let magic = reader.get(UInt32.self, at: 0, bigEndian: true) else { return false }
+            return PcapMagic.isNanosecondPcap(magic)
+        }
     }
 
-    /// Looks for an IDB with `if_tsresol` (option 9) of 9 in the first bytes.
-    static func pcapngHasNanoResolution(_ b: [UInt8]) -> Bool {
-        guard b.count >= 12 else { return false }
-        let bom = b[8...11]
-        let little = bom.elementsEqual([0x4D, 0x3C, 0x2B, 0x1A])
-        func u32(_ o: Int) -> Int? {
-            guard o + 4 <= b.count else { return nil }
-            return little ? Int(b[o]) | Int(b[o + 1]) << 8 | Int(b[o + 2]) << 16 | Int(b[o + 3]) << 24
-                : Int(b[o]) << 24 | Int(b[o + 1]) << 16 | Int(b[o + 2]) << 8 | Int(b[o + 3])
-        }
-        func u16(_ o: Int) -> Int? {
-            guard o + 2 <= b.count else { return nil }
-            return little ? Int(b[o]) | Int(b[o + 1]) << 8 : Int(b[o]) << 8 | Int(b[o + 1])
-        }
+    /// Looks for an IDB with `if_tsresol` of 9 in the first bytes.
+    static func pcapngHasNanoResolution(_ b: ByteReader) -> Bool {
+        // Block type, block length, then the section header's byte-order magic.
+        guard let order = b.get(UInt32.self, at: 8) else { return false }
+        let bigEndian = order != PcapMagic.pcapngByteOrder
         var offset = 0
-        for _ in 0..<8 {
-            guard let type = u32(offset), let length = u32(offset + 4), length >= 12 else { return false }
-            if type == 1 {  // Interface Description Block: linktype u16, reserved u16, snaplen u32, options
+        for _ in 0..<blocksSearched {
+            guard let type = b.get(UInt32.self, at: offset, bigEndian: bigEndian),
+                  let length = b.get(UInt32.self, at: offset + 4, bigEndian: bigEndian).map(Int.init),
+                  length >= minimumBlockLength
+            else { return false }
+            if type == interfaceDescriptionBlock {  // linktype u16, reserved u16, snaplen u32, options
                 var o = offset + 16
                 let end = offset + length - 4
-                while o + 4 <= end, let code = u16(o), let len = u16(o + 2) {
-                    if code == 0 { break }
-                    if code == 9, o + 4 < b.count { return b[o + 4] == 9 }
+                while o + 4 <= end, let code = b.get(UInt16.self, at: o, bigEndian: bigEndian),
+                      let len = b.get(UInt16.self, at: o + 2, bigEndian: bigEndian).map(Int.init) {
+                    if code == endOfOptions { break }
+                    if code == timestampResolutionOption, let resolution = b.get(UInt8.self, at: o + 4) {
+                        return resolution == nanosecondResolution
+                    }
                     o += 4 + (len + 3) & ~3
                 }
                 return false
@@ -120,8 +127,11 @@ public final class PcapReader: RecordSource {
             stopped = true
             return nil
         default:
+            // libpcap returns the same error for a file that ends inside a record and for a read error or a
+            // header it refuses; only its wording tells them apart. The stream does not depend on wording: it is
+            // at end of file only when the data ran out before the record did.
             let message = String(cString: pcap_geterr(handle))
-            let code: CaptureIssue.Code = message.contains("truncated") ? .truncatedRecord : .readError
+            let code: CaptureIssue.Code = feof(file) != 0 ? .truncatedRecord : .readError
             issues.report(code, record: recordNumber + 1, offset: startOffset, "libpcap: \(message)")
             stopped = true
             return nil
@@ -129,8 +139,9 @@ public final class PcapReader: RecordSource {
         guard let header = headerPointer?.pointee, let data = dataPointer else { return nil }
         recordNumber += 1
         let captured = Int(header.caplen)
-        // A pcap record is exactly a 16-byte header plus the data; pcapng blocks start where the last ended.
-        let offset = isPcapng ? startOffset : endOffset - 16 - Int64(captured)
+        // A record (pcap header and data, pcapng block) starts where the last one ended. Not worked back from
+        // caplen: libpcap lowers caplen to the file's snaplen and skips the bytes past it.
+        let offset = startOffset
         let bytes = UnsafeRawBufferPointer(start: data, count: captured)
         let timestamp = Timestamp(seconds: Int64(header.ts.tv_sec), nanoseconds: Int64(header.ts.tv_usec))
         var record = CaptureRecord(number: recordNumber, offset: offset, timestamp: timestamp, direction: .unknown,
@@ -144,7 +155,6 @@ public final class PcapReader: RecordSource {
             record.direction = H4PacketType.impliedDirection(record.kind)
             record.sourceType = UInt32(indicator)
             record.payload = UnsafeRawBufferPointer(rebasing: bytes[1...])
-            record.originalLength -= 1
         case Linktype.bluetoothHCIH4WithPHDR:
             // direction u32 BE: bit0 set = received (libpcap htonl(in != 0)), then H4.
             guard bytes.count >= 5 else { break }
@@ -154,7 +164,6 @@ public final class PcapReader: RecordSource {
             record.direction = direction & 1 == 1 ? .received : .sent
             record.sourceType = UInt32(indicator)
             record.payload = UnsafeRawBufferPointer(rebasing: bytes[5...])
-            record.originalLength -= 5
         case Linktype.bluetoothLinuxMonitor:
             // adapter_id u16 BE, opcode u16 BE, then the monitor payload.
             guard bytes.count >= 4 else { break }
@@ -164,10 +173,12 @@ public final class PcapReader: RecordSource {
             record.controller = adapter
             record.sourceType = UInt32(opcode)
             record.payload = UnsafeRawBufferPointer(rebasing: bytes[4...])
-            record.originalLength -= 4
         default:
             record.kind = .linkLayer
         }
+        // The original length leaves out the pseudo-header and H4 byte the payload starts after; at least 0, as a
+        // corrupt header's len may be smaller than what it says was captured.
+        record.originalLength = max(0, record.originalLength - (captured - record.payload.count))
         return record
     }
 }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BTWire
 
 /// Writes Apple PacketLogger (.pklg) files: no file header; records of `len u32` (the bytes after it),
@@ -10,33 +7,26 @@ import BTWire
 /// index. Buffered like `BTSnoopWriter`: a reader never sees half a record after `flush()`.
 public final class PacketLoggerWriter {
     public let bigEndian: Bool
-    let fd: Int32
-    let ownsDescriptor: Bool
-    var buffer: [UInt8] = []
-    public let flushThreshold: Int
+    let output: BufferedDescriptorWriter
+    public var flushThreshold: Int { output.flushThreshold }
 
     typealias RecordType = PacketLoggerReader.RecordType
     static let microsecondsPerSecond: Int64 = 1_000_000
     static let nanosecondsPerMicrosecond: Int64 = 1_000
 
-    public init(fd: Int32, bigEndian: Bool, ownsDescriptor: Bool = false, flushThreshold: Int = 1 << 20) {
-        self.fd = fd
+    init(output: BufferedDescriptorWriter, bigEndian: Bool) {
+        self.output = output
         self.bigEndian = bigEndian
-        self.ownsDescriptor = ownsDescriptor
-        self.flushThreshold = flushThreshold
-        buffer.reserveCapacity(flushThreshold + 65_600)
+    }
+
+    public convenience init(fd: Int32, bigEndian: Bool, ownsDescriptor: Bool = false, flushThreshold: Int = 1 << 20) {
+        self.init(output: BufferedDescriptorWriter(fd: fd, ownsDescriptor: ownsDescriptor, flushThreshold: flushThreshold),
+                  bigEndian: bigEndian)
     }
 
     /// Creates (truncates) `path`. The error gives only the cause: the caller names the file.
     public convenience init(path: String, bigEndian: Bool, flushThreshold: Int = 1 << 20) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CaptureError(.cannotOpen, String(cString: strerror(errno))) }
-        self.init(fd: fd, bigEndian: bigEndian, ownsDescriptor: true, flushThreshold: flushThreshold)
-    }
-
-    deinit {
-        try? flush()
-        if ownsDescriptor { close(fd) }
+        self.init(output: try BufferedDescriptorWriter(path: path, flushThreshold: flushThreshold), bigEndian: bigEndian)
     }
 
     /// The PacketLogger type for an HCI packet, nil for kinds the format has no type for.
@@ -77,38 +67,13 @@ public final class PacketLoggerWriter {
         append32(UInt32(truncatingIfNeeded: PacketLoggerReader.minimumLength + payload.count))
         append32(UInt32(truncatingIfNeeded: seconds))
         append32(UInt32(truncatingIfNeeded: fraction))
-        buffer.append(type)
-        buffer.append(contentsOf: payload)
-        if buffer.count >= flushThreshold { try flush() }
+        output.append(type)
+        output.append(contentsOf: payload)
+        try output.flushIfFull()
     }
 
-    @inline(__always) func append32(_ v: UInt32) {
-        if bigEndian {
-            buffer.append(UInt8(truncatingIfNeeded: v >> 24))
-            buffer.append(UInt8(truncatingIfNeeded: v >> 16))
-            buffer.append(UInt8(truncatingIfNeeded: v >> 8))
-            buffer.append(UInt8(truncatingIfNeeded: v))
-        } else {
-            buffer.append(UInt8(truncatingIfNeeded: v))
-            buffer.append(UInt8(truncatingIfNeeded: v >> 8))
-            buffer.append(UInt8(truncatingIfNeeded: v >> 16))
-            buffer.append(UInt8(truncatingIfNeeded: v >> 24))
-        }
-    }
+    @inline(__always) func append32(_ v: UInt32) { output.append32(v, bigEndian: bigEndian) }
 
-    public func flush() throws {
-        var written = 0
-        while written < buffer.count {
-            let n = buffer.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return Glibc.write(fd, base + written, raw.count - written)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CaptureError(.readFailed, "write failed: \(String(cString: strerror(errno)))")
-            }
-            written += n
-        }
-        buffer.removeAll(keepingCapacity: true)
-    }
+    /// Writes what is buffered; after a failure, calling again resumes where the descriptor stopped.
+    public func flush() throws { try output.flush() }
 }

@@ -53,7 +53,7 @@ public final class PcapWriter: HCIRecordWriter {
     /// Writes one frame exactly as given (the linktype's pseudo-header already included).
     public func writeFrame(timestamp: Timestamp, frame bytes: UnsafeRawBufferPointer) throws {
         guard let dumper, let base = bytes.baseAddress else {
-            throw CaptureError(.readFailed, "pcap writer is closed")
+            throw CaptureError(.writeFailed, "pcap writer is closed")
         }
         let ns = timestamp.nanoseconds
         let seconds = ns >= 0 ? ns / Self.nanosecondsPerSecond : (ns - Self.nanosecondsPerSecond + 1) / Self.nanosecondsPerSecond
@@ -76,12 +76,11 @@ public final class PcapWriter: HCIRecordWriter {
         frame.removeAll(keepingCapacity: true)
         switch linktype {
         case Linktype.bluetoothHCIH4:
-            guard let indicator = Self.indicator(kind) else { return }
+            guard let indicator = H4PacketType.indicator(for: kind) else { return }
             frame.append(indicator)
         case Linktype.bluetoothHCIH4WithPHDR:
-            guard let indicator = Self.indicator(kind) else { return }
-            let received = direction == .received || kind == .event
-            append32BE(received ? Self.directionReceived : Self.directionSent)
+            guard let indicator = H4PacketType.indicator(for: kind) else { return }
+            append32BE(H4PacketType.isReceived(kind, direction) ? Self.directionReceived : Self.directionSent)
             frame.append(indicator)
         case Linktype.bluetoothLinuxMonitor:
             guard let opcode = monitorOpcode ?? MonitorOpcode.opcode(kind: kind, direction: direction) else { return }
@@ -102,7 +101,7 @@ public final class PcapWriter: HCIRecordWriter {
     public func flush() throws {
         guard let dumper else { return }
         if pcap_dump_flush(dumper) != 0 {
-            throw CaptureError(.readFailed, "pcap write failed: \(String(cString: strerror(errno)))")
+            throw CaptureError(.writeFailed, "pcap write failed: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -112,18 +111,7 @@ public final class PcapWriter: HCIRecordWriter {
         let flushed = pcap_dump_flush(d) == 0
         pcap_dump_close(d)
         dumper = nil
-        if !flushed { throw CaptureError(.readFailed, "pcap write failed: \(String(cString: strerror(errno)))") }
-    }
-
-    static func indicator(_ kind: RecordKind) -> UInt8? {
-        switch kind {
-        case .command: H4PacketType.command
-        case .event: H4PacketType.event
-        case .acl: H4PacketType.acl
-        case .sco: H4PacketType.sco
-        case .iso: H4PacketType.iso
-        default: nil
-        }
+        if !flushed { throw CaptureError(.writeFailed, "pcap write failed: \(String(cString: strerror(errno)))") }
     }
 
     @inline(__always) func append16BE(_ v: UInt16) {

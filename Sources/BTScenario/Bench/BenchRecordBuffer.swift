@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BTCapture
 import BTWire
 
@@ -111,17 +108,16 @@ final class BenchRecordBuffer {
         base.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt16.self)
     }
 
+    /// Writes the buffered bytes. On failure the bytes already written are dropped (and counted in
+    /// `flushed`) before the error is thrown, so a retry does not write them twice.
     func flush() throws {
         var written = 0
-        while written < position {
-            let n = write(fd, base + written, position - written)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CaptureError(.readFailed, "write failed: \(String(cString: strerror(errno)))")
-            }
-            written += n
+        defer {
+            let rest = position - written
+            if rest > 0 && written > 0 { base.copyMemory(from: base + written, byteCount: rest) }
+            flushed += Int64(written)
+            position = rest
         }
-        flushed += Int64(position)
-        position = 0
+        try BufferedDescriptorWriter.write(fd, UnsafeRawBufferPointer(start: base, count: position), written: &written)
     }
 }
