@@ -24,6 +24,14 @@ public struct ConnectionTracker {
     var dropped = 0
     /// Peer of the last create-connection command per controller, for failed attempts.
     var pendingPeer: [UInt16: BDAddr] = [:]
+    /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
+    var peerLinks: [PeerLinkKey: Int] = [:]
+
+    struct PeerLinkKey: Hashable {
+        var controller: UInt16
+        var peer: BDAddr?
+        var transport: LinkTransport
+    }
 
     init(options: TrackerOptions) { self.options = options }
 
@@ -36,7 +44,7 @@ public struct ConnectionTracker {
     // MARK: - Lifecycle
 
     mutating func openConnection(controller: UInt16, handle: UInt16, transport: LinkTransport, at: RecordRef,
-                                 implicit: Bool) -> Connection {
+                                 implicit: Bool, peer: BDAddr? = nil) -> Connection {
         if let previous = open[Self.key(controller, handle)] {
             // The handle came back without a Disconnection Complete in the capture: the old link is over.
             close(previous, at: at, reason: nil, event: .closedByReset)
@@ -44,6 +52,10 @@ public struct ConnectionTracker {
         let c = Connection(id: nextID, controller: controller, handle: handle, transport: transport, start: at,
                            implicitStart: implicit, options: options)
         nextID += 1
+        c.peerAddress = peer
+        let link = PeerLinkKey(controller: controller, peer: peer, transport: transport)
+        c.peerLink = (peerLinks[link] ?? 0) + 1
+        peerLinks[link] = c.peerLink
         open[Self.key(controller, handle)] = c
         return c
     }
@@ -80,9 +92,9 @@ public struct ConnectionTracker {
                                            transport: .le))
             return nil
         }
-        let c = openConnection(controller: at.controller, handle: e.handle, transport: .le, at: at, implicit: false)
+        let c = openConnection(controller: at.controller, handle: e.handle, transport: .le, at: at, implicit: false,
+                               peer: e.peerAddress)
         c.role = e.isCentral ? .central : .peripheral
-        c.peerAddress = e.peerAddress
         c.peerAddressType = e.peerAddressType
         let parameters = ConnectionParameters(interval: e.connectionInterval, latency: e.peripheralLatency,
                                               supervisionTimeout: e.supervisionTimeout)
@@ -148,8 +160,8 @@ public struct ConnectionTracker {
                 failed.append(FailedConnection(at: at, status: v.status, peerAddress: v.address, transport: .brEdr))
                 return
             }
-            let c = openConnection(controller: at.controller, handle: v.handle, transport: .brEdr, at: at, implicit: false)
-            c.peerAddress = v.address
+            let c = openConnection(controller: at.controller, handle: v.handle, transport: .brEdr, at: at, implicit: false,
+                                   peer: v.address)
             c.peerAddressType = .public
             c.encrypted = v.encryptionEnabled
             c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)
@@ -159,8 +171,8 @@ public struct ConnectionTracker {
             guard let status = r.readU8(), let handle = r.readU16(), let address = r.readAddress(),
                   status == HCIStatus.success.rawValue
             else { return }
-            let c = openConnection(controller: at.controller, handle: handle & 0x0FFF, transport: .sco, at: at, implicit: false)
-            c.peerAddress = address
+            let c = openConnection(controller: at.controller, handle: handle & 0x0FFF, transport: .sco, at: at, implicit: false,
+                                   peer: address)
             c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)
         case .disconnectionComplete:
             guard let d = DisconnectionComplete(p), d.status == .success else { return }
