@@ -59,7 +59,7 @@ public enum AuditSARIF {
                 ("level", .string(level(f.severity))),
                 ("message", .object([("text", .string(f.message + " " + f.advice))])),
                 ("locations", .array([.object([("physicalLocation", .object(location))])])),
-                ("partialFingerprints", .object([("btlens/v1", .string(f.fingerprint))])),
+                ("partialFingerprints", .object([("btlens/v2", .string(f.fingerprint))])),
                 ("properties", .object(properties)),
             ])
         }
