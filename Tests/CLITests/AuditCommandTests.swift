@@ -172,6 +172,19 @@ struct AuditCommandTests {
         #expect(other.status == 1)
     }
 
+    @Test("a baseline written before fingerprint v2 matches nothing, and the warning says so")
+    func legacyBaseline() throws {
+        let dir = try TemporaryDirectory()
+        // An entry as btlens wrote it before: the message without its digits.
+        let legacy = "BTL002|hci0|Scanned  s with duplicate filtering off:  reports from  devices, . reports per device per second."
+        let file = try dir.write("old.json", Array(#"{"findings": [{"fingerprint": "\#(legacy)"}]}"#.utf8))
+        let r = try run(["audit", "--baseline", file, Self.wasteful])
+        #expect(r.status == 1)
+        #expect(!r.stdout.contains("accepted by the baseline"))
+        #expect(r.stderr == "btlens: \(file): warning: 1 entry uses the fingerprint format of btlens before v2 and matches "
+            + "nothing (2 findings of this run that it accepted are reported again); write it again with --write-baseline\n")
+    }
+
     @Test("refreshing a baseline keeps the findings it already accepted")
     func baselineRefresh() throws {
         let dir = try TemporaryDirectory()
