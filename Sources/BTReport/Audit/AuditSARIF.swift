@@ -98,19 +98,26 @@ public enum AuditSARIF {
         return root.serialized()
     }
 
-    /// A relative path stays relative (SARIF viewers resolve it against the repository); "-" is stdin.
+    /// A capture's path as a URI reference: a relative path stays relative (SARIF viewers resolve it against the
+    /// repository), an absolute one becomes a `file://` URI, and "-" is stdin. Every UTF-8 byte other than RFC 3986's
+    /// unreserved characters (ALPHA, DIGIT, "-", ".", "_", "~") and the "/" between segments is percent-encoded, so
+    /// the result is a valid reference whatever the file is called: a space, "#", "?", "%", "[" or a non-ASCII name
+    /// included, and a ":" that would otherwise make the first segment read as a scheme.
     static func uri(_ path: String) -> String {
         if path == "-" { return "stdin" }
-        var out = ""
-        for scalar in path.unicodeScalars {
-            switch scalar {
-            case " ": out += "%20"
-            case "%": out += "%25"
-            case "#": out += "%23"
-            case "?": out += "%3F"
-            default: out.unicodeScalars.append(scalar)
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out = Array((path.hasPrefix("/") ? "file://" : "").utf8)
+        out.reserveCapacity(out.count + path.utf8.count)
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.append(byte)
+            default:
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
             }
         }
-        return path.hasPrefix("/") ? "file://" + out : out
+        return String(decoding: out, as: UTF8.self)
     }
 }
