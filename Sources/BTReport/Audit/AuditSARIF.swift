@@ -30,18 +30,28 @@ public enum AuditSARIF {
                                         ("tags", .array([.string("bluetooth"), .string(d.category.rawValue)]))])),
             ])
         }
+        // Each capture once, in input order; results and notifications point at it by index. Looked up in
+        // dictionaries (a linear search per finding was quadratic in large runs), its URI encoded once.
         var artifacts: [String] = []
-        for c in run.captures where !artifacts.contains(c.file) { artifacts.append(c.file) }
+        var artifactIndex: [String: Int] = [:]
+        for c in run.captures where artifactIndex[c.file] == nil {
+            artifactIndex[c.file] = artifacts.count
+            artifacts.append(c.file)
+        }
+        let artifactURIs = artifacts.map(uri)
+        func artifactLocation(_ file: String) -> JSONValue {
+            let index = artifactIndex[file]
+            return .object([("uri", .string(index.map { artifactURIs[$0] } ?? uri(file))), ("index", .int(index ?? 0))])
+        }
+        var ruleIndex: [String: Int] = [:]
+        for (i, d) in catalogue.enumerated() where ruleIndex[d.id] == nil { ruleIndex[d.id] = i }
         let results: [JSONValue] = run.findings.map { f in
             var region: [(String, JSONValue)] = []
             if let r = f.records.first {
                 region.append(("byteOffset", .int(Int(r.offset))))
                 region.append(("byteLength", .int(max(r.length, 1))))
             }
-            var location: [(String, JSONValue)] = [
-                ("artifactLocation", .object([("uri", .string(uri(f.file))),
-                                              ("index", .int(artifacts.firstIndex(of: f.file) ?? 0))])),
-            ]
+            var location: [(String, JSONValue)] = [("artifactLocation", artifactLocation(f.file))]
             if !region.isEmpty { location.append(("region", .object(region))) }
             var properties: [(String, JSONValue)] = [
                 ("rule", .string(f.rule)), ("controller", .int(Int(f.controller))),
@@ -55,7 +65,7 @@ public enum AuditSARIF {
             if let h = f.attributeHandle { properties.append(("attribute_handle", .string(Hex.u16(h)))) }
             return .object([
                 ("ruleId", .string(f.id)),
-                ("ruleIndex", .int(catalogue.firstIndex { $0.id == f.id } ?? 0)),
+                ("ruleIndex", .int(ruleIndex[f.id] ?? 0)),
                 ("level", .string(level(f.severity))),
                 ("message", .object([("text", .string(f.message + " " + f.advice))])),
                 ("locations", .array([.object([("physicalLocation", .object(location))])])),
@@ -71,8 +81,7 @@ public enum AuditSARIF {
                     ("level", .string("error")),
                     ("message", .object([("text", .string("cannot read the capture: \(error)"))])),
                     ("locations", .array([.object([("physicalLocation", .object([
-                        ("artifactLocation", .object([("uri", .string(uri(c.file))),
-                                                      ("index", .int(artifacts.firstIndex(of: c.file) ?? 0))])),
+                        ("artifactLocation", artifactLocation(c.file)),
                     ]))])])),
                 ])
             }
@@ -90,7 +99,7 @@ public enum AuditSARIF {
                     ("rules", .array(rules)),
                 ]))])),
                 ("invocations", .array([.object(invocation)])),
-                ("artifacts", .array(artifacts.map { .object([("location", .object([("uri", .string(uri($0)))]))]) })),
+                ("artifacts", .array(artifactURIs.map { .object([("location", .object([("uri", .string($0))]))]) })),
                 ("results", .array(results)),
                 ("columnKind", .string("unicodeCodePoints")),
             ])])),
