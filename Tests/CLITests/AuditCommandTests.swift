@@ -60,6 +60,30 @@ struct AuditCommandTests {
         #expect(markdown.stdout.contains("| severity | rule |"))
     }
 
+    @Test("SARIF names a capture with spaces, #, ?, % and non-ASCII letters by a valid file URI")
+    func sarifURI() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("capture 1 #2?100% ü[x].btsnoop")
+        try FileManager.default.copyItem(atPath: CLI.packageRoot.appendingPathComponent(Self.wasteful).path, toPath: path)
+        let sarif = try run(["audit", "--format", "sarif", path])
+        #expect(sarif.status == 1)
+        let sarifSchema = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/schemas/sarif-schema-2.1.0.json").path
+        if FileManager.default.fileExists(atPath: sarifSchema) { try SchemaValidation.validate(sarif.stdout, schema: sarifSchema) }
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(sarif.stdout.utf8)) as? [String: Any])
+        let runObject = try #require((root["runs"] as? [[String: Any]])?.first)
+        let artifacts = try #require(runObject["artifacts"] as? [[String: Any]])
+        let uri = try #require((artifacts.first?["location"] as? [String: Any])?["uri"] as? String)
+        #expect(uri.hasPrefix("file:///") && uri.hasSuffix("/capture%201%20%232%3F100%25%20%C3%BC%5Bx%5D.btsnoop"), "\(uri)")
+        #expect(try #require(URL(string: uri)).path == path)
+        let results = try #require(runObject["results"] as? [[String: Any]])
+        #expect(!results.isEmpty)
+        for result in results {
+            let location = ((result["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])?["artifactLocation"] as? [String: Any]
+            #expect(location?["uri"] as? String == uri)
+            #expect(location?["index"] as? Int == 0)
+        }
+    }
+
     @Test("an unreadable input fails the run in every format, as the exit code does")
     func unreadableStatus() throws {
         let dir = try TemporaryDirectory()
@@ -170,6 +194,19 @@ struct AuditCommandTests {
         #expect(again.stdout.contains("accepted by the baseline"))
         let other = try run(["audit", "--baseline", file, "samples/connection-churn.btsnoop"])
         #expect(other.status == 1)
+    }
+
+    @Test("a baseline written before fingerprint v2 matches nothing, and the warning says so")
+    func legacyBaseline() throws {
+        let dir = try TemporaryDirectory()
+        // An entry as btlens wrote it before: the message without its digits.
+        let legacy = "BTL002|hci0|Scanned  s with duplicate filtering off:  reports from  devices, . reports per device per second."
+        let file = try dir.write("old.json", Array(#"{"findings": [{"fingerprint": "\#(legacy)"}]}"#.utf8))
+        let r = try run(["audit", "--baseline", file, Self.wasteful])
+        #expect(r.status == 1)
+        #expect(!r.stdout.contains("accepted by the baseline"))
+        #expect(r.stderr == "btlens: \(file): warning: 1 entry uses the fingerprint format of btlens before v2 and matches "
+            + "nothing (2 findings of this run that it accepted are reported again); write it again with --write-baseline\n")
     }
 
     @Test("refreshing a baseline keeps the findings it already accepted")

@@ -21,6 +21,19 @@ struct GoldenReportTests {
         #expect(r.stdout == expected, "audit --format \(format) differs from Tests/CLITests/Golden/audit.\(ext)")
     }
 
+    @Test("the golden SARIF and JSON reports are valid against their schemas")
+    func goldenSchemas() throws {
+        try SchemaValidation.validate(try String(contentsOf: Self.golden.appendingPathComponent("audit.json"), encoding: .utf8),
+                                      schema: "Sources/BTReport/Schemas/audit.schema.json")
+        let sarifSchema = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/schemas/sarif-schema-2.1.0.json").path
+        guard FileManager.default.fileExists(atPath: sarifSchema) else {
+            FileHandle.standardError.write(Data("NOTE: \(sarifSchema) is absent: the golden SARIF not validated against the schema.\n".utf8))
+            return
+        }
+        try SchemaValidation.validate(try String(contentsOf: Self.golden.appendingPathComponent("audit.sarif"), encoding: .utf8),
+                                      schema: sarifSchema)
+    }
+
     @Test("timeline and gatt text", arguments: [("timeline", "timeline.txt"), ("gatt", "gatt.txt")])
     func tracking(_ command: String, _ name: String) throws {
         let r = try CLI.run([command, "samples/heart-rate-session.btsnoop"], directory: CLI.packageRoot.path)

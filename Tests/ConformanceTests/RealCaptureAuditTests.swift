@@ -54,4 +54,18 @@ struct RealCaptureAuditTests {
             #expect(f.records.allSatisfy { $0.number >= 1 && $0.number <= model.records })
         }
     }
+
+    @Test("every finding of a capture has a fingerprint of its own", arguments: RealCaptures.names)
+    func fingerprints(name: String) throws {
+        let capture = try OpenedCapture.open(path: RealCaptures.directory.appendingPathComponent(name).path)
+        var collector = TrackingCollector()
+        let model = try capture.accept(&collector)
+        // Every rule's own output, before the auditor's de-duplication could hide two that share a fingerprint.
+        let findings = RuleRegistry.all.flatMap { rule in
+            rule.init().evaluate(model, context: RuleContext(description: rule.description, overrides: [:]))
+        }
+        let repeated = Dictionary(grouping: findings.map(\.fingerprint), by: { $0 }).filter { $0.value.count > 1 }.keys
+        #expect(repeated.isEmpty, "\(repeated.sorted())")
+        #expect(Auditor().audit(model, file: name).count == findings.count)
+    }
 }

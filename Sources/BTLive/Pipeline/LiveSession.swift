@@ -34,7 +34,10 @@ public final class LiveSession {
     let tracker: CaptureTracker
     let auditor: Auditor
     var schedule: LiveAuditSchedule
-    /// Keys of the findings printed so far: a finding shows once although every later audit finds it again.
+    /// Fingerprints of the findings printed so far: a finding shows once although every later audit finds it
+    /// again, with other numbers and wording as the capture grows ("993 ms" becomes "3.2 s", "still connected"
+    /// becomes "before the disconnect"), which the fingerprint leaves out. A second link to the same peer, or a
+    /// second scan session, has a fingerprint of its own and shows anew.
     var shown: Set<String> = []
     var counters: CaptureTracker.LinkCounters
     var first: Timestamp?
@@ -133,18 +136,9 @@ public final class LiveSession {
         let findings = auditor.audit(tracker.snapshot(), file: options.label)
         schedule.ran(at: last)
         let now = last ?? Timestamp(nanoseconds: 0)
-        for f in findings where shown.insert(Self.key(f)).inserted {
+        for f in findings where shown.insert(f.fingerprint).inserted {
             output.line(LiveLines.finding(f, now: now, first: first ?? now, format: options.format))
         }
-    }
-
-    /// What makes a finding the same one in the next audit: the fingerprint's parts (rule, controller, link,
-    /// attribute) without its message, whose wording changes as the capture grows ("993 ms" becomes "3.2 s",
-    /// "still connected" becomes "before the disconnect"), plus the link's number, so a second connection to
-    /// the same peer reports anew. Findings without a link are told apart by when they start (a scan session).
-    static func key(_ f: Finding) -> String {
-        let link = f.connection.map { "#\($0.id)" } ?? "@\(f.start.nanoseconds)"
-        return "\(f.id)|hci\(f.controller)|\(link)|\(f.attributeHandle.map { Hex.u16($0) } ?? "-")"
     }
 
     // MARK: - The end

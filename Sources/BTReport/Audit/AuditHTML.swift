@@ -73,7 +73,9 @@ public enum AuditHTML {
             (x(s.start.timestamp), x(s.end?.timestamp ?? last), s.filterDuplicates ? "#7fb3d5" : "#e59866",
              "scan \(s.isActive ? "active" : "passive"), duplicates \(s.filterDuplicates ? "filtered" : "not filtered"), \(s.reports) reports")
         }
-        lanes.append(("scanning", scanBars, findings.filter { $0.connection == nil }))
+        // Findings by connection, gathered in one pass (nil: the scan lane), each in report order.
+        let byConnection = Dictionary(grouping: findings, by: { $0.connection?.id })
+        lanes.append(("scanning", scanBars, byConnection[nil] ?? []))
         if !model.ownAdvertising.isEmpty {
             lanes.append(("advertising", model.ownAdvertising.map { a in
                 (x(a.start.timestamp), x(a.end?.timestamp ?? last), "#a9cce3", "advertising set \(a.setHandle)")
@@ -83,7 +85,7 @@ public enum AuditHTML {
             let label = "#\(c.id) \(Hex.u16(c.handle))" + (c.peerAddress.map { " \($0.description.suffix(8))" } ?? "")
             let bar = (x(c.start.timestamp), x(c.end?.timestamp ?? last), "#82e0aa",
                        "connection #\(c.id)" + (c.disconnectReason.map { ", ended: \($0)" } ?? ", open"))
-            lanes.append((label, [bar], findings.filter { $0.connection?.id == c.id }))
+            lanes.append((label, [bar], byConnection[c.id] ?? []))
         }
         let height = Double(lanes.count) * lane + 30
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100%\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">"

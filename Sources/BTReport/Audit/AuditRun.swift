@@ -28,18 +28,19 @@ public struct AuditedCapture: Sendable {
 
 /// Everything one `btlens audit` run found, in input order.
 public struct AuditRun: Sendable {
-    public var captures: [AuditedCapture]
+    public let captures: [AuditedCapture]
     /// Findings at or above this severity fail the run; nil = never.
     public var failOn: Severity?
     public var version: String
+    /// Every capture's findings, in input order: gathered once, since each report reads them several times.
+    public let findings: [Finding]
 
     public init(captures: [AuditedCapture], failOn: Severity?, version: String) {
         self.captures = captures
         self.failOn = failOn
         self.version = version
+        findings = captures.flatMap(\.findings)
     }
-
-    public var findings: [Finding] { captures.flatMap(\.findings) }
 
     /// What a baseline written from this run accepts: the reported findings and those an earlier baseline
     /// already accepted, in the order a run without a baseline reports them.

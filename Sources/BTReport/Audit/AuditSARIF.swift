@@ -30,18 +30,28 @@ public enum AuditSARIF {
                                         ("tags", .array([.string("bluetooth"), .string(d.category.rawValue)]))])),
             ])
         }
+        // Each capture once, in input order; results and notifications point at it by index. Looked up in
+        // dictionaries (a linear search per finding was quadratic in large runs), its URI encoded once.
         var artifacts: [String] = []
-        for c in run.captures where !artifacts.contains(c.file) { artifacts.append(c.file) }
+        var artifactIndex: [String: Int] = [:]
+        for c in run.captures where artifactIndex[c.file] == nil {
+            artifactIndex[c.file] = artifacts.count
+            artifacts.append(c.file)
+        }
+        let artifactURIs = artifacts.map(uri)
+        func artifactLocation(_ file: String) -> JSONValue {
+            let index = artifactIndex[file]
+            return .object([("uri", .string(index.map { artifactURIs[$0] } ?? uri(file))), ("index", .int(index ?? 0))])
+        }
+        var ruleIndex: [String: Int] = [:]
+        for (i, d) in catalogue.enumerated() where ruleIndex[d.id] == nil { ruleIndex[d.id] = i }
         let results: [JSONValue] = run.findings.map { f in
             var region: [(String, JSONValue)] = []
             if let r = f.records.first {
                 region.append(("byteOffset", .int(Int(r.offset))))
                 region.append(("byteLength", .int(max(r.length, 1))))
             }
-            var location: [(String, JSONValue)] = [
-                ("artifactLocation", .object([("uri", .string(uri(f.file))),
-                                              ("index", .int(artifacts.firstIndex(of: f.file) ?? 0))])),
-            ]
+            var location: [(String, JSONValue)] = [("artifactLocation", artifactLocation(f.file))]
             if !region.isEmpty { location.append(("region", .object(region))) }
             var properties: [(String, JSONValue)] = [
                 ("rule", .string(f.rule)), ("controller", .int(Int(f.controller))),
@@ -55,11 +65,11 @@ public enum AuditSARIF {
             if let h = f.attributeHandle { properties.append(("attribute_handle", .string(Hex.u16(h)))) }
             return .object([
                 ("ruleId", .string(f.id)),
-                ("ruleIndex", .int(catalogue.firstIndex { $0.id == f.id } ?? 0)),
+                ("ruleIndex", .int(ruleIndex[f.id] ?? 0)),
                 ("level", .string(level(f.severity))),
                 ("message", .object([("text", .string(f.message + " " + f.advice))])),
                 ("locations", .array([.object([("physicalLocation", .object(location))])])),
-                ("partialFingerprints", .object([("btlens/v1", .string(f.fingerprint))])),
+                ("partialFingerprints", .object([("btlens/v2", .string(f.fingerprint))])),
                 ("properties", .object(properties)),
             ])
         }
@@ -71,8 +81,7 @@ public enum AuditSARIF {
                     ("level", .string("error")),
                     ("message", .object([("text", .string("cannot read the capture: \(error)"))])),
                     ("locations", .array([.object([("physicalLocation", .object([
-                        ("artifactLocation", .object([("uri", .string(uri(c.file))),
-                                                      ("index", .int(artifacts.firstIndex(of: c.file) ?? 0))])),
+                        ("artifactLocation", artifactLocation(c.file)),
                     ]))])])),
                 ])
             }
@@ -90,7 +99,7 @@ public enum AuditSARIF {
                     ("rules", .array(rules)),
                 ]))])),
                 ("invocations", .array([.object(invocation)])),
-                ("artifacts", .array(artifacts.map { .object([("location", .object([("uri", .string(uri($0)))]))]) })),
+                ("artifacts", .array(artifactURIs.map { .object([("location", .object([("uri", .string($0))]))]) })),
                 ("results", .array(results)),
                 ("columnKind", .string("unicodeCodePoints")),
             ])])),
@@ -98,19 +107,26 @@ public enum AuditSARIF {
         return root.serialized()
     }
 
-    /// A relative path stays relative (SARIF viewers resolve it against the repository); "-" is stdin.
+    /// A capture's path as a URI reference: a relative path stays relative (SARIF viewers resolve it against the
+    /// repository), an absolute one becomes a `file://` URI, and "-" is stdin. Every UTF-8 byte other than RFC 3986's
+    /// unreserved characters (ALPHA, DIGIT, "-", ".", "_", "~") and the "/" between segments is percent-encoded, so
+    /// the result is a valid reference whatever the file is called: a space, "#", "?", "%", "[" or a non-ASCII name
+    /// included, and a ":" that would otherwise make the first segment read as a scheme.
     static func uri(_ path: String) -> String {
         if path == "-" { return "stdin" }
-        var out = ""
-        for scalar in path.unicodeScalars {
-            switch scalar {
-            case " ": out += "%20"
-            case "%": out += "%25"
-            case "#": out += "%23"
-            case "?": out += "%3F"
-            default: out.unicodeScalars.append(scalar)
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out = Array((path.hasPrefix("/") ? "file://" : "").utf8)
+        out.reserveCapacity(out.count + path.utf8.count)
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.append(byte)
+            default:
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
             }
         }
-        return path.hasPrefix("/") ? "file://" + out : out
+        return String(decoding: out, as: UTF8.self)
     }
 }

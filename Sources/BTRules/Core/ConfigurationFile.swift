@@ -114,11 +114,20 @@ public struct ConfigurationFile: Sendable {
     }
 }
 
-/// Accepted findings: CI fails only on findings not in the baseline (matched by fingerprint).
+/// Accepted findings: CI fails only on findings not in the baseline (matched by fingerprint, `Finding.fingerprint`).
 public struct Baseline: Sendable {
     public var fingerprints: Set<String>
 
     public init(findings: [Finding]) { fingerprints = Set(findings.map(\.fingerprint)) }
+
+    /// Entries in the format btlens wrote before fingerprint version 2 (no `v2|` prefix): they match nothing.
+    public var legacyFingerprints: Set<String> {
+        fingerprints.filter { !$0.hasPrefix(Finding.fingerprintVersion + "|") }
+    }
+
+    /// Whether an old-format entry of this baseline accepted `f` (`Finding.legacyFingerprint`), to tell the user
+    /// why findings a baseline used to hide are reported again. It does not make the finding accepted.
+    public func acceptedBeforeV2(_ f: Finding) -> Bool { fingerprints.contains(f.legacyFingerprint) }
 
     /// Yams describes a syntax error over several lines, with a snippet of the file; btlens errors are one line:
     /// "line L, column C: problem".

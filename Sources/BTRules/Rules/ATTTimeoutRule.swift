@@ -19,6 +19,7 @@ public struct ATTTimeoutRule: Rule {
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         let limit = context.option("timeout_seconds")
         var findings: [Finding] = []
+        var repeats = RepeatNumbering()
         for c in model.connections {
             for e in c.events {
                 // The host's own requests, or — when we are the GATT server (peripheral role) — the peer's requests
@@ -26,8 +27,12 @@ public struct ATTTimeoutRule: Rule {
                 guard e.byHost || c.role == .peripheral,
                       case .attTimeout(let request, let handle, let waited, _) = e.kind, waited.seconds >= limit
                 else { continue }
+                // One finding per request opcode and attribute: a Write Request and a Read Request left
+                // unanswered on the same characteristic are two things.
+                let opcode = Hex.u8(request.rawValue)
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, attributeHandle: handle,
+                    discriminator: repeats.discriminator(opcode, key: "\(c.id)|\(handle.map { Hex.u16($0) } ?? "-")"),
                     start: e.at.timestamp, end: e.at.timestamp.adding(nanoseconds: Int64(saturating: waited.seconds * 1e9)),
                     records: [e.at] + (c.end.map { [$0] } ?? []),
                     message: "\(request)\(handle.map { " to " + RuleText.attribute($0, in: c) } ?? "") on \(RuleText.connection(c)) was not answered for \(RuleText.seconds(waited))."))

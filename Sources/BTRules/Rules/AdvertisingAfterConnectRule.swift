@@ -39,10 +39,12 @@ public struct AdvertisingAfterConnectRule: Rule {
                 candidate = (a, overlap.start, overlap.end, suspect)
             }
             guard let (a, start, end, _) = candidate else { continue }
+            let resumed = a.start.timestamp.nanoseconds > up
             findings.append(Finding(
-                rule: Self.description, controller: c.controller, connection: c, start: Timestamp(nanoseconds: start),
+                rule: Self.description, controller: c.controller, connection: c,
+                discriminator: resumed ? "resumed" : "left-on", start: Timestamp(nanoseconds: start),
                 end: Timestamp(nanoseconds: end), records: [c.start, a.start],
-                message: "Advertising (set \(a.setHandle)) was on for \(RuleText.seconds(end - start)) while \(RuleText.connection(c)) was up\(a.start.timestamp.nanoseconds > up ? ": it was turned back on \(RuleText.seconds(a.start.timestamp.nanoseconds - up)) after the central connected" : "")."))
+                message: "Advertising (set \(a.setHandle)) was on for \(RuleText.seconds(end - start)) while \(RuleText.connection(c)) was up\(resumed ? ": it was turned back on \(RuleText.seconds(a.start.timestamp.nanoseconds - up)) after the central connected" : "")."))
         }
         return findings
     }

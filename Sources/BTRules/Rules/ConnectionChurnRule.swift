@@ -47,15 +47,16 @@ public struct ConnectionChurnRule: Rule {
             let mean = durations.isEmpty ? 0 : durations.reduce(0, +) / Int64(durations.count)
             let last = span.last?.end ?? span[span.count - 1].start
             findings.append(Finding(
-                rule: Self.description, controller: span[0].controller, connection: span[0],
-                start: span[0].start.timestamp, end: last.timestamp, records: span.map(\.start),
+                rule: Self.description, controller: span[0].controller, connection: span[0], perPeer: true,
+                discriminator: "connections", start: span[0].start.timestamp, end: last.timestamp, records: span.map(\.start),
                 message: "\(span.count) connections to \(peer) within \(RuleText.seconds(span[span.count - 1].start.timestamp.nanoseconds - span[0].start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average."))
         }
         let failures = model.failedConnections.filter { $0.status != .unknownConnectionIdentifier }  // 0x02 = cancelled
         if failures.count >= Int(context.option("minimum_failures")), let first = failures.first, let last = failures.last {
             let statuses = Dictionary(grouping: failures, by: \.status).map { "\($0.key) (\(Hex.u8($0.key.rawValue))) ×\($0.value.count)" }.sorted()
             findings.append(Finding(
-                rule: Self.description, controller: first.at.controller, start: first.at.timestamp, end: last.at.timestamp,
+                rule: Self.description, controller: first.at.controller, discriminator: "failed-attempts",
+                start: first.at.timestamp, end: last.at.timestamp,
                 records: failures.prefix(8).map(\.at),
                 message: "\(failures.count) connection attempt\(failures.count == 1 ? "" : "s") failed: \(statuses.joined(separator: ", "))."))
         }

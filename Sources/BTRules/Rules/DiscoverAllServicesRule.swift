@@ -20,6 +20,7 @@ public struct DiscoverAllServicesRule: Rule {
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var findings: [Finding] = []
+        var repeats = RepeatNumbering()
         for c in model.connections {
             for d in c.discoveries where d.kind == .allPrimaryServices && d.isFullRange && d.byHost {
                 let services = c.gatt.services.filter { $0.isPrimary }
@@ -28,7 +29,8 @@ public struct DiscoverAllServicesRule: Rule {
                 }
                 let appServices = services.filter { !Self.systemServices.contains($0.uuid) }
                 findings.append(Finding(
-                    rule: Self.description, controller: c.controller, connection: c, start: d.first.timestamp,
+                    rule: Self.description, controller: c.controller, connection: c,
+                    discriminator: repeats.discriminator(key: "\(c.id)"), start: d.first.timestamp,
                     end: d.last.timestamp, records: d.records,
                     message: "\(RuleText.connection(c)) discovered all \(services.count) primary services (\(appServices.count) besides GAP/GATT) in \(d.requests) requests over \(RuleText.seconds(d.last.timestamp.nanoseconds - d.first.timestamp.nanoseconds)), then used \(used.count) of them."))
             }

@@ -25,7 +25,9 @@ public struct DuplicateScanRule: Rule {
     /// coalesces in the host — so the rule also asks for the cost to show: a session long enough, and the
     /// controller actually reporting each device again and again.
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
-        model.scans.filter { !$0.filterDuplicates }.compactMap { s in
+        // Sessions are told apart by their order among the reported ones on their controller.
+        var repeats = RepeatNumbering()
+        return model.scans.filter { !$0.filterDuplicates }.compactMap { s in
             let endTime = s.end?.timestamp ?? model.endTime
             let seconds = Double(endTime.nanoseconds - s.start.timestamp.nanoseconds) / 1e9
             let rate = s.uniqueDevices > 0 && seconds > 0 ? Double(s.reports) / Double(s.uniqueDevices) / seconds : 0
@@ -36,7 +38,8 @@ public struct DuplicateScanRule: Rule {
             var records = [s.start]
             if let end = s.end { records.append(end) }
             return Finding(
-                rule: Self.description, severity: severity, controller: s.controller, start: s.start.timestamp,
+                rule: Self.description, severity: severity, controller: s.controller,
+                discriminator: repeats.discriminator(key: "hci\(s.controller)"), start: s.start.timestamp,
                 end: endTime, records: records,
                 message: "Scanned \(RuleText.seconds(endTime.nanoseconds - s.start.timestamp.nanoseconds)) with duplicate filtering off: \(s.reports) reports from \(s.uniqueDevices) device\(s.uniqueDevices == 1 ? "" : "s"), \(DecimalText.fixed(perDevice, fractionDigits: 1)) reports per device per second.")
         }

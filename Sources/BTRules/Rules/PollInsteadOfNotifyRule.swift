@@ -22,6 +22,7 @@ public struct PollInsteadOfNotifyRule: Rule {
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var findings: [Finding] = []
+        var repeats = RepeatNumbering()
         for c in model.connections {
             for run in c.runs where run.kind == .read && run.sent && run.count >= Int(context.option("minimum_reads")) {
                 guard let characteristic = c.gatt.characteristic(valueHandle: run.handle), characteristic.canNotify,
@@ -31,6 +32,7 @@ public struct PollInsteadOfNotifyRule: Rule {
                 let kind = characteristic.properties.contains(.notify) ? "Notify" : "Indicate"
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, attributeHandle: run.handle,
+                    discriminator: repeats.discriminator(key: "\(c.id)|\(run.handle)"),
                     start: run.first.timestamp, end: run.last.timestamp, records: run.records,
                     message: "\(RuleText.connection(c)) read \(RuleText.attribute(run.handle, in: c)) \(run.count) times every \(RuleText.seconds(Int64(saturating: period * 1e9))) although it declares \(kind)."))
             }

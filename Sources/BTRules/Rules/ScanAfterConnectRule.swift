@@ -20,6 +20,7 @@ public struct ScanAfterConnectRule: Rule {
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         let grace = Int64(saturating: context.option("grace_seconds") * 1e9)
         var findings: [Finding] = []
+        var repeats = RepeatNumbering()
         for c in model.connections where c.transport == .le && !c.implicitStart {
             let up = c.start.timestamp.nanoseconds
             for s in model.scans where s.controller == c.controller && s.start.timestamp.nanoseconds <= up {
@@ -32,7 +33,7 @@ public struct ScanAfterConnectRule: Rule {
                 if let end = s.end { records.append(end) }
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c,
-                    start: c.start.timestamp, end: Timestamp(nanoseconds: endTime), records: records,
+                    discriminator: repeats.discriminator(key: "\(c.id)"), start: c.start.timestamp, end: Timestamp(nanoseconds: endTime), records: records,
                     message: "Scanning (\(s.isActive ? "active" : "passive"), duty cycle \(Int(saturating: (s.dutyCycle * 100).rounded())) %) continued \(RuleText.seconds(after)) after \(RuleText.connection(c)) came up\(stillOn)."))
             }
         }

@@ -27,10 +27,16 @@ public enum WastefulCentral {
     /// Only the fragments the controller's 27-byte buffers allow.
     public static let aclDataLength = HCIFraming.leMinimumACLDataLength
 
-    public static let scenario = Scenario(
-        name: name,
-        summary: "wasteful central: unfiltered scan left on, 7.5 ms idle link, full rediscovery, read polling, ATT timeout",
-        seed: 0x5741_5354, body: run)
+    public static let scenario = scenario(firstHandle: firstHandle, secondHandle: secondHandle)
+
+    /// The same session with other connection handles, as recording it again would give (the controller picks
+    /// a handle for each connection): everything else, packets and times included, is the same.
+    public static func scenario(firstHandle: UInt16, secondHandle: UInt16) -> Scenario {
+        Scenario(
+            name: name,
+            summary: "wasteful central: unfiltered scan left on, 7.5 ms idle link, full rediscovery, read polling, ATT timeout",
+            seed: 0x5741_5354, body: { run($0, firstHandle: firstHandle, secondHandle: secondHandle) })
+    }
 
     static var sensorAdvertiser: SimulatedAdvertiser {
         SimulatedAdvertiser(peer: sensor, kind: .legacy(LegacyReportType.advInd),
@@ -40,7 +46,7 @@ public enum WastefulCentral {
                             interval: SampleDevices.fastAdvertising, rssi: -63)
     }
 
-    static func run(_ s: HCIScript) {
+    static func run(_ s: HCIScript, firstHandle: UInt16, secondHandle: UInt16) {
         s.hostACLDataLength = aclDataLength
         s.controllerACLDataLength = aclDataLength
         s.setUpController()

@@ -47,6 +47,11 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var role: ConnectionRole = .unknown
     public internal(set) var peerAddress: BDAddr?
     public internal(set) var peerAddressType: AddressType?
+    /// Which link to its peer this is: 1 for the first connection to `peerAddress` on this controller and
+    /// transport in the capture, 2 for the next, and so on. Links whose peer the capture does not show (it
+    /// began mid-connection) are counted among themselves. Unlike `handle`, which the controller picks anew
+    /// for every connection, it is the same when a scenario is recorded again: finding fingerprints use it.
+    public internal(set) var peerLink = 1
     public internal(set) var start: RecordRef
     /// The capture began after this link was set up; `start` is its first packet.
     public internal(set) var implicitStart: Bool

@@ -24,6 +24,14 @@ public struct ConnectionTracker {
     var dropped = 0
     /// Peer of the last create-connection command per controller, for failed attempts.
     var pendingPeer: [UInt16: BDAddr] = [:]
+    /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
+    var peerLinks: [PeerLinkKey: Int] = [:]
+
+    struct PeerLinkKey: Hashable {
+        var controller: UInt16
+        var peer: BDAddr?
+        var transport: LinkTransport
+    }
 
     init(options: TrackerOptions) { self.options = options }
 
@@ -38,7 +46,7 @@ public struct ConnectionTracker {
     /// A new link, or nil past `maximumOpenConnections` (counted as dropped): a corrupt capture naming endless
     /// (controller, handle) pairs must not open endless links.
     mutating func openConnection(controller: UInt16, handle: UInt16, transport: LinkTransport, at: RecordRef,
-                                 implicit: Bool) -> Connection? {
+                                 implicit: Bool, peer: BDAddr? = nil) -> Connection? {
         if let previous = open[Self.key(controller, handle)] {
             // The handle came back without a Disconnection Complete in the capture: the old link is over.
             close(previous, at: at, reason: nil, event: .closedByReset)
@@ -50,6 +58,10 @@ public struct ConnectionTracker {
         let c = Connection(id: nextID, controller: controller, handle: handle, transport: transport, start: at,
                            implicitStart: implicit, options: options)
         nextID += 1
+        c.peerAddress = peer
+        let link = PeerLinkKey(controller: controller, peer: peer, transport: transport)
+        c.peerLink = (peerLinks[link] ?? 0) + 1
+        peerLinks[link] = c.peerLink
         open[Self.key(controller, handle)] = c
         return c
     }
@@ -86,10 +98,10 @@ public struct ConnectionTracker {
                                            transport: .le))
             return nil
         }
-        guard let c = openConnection(controller: at.controller, handle: e.handle, transport: .le, at: at, implicit: false)
+        guard let c = openConnection(controller: at.controller, handle: e.handle, transport: .le, at: at, implicit: false,
+                                     peer: e.peerAddress)
         else { return nil }
         c.role = e.isCentral ? .central : .peripheral
-        c.peerAddress = e.peerAddress
         c.peerAddressType = e.peerAddressType
         let parameters = ConnectionParameters(interval: e.connectionInterval, latency: e.peripheralLatency,
                                               supervisionTimeout: e.supervisionTimeout)
@@ -155,9 +167,9 @@ public struct ConnectionTracker {
                 failed.append(FailedConnection(at: at, status: v.status, peerAddress: v.address, transport: .brEdr))
                 return
             }
-            guard let c = openConnection(controller: at.controller, handle: v.handle, transport: .brEdr, at: at, implicit: false)
+            guard let c = openConnection(controller: at.controller, handle: v.handle, transport: .brEdr, at: at,
+                                         implicit: false, peer: v.address)
             else { return }
-            c.peerAddress = v.address
             c.peerAddressType = .public
             c.encrypted = v.encryptionEnabled
             c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)
@@ -168,9 +180,8 @@ public struct ConnectionTracker {
                   status == HCIStatus.success.rawValue
             else { return }
             guard let c = openConnection(controller: at.controller, handle: handle & 0x0FFF, transport: .sco, at: at,
-                                         implicit: false)
+                                         implicit: false, peer: address)
             else { return }
-            c.peerAddress = address
             c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)
         case .disconnectionComplete:
             guard let d = DisconnectionComplete(p), d.status == .success else { return }

@@ -65,6 +65,7 @@ extension Connection {
         c.role = role
         c.peerAddress = peerAddress
         c.peerAddressType = peerAddressType
+        c.peerLink = peerLink
         c.end = self.end
         c.disconnectReason = disconnectReason
         c.disconnectRequestedLocally = disconnectRequestedLocally

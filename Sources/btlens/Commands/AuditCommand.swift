@@ -152,6 +152,14 @@ struct AuditCommand: ParsableCommand {
         var captures = results.values
         captures += missing.map { AuditedCapture(file: $0, findings: [], error: "No such file or directory") }
         for c in captures where c.error != nil && !missing.contains(c.file) { Diagnostics.error(file: c.file, c.error ?? "") }
+        if let accepted, let baseline, !accepted.legacyFingerprints.isEmpty {
+            // Written by a btlens whose fingerprints held the message: none of those entries matches any more.
+            let old = accepted.legacyFingerprints.count
+            let again = captures.flatMap(\.findings).filter(accepted.acceptedBeforeV2).count
+            Diagnostics.warning(file: baseline, "\(old) entr\(old == 1 ? "y uses" : "ies use") the fingerprint format of btlens before "
+                + "\(Finding.fingerprintVersion) and match\(old == 1 ? "es" : "") nothing (\(again) finding\(again == 1 ? "" : "s") of this run "
+                + "that \(old == 1 ? "it" : "they") accepted \(again == 1 ? "is" : "are") reported again); write it again with --write-baseline")
+        }
 
         let run = AuditRun(captures: captures, failOn: threshold, version: BTLens.version)
         if let writeBaseline {
