@@ -16,7 +16,7 @@ struct BTLens: ParsableCommand {
             Use - to read a capture from standard input.
 
             Exit codes: 0 success, 1 findings at or above the failure threshold (audit), 2 usage error, \
-            3 input unreadable (missing, not a capture, not Bluetooth); live capture: 4 no Bluetooth in the \
+            3 input unreadable (missing, not a capture, not Bluetooth) or output unwritable; live capture: 4 no Bluetooth in the \
             kernel, 5 no permission (root or CAP_NET_RAW), 6 no controller.
 
             Examples:

@@ -25,7 +25,8 @@ struct AuditCommand: ParsableCommand {
             --baseline) lists accepted findings so CI fails only on new ones.
 
             Exit codes: 0 no finding reaches --fail-on, 1 at least one does, 2 usage or configuration error, \
-            3 an input could not be read.
+            3 an input could not be read (or a directory held no capture), or --output/--write-baseline could \
+            not be written.
 
             Examples:
               btlens audit samples/wasteful-central.btsnoop
