@@ -9,14 +9,15 @@ protocol PackedKey {
 ///
 /// Why not `Dictionary`: the tables behind per-packet work use it — devices per advertising report (most
 /// records of a scanning capture), attributes and activity runs per ATT PDU. `Dictionary` hashes with SipHash
-/// on every lookup; here a lookup costs one multiply and a linear probe over the keys. Keys and values are
-/// separate arrays so the probed part stays small: 4096 devices' keys take 32–64 KiB, about the first-level
-/// cache, where a 16-byte slot layout would not fit. Nothing allocates once the table has grown to its
-/// limit. Memory is bounded: at most `limit` keys in at most 2 × limit / 0.75 slots.
+/// on every lookup; here a lookup costs one multiply and a linear probe. Each slot is its key and value side
+/// by side (16 bytes), because every lookup here goes on to read or update the value: a found key then costs
+/// one cache line, not one in a key array and another in a value array. With thousands of devices the table
+/// outgrows the first-level cache, and that second line was a miss on most advertising reports. Nothing
+/// allocates once the table has grown to its limit. Memory is bounded: at most `limit` keys in at most
+/// 2 × limit / 0.75 slots of 16 bytes.
 struct KeyTable<Key: PackedKey>: Sendable {
-    /// `Key.rawValue` per slot, or 0 for an empty slot.
-    private var keys: [UInt64]
-    private var values: [Int64]
+    /// Slot `i` is `words[2i]` (`Key.rawValue`, or 0 for an empty slot) and `words[2i + 1]` (its value).
+    private var words: [UInt64]
     private(set) var count = 0
     private var shift: UInt64 = 0
     let limit: Int
@@ -29,11 +30,13 @@ struct KeyTable<Key: PackedKey>: Sendable {
         precondition(initialSlots > 1 && initialSlots.nonzeroBitCount == 1, "a power of two")
         self.limit = max(1, limit)
         self.initialSlots = initialSlots
-        keys = []
-        values = []
+        words = []
     }
 
     var isFull: Bool { count >= limit }
+
+    /// Slots allocated (0 before the first insertion).
+    var capacity: Int { words.count / 2 }
 
     @inline(__always)
     func home(_ raw: UInt64) -> Int {
@@ -44,83 +47,87 @@ struct KeyTable<Key: PackedKey>: Sendable {
     /// The slot holding `key`, or nil.
     @inline(__always)
     func slot(of key: Key) -> Int? {
-        guard !keys.isEmpty else { return nil }
-        let mask = keys.count - 1
-        var i = home(key.rawValue)
-        while true {
-            let k = keys[i]
-            if k == key.rawValue { return i }
-            if k == 0 { return nil }
-            i = (i + 1) & mask
+        words.withUnsafeBufferPointer { w in
+            guard !w.isEmpty else { return nil }
+            let mask = w.count / 2 - 1
+            var i = home(key.rawValue)
+            while true {
+                let k = w[2 &* i]
+                if k == key.rawValue { return i }
+                if k == 0 { return nil }
+                i = (i &+ 1) & mask
+            }
         }
     }
 
-    @inline(__always) func value(at slot: Int) -> Int64 { values[slot] }
-    @inline(__always) mutating func setValue(_ value: Int64, at slot: Int) { values[slot] = value }
+    @inline(__always) func value(at slot: Int) -> Int64 { Int64(bitPattern: words[2 * slot + 1]) }
+    @inline(__always) mutating func setValue(_ value: Int64, at slot: Int) { words[2 * slot + 1] = UInt64(bitPattern: value) }
 
     /// The slot holding `key`, inserting it with `value` when absent and there is room (`inserted` is then
     /// true); nil when absent and the table is full.
     @inline(__always)
     mutating func findOrInsert(_ key: Key, value: Int64) -> (slot: Int, inserted: Bool)? {
-        if keys.isEmpty { allocate(initialSlots) }
-        var mask = keys.count - 1
-        var i = home(key.rawValue)
-        while true {
-            let k = keys[i]
-            if k == key.rawValue { return (i, false) }
-            if k == 0 { break }
-            i = (i + 1) & mask
-        }
-        guard count < limit else { return nil }
-        if (count + 1) * 4 > keys.count * 3 {
-            // Keep the load factor at or below three quarters so probes stay short, then find the new empty slot.
-            grow()
-            mask = keys.count - 1
-            i = home(key.rawValue)
-            while keys[i] != 0 { i = (i + 1) & mask }
-        }
-        keys[i] = key.rawValue
-        values[i] = value
-        count += 1
-        return (i, true)
+        if let i = slot(of: key) { return (i, false) }
+        return insert(key, value: value)
     }
 
     /// Adds one to `key`'s value, inserting it with 1; false when absent and the table is full.
     @inline(__always)
     mutating func increment(_ key: Key) -> Bool {
-        guard let found = findOrInsert(key, value: 1) else { return false }
-        if !found.inserted { values[found.slot] &+= 1 }
-        return true
+        if let i = slot(of: key) {
+            words[2 * i + 1] &+= 1
+            return true
+        }
+        return insert(key, value: 1) != nil
     }
 
-    private mutating func allocate(_ size: Int) {
-        keys = Array(repeating: 0, count: size)
-        values = Array(repeating: 0, count: size)
-        shift = UInt64(64 - size.trailingZeroBitCount)
+    /// Inserts a key known to be absent. Out of line: it runs once per key, lookups run once per packet.
+    @inline(never)
+    private mutating func insert(_ key: Key, value: Int64) -> (slot: Int, inserted: Bool)? {
+        guard count < limit else { return nil }
+        if words.isEmpty {
+            allocate(initialSlots)
+        } else if (count + 1) * 4 > capacity * 3 {
+            // Keep the load factor at or below three quarters so probes stay short.
+            grow()
+        }
+        let mask = capacity - 1
+        var i = home(key.rawValue)
+        while words[2 * i] != 0 { i = (i + 1) & mask }
+        words[2 * i] = key.rawValue
+        words[2 * i + 1] = UInt64(bitPattern: value)
+        count += 1
+        return (i, true)
+    }
+
+    private mutating func allocate(_ slots: Int) {
+        words = Array(repeating: 0, count: 2 * slots)
+        shift = UInt64(64 - slots.trailingZeroBitCount)
     }
 
     private mutating func grow() {
-        let oldKeys = keys, oldValues = values
-        let size = keys.count * 2
-        allocate(size)
-        let mask = size - 1
-        for s in oldKeys.indices where oldKeys[s] != 0 {
-            var i = home(oldKeys[s])
-            while keys[i] != 0 { i = (i + 1) & mask }
-            keys[i] = oldKeys[s]
-            values[i] = oldValues[s]
+        let old = words
+        allocate(capacity * 2)
+        let mask = capacity - 1
+        for s in stride(from: 0, to: old.count, by: 2) where old[s] != 0 {
+            var i = home(old[s])
+            while words[2 * i] != 0 { i = (i + 1) & mask }
+            words[2 * i] = old[s]
+            words[2 * i + 1] = old[s + 1]
         }
     }
 
     /// Every (key, value), in slot order.
     var entries: [(key: Key, value: Int64)] {
-        keys.indices.compactMap { keys[$0] == 0 ? nil : (Key(rawValue: keys[$0]), values[$0]) }
+        stride(from: 0, to: words.count, by: 2).compactMap {
+            words[$0] == 0 ? nil : (Key(rawValue: words[$0]), Int64(bitPattern: words[$0 + 1]))
+        }
     }
 
     /// Forgets every key but keeps the grown storage, so the next user (scan session) does not allocate again.
     mutating func removeAll() {
         guard count > 0 else { return }
-        for i in keys.indices { keys[i] = 0 }
+        for i in words.indices { words[i] = 0 }
         count = 0
     }
 }

@@ -51,7 +51,7 @@ public struct ScanTracker {
         var reports = 0
         var scanResponses = 0
         var uncountedReports = 0
-        var sawExtendedReport = false
+        var extendedReports = 0
         /// The open session's `scheduledEnd`.
         var deadline: Timestamp?
 
@@ -72,9 +72,10 @@ public struct ScanTracker {
 
         @inline(__always)
         mutating func count(key: DeviceKey, scanResponse: Bool, extended: Bool) {
-            reports += 1
-            if scanResponse { scanResponses += 1 }
-            if extended { sawExtendedReport = true }
+            // Added, not branched on: both vary report by report, and a mispredicted branch costs more.
+            reports &+= 1
+            scanResponses &+= scanResponse ? 1 : 0
+            extendedReports &+= extended ? 1 : 0
             if !devices.increment(key) {
                 uncountedReports += 1
                 uncounted.insert(key)
@@ -121,7 +122,7 @@ public struct ScanTracker {
         session.reportsFromUncountedDevices = state.uncountedReports
         // Only an active scan gets scan responses: that much is known when the parameters are not.
         if session.phys.isEmpty && state.scanResponses > 0 { session.isActive = true }
-        if session.implicitStart && state.sawExtendedReport { session.isExtended = true }
+        if session.implicitStart && state.extendedReports > 0 { session.isExtended = true }
     }
 
     // MARK: Commands
@@ -271,7 +272,7 @@ public struct ScanTracker {
         controllers[c].reports = 0
         controllers[c].scanResponses = 0
         controllers[c].uncountedReports = 0
-        controllers[c].sawExtendedReport = false
+        controllers[c].extendedReports = 0
     }
 
     /// Ends the open session when its extended duration ran out before `at` (plus the grace for the event).
