@@ -229,6 +229,115 @@ struct ReassemblyTests {
         #expect(eatt == 0x0A)
     }
 
+    @Test("both directions of a dynamic channel share one bearer, so a request and its response can be paired")
+    func dynamicChannelBearers() {
+        var h = DecoderHarness()
+        func bearer(cid: UInt16, _ direction: Direction, handle: UInt16 = 0x0C) -> UInt32? {
+            var b: UInt32?
+            [UInt8](acl(handle: handle, pb: 0b10, l2cap(cid: cid, [0x0A, 0x03, 0x00]))).withUnsafeBytes { raw in
+                let record = CaptureRecord(number: 50, offset: 0, timestamp: Timestamp(nanoseconds: 0), direction: direction,
+                                           kind: .acl, controller: 0, sourceType: 0, originalLength: raw.count, payload: raw)
+                b = h.decoder.decode(record).l2cap?.bearer
+            }
+            return b
+        }
+        // We open ATT over BR/EDR (SCID 0x0041, the peer answers DCID 0x0070); the peer opens one too, with
+        // its own SCID 0x0041 and our DCID 0x0050.
+        _ = h.feed(.acl, acl(handle: 0x0C, pb: 0b10, l2cap(cid: 1, [0x02, 0x01, 0x04, 0x00, 0x1F, 0x00, 0x41, 0x00])), direction: .sent)
+        _ = h.feed(.acl, acl(handle: 0x0C, pb: 0b10, l2cap(cid: 1, [0x03, 0x01, 0x08, 0x00, 0x70, 0x00, 0x41, 0x00, 0, 0, 0, 0])))
+        _ = h.feed(.acl, acl(handle: 0x0C, pb: 0b10, l2cap(cid: 1, [0x02, 0x07, 0x04, 0x00, 0x1F, 0x00, 0x41, 0x00])))
+        _ = h.feed(.acl, acl(handle: 0x0C, pb: 0b10, l2cap(cid: 1, [0x03, 0x07, 0x08, 0x00, 0x50, 0x00, 0x41, 0x00, 0, 0, 0, 0])), direction: .sent)
+        let ours = bearer(cid: 0x70, .sent)
+        #expect(ours != nil && ours == bearer(cid: 0x41, .received))
+        let theirs = bearer(cid: 0x41, .sent)
+        #expect(theirs != nil && theirs == bearer(cid: 0x50, .received))
+        #expect(ours != theirs)
+        // Fixed channels keep their CID; an unopened dynamic CID differs per direction.
+        #expect(bearer(cid: 4, .sent) == 4 && bearer(cid: 4, .received) == 4)
+        #expect(bearer(cid: 0x99, .sent) != bearer(cid: 0x99, .received))
+    }
+
+    /// Opens EATT on handle 0x40: our SCID 0x0040, the peer's DCID 0x0045 (MTU 64, MPS 23, credits 5).
+    static func openEATT(_ h: inout DecoderHarness) {
+        _ = h.feed(.acl, acl(handle: 0x40, pb: 0b00, l2cap(cid: 5, [0x17, 0x02, 0x0A, 0x00, 0x27, 0x00, 64, 0, 23, 0, 5, 0, 0x40, 0x00])), direction: .sent)
+        _ = h.feed(.acl, acl(handle: 0x40, pb: 0b10, l2cap(cid: 5, [0x18, 0x02, 0x0A, 0x00, 64, 0, 23, 0, 5, 0, 0, 0, 0x45, 0x00])))
+    }
+
+    /// Decodes one ACL packet; returns the ATT PDU (copied) and the K-frames its SDU came in.
+    static func eattFeed(_ h: inout DecoderHarness, _ bytes: [UInt8], direction: Direction) -> (att: [UInt8]?, kFrames: Int, malformed: Bool) {
+        h.number += 1
+        let n = h.number
+        return bytes.withUnsafeBytes { raw in
+            let record = CaptureRecord(number: n, offset: Int64(n * 100), timestamp: Timestamp(nanoseconds: Int64(n)),
+                                       direction: direction, kind: .acl, controller: 0, sourceType: 0,
+                                       originalLength: raw.count, payload: raw)
+            let frame = h.decoder.decode(record)
+            return (frame.attPDU.map { Array($0) }, frame.l2cap?.kFrames ?? 0, frame.isMalformed)
+        }
+    }
+
+    @Test("an EATT SDU segmented into K-frames is reassembled; only the first K-frame carries the SDU length")
+    func eattSegmentedSDU() {
+        var h = DecoderHarness()
+        Self.openEATT(&h)
+        // A 40-byte Read Response (0x0B + 39 value bytes) sent by us to the peer on its CID 0x0045, MPS 23:
+        // K-frame 1 = SDU length 40 + 21 bytes, K-frame 2 = 19 bytes.
+        let sdu: [UInt8] = [0x0B] + (1...39).map { UInt8($0) }
+        let first = Self.eattFeed(&h, acl(handle: 0x40, pb: 0b00, l2cap(cid: 0x45, [40, 0] + sdu[0..<21])), direction: .sent)
+        #expect(first.att == nil && !first.malformed)
+        let second = Self.eattFeed(&h, acl(handle: 0x40, pb: 0b00, l2cap(cid: 0x45, Array(sdu[21...]))), direction: .sent)
+        #expect(second.att == sdu && second.kFrames == 2 && !second.malformed)
+        #expect(h.decoder.sdus.pendingCount == 0)
+        // The next K-frame starts a new SDU: a Write Command to handle 0x0021, whole in one K-frame.
+        let next = Self.eattFeed(&h, acl(handle: 0x40, pb: 0b00, l2cap(cid: 0x45, [4, 0, 0x52, 0x21, 0x00, 0x07])), direction: .sent)
+        #expect(next.att == [0x52, 0x21, 0x00, 0x07] && next.kFrames == 1)
+    }
+
+    @Test("EATT SDUs on the two directions of a channel pair are kept apart, and a disconnection forgets partial ones")
+    func eattSDUsPerChannel() {
+        var h = DecoderHarness()
+        Self.openEATT(&h)
+        // Partial SDUs both ways: 30 bytes announced, 10 sent each way.
+        _ = Self.eattFeed(&h, acl(handle: 0x40, pb: 0b00, l2cap(cid: 0x45, [30, 0] + [UInt8](repeating: 0x1B, count: 10))), direction: .sent)
+        _ = Self.eattFeed(&h, acl(handle: 0x40, pb: 0b10, l2cap(cid: 0x40, [30, 0] + [UInt8](repeating: 0x1D, count: 10))), direction: .received)
+        #expect(h.decoder.sdus.pendingCount == 2)
+        let rest = Self.eattFeed(&h, acl(handle: 0x40, pb: 0b10, l2cap(cid: 0x40, [UInt8](repeating: 0x1D, count: 20))), direction: .received)
+        #expect(rest.att == [UInt8](repeating: 0x1D, count: 30) && rest.kFrames == 2)
+        #expect(h.decoder.sdus.pendingCount == 1)
+        // Disconnection Complete for handle 0x0040, status 0, reason 0x13.
+        _ = h.feed(.event, [0x05, 0x04, 0x00, 0x40, 0x00, 0x13])
+        #expect(h.decoder.sdus.pendingCount == 0)
+    }
+
+    @Test("a K-frame beyond its SDU's announced length, or without an SDU length, is malformed and never trapped on")
+    func eattMalformedKFrames() {
+        var h = DecoderHarness()
+        Self.openEATT(&h)
+        // One K-frame carrying more than its SDU length announces.
+        let overlong = Self.eattFeed(&h, acl(handle: 0x40, pb: 0b00, l2cap(cid: 0x45, [2, 0, 0x0A, 0x03, 0x00])), direction: .sent)
+        #expect(overlong.att == nil && overlong.malformed)
+        // A continuation overrunning the SDU: 5 announced, 3 + 4 sent.
+        _ = Self.eattFeed(&h, acl(handle: 0x40, pb: 0b00, l2cap(cid: 0x45, [5, 0, 0x12, 0x21, 0x00])), direction: .sent)
+        let overrun = Self.eattFeed(&h, acl(handle: 0x40, pb: 0b00, l2cap(cid: 0x45, [1, 2, 3, 4])), direction: .sent)
+        #expect(overrun.att == nil && overrun.malformed && h.decoder.sdus.pendingCount == 0)
+        // A 1-byte K-frame has no room for the SDU length.
+        let short = Self.eattFeed(&h, acl(handle: 0x40, pb: 0b00, l2cap(cid: 0x45, [7])), direction: .sent)
+        #expect(short.att == nil && short.malformed)
+        // Partial SDUs on many channels stay bounded; the oldest is dropped and reported.
+        var sdus = SDUReassembler()
+        let issues = IssueLog()
+        let kFrame: [UInt8] = [100, 0, 1, 2, 3]
+        kFrame.withUnsafeBytes { raw in
+            let record = CaptureRecord(number: 1, offset: 0, timestamp: Timestamp(nanoseconds: 0), direction: .sent,
+                                       kind: .acl, controller: 0, sourceType: 0, originalLength: raw.count, payload: raw)
+            for cid in UInt16(0x40)..<UInt16(0x40 + SDUReassembler.maximumPending + 8) {
+                _ = sdus.push(raw, controller: 0, handle: 0x40, cid: cid, direction: .sent, record: record, issues: issues)
+            }
+        }
+        #expect(sdus.pendingCount == SDUReassembler.maximumPending)
+        #expect(issues.count == 8)
+    }
+
     @Test("a dynamic CID means ATT only in the direction it was opened for: each side numbers its own channels")
     func dynamicChannelsHaveDirections() {
         var h = DecoderHarness()

@@ -29,6 +29,7 @@ public struct PacketDecoder {
     public let issues: IssueLog
     public private(set) var reassembler = ACLReassembler()
     public private(set) var channels = ChannelMap()
+    public private(set) var sdus = SDUReassembler()
     /// (controller << 16 | opcode) → record number of the last such command, when `linksCommands`.
     var lastCommand: [UInt32: Int] = [:]
     /// Link Command Complete/Status to the record of their command (`DecodedFrame.commandRecord`). Only the
@@ -122,6 +123,7 @@ public struct PacketDecoder {
             if d.status == .success {
                 reassembler.clear(controller: record.controller, handle: d.handle)
                 channels.clear(controller: record.controller, handle: d.handle)
+                sdus.clear(controller: record.controller, handle: d.handle)
             }
         default:
             break
@@ -133,6 +135,7 @@ public struct PacketDecoder {
     mutating func forget(controller: UInt16) {
         reassembler.clear(controller: controller)
         channels.clear(controller: controller)
+        sdus.clear(controller: controller)
     }
 
     @inline(__always)
@@ -145,16 +148,26 @@ public struct PacketDecoder {
             reassembler.push(acl, record: record, issues: issues)
         else { return }
         let channel = channels.lookup(controller: record.controller, handle: acl.handle, cid: cid, direction: record.direction)
-        let pdu = L2CAPPDU(controller: record.controller, handle: acl.handle, direction: record.direction,
-                           channelID: cid, channel: channel, payload: payload, firstRecord: firstRecord,
+        var pdu = L2CAPPDU(controller: record.controller, handle: acl.handle, direction: record.direction,
+                           channelID: cid, channel: channel.proto, bearer: channel.bearer, payload: payload, firstRecord: firstRecord,
                            firstOffset: firstOffset, fragments: fragments)
-        switch channel {
+        switch channel.proto {
         case .brEdrSignaling, .leSignaling:
             channels.observeSignaling(controller: record.controller, handle: acl.handle, direction: record.direction,
                                       payload: payload)
-        case .att, .dynamicATT, .enhancedATT:
-            if pdu.attPayload?.isEmpty ?? true {
+        case .att, .dynamicATT:
+            if payload.isEmpty {
                 issues.report(.emptyPDU, record: record.number, offset: record.offset, "empty ATT PDU on \(L2CAPChannelID(rawValue: cid))")
+            }
+        case .enhancedATT:
+            if case .complete(let sdu, let kFrames) = sdus.push(payload, controller: record.controller, handle: acl.handle,
+                                                               cid: cid, direction: record.direction, record: record,
+                                                               issues: issues) {
+                pdu.sdu = sdu
+                pdu.kFrames = kFrames
+                if sdu.isEmpty {
+                    issues.report(.emptyPDU, record: record.number, offset: record.offset, "empty ATT PDU on \(L2CAPChannelID(rawValue: cid))")
+                }
             }
         default:
             break

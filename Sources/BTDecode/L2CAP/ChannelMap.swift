@@ -8,8 +8,17 @@ import BTCapture
 /// Each side numbers its own channels, so a CID means a channel only together with the direction of the PDU:
 /// the requester's source CIDs name PDUs travelling toward it, the responder's destination CIDs PDUs travelling
 /// toward the responder. Without directions (pcap linktype 187) every CID is registered for unknown direction.
-/// Bounded: entries of a handle are dropped on its Disconnection Complete.
+/// Both ends of a channel share one `bearer` number, so a request and its response (which travel on different
+/// CIDs) can be paired. Bounded: entries of a handle are dropped on its Disconnection Complete.
 public struct ChannelMap {
+    /// What a (handle, CID, direction) carries, and the channel it belongs to.
+    public struct Channel: Sendable, Equatable {
+        public var proto: L2CAPChannelProtocol
+        /// The same for both directions of one channel and different for every other channel of the link:
+        /// the CID for fixed channels; for a dynamic one, the requester's CID with which side requested above it.
+        public var bearer: UInt32
+    }
+
     struct ChannelKey: Hashable {
         var controller: UInt16
         var handle: UInt16
@@ -25,16 +34,27 @@ public struct ChannelMap {
         var direction: Direction
     }
 
-    var channels: [ChannelKey: L2CAPChannelProtocol] = [:]
+    var channels: [ChannelKey: Channel] = [:]
     var pending: [RequestKey: (psm: UInt16, sourceCIDs: [UInt16])] = [:]
     public static let maximumEntries = 4096
 
     public init() {}
 
     @inline(__always)
-    public func lookup(controller: UInt16, handle: UInt16, cid: UInt16, direction: Direction) -> L2CAPChannelProtocol {
-        if cid < L2CAPChannelID.firstDynamic || channels.isEmpty { return .fixed(cid) }
-        return channels[ChannelKey(controller: controller, handle: handle, cid: cid, direction: direction)] ?? .dynamic
+    public func lookup(controller: UInt16, handle: UInt16, cid: UInt16, direction: Direction) -> Channel {
+        if cid < L2CAPChannelID.firstDynamic || channels.isEmpty { return Channel(proto: .fixed(cid), bearer: UInt32(cid)) }
+        return channels[ChannelKey(controller: controller, handle: handle, cid: cid, direction: direction)]
+            ?? Channel(proto: .dynamic, bearer: Self.unknownBearer(cid: cid, direction: direction))
+    }
+
+    /// A dynamic channel whose opening was not seen: its CID and the direction of its PDUs stand for it.
+    static func unknownBearer(cid: UInt16, direction: Direction) -> UInt32 {
+        UInt32(cid) | UInt32(3 + direction.rawValue) << 16
+    }
+
+    /// The bearer of a channel opened by a request travelling in `direction`, whose requester's end is `cid`.
+    static func openedBearer(requesterCID cid: UInt16, requestDirection direction: Direction) -> UInt32 {
+        UInt32(cid) | UInt32(1 + direction.rawValue) << 24
     }
 
     /// Feeds a signalling PDU (CID 1: several commands; CID 5: one) travelling in `direction`.
@@ -65,18 +85,17 @@ public struct ChannelMap {
         case .creditBasedConnectionRequest(let psm, _, _, _, let scids):
             remember(request, psm: psm.rawValue, sources: Array(scids))
         case .connectionResponse(let dcid, _, let result, _):
-            guard let r = pending.removeValue(forKey: answered), result == 0 else { return }
-            register(answered, psm: r.psm, towardRequester: r.sourceCIDs, towardResponder: [dcid])
+            guard let r = pending.removeValue(forKey: answered), result == 0, let scid = r.sourceCIDs.first else { return }
+            register(answered, psm: r.psm, pairs: [(scid, dcid)])
         case .leCreditBasedConnectionResponse(let dcid, _, _, _, let result):
-            guard let r = pending.removeValue(forKey: answered), result == 0 else { return }
-            register(answered, psm: r.psm, towardRequester: r.sourceCIDs, towardResponder: [dcid])
-        case .creditBasedConnectionResponse(_, _, _, let result, let dcids):
+            guard let r = pending.removeValue(forKey: answered), result == 0, let scid = r.sourceCIDs.first else { return }
+            register(answered, psm: r.psm, pairs: [(scid, dcid)])
+        case .creditBasedConnectionResponse(_, _, _, _, let dcids):
             guard let r = pending.removeValue(forKey: answered) else { return }
-            let opened = dcids.filter { $0 != 0 }
-            // Result 0 is success; some results (e.g. 0x0004, some refused) still open the non-zero dcids.
-            if result == 0 || !opened.isEmpty {
-                register(answered, psm: r.psm, towardRequester: r.sourceCIDs, towardResponder: opened)
-            }
+            // The n-th destination CID answers the n-th source CID; 0 means that one was refused. Some results
+            // (e.g. 0x0004, some refused) still open the non-zero ones, so the CIDs decide, not the result.
+            let pairs = zip(r.sourceCIDs, dcids).filter { $0.1 != 0 }
+            register(answered, psm: r.psm, pairs: pairs.map { ($0.0, $0.1) })
         default:
             break
         }
@@ -88,18 +107,22 @@ public struct ChannelMap {
         pending[key] = (psm, sources)
     }
 
-    /// `request` is the request's key: PDUs toward the requester travel opposite to it.
-    mutating func register(_ request: RequestKey, psm: UInt16, towardRequester: [UInt16], towardResponder: [UInt16]) {
+    /// `request` is the request's key: PDUs toward the requester travel opposite to it, on the requester's
+    /// (source) CID of each pair; PDUs toward the responder on its (destination) CID.
+    mutating func register(_ request: RequestKey, psm: UInt16, pairs: [(source: UInt16, destination: UInt16)]) {
         let proto: L2CAPChannelProtocol = psm == L2CAPPSM.eatt.rawValue ? .enhancedATT : .dynamicATT
         if channels.count >= Self.maximumEntries { channels.removeAll() }
-        func add(_ cids: [UInt16], _ direction: Direction) {
-            for cid in cids where cid >= L2CAPChannelID.firstDynamic {
+        for (source, destination) in pairs {
+            let channel = Channel(proto: proto, bearer: Self.openedBearer(requesterCID: source,
+                                                                          requestDirection: request.direction))
+            func add(_ cid: UInt16, _ direction: Direction) {
+                guard cid >= L2CAPChannelID.firstDynamic else { return }
                 channels[ChannelKey(controller: request.controller, handle: request.handle, cid: cid,
-                                    direction: direction)] = proto
+                                    direction: direction)] = channel
             }
+            add(source, Self.opposite(request.direction))
+            add(destination, request.direction)
         }
-        add(towardRequester, Self.opposite(request.direction))
-        add(towardResponder, request.direction)
     }
 
     /// Forgets a controller's channels (HCI Reset, controller removed).

@@ -58,6 +58,9 @@ public struct L2CAPPDU {
     public var direction: Direction
     public var channelID: UInt16
     public var channel: L2CAPChannelProtocol
+    /// The channel, numbered the same in both directions (`ChannelMap.Channel.bearer`): a request and its
+    /// response on a dynamic channel travel on different CIDs but share this.
+    public var bearer: UInt32
     /// Information payload (after the basic header).
     public var payload: UnsafeRawBufferPointer
     /// Record where the PDU began (its first fragment) and its byte offset.
@@ -66,14 +69,32 @@ public struct L2CAPPDU {
     /// ACL fragments the PDU arrived in.
     public var fragments: Int
 
-    /// The ATT PDU for ATT-carrying channels. On EATT (credit-based) channels the first K-frame starts with a
-    /// 2-byte SDU length, which is stripped.
+    /// On EATT (credit-based) channels: the SDU this K-frame completed, without its SDU length; nil while the SDU
+    /// continues in later K-frames or when the K-frame was malformed. Set by `PacketDecoder`.
+    public var sdu: UnsafeRawBufferPointer?
+    /// K-frames the SDU arrived in (more than 1 when the sender segmented it).
+    public var kFrames = 1
+
+    public init(controller: UInt16, handle: UInt16, direction: Direction, channelID: UInt16,
+                channel: L2CAPChannelProtocol, bearer: UInt32, payload: UnsafeRawBufferPointer, firstRecord: Int,
+                firstOffset: Int64, fragments: Int) {
+        self.controller = controller
+        self.handle = handle
+        self.direction = direction
+        self.channelID = channelID
+        self.channel = channel
+        self.bearer = bearer
+        self.payload = payload
+        self.firstRecord = firstRecord
+        self.firstOffset = firstOffset
+        self.fragments = fragments
+    }
+
+    /// The ATT PDU for ATT-carrying channels: the payload, or on EATT the reassembled SDU (nil until complete).
     public var attPayload: UnsafeRawBufferPointer? {
         switch channel {
         case .att, .dynamicATT: return payload
-        case .enhancedATT:
-            guard payload.count >= 2 else { return nil }
-            return UnsafeRawBufferPointer(rebasing: payload[2...])
+        case .enhancedATT: return sdu
         default: return nil
         }
     }

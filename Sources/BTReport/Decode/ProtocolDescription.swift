@@ -12,6 +12,13 @@ enum ProtocolDescription {
         }
         switch pdu.channel {
         case .att, .dynamicATT, .enhancedATT:
+            if pdu.channel == .enhancedATT {
+                guard pdu.sdu != nil else {
+                    fields.append(DecodedField("payload", Hex.string(pdu.payload, separator: " ", limit: 64)))
+                    return ("EATT K-frame \(pdu.payload.count) bytes (part of an SDU)", fields)
+                }
+                if pdu.kFrames > 1 { fields.append(DecodedField("SDU", "reassembled from \(pdu.kFrames) K-frames")) }
+            }
             guard let bytes = pdu.attPayload else { return ("ATT (empty)", fields) }
             let att = ATTPDU(bytes)
             let prefix = pdu.channel == .enhancedATT ? "EATT " : "ATT "

@@ -20,6 +20,51 @@ public enum L2CAPFrame {
         }
     }
 
+    /// L2CAP Credit Based Connection Request (0x17): `spsm, mtu, mps, initial credits, source CIDs` (§4.25).
+    public static func creditBasedConnectionRequest(identifier: UInt8, spsm: L2CAPPSM, mtu: UInt16, mps: UInt16,
+                                                    credits: UInt16, sourceCIDs: [UInt16]) -> [UInt8] {
+        signal(.creditBasedConnectionRequest, identifier: identifier) { w in
+            w.u16(spsm.rawValue)
+            w.u16(mtu)
+            w.u16(mps)
+            w.u16(credits)
+            for cid in sourceCIDs { w.u16(cid) }
+        }
+    }
+
+    /// L2CAP Credit Based Connection Response (0x18): `mtu, mps, initial credits, result, destination CIDs`
+    /// (§4.26); result 0 is success.
+    public static func creditBasedConnectionResponse(identifier: UInt8, mtu: UInt16, mps: UInt16, credits: UInt16,
+                                                     result: UInt16, destinationCIDs: [UInt16]) -> [UInt8] {
+        signal(.creditBasedConnectionResponse, identifier: identifier) { w in
+            w.u16(mtu)
+            w.u16(mps)
+            w.u16(credits)
+            w.u16(result)
+            for cid in destinationCIDs { w.u16(cid) }
+        }
+    }
+
+    /// The information payloads of the K-frames that carry `sdu` on a credit-based channel (Core Vol 3 Part A
+    /// §3.4.3): the first starts with the SDU length, and none is longer than `mps`.
+    public static func kFrames(sdu: [UInt8], mps: Int) -> [[UInt8]] {
+        let first = max(0, mps - sduLengthSize)
+        var frames = [ByteWriter.build(capacity: min(mps, sdu.count + sduLengthSize)) { w in
+            w.u16(UInt16(truncatingIfNeeded: sdu.count))
+            w.append(sdu.prefix(first))
+        }]
+        var start = min(first, sdu.count)
+        while start < sdu.count {
+            let end = min(sdu.count, start + max(1, mps))
+            frames.append(Array(sdu[start..<end]))
+            start = end
+        }
+        return frames
+    }
+
+    /// The SDU length field of a first K-frame.
+    public static let sduLengthSize = 2
+
     /// Connection Parameter Update Request (0x12), peripheral to central, intervals in HCI units.
     public static func connectionParameterUpdateRequest(identifier: UInt8, _ p: ConnectionParameters) -> [UInt8] {
         signal(.connectionParameterUpdateRequest, identifier: identifier) { p.write(to: &$0, includeCELength: false) }

@@ -13,6 +13,16 @@ public final class ATTChannel {
     public private(set) var mtu = ATTPDU.defaultMTU
     /// Requests sent and the responses they got, for callers that want to check what happened.
     public internal(set) var exchanges = 0
+    /// The L2CAP channel the PDUs travel on.
+    public private(set) var bearer = Bearer.unenhanced
+
+    /// Unenhanced ATT (fixed CID 4), or an EATT channel (credit based, SPSM 0x0027) whose SDUs are cut into
+    /// K-frames of at most `mps` bytes. Each side numbers its own end: PDUs to the local host travel on
+    /// `localCID`, PDUs to the peer on `remoteCID`.
+    public enum Bearer: Sendable, Equatable {
+        case unenhanced
+        case enhanced(localCID: UInt16, remoteCID: UInt16, mps: Int)
+    }
 
     public init(script: HCIScript, connection: LEConnection, server: GATTServer, clientSide: Side) {
         self.script = script
@@ -26,8 +36,37 @@ public final class ATTChannel {
 
     /// Sends `pdu` from `side` and, for the host, waits for its completion report.
     public func transmit(_ pdu: [UInt8], from side: Side) {
-        script.sendL2CAP(pdu, cid: .att, on: connection, from: side)
+        switch bearer {
+        case .unenhanced:
+            script.sendL2CAP(pdu, cid: .att, on: connection, from: side)
+        case .enhanced(let localCID, let remoteCID, let mps):
+            let cid = L2CAPChannelID(rawValue: side == .local ? remoteCID : localCID)
+            for (i, kFrame) in L2CAPFrame.kFrames(sdu: pdu, mps: mps).enumerated() {
+                if i > 0 { script.advance(side == .local ? script.delay(script.timing.fragmentGap) : script.remoteFragmentGap(connection)) }
+                script.sendL2CAP(kFrame, cid: cid, on: connection, from: side)
+            }
+        }
         if side == .local { script.completeTransmission(on: connection) }
+    }
+
+    /// The local host opens an EATT bearer (L2CAP Credit Based Connection Request for SPSM 0x0027, Core Vol 3
+    /// Part A §4.25) and the peer accepts it; later PDUs of this channel travel on it. Its MTU is the ATT MTU
+    /// (EATT has no Exchange MTU).
+    public func openEnhancedBearer(mtu: UInt16, mps: UInt16, localCID: UInt16 = L2CAPChannelID.firstDynamic,
+                                   remoteCID: UInt16 = L2CAPChannelID.firstDynamic + 5, credits: UInt16 = 10) {
+        let identifier = script.signalingIdentifier()
+        script.sendL2CAP(L2CAPFrame.creditBasedConnectionRequest(identifier: identifier, spsm: .eatt, mtu: mtu, mps: mps,
+                                                                 credits: credits, sourceCIDs: [localCID]),
+                         cid: .leSignaling, on: connection, from: .local)
+        script.completeTransmission(on: connection)
+        script.advance(script.airDelay(connection))
+        script.sendL2CAP(L2CAPFrame.creditBasedConnectionResponse(identifier: identifier, mtu: mtu, mps: mps,
+                                                                  credits: credits, result: 0,
+                                                                  destinationCIDs: [remoteCID]),
+                         cid: .leSignaling, on: connection, from: .remote)
+        bearer = .enhanced(localCID: localCID, remoteCID: remoteCID, mps: Int(mps))
+        setMTU(Int(mtu))
+        clientThinks()
     }
 
     /// Time from a PDU reaching `responder`'s side until its answer is on the wire.

@@ -23,9 +23,11 @@ struct ATTSession {
         var sent = true
     }
 
-    /// A bearer is (CID, which side sent the request): both sides may be clients.
+    /// A bearer is (channel, which side sent the request): both sides may be clients. The channel is
+    /// `L2CAPPDU.bearer`, the same for a request and its response even on a dynamic channel, where each
+    /// direction has its own CID.
     struct BearerKey: Hashable {
-        var cid: UInt16
+        var bearer: UInt32
         var requestSent: Bool
     }
 
@@ -85,7 +87,7 @@ struct ATTSession {
 
     // MARK: - Entry point
 
-    mutating func pdu(_ bytes: UnsafeRawBufferPointer, cid: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
+    mutating func pdu(_ bytes: UnsafeRawBufferPointer, bearer: UInt32, sent: Bool, at: RecordRef, connection c: Connection) {
         guard let first = bytes.first else { return }
         c.attOpcodeCounts.increment(first)
         if let last = c.lastATT, at.timestamp.nanoseconds &- last.timestamp.nanoseconds >= idleGap {
@@ -112,18 +114,18 @@ struct ATTSession {
         let pdu = ATTPDU(bytes)
         let opcode = pdu.opcode
         if opcode.isRequest {
-            request(pdu, cid: cid, sent: sent, at: at, connection: c)
+            request(pdu, bearer: bearer, sent: sent, at: at, connection: c)
         } else if opcode.isResponse {
-            response(pdu, cid: cid, sent: sent, at: at, connection: c)
+            response(pdu, bearer: bearer, sent: sent, at: at, connection: c)
         } else {
-            unacknowledged(pdu, cid: cid, sent: sent, at: at, connection: c)
+            unacknowledged(pdu, bearer: bearer, sent: sent, at: at, connection: c)
         }
     }
 
     // MARK: - Requests
 
-    mutating func request(_ pdu: ATTPDU, cid: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
-        let key = BearerKey(cid: cid, requestSent: sent)
+    mutating func request(_ pdu: ATTPDU, bearer: UInt32, sent: Bool, at: RecordRef, connection c: Connection) {
+        let key = BearerKey(bearer: bearer, requestSent: sent)
         if let previous = outstanding[key] {
             // A new request while one is outstanding: the old one was never answered.
             let waited = at.timestamp - previous.at.timestamp
@@ -188,9 +190,9 @@ struct ATTSession {
 
     // MARK: - Responses
 
-    mutating func response(_ pdu: ATTPDU, cid: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
+    mutating func response(_ pdu: ATTPDU, bearer: UInt32, sent: Bool, at: RecordRef, connection c: Connection) {
         // The response travels opposite to its request.
-        let key = BearerKey(cid: cid, requestSent: !sent)
+        let key = BearerKey(bearer: bearer, requestSent: !sent)
         guard let request = outstanding[key] else {
             c.transactions.unsolicitedResponses += 1
             if case .exchangeMTUResponse(let mtu) = pdu { exchangeMTU(server: Int(mtu), at: at, connection: c) }
@@ -290,7 +292,7 @@ struct ATTSession {
 
     // MARK: - Commands, notifications, indications
 
-    mutating func unacknowledged(_ pdu: ATTPDU, cid: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
+    mutating func unacknowledged(_ pdu: ATTPDU, bearer: UInt32, sent: Bool, at: RecordRef, connection c: Connection) {
         switch pdu {
         case .writeCommand(let handle, let value):
             writeCommand(handle: handle, value: value, sent: sent, at: at, connection: c)
@@ -305,7 +307,7 @@ struct ATTSession {
                 activity(.notification, handle: t.handle, sent: sent, bytes: t.value.count, at: at, connection: c)
             }
         case .handleValueIndication(let handle, let value):
-            let key = BearerKey(cid: cid, requestSent: sent)
+            let key = BearerKey(bearer: bearer, requestSent: sent)
             if let previous = outstandingIndications[key] {
                 let waited = at.timestamp - previous.timestamp
                 if waited >= options.attTimeout {
@@ -322,7 +324,7 @@ struct ATTSession {
             }
             activity(.indication, handle: handle, sent: sent, bytes: value.count, at: at, connection: c)
         case .handleValueConfirmation:
-            outstandingIndications[BearerKey(cid: cid, requestSent: !sent)] = nil
+            outstandingIndications[BearerKey(bearer: bearer, requestSent: !sent)] = nil
         default:
             break
         }

@@ -240,7 +240,7 @@ public struct ConnectionTracker {
             if c.transport == .unknown && pdu.channel == .att { c.transport = .le }
             guard let bytes = pdu.attPayload, let opcode = bytes.first else { return }
             let sent = direction == .unknown ? Self.clientSends(ATTOpcode(rawValue: opcode)) : direction == .sent
-            c.session.pdu(bytes, cid: pdu.channelID, sent: sent, at: at, connection: c)
+            c.session.pdu(bytes, bearer: pdu.bearer, sent: sent, at: at, connection: c)
         case .smp:
             if c.transport == .unknown { c.transport = .le }
             let smp = SMPPDU(pdu.payload)
