@@ -272,7 +272,7 @@ struct ReassemblyTests {
                                        direction: direction, kind: .acl, controller: 0, sourceType: 0,
                                        originalLength: raw.count, payload: raw)
             let frame = h.decoder.decode(record)
-            return (frame.attPDU.map { Array($0) }, frame.l2cap?.kFrames ?? 0, frame.isMalformed)
+            return (frame.attPDU.map { Array($0) }, Int(frame.l2cap?.kFrames ?? 0), frame.isMalformed)
         }
     }
 

@@ -160,18 +160,26 @@ public struct PacketDecoder {
                 issues.report(.emptyPDU, record: record.number, offset: record.offset, "empty ATT PDU on \(L2CAPChannelID(rawValue: cid))")
             }
         case .enhancedATT:
-            if case .complete(let sdu, let kFrames) = sdus.push(payload, controller: record.controller, handle: acl.handle,
-                                                               cid: cid, direction: record.direction, record: record,
-                                                               issues: issues) {
-                pdu.sdu = sdu
-                pdu.kFrames = kFrames
-                if sdu.isEmpty {
-                    issues.report(.emptyPDU, record: record.number, offset: record.offset, "empty ATT PDU on \(L2CAPChannelID(rawValue: cid))")
-                }
-            }
+            joinSDU(&pdu, record: record)
         default:
             break
         }
         frame.l2cap = pdu
+    }
+
+    /// Completes `pdu.sdu` when this K-frame ends an SDU. Out of line: EATT is rare, and the ACL path it would
+    /// join is inlined into `decode` for every record.
+    @inline(never)
+    mutating func joinSDU(_ pdu: inout L2CAPPDU, record: CaptureRecord) {
+        guard case .complete(let sdu, let kFrames) = sdus.push(pdu.payload, controller: pdu.controller, handle: pdu.handle,
+                                                              cid: pdu.channelID, direction: pdu.direction,
+                                                              record: record, issues: issues)
+        else { return }
+        pdu.kFrames = UInt16(clamping: kFrames)
+        pdu.sdu = sdu
+        if sdu.isEmpty {
+            issues.report(.emptyPDU, record: record.number, offset: record.offset,
+                          "empty ATT PDU on \(L2CAPChannelID(rawValue: pdu.channelID))")
+        }
     }
 }

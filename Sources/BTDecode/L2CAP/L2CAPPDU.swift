@@ -53,14 +53,19 @@ public enum L2CAPChannelProtocol: UInt8, Sendable, CustomStringConvertible {
 public struct L2CAPPDU {
     public static let headerLength = 4
 
+    // Declared smallest-first after the 16-bit fields so the struct packs into 64 bytes: every decoded frame
+    // carries one, and a larger frame is copied with a library call per record.
     public var controller: UInt16
     public var handle: UInt16
     public var direction: Direction
-    public var channelID: UInt16
     public var channel: L2CAPChannelProtocol
+    public var channelID: UInt16
     /// The channel, numbered the same in both directions (`ChannelMap.Channel.bearer`): a request and its
     /// response on a dynamic channel travel on different CIDs but share this.
     public var bearer: UInt32
+    /// K-frames the SDU arrived in (more than 1 when the sender segmented it); 0 when no SDU was completed.
+    public var kFrames: UInt16 = 0
+    var sduLength: UInt16 = 0
     /// Information payload (after the basic header).
     public var payload: UnsafeRawBufferPointer
     /// Record where the PDU began (its first fragment) and its byte offset.
@@ -68,12 +73,22 @@ public struct L2CAPPDU {
     public var firstOffset: Int64
     /// ACL fragments the PDU arrived in.
     public var fragments: Int
+    var sduStart: UnsafeRawPointer?
 
     /// On EATT (credit-based) channels: the SDU this K-frame completed, without its SDU length; nil while the SDU
     /// continues in later K-frames or when the K-frame was malformed. Set by `PacketDecoder`.
-    public var sdu: UnsafeRawBufferPointer?
-    /// K-frames the SDU arrived in (more than 1 when the sender segmented it).
-    public var kFrames = 1
+    public var sdu: UnsafeRawBufferPointer? {
+        get { kFrames == 0 ? nil : UnsafeRawBufferPointer(start: sduStart, count: Int(sduLength)) }
+        set {
+            guard let newValue else {
+                kFrames = 0
+                return
+            }
+            sduStart = newValue.baseAddress
+            sduLength = UInt16(truncatingIfNeeded: newValue.count)
+            if kFrames == 0 { kFrames = 1 }
+        }
+    }
 
     public init(controller: UInt16, handle: UInt16, direction: Direction, channelID: UInt16,
                 channel: L2CAPChannelProtocol, bearer: UInt32, payload: UnsafeRawBufferPointer, firstRecord: Int,
