@@ -58,7 +58,9 @@ import TestSupport
         }
     }
 
-    @Test(arguments: ScenarioRegistry.names.filter { $0 != Beacons.name })
+    /// ATT on CID 4. Beacons has no links; eatt-logger runs ATT on an EATT bearer, whose K-frames this test's
+    /// reassembler does not join (EnhancedATTTrackingTests pairs its transactions through the tracker).
+    @Test(arguments: ScenarioRegistry.names.filter { $0 != Beacons.name && $0 != EnhancedATTLogger.name })
     func attRequestsGetOneResponse(name: String) throws {
         let capture = try loadScenario(name)
         let frames = reassemble(capture.records).frames.filter { $0.cid == L2CAPChannelID.att.rawValue }

@@ -41,6 +41,7 @@ public enum ScenarioRegistry {
         Beacons.scenario,
         FragmentedACL.scenario,
         ConnectionChurn.scenario,
+        EnhancedATTLogger.scenario,
     ]
 
     public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }
