@@ -175,8 +175,7 @@ public struct PacketDecoder {
                                                               cid: pdu.channelID, direction: pdu.direction,
                                                               record: record, issues: issues)
         else { return }
-        pdu.kFrames = UInt16(clamping: kFrames)
-        pdu.sdu = sdu
+        pdu.complete(sdu: sdu, kFrames: kFrames)
         if sdu.isEmpty {
             issues.report(.emptyPDU, record: record.number, offset: record.offset,
                           "empty ATT PDU on \(L2CAPChannelID(rawValue: pdu.channelID))")

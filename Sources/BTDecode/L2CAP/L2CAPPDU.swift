@@ -78,16 +78,14 @@ public struct L2CAPPDU {
     /// On EATT (credit-based) channels: the SDU this K-frame completed, without its SDU length; nil while the SDU
     /// continues in later K-frames or when the K-frame was malformed. Set by `PacketDecoder`.
     public var sdu: UnsafeRawBufferPointer? {
-        get { kFrames == 0 ? nil : UnsafeRawBufferPointer(start: sduStart, count: Int(sduLength)) }
-        set {
-            guard let newValue else {
-                kFrames = 0
-                return
-            }
-            sduStart = newValue.baseAddress
-            sduLength = UInt16(truncatingIfNeeded: newValue.count)
-            if kFrames == 0 { kFrames = 1 }
-        }
+        kFrames == 0 ? nil : UnsafeRawBufferPointer(start: sduStart, count: Int(sduLength))
+    }
+
+    /// Records the SDU this K-frame completed (at most 65 535 bytes, the SDU length field's range).
+    mutating func complete(sdu: UnsafeRawBufferPointer, kFrames: Int) {
+        sduStart = sdu.baseAddress
+        sduLength = UInt16(truncatingIfNeeded: sdu.count)
+        self.kFrames = UInt16(clamping: max(1, kFrames))
     }
 
     public init(controller: UInt16, handle: UInt16, direction: Direction, channelID: UInt16,

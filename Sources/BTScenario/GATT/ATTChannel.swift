@@ -42,7 +42,7 @@ public final class ATTChannel {
         case .enhanced(let localCID, let remoteCID, let mps):
             let cid = L2CAPChannelID(rawValue: side == .local ? remoteCID : localCID)
             for (i, kFrame) in L2CAPFrame.kFrames(sdu: pdu, mps: mps).enumerated() {
-                if i > 0 { script.advance(side == .local ? script.delay(script.timing.fragmentGap) : script.remoteFragmentGap(connection)) }
+                if i > 0 { script.advance(script.fragmentGap(from: side, on: connection)) }
                 script.sendL2CAP(kFrame, cid: cid, on: connection, from: side)
             }
         }

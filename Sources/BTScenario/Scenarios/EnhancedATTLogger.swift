@@ -1,8 +1,9 @@
 import BTWire
 
 /// `eatt-logger`: ATT over an Enhanced ATT bearer (Core Vol 3 Part G §5.3.2). The phone scans briefly (duplicate
-/// filtering on, stopped before connecting), connects to a data logger, opens an EATT channel (L2CAP Credit Based Connection, SPSM 0x0027) with MTU 247 and an MPS of 64,
-/// so every SDU longer than 62 bytes crosses in several K-frames, only the first carrying the SDU length. On
+/// filtering on, stopped before connecting), connects to a data logger and opens an EATT channel (L2CAP Credit
+/// Based Connection, SPSM 0x0027) with MTU 247 and an MPS of 64, so every SDU longer than 62 bytes crosses in
+/// several K-frames, only the first carrying the SDU length. On
 /// that bearer it discovers the logger service by UUID, reads the 600-byte log (Read, then Read Blob), writes the
 /// configuration, subscribes to the stream and takes ten 244-byte notifications before disconnecting.
 public enum EnhancedATTLogger {

@@ -8,7 +8,7 @@ extension HCIScript {
     public func sendL2CAP(_ payload: [UInt8], cid: L2CAPChannelID, on connection: LEConnection, from side: Side) {
         let packets = aclPackets(payload, cid: cid, on: connection, from: side)
         for (i, packet) in packets.enumerated() {
-            if i > 0 { advance(side == .local ? delay(timing.fragmentGap) : remoteFragmentGap(connection)) }
+            if i > 0 { advance(fragmentGap(from: side, on: connection)) }
             emitACL(packet, from: side)
         }
         if side == .local { owe(handle: connection.handle, packets: packets.count) }
@@ -69,6 +69,12 @@ extension HCIScript {
     /// A controller forgets packets of a link that closed; no completion is reported for them.
     func forgetCompletions(handle: UInt16) {
         pendingCompletions.removeAll { $0.handle == handle }
+    }
+
+    /// The time between two fragments `side` sends back to back: the host's processing, or the air time of
+    /// one LL data PDU for the peer.
+    func fragmentGap(from side: Side, on connection: LEConnection) -> Int64 {
+        side == .local ? delay(timing.fragmentGap) : remoteFragmentGap(connection)
     }
 
     /// Air time of one LL data PDU of the link's size at 1M, so remote fragments are spaced realistically.
