@@ -129,31 +129,6 @@ public struct Baseline: Sendable {
     /// why findings a baseline used to hide are reported again. It does not make the finding accepted.
     public func acceptedBeforeV2(_ f: Finding) -> Bool { fingerprints.contains(f.legacyFingerprint) }
 
-    /// Yams describes a syntax error over several lines, with a snippet of the file; btlens errors are one line:
-    /// "line L, column C: problem".
-    static func describe(yamlError error: Error) -> String {
-        func at(_ line: Int, _ column: Int) -> String { "line \(line), column \(column)" }
-        func at(_ mark: Mark) -> String { at(mark.line, mark.column) }
-        switch error as? YamlError {
-        case let .scanner(context, problem, mark, _)?, let .parser(context, problem, mark, _)?,
-             let .composer(context, problem, mark, _)?:
-            return "\(at(mark)): \(problem)" + (context.map { " (\($0.text) at \(at($0.mark)))" } ?? "")
-        case let .reader(problem, offset, _, yaml)?:
-            // The offset counts characters from the start of the text.
-            guard let offset, let index = yaml.index(yaml.startIndex, offsetBy: offset, limitedBy: yaml.endIndex) else {
-                return problem
-            }
-            let before = yaml[..<index]
-            let lineStart = before.lastIndex(where: \.isNewline).map { before.index(after: $0) } ?? before.startIndex
-            return "\(at(before.filter(\.isNewline).count + 1, before[lineStart...].unicodeScalars.count + 1)): \(problem)"
-        case let .duplicatedKeysInMapping(duplicates, context)?:
-            return "\(at(context.mark)): duplicated key\(duplicates.count == 1 ? "" : "s") "
-                + duplicates.sorted().map { "'\($0)'" }.joined(separator: ", ")
-        default:
-            return "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
-        }
-    }
-
     public init(path: String) throws {
         guard let data = FileManager.default.contents(atPath: path),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
