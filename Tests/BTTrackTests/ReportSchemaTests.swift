@@ -5,7 +5,7 @@ import TestSupport
 
 @Suite("timeline and gatt JSON against their schemas")
 struct ReportSchemaTests {
-    static let scenarios = ["heart-rate-session", "wasteful-central", "peripheral-role", "beacons", "fragmented-acl"]
+    static let scenarios = ["heart-rate-session", "wasteful-central", "peripheral-role", "beacons", "fragmented-acl", "eatt-logger"]
 
     @Test("timeline --json is valid", arguments: scenarios)
     func timeline(name: String) throws {
@@ -13,6 +13,7 @@ struct ReportSchemaTests {
         let json = TimelineReport.json(file: name, model: model).serialized()
         try SchemaValidation.validate(json, schema: "Sources/BTReport/Schemas/timeline.schema.json")
         #expect(json.contains("\"connections\""))
+        if name == "eatt-logger" { #expect(json.contains("\"type\":\"eatt_bearers\"") || json.contains("\"type\": \"eatt_bearers\"")) }
     }
 
     @Test("gatt --json is valid", arguments: scenarios)

@@ -33,6 +33,24 @@ public struct TimelineEventDescription {
                          text: "MTU exchange: client \(client), server \(server.map(String.init) ?? "?") → \(effective.map(String.init) ?? "?")",
                          fields: [("client_mtu", .int(client)), ("server_mtu", server.map { .int($0) } ?? .null),
                                   ("effective_mtu", effective.map { .int($0) } ?? .null)])
+        case .enhancedATTBearers(let requested, let opened, let result, let mtu):
+            let who = event.byHost ? "host" : "peer"
+            var text = "EATT: \(opened) of \(requested) bearer\(requested == 1 ? "" : "s") opened (\(who) asked)"
+            if let mtu, opened > 0 { text += ", MTU \(mtu)" }
+            let resultName = L2CAPSignal.resultName(result, for: .creditBasedConnectionResponse)
+            if result != 0 { text += " — " + (resultName ?? "result \(Hex.u16(result))") }
+            return .init(type: "eatt_bearers", text: text,
+                         fields: [("requested", .int(requested)), ("opened", .int(opened)),
+                                  ("result", .string(Hex.u16(result))), ("result_name", resultName.map { .string($0) } ?? .null),
+                                  ("by_host", .bool(event.byHost)), ("mtu", mtu.map { .int($0) } ?? .null)])
+        case .enhancedATTReconfigured(let result, let mtu):
+            let resultName = L2CAPSignal.resultName(result, for: .creditBasedReconfigureResponse)
+            let text = result == 0
+                ? "EATT bearers reconfigured" + (mtu.map { ", MTU \($0)" } ?? "")
+                : "EATT reconfiguration refused — " + (resultName ?? "result \(Hex.u16(result))")
+            return .init(type: "eatt_reconfigured", text: text,
+                         fields: [("result", .string(Hex.u16(result))), ("result_name", resultName.map { .string($0) } ?? .null),
+                                  ("by_host", .bool(event.byHost)), ("mtu", mtu.map { .int($0) } ?? .null)])
         case .parametersRequested(let range, let source):
             let by = source == .host ? "host asks" : source == .l2capRequest ? "peripheral asks (L2CAP)" : "peer asks (LL)"
             return .init(type: "parameters_requested", text: "\(by) for \(range.description)",

@@ -56,6 +56,8 @@ public enum TimelineReport {
         m.append(("scanning_at_connect", .bool(c.scanningAtConnect)))
         m.append(("parameters", optional(c.parameters, TimelineEventDescription.parametersJSON)))
         m.append(("mtu", .int(c.mtu)))
+        m.append(("eatt_bearers", .int(c.enhancedATT.opened)))
+        m.append(("eatt_mtu", optional(c.enhancedATT.mtu) { .int($0) }))
         m.append(("encrypted", .bool(c.encrypted)))
         m.append(("gatt_inherited_from", optional(c.gatt.inheritedFrom) { .int($0) }))
         var att: [(String, JSONValue)] = []
@@ -162,6 +164,10 @@ public enum TimelineReport {
             parts.append(att)
         }
         if c.mtu != 23 { parts.append("MTU \(c.mtu)") }
+        if c.enhancedATT.opened > 0 {
+            parts.append("\(c.enhancedATT.opened) EATT bearer\(c.enhancedATT.opened == 1 ? "" : "s")"
+                         + (c.enhancedATT.mtu.map { " (MTU \($0))" } ?? ""))
+        }
         if let inherited = c.gatt.inheritedFrom { parts.append("GATT cached from connection #\(inherited)") }
         return parts.joined(separator: "; ")
     }

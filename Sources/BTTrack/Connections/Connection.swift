@@ -64,8 +64,10 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var initialParameters: ConnectionParameters?
     public internal(set) var parameters: ConnectionParameters?
     public internal(set) var encrypted = false
-    /// Effective ATT MTU (23 until an exchange).
+    /// Effective ATT MTU of the unenhanced bearer (23 until an exchange).
     public internal(set) var mtu = ATTSession.defaultMTU
+    /// Enhanced ATT bearers opened on the link and their MTU.
+    public internal(set) var enhancedATT = EnhancedATTBearers()
     /// Scanning / advertising was on when the link came up.
     public internal(set) var scanningAtConnect = false
     public internal(set) var advertisingAtConnect = false

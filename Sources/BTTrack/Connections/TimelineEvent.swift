@@ -30,6 +30,11 @@ public struct TimelineEvent: Sendable {
         case connected(parameters: ConnectionParameters?)
         /// MTU exchange: the client's and server's Rx MTU; effective = the smaller.
         case mtuExchange(client: Int, server: Int?)
+        /// Enhanced ATT bearers asked for and opened by one Credit Based Connection Request/Response; `mtu` is
+        /// the bearers' ATT_MTU afterwards (nil when none opened yet). `byHost`: our host asked.
+        case enhancedATTBearers(requested: Int, opened: Int, result: UInt16, mtu: Int?)
+        /// A Credit Based Reconfigure Request/Response on the link's Enhanced ATT bearers (MTU raised).
+        case enhancedATTReconfigured(result: UInt16, mtu: Int?)
         case parametersRequested(ConnectionParameterRange, source: ParameterSource)
         case parameterRequestAnswered(accepted: Bool)
         case parametersChanged(ConnectionParameters)

@@ -73,6 +73,7 @@ extension Connection {
         c.parameters = parameters
         c.encrypted = encrypted
         c.mtu = mtu
+        c.enhancedATT = enhancedATT
         c.scanningAtConnect = scanningAtConnect
         c.advertisingAtConnect = advertisingAtConnect
         c.gatt = gatt
