@@ -12,10 +12,11 @@ import TestSupport
 struct TrackerSnapshotTests {
     /// Tracks a capture, calling `every(tracker, record number)` after each record.
     struct Tracking: RecordSourceVisitor {
+        var options = TrackerOptions()
         var every: (CaptureTracker, Int) -> Void
         mutating func visit<S: RecordSource>(_ source: S) throws -> CaptureTracker {
             var decoder = PacketDecoder(issues: source.issues)
-            let tracker = CaptureTracker()
+            let tracker = CaptureTracker(options: options)
             while let r = source.next() {
                 tracker.observe(decoder.decode(r))
                 every(tracker, r.number)
@@ -24,8 +25,9 @@ struct TrackerSnapshotTests {
         }
     }
 
-    static func track(_ path: String, every: @escaping (CaptureTracker, Int) -> Void = { _, _ in }) throws -> CaptureTracker {
-        var visitor = Tracking(every: every)
+    static func track(_ path: String, options: TrackerOptions = TrackerOptions(),
+                      every: @escaping (CaptureTracker, Int) -> Void = { _, _ in }) throws -> CaptureTracker {
+        var visitor = Tracking(options: options, every: every)
         return try OpenedCapture.open(path: path).accept(&visitor)
     }
 
@@ -136,5 +138,27 @@ struct TrackerSnapshotTests {
         #expect(tracker.failedConnections(after: last.failed).isEmpty)
         for id in 1...last.opened { #expect(tracker.connection(id: id)?.id == id) }
         #expect(tracker.connection(id: last.opened + 1) == nil)
+    }
+
+    @Test("past maximumConnections closed links are not kept but still counted and handed to a live view")
+    func closuresPastTheLimit() throws {
+        var options = TrackerOptions()
+        options.maximumConnections = 2
+        var previous: CaptureTracker.LinkCounters?
+        var reported: [Int] = []
+        let tracker = try Self.track(try writeScenario("connection-churn"), options: options) { tracker, _ in
+            let now = tracker.linkCounters
+            reported += tracker.closedConnections(after: previous?.closed ?? 0).map(\.id)
+            previous = now
+        }
+        let everything = try Self.track(try writeScenario("connection-churn"))
+        let all = everything.snapshot().connections.filter { !$0.isOpen }
+        #expect(all.count > 2, "the scenario must close more links than the limit")
+        // Every closure was reported once, in closing order, although only two links were kept.
+        #expect(reported == all.sorted { ($0.end?.number ?? 0, $0.id) < ($1.end?.number ?? 0, $1.id) }.map(\.id))
+        #expect(previous?.closed == all.count)
+        let model = tracker.finish()
+        #expect(model.connections.filter { !$0.isOpen }.count == 2)
+        #expect(model.droppedConnections == all.count - 2)
     }
 }

@@ -22,6 +22,11 @@ public struct ConnectionTracker {
     var failed: [FailedConnection] = []
     var nextID = 1
     var dropped = 0
+    /// Links closed past `maximumConnections`, and the latest of them: not part of the model, but a live view
+    /// still reports them as they close. One record closes at most every open link, so keeping the last
+    /// `maximumOpenConnections` (trimmed in halves, to copy rarely) covers every closure of the latest record.
+    var closedPastLimit = 0
+    var recentlyClosedPastLimit: [Connection] = []
     /// Peer of the last create-connection command per controller, for failed attempts.
     var pendingPeer: [UInt16: BDAddr] = [:]
     /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
@@ -78,7 +83,16 @@ public struct ConnectionTracker {
     mutating func retire(_ c: Connection, at: RecordRef?) {
         c.session.finish(at: at, connection: c)
         open[Self.key(c.controller, c.handle)] = nil
-        if finished.count < options.maximumConnections { finished.append(c) } else { dropped += 1 }
+        guard finished.count < options.maximumConnections else {
+            dropped += 1
+            closedPastLimit += 1
+            if recentlyClosedPastLimit.count >= 2 * max(1, options.maximumOpenConnections) {
+                recentlyClosedPastLimit.removeFirst(recentlyClosedPastLimit.count / 2)
+            }
+            recentlyClosedPastLimit.append(c)
+            return
+        }
+        finished.append(c)
     }
 
     /// The open connection for a handle, or an implicit one when the capture missed its start.

@@ -28,14 +28,15 @@ extension CaptureTracker {
     public struct LinkCounters: Equatable, Sendable {
         /// Links opened so far (explicitly or implicitly); ids run 1…opened.
         public var opened: Int
-        /// Links closed so far (kept ones; links past `maximumConnections` are not counted).
+        /// Links closed so far, those past `maximumConnections` (not kept in the model) included.
         public var closed: Int
         /// Failed connection attempts so far.
         public var failed: Int
     }
 
     public var linkCounters: LinkCounters {
-        LinkCounters(opened: connections.nextID - 1, closed: connections.finished.count, failed: connections.failed.count)
+        LinkCounters(opened: connections.nextID - 1, closed: connections.finished.count + connections.closedPastLimit,
+                     failed: connections.failed.count)
     }
 
     /// The link with `id` if it is open or among the closed ones kept (`maximumConnections`).
@@ -44,9 +45,17 @@ extension CaptureTracker {
         return connections.finished.last(where: { $0.id == id })
     }
 
-    /// Links closed after the first `count` (see `LinkCounters.closed`), in closing order.
-    public func closedConnections(after count: Int) -> ArraySlice<Connection> {
-        connections.finished[min(count, connections.finished.count)...]
+    /// Links closed after the first `count` (see `LinkCounters.closed`), in closing order. Past
+    /// `maximumConnections` only the latest closures are still at hand (at least all of the latest record's).
+    public func closedConnections(after count: Int) -> [Connection] {
+        let kept = connections.finished
+        var closed = count < kept.count ? Array(kept[max(0, count)...]) : []
+        let recent = connections.recentlyClosedPastLimit
+        // Closure number (past the limit) of recent[0].
+        let firstRecent = connections.closedPastLimit - recent.count
+        let from = max(count - kept.count, firstRecent)
+        if from < connections.closedPastLimit { closed += recent[(from - firstRecent)...] }
+        return closed
     }
 
     /// Failed attempts after the first `count`.
