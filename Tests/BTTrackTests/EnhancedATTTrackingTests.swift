@@ -48,9 +48,26 @@ struct EnhancedATTTrackingTests {
         #expect(opened < discovery)
     }
 
+    /// What a command completed: bearers (requested, opened, result, asked by the host) or a reconfiguration.
+    enum Change {
+        case opened(Int, Int, UInt16, Bool)
+        case reconfigured(UInt16, Bool)
+    }
+
     /// One signalling command as the tracker sees it.
-    static func signal(_ bytes: [UInt8], into bearers: inout EnhancedATTBearers, sent: Bool) -> EnhancedATTBearers.Change? {
-        bytes.withUnsafeBytes { bearers.signal(L2CAPSignal($0), sent: sent) }
+    static func signal(_ bytes: [UInt8], into bearers: inout EnhancedATTBearers, sent: Bool) -> Change? {
+        guard let change = bytes.withUnsafeBytes({ bearers.signal(L2CAPSignal($0), sent: sent) }) else { return nil }
+        switch change.kind {
+        case .enhancedATTBearers(let requested, let opened, let result, let mtu):
+            #expect(mtu == bearers.mtu, "the event carries the bearers' MTU after the response")
+            return .opened(requested, opened, result, change.byHost)
+        case .enhancedATTReconfigured(let result, let mtu):
+            #expect(mtu == bearers.mtu)
+            return .reconfigured(result, change.byHost)
+        default:
+            Issue.record("not an EATT event: \(change.kind)")
+            return nil
+        }
     }
 
     static func reconfigure(identifier: UInt8, mtu: UInt16, cids: [UInt16]) -> [UInt8] {

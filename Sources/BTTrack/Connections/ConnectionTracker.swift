@@ -273,17 +273,9 @@ public struct ConnectionTracker {
                 c.append(TimelineEvent(at: at, kind: .parameterRequestAnswered(accepted: result == 0)),
                          limit: options.maximumEventsPerConnection)
             default:
-                switch c.enhancedATT.signal(signal, sent: direction == .sent) {
-                case .opened(let requested, let opened, let result, let byHost)?:
-                    c.append(TimelineEvent(at: at, kind: .enhancedATTBearers(requested: requested, opened: opened, result: result,
-                                                                             mtu: c.enhancedATT.mtu), byHost: byHost),
+                if let change = c.enhancedATT.signal(signal, sent: direction == .sent) {
+                    c.append(TimelineEvent(at: at, kind: change.kind, byHost: change.byHost),
                              limit: options.maximumEventsPerConnection)
-                case .reconfigured(let result, let byHost)?:
-                    c.append(TimelineEvent(at: at, kind: .enhancedATTReconfigured(result: result, mtu: c.enhancedATT.mtu),
-                                           byHost: byHost),
-                             limit: options.maximumEventsPerConnection)
-                case nil:
-                    break
                 }
             }
         default:

@@ -40,14 +40,9 @@ public struct EnhancedATTBearers: Sendable, Equatable {
         return min(hostMTU, peerMTU)
     }
 
-    /// What a signalling command changed, for the timeline.
-    enum Change {
-        case opened(requested: Int, opened: Int, result: UInt16, requestedByHost: Bool)
-        case reconfigured(result: UInt16, requestedByHost: Bool)
-    }
-
-    /// Follows one LE signalling command; returns what changed when a response completed a request.
-    mutating func signal(_ signal: L2CAPSignal, sent: Bool) -> Change? {
+    /// Follows one LE signalling command. When a response completes a request: the timeline event for it and
+    /// whether our host asked.
+    mutating func signal(_ signal: L2CAPSignal, sent: Bool) -> (kind: TimelineEvent.Kind, byHost: Bool)? {
         switch signal.command {
         case .creditBasedConnectionRequest(let spsm, let mtu, _, _, let sourceCIDs) where spsm == .eatt:
             remember(Pending(identifier: signal.identifier, sent: sent, mtu: Int(mtu), channels: sourceCIDs.count))
@@ -64,11 +59,12 @@ public struct EnhancedATTBearers: Sendable, Equatable {
                 setMTU(request.mtu, sentByHost: request.sent)
                 setMTU(Int(mtu), sentByHost: sent)
             }
-            return .opened(requested: request.channels, opened: opened, result: result, requestedByHost: request.sent)
+            return (.enhancedATTBearers(requested: request.channels, opened: opened, result: result, mtu: self.mtu),
+                    request.sent)
         case .creditBasedReconfigureResponse(let result):
             guard let request = answer(signal.identifier, responseSent: sent), request.channels == 0 else { return nil }
             if result == 0 { setMTU(request.mtu, sentByHost: request.sent) }
-            return .reconfigured(result: result, requestedByHost: request.sent)
+            return (.enhancedATTReconfigured(result: result, mtu: self.mtu), request.sent)
         default:
             return nil
         }
