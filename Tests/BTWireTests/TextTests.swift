@@ -65,3 +65,15 @@ struct HexTextTests {
         #expect(BDAddr(rawValue: 0xC0_FF_EE_01_02_0A).description == "C0:FF:EE:01:02:0A")
     }
 }
+
+@Suite("Counts with their nouns")
+struct PluralTests {
+    @Test("one takes the singular; zero and many the plural, given or with an s")
+    func plural() {
+        #expect(Plural.of(1, "device") == "1 device")
+        #expect(Plural.of(0, "device") == "0 devices")
+        #expect(Plural.of(12, "report") == "12 reports")
+        #expect(Plural.of(1, "entry", plural: "entries") == "1 entry")
+        #expect(Plural.of(3, "entry", plural: "entries") == "3 entries")
+    }
+}

@@ -16,7 +16,7 @@ extension ATTPDU: PacketDescribing {
         case .findInformationRequest(let start, let end):
             return name + " " + PDUFieldText.range(start, end)
         case .findInformationResponse(let data):
-            return name + " " + PDUFieldText.count(data.count, "entry", "entries")
+            return name + " " + Plural.of(data.count, "entry", plural: "entries")
                 + (data.format == 2 ? " (128-bit)" : " (16-bit)") + Self.trailingNote(data.trailingBytes)
         case .findByTypeValueRequest(let start, let end, let type, let value):
             return name + " " + PDUFieldText.range(start, end) + " " + PDUFieldText.uuid(type) + " value "
@@ -28,7 +28,7 @@ extension ATTPDU: PacketDescribing {
         case .readByTypeRequest(let start, let end, let type):
             return name + " " + PDUFieldText.range(start, end) + " " + PDUFieldText.uuid(type)
         case .readByTypeResponse(let list):
-            return name + " len " + String(list.length) + ", " + PDUFieldText.count(list.count, "entry", "entries")
+            return name + " len " + String(list.length) + ", " + Plural.of(list.count, "entry", plural: "entries")
                 + Self.trailingNote(list.trailingBytes)
         case .readRequest(let handle):
             return name + " handle " + Hex.u16(handle)
@@ -42,7 +42,7 @@ extension ATTPDU: PacketDescribing {
         case .readByGroupTypeRequest(let start, let end, let type):
             return name + " " + PDUFieldText.range(start, end) + " " + PDUFieldText.uuid(type)
         case .readByGroupTypeResponse(let list):
-            return name + " len " + String(list.length) + ", " + PDUFieldText.count(list.count, "entry", "entries")
+            return name + " len " + String(list.length) + ", " + Plural.of(list.count, "entry", plural: "entries")
                 + Self.trailingNote(list.trailingBytes)
         case .writeRequest(let handle, let value), .handleValueNotification(let handle, let value),
             .handleValueIndication(let handle, let value), .writeCommand(let handle, let value),
@@ -55,11 +55,11 @@ extension ATTPDU: PacketDescribing {
         case .writeResponse, .executeWriteResponse, .handleValueConfirmation:
             return name
         case .readMultipleVariableResponse(let tuples):
-            return name + " " + PDUFieldText.count(tuples.count, "value", "values")
+            return name + " " + Plural.of(tuples.count, "value")
                 + Self.trailingNote(tuples.trailingBytes)
         case .multipleHandleValueNotification(let tuples):
             let handles = tuples.map { Hex.u16($0.handle) }
-            return name + " " + PDUFieldText.count(handles.count, "value", "values")
+            return name + " " + Plural.of(handles.count, "value")
                 + (handles.isEmpty ? "" : " handles " + handles.joined(separator: ","))
                 + Self.trailingNote(tuples.trailingBytes)
         case .unknown(_, let parameters):
@@ -91,7 +91,7 @@ extension ATTPDU: PacketDescribing {
             out += Self.rangeFields(start, end)
         case .findInformationResponse(let data):
             out.append(DecodedField("Format", String(data.format) + (data.format == 2 ? " (128-bit UUIDs)" : " (16-bit UUIDs)")))
-            out.append(DecodedField("Information Data", PDUFieldText.count(data.count, "entry", "entries"),
+            out.append(DecodedField("Information Data", Plural.of(data.count, "entry", plural: "entries"),
                                     children: data.map { DecodedField("Handle " + Hex.u16($0.handle), PDUFieldText.uuid($0.uuid)) }))
             out += Self.trailingFields(data.trailingBytes)
         case .findByTypeValueRequest(let start, let end, let type, let value):
@@ -99,7 +99,7 @@ extension ATTPDU: PacketDescribing {
             out.append(DecodedField("Attribute Type", PDUFieldText.uuid(type)))
             out.append(DecodedField("Attribute Value", Self.typedValue(value, isUUID: Self.isServiceDeclaration(type))))
         case .findByTypeValueResponse(let list):
-            out.append(DecodedField("Handles Information List", PDUFieldText.count(list.count, "entry", "entries"),
+            out.append(DecodedField("Handles Information List", Plural.of(list.count, "entry", plural: "entries"),
                                     children: list.map {
                                         DecodedField("Handle " + Hex.u16($0.foundAttributeHandle),
                                                      "group end " + Hex.u16($0.groupEndHandle))
@@ -111,7 +111,7 @@ extension ATTPDU: PacketDescribing {
         case .readByTypeResponse(let list):
             let declarations = requestType.map { $0 == .characteristic } ?? list.looksLikeCharacteristicDeclarations
             out.append(DecodedField("Length", String(list.length)))
-            out.append(DecodedField("Attribute Data List", PDUFieldText.count(list.count, "entry", "entries"),
+            out.append(DecodedField("Attribute Data List", Plural.of(list.count, "entry", plural: "entries"),
                                     children: list.map { entry in
                                         let name = "Handle " + Hex.u16(entry.handle)
                                         if declarations, let decl = entry.characteristicDeclaration {
@@ -140,7 +140,7 @@ extension ATTPDU: PacketDescribing {
             out.append(DecodedField("Attribute Group Type", PDUFieldText.uuid(type)))
         case .readByGroupTypeResponse(let list):
             out.append(DecodedField("Length", String(list.length)))
-            out.append(DecodedField("Attribute Data List", PDUFieldText.count(list.count, "entry", "entries"),
+            out.append(DecodedField("Attribute Data List", Plural.of(list.count, "entry", plural: "entries"),
                                     children: list.map { entry in
                                         let value = entry.uuid.map(PDUFieldText.uuid) ?? PDUFieldText.value(entry.value)
                                         return DecodedField("Handles " + PDUFieldText.range(entry.handle, entry.endGroupHandle), value)
@@ -163,14 +163,14 @@ extension ATTPDU: PacketDescribing {
         case .writeResponse, .executeWriteResponse, .handleValueConfirmation:
             break
         case .readMultipleVariableResponse(let tuples):
-            out.append(DecodedField("Length Value Tuple List", PDUFieldText.count(tuples.count, "tuple", "tuples"),
+            out.append(DecodedField("Length Value Tuple List", Plural.of(tuples.count, "tuple"),
                                     children: tuples.map {
                                         DecodedField("Length " + String($0.length), PDUFieldText.value($0.value)
                                                      + ($0.isTruncated ? " (truncated)" : ""))
                                     }))
             out += Self.trailingFields(tuples.trailingBytes)
         case .multipleHandleValueNotification(let tuples):
-            out.append(DecodedField("Handle Length Value Tuple List", PDUFieldText.count(tuples.count, "tuple", "tuples"),
+            out.append(DecodedField("Handle Length Value Tuple List", Plural.of(tuples.count, "tuple"),
                                     children: tuples.map {
                                         DecodedField("Handle " + Hex.u16($0.handle), "len " + String($0.length) + " "
                                                      + PDUFieldText.value($0.value) + ($0.isTruncated ? " (truncated)" : ""))

@@ -61,9 +61,4 @@ enum PDUFieldText {
     static func timeout(_ units: UInt16) -> String {
         milliseconds(units, stepHundredths: 1000) + " (" + Hex.u16(units) + ")"
     }
-
-    /// A count with its noun: `1 entry`, `3 entries`.
-    static func count(_ n: Int, _ singular: String, _ plural: String) -> String {
-        String(n) + " " + (n == 1 ? singular : plural)
-    }
 }

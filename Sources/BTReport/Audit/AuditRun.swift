@@ -71,7 +71,7 @@ public struct AuditRun: Sendable {
     /// "2 errors, 5 warnings, 1 info in 3 captures".
     public var summary: String {
         let e = count(.error), w = count(.warning), i = count(.info)
-        var text = "\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s"), \(i) info in \(captures.count) capture\(captures.count == 1 ? "" : "s")"
+        var text = "\(Plural.of(e, "error")), \(Plural.of(w, "warning")), \(i) info in \(Plural.of(captures.count, "capture"))"
         let unreadable = captures.filter { $0.error != nil }.count
         if unreadable > 0 { text += " (\(unreadable) unreadable)" }
         let suppressed = captures.map(\.suppressed).reduce(0, +)

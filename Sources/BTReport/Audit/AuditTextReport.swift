@@ -20,7 +20,7 @@ public enum AuditTextReport {
                 out.append(paint(capture.file, "1", colored) + ": " + paint("unreadable: \(error)", "31", colored))
                 continue
             }
-            out.append(paint(capture.file, "1", colored) + "  (\(capture.records) records, \(capture.connections) connection\(capture.connections == 1 ? "" : "s"), \(capture.findings.count) finding\(capture.findings.count == 1 ? "" : "s"))")
+            out.append(paint(capture.file, "1", colored) + "  (\(capture.records) records, \(Plural.of(capture.connections, "connection")), \(Plural.of(capture.findings.count, "finding")))")
             // Scan- and advertising-level findings first, then per connection.
             var groups: [(String, [Finding])] = []
             let general = capture.findings.filter { $0.connection == nil }

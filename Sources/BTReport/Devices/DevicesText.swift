@@ -19,7 +19,7 @@ public enum DevicesText {
             return "+" + TimeFormat.seconds(t - origin, digits: 3) + "s"
         }
 
-        var header = "\(r.file)  \(r.info.format)  \(r.advertisers.count) advertiser\(r.advertisers.count == 1 ? "" : "s")"
+        var header = "\(r.file)  \(r.info.format)  \(Plural.of(r.advertisers.count, "advertiser"))"
         if let first = r.firstTimestamp { header += "  from \(TimeFormat.utc(first)) UTC" }
         lines.append(header)
 

@@ -35,7 +35,7 @@ public struct TimelineEventDescription {
                                   ("effective_mtu", effective.map { .int($0) } ?? .null)])
         case .enhancedATTBearers(let requested, let opened, let result, let mtu):
             let who = event.byHost ? "host" : "peer"
-            var text = "EATT: \(opened) of \(requested) bearer\(requested == 1 ? "" : "s") opened (\(who) asked)"
+            var text = "EATT: \(opened) of \(Plural.of(requested, "bearer")) opened (\(who) asked)"
             if let mtu, opened > 0 { text += ", MTU \(mtu)" }
             let resultName = L2CAPSignal.resultName(result, for: .creditBasedConnectionResponse)
             if result != 0 { text += " — " + (resultName ?? "result \(Hex.u16(result))") }
@@ -83,7 +83,7 @@ public struct TimelineEventDescription {
         case .discovery(let i):
             let d = c.discoveries[i]
             let duration = d.last.timestamp - d.first.timestamp
-            let text = "discovery: \(d.description): \(d.found) found in \(d.requests) request\(d.requests == 1 ? "" : "s"), \(TimeFormat.human(duration))" + (d.completed ? "" : " (incomplete)")
+            let text = "discovery: \(d.description): \(d.found) found in \(Plural.of(d.requests, "request")), \(TimeFormat.human(duration))" + (d.completed ? "" : " (incomplete)")
             return .init(type: "discovery", text: text,
                          fields: [("procedure", .string(d.kind.rawValue)), ("start_handle", .string(Hex.u16(d.startHandle))),
                                   ("end_handle", .string(Hex.u16(d.endHandle))),

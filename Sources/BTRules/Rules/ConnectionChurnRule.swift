@@ -58,7 +58,7 @@ public struct ConnectionChurnRule: Rule {
                 rule: Self.description, controller: first.at.controller, discriminator: "failed-attempts",
                 start: first.at.timestamp, end: last.at.timestamp,
                 records: failures.prefix(8).map(\.at),
-                message: "\(failures.count) connection attempt\(failures.count == 1 ? "" : "s") failed: \(statuses.joined(separator: ", "))."))
+                message: "\(Plural.of(failures.count, "connection attempt")) failed: \(statuses.joined(separator: ", "))."))
         }
         return findings
     }

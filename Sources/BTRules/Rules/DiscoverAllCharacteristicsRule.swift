@@ -39,10 +39,10 @@ public struct DiscoverAllCharacteristicsRule: Rule {
             let last = (characteristicDiscoveries + descriptorDiscoveries).map(\.last).max() ?? first.last
             var parts: [String] = []
             if !unusedServices.isEmpty {
-                parts.append("the characteristics of \(unusedServices.count) service\(unusedServices.count == 1 ? "" : "s") it never used (\(unusedServices.prefix(4).map(\.name).joined(separator: ", ")))")
+                parts.append("the characteristics of \(Plural.of(unusedServices.count, "service")) it never used (\(unusedServices.prefix(4).map(\.name).joined(separator: ", ")))")
             }
             if !unusedDescriptorOwners.isEmpty {
-                parts.append("the descriptors of \(unusedDescriptorOwners.count) characteristic\(unusedDescriptorOwners.count == 1 ? "" : "s") it never used")
+                parts.append("the descriptors of \(Plural.of(unusedDescriptorOwners.count, "characteristic")) it never used")
             }
             let requests = (characteristicDiscoveries + descriptorDiscoveries).map(\.requests).reduce(0, +)
             findings.append(Finding(

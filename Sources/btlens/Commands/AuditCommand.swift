@@ -1,3 +1,4 @@
+import BTWire
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -158,7 +159,7 @@ struct AuditCommand: ParsableCommand {
             let old = accepted.legacyFingerprints.count
             let again = captures.flatMap(\.findings).filter(accepted.acceptedBeforeV2).count
             Diagnostics.warning(file: baseline, "\(old) entr\(old == 1 ? "y uses" : "ies use") the fingerprint format of btlens before "
-                + "\(Finding.fingerprintVersion) and match\(old == 1 ? "es" : "") nothing (\(again) finding\(again == 1 ? "" : "s") of this run "
+                + "\(Finding.fingerprintVersion) and match\(old == 1 ? "es" : "") nothing (\(Plural.of(again, "finding")) of this run "
                 + "that \(old == 1 ? "it" : "they") accepted \(again == 1 ? "is" : "are") reported again); write it again with --write-baseline")
         }
 

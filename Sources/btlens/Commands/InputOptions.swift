@@ -1,3 +1,4 @@
+import BTWire
 import ArgumentParser
 import BTCapture
 import BTReport
@@ -19,7 +20,7 @@ enum CaptureInput {
     static func reportIssues(_ path: String, _ issues: IssueLog, verbose: Bool = false) {
         guard issues.count > 0 else { return }
         let shown = verbose ? issues.issues.count : min(3, issues.issues.count)
-        var text = "\(issues.count) malformed record\(issues.count == 1 ? "" : "s")"
+        var text = Plural.of(issues.count, "malformed record")
         if let first = issues.issues.first { text += "; first: \(first)" }
         Diagnostics.warning(file: path, text)
         if shown > 1 {
