@@ -165,6 +165,41 @@ struct LifecycleTests {
         #expect(model.failedConnections.map(\.status.rawValue) == [0x3E])
     }
 
+    /// LE Create Connection (0x200d): scan interval, window, initiator filter policy, peer type, peer, own type,
+    /// interval min/max, latency, timeout, CE lengths.
+    static func leCreateConnection(acceptList: Bool, peer: [UInt8]) -> [UInt8] {
+        let p: [UInt8] = PacketFeed.le16(0x60) + PacketFeed.le16(0x30) + [acceptList ? 1 : 0, 0x00] + peer + [0x00]
+            + PacketFeed.le16(24) + PacketFeed.le16(40) + PacketFeed.le16(0) + PacketFeed.le16(500) + PacketFeed.le16(0) + PacketFeed.le16(0)
+        return [0x0D, 0x20, UInt8(p.count)] + p
+    }
+
+    @Test("an attempt to the accept list withdrawn by LE Create Connection Cancel is cancelled, without a peer")
+    func cancelledAttempt() throws {
+        var feed = PacketFeed()
+        feed.feed(.command, Self.leCreateConnection(acceptList: true, peer: [0, 0, 0, 0, 0, 0]), .sent, at: 1)
+        feed.feed(.command, [0x0E, 0x20, 0x00], .sent, at: 2)  // LE Create Connection Cancel
+        // The controller completes the attempt with Unknown Connection Identifier (0x02) and a zero address.
+        feed.feed(.event, PacketFeed.leConnectionComplete(handle: 0, peer: [0, 0, 0, 0, 0, 0], status: 0x02), .received, at: 2.01)
+        let f = try #require(feed.finish().failedConnections.first)
+        #expect(f.cancelledByHost)
+        #expect(f.toAcceptList)
+        #expect(f.peerAddress == nil)
+    }
+
+    @Test("a failed attempt names the peer the create command asked for; an earlier attempt's peer is not reused")
+    func failedAttemptPeer() throws {
+        var feed = PacketFeed()
+        let peer: [UInt8] = [0x75, 0x19, 0x1A, 0xBF, 0xC0, 0x60]
+        feed.feed(.command, Self.leCreateConnection(acceptList: false, peer: peer), .sent, at: 1)
+        feed.feed(.event, PacketFeed.leConnectionComplete(handle: 0, peer: [0, 0, 0, 0, 0, 0], status: 0x3E), .received, at: 2)
+        // A second failure without a create command in the capture: the zero address names nobody.
+        feed.feed(.event, PacketFeed.leConnectionComplete(handle: 0, peer: [0, 0, 0, 0, 0, 0], status: 0x3E), .received, at: 3)
+        let failed = feed.finish().failedConnections
+        #expect(failed.map(\.peerAddress) == [BDAddr("60:C0:BF:1A:19:75"), nil])
+        #expect(failed.map(\.cancelledByHost) == [false, false])
+        #expect(failed.map(\.toAcceptList) == [false, false])
+    }
+
     @Test("HCI Reset closes the controller's links")
     func reset() {
         var feed = PacketFeed()

@@ -4,6 +4,8 @@ import BTWire
 import BTCapture
 import BTTrack
 import BTRules
+import BTReport
+import TestSupport
 
 /// The audit over every real capture: no crash, and exactly the reviewed findings below, rule by rule. Each was
 /// checked against the capture's bytes (btlens decode / tshark); the reason is next to it.
@@ -53,6 +55,21 @@ struct RealCaptureAuditTests {
             #expect(!f.records.isEmpty)
             #expect(f.records.allSatisfy { $0.number >= 1 && $0.number <= model.records })
         }
+    }
+
+    @Test("audit JSON follows audit.schema.json and SARIF the SARIF 2.1.0 schema", arguments: RealCaptures.names)
+    func reportsFollowSchemas(name: String) throws {
+        let capture = try OpenedCapture.open(path: RealCaptures.directory.appendingPathComponent(name).path)
+        var collector = TrackingCollector()
+        let model = try capture.accept(&collector)
+        let run = AuditRun(captures: [AuditedCapture(file: name, findings: Auditor().audit(model, file: name), records: model.records,
+                                                     connections: model.connections.count)],
+                           failOn: .warning, version: "test")
+        try SchemaValidation.validate(AuditJSON.render(run), schema: "Sources/BTReport/Schemas/audit.schema.json")
+        // ../shared/schemas sits beside ../shared/captures/real.
+        let sarifSchema = RealCaptures.directory.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("schemas/sarif-schema-2.1.0.json").path
+        try SchemaValidation.validate(AuditSARIF.render(run), schema: sarifSchema)
     }
 
     @Test("every finding of a capture has a fingerprint of its own", arguments: RealCaptures.names)

@@ -5,6 +5,7 @@ import BTCapture
 import BTDecode
 import BTTrack
 import BTReport
+import TestSupport
 
 /// The tracking layer on the real captures: connections agree with tshark's disconnection counts, every ATT
 /// request is paired or reported, and the GATT trees of captures with discovery match their bytes.
@@ -26,6 +27,20 @@ struct RealCaptureTrackingTests {
         }
         let want = ((expected["disconnections"] as? [String: Any]) ?? [:]).compactMapValues { ($0 as? NSNumber)?.intValue }
         #expect(got == want)
+    }
+
+    @Test("timeline, gatt and devices JSON of every real capture follow their schemas", arguments: RealCaptures.names)
+    func reportsFollowSchemas(name: String) throws {
+        let capture = try OpenedCapture.open(path: RealCaptures.directory.appendingPathComponent(name).path)
+        var collector = TrackingCollector()
+        let model = try capture.accept(&collector)
+        let devices = DevicesReport(file: name, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
+        try SchemaValidation.validate(DevicesJSON.object(devices).serialized(), schema: "Sources/BTReport/Schemas/devices.schema.json")
+        let timeline = TimelineReport.json(file: name, model: model).serialized()
+        try SchemaValidation.validate(timeline, schema: "Sources/BTReport/Schemas/timeline.schema.json")
+        try SchemaValidation.validate(GATTReport.json(file: name, model: model).serialized(),
+                                      schema: "Sources/BTReport/Schemas/gatt.schema.json")
+        #expect(timeline.contains("\"failed_connections\""))
     }
 
     @Test("every ATT request is paired with its response or reported unanswered", arguments: RealCaptures.names)
@@ -55,6 +70,11 @@ struct RealCaptureTrackingTests {
         #expect(c.discoveries.first?.kind == .allPrimaryServices)
         #expect(model.connections.map { $0.disconnectReason?.rawValue } == [0x13, 0x13])
         #expect(model.connections[1].usage[0x000C]?.indications == 12)
+        // Record 686 asks the accept list for a link, 688 cancels it, 690 completes it with status 0x02.
+        let attempt = try #require(model.failedConnections.first)
+        #expect(model.failedConnections.count == 1)
+        #expect(attempt.at.number == 690)
+        #expect(attempt.cancelledByHost && attempt.toAcceptList && attempt.peerAddress == nil)
     }
 
     /// Checked against tshark: services 0x0001 1801, 0x0002-0x0008 1800, 0x0009-0x0019 fff0,

@@ -125,13 +125,13 @@ enum LiveLines {
     static func connectionFailed(_ f: FailedConnection, first: Timestamp, format: LiveFormat) -> String {
         switch format {
         case .text:
-            let to = f.peerAddress.map { " to \($0)" } ?? ""
-            return prefix(number: nil, time: f.at.timestamp, first: first) + "== connection attempt\(to) failed: " + status(f.status)
+            return prefix(number: nil, time: f.at.timestamp, first: first) + "== connection attempt " + FailedConnectionText.describe(f)
         case .json:
             return json([
                 ("type", .string("connection")), ("event", .string("failed")), ("time", .number(f.at.timestamp.decimalString())),
                 ("record", .int(f.at.number)), ("controller", .int(Int(f.at.controller))),
                 ("peer_address", f.peerAddress.map { .string($0.description) } ?? .null), ("status", statusJSON(f.status)),
+                ("accept_list", .bool(f.toAcceptList)), ("cancelled", .bool(f.cancelledByHost)),
             ])
         }
     }

@@ -155,11 +155,13 @@ public final class LiveSession {
                                   findingsShownLive: shown.count, written: writer?.written ?? 0)
         switch options.format {
         case .text:
-            let plural = { (n: Int, word: String) in "\(n) \(word)\(n == 1 ? "" : "s")" }
-            var line = "--- btlens live: \(reason): \(plural(records, "record")), \(plural(summary.connections, "connection"))"
+            var line = "--- btlens live: \(reason): \(Plural.of(records, "record")), \(Plural.of(summary.connections, "connection"))"
             if open > 0 { line += " (\(open) still open)" }
-            if summary.failedConnections > 0 { line += ", \(plural(summary.failedConnections, "failed connection attempt"))" }
-            if let writer { line += ", \(plural(writer.written, "record")) written to \(writer.path)" }
+            let cancelled = model.failedConnections.filter(\.cancelledByHost).count
+            let failed = summary.failedConnections - cancelled
+            if failed > 0 { line += ", \(Plural.of(failed, "failed connection attempt"))" }
+            if cancelled > 0 { line += ", \(Plural.of(cancelled, "connection attempt")) cancelled by the host" }
+            if let writer { line += ", \(Plural.of(writer.written, "record")) written to \(writer.path)" }
             output.line("")
             output.line(line)
             let run = AuditRun(captures: [AuditedCapture(file: options.label, findings: findings, records: model.records,
@@ -170,7 +172,9 @@ public final class LiveSession {
             output.line(LiveLines.json([
                 ("type", .string("summary")), ("reason", .string(reason)), ("records", .int(records)),
                 ("connections", .int(summary.connections)), ("open_connections", .int(open)),
-                ("failed_connections", .int(summary.failedConnections)), ("malformed", .int(issues.count)),
+                ("failed_connections", .int(summary.failedConnections)),
+                ("cancelled_connections", .int(model.failedConnections.filter(\.cancelledByHost).count)),
+                ("malformed", .int(issues.count)),
                 ("written", writer.map { _ in .int(summary.written) } ?? .null),
                 ("findings_shown_live", .int(summary.findingsShownLive)),
                 ("findings", .array(findings.map(AuditJSON.finding))),

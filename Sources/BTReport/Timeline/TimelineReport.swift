@@ -19,6 +19,7 @@ public enum TimelineReport {
                          ("controller", .int(Int(f.at.controller))), ("status", .string(Hex.u8(f.status.rawValue))),
                          ("status_name", .string(f.status.description)),
                          ("peer_address", f.peerAddress.map { .string($0.description) } ?? .null),
+                         ("accept_list", .bool(f.toAcceptList)), ("cancelled", .bool(f.cancelledByHost)),
                          ("transport", .string(f.transport.rawValue))])
             })),
             ("scans", .array(model.scans.map(ScanSessionJSON.object))),
@@ -111,17 +112,18 @@ public enum TimelineReport {
                 let span = (s.end?.timestamp ?? model.lastTimestamp).map { TimeFormat.human($0 - s.start.timestamp) } ?? ""
                 out.append("")
                 out.append(bold("Scan") + "  hci\(s.controller)  \(s.isActive ? "active" : "passive") interval \(Format.ms(s.intervalMilliseconds)) ms window \(Format.ms(s.windowMilliseconds)) ms (duty \(Int(saturating: (s.dutyCycle * 100).rounded())) %), duplicates \(s.filterDuplicates ? "filtered" : "NOT filtered")")
-                out.append("  \(clock(s.start.timestamp))  start → \(end) (\(span)), \(s.reports) reports from \(s.uniqueDevices) devices" + (s.connectionsWhileScanning.isEmpty ? "" : ", \(s.connectionsWhileScanning.count) connection(s) came up while scanning"))
+                out.append("  \(clock(s.start.timestamp))  start → \(end) (\(span)), \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device"))" + (s.connectionsWhileScanning.isEmpty ? "" : ", \(Plural.of(s.connectionsWhileScanning.count, "connection")) came up while scanning"))
             }
             for a in model.ownAdvertising {
                 let end = a.end.map { clock($0.timestamp) } ?? "still on at the end"
                 out.append("")
                 out.append(bold("Advertising") + "  hci\(a.controller) set \(a.setHandle)\(a.isExtended ? " (extended)" : "")")
-                out.append("  \(clock(a.start.timestamp))  start → \(end)" + (a.connectionsWhileAdvertising.isEmpty ? "" : ", \(a.connectionsWhileAdvertising.count) connection(s) came up while advertising"))
+                out.append("  \(clock(a.start.timestamp))  start → \(end)" + (a.connectionsWhileAdvertising.isEmpty ? "" : ", \(Plural.of(a.connectionsWhileAdvertising.count, "connection")) came up while advertising"))
             }
             for f in model.failedConnections {
                 out.append("")
-                out.append(bold("Failed connection") + "  \(clock(f.at.timestamp))  \(f.peerAddress.map { "to \($0) " } ?? "")\(f.status) (\(Hex.u8(f.status.rawValue)))  [record \(f.at.number)]")
+                out.append(bold(f.cancelledByHost ? "Connection attempt" : "Failed connection") + "  \(clock(f.at.timestamp))  "
+                           + FailedConnectionText.describe(f) + "  [record \(f.at.number)]")
             }
         }
         for c in model.connections where connectionFilter == nil || c.id == connectionFilter {
@@ -165,7 +167,7 @@ public enum TimelineReport {
         }
         if c.mtu != 23 { parts.append("MTU \(c.mtu)") }
         if c.enhancedATT.opened > 0 {
-            parts.append("\(c.enhancedATT.opened) EATT bearer\(c.enhancedATT.opened == 1 ? "" : "s")"
+            parts.append(Plural.of(c.enhancedATT.opened, "EATT bearer")
                          + (c.enhancedATT.mtu.map { " (MTU \($0))" } ?? ""))
         }
         if let inherited = c.gatt.inheritedFrom { parts.append("GATT cached from connection #\(inherited)") }

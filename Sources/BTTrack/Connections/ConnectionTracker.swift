@@ -7,8 +7,23 @@ import BTDecode
 public struct FailedConnection: Sendable {
     public var at: RecordRef
     public var status: HCIStatus
+    /// The peer asked for; nil when the attempt was to the accept list or the capture does not show it.
     public var peerAddress: BDAddr?
     public var transport: LinkTransport
+    /// The create command asked for any device on the controller's accept list (initiator filter policy 1), as
+    /// Android's auto-connect and iOS's pending connections do, rather than for one peer.
+    public var toAcceptList = false
+    /// The host withdrew the attempt (Create Connection Cancel): the controller then completes it with Unknown
+    /// Connection Identifier (0x02), Core Vol 4 Part E §7.1.7 and §7.8.13. Not a radio failure.
+    public var cancelledByHost: Bool { status == .unknownConnectionIdentifier && completed }
+    /// Ended by a Connection Complete event (rather than refused by Command Status).
+    var completed = true
+}
+
+/// Whom an LE create-connection command asked for.
+enum ConnectionTarget {
+    case peer(BDAddr)
+    case acceptList
 }
 
 /// Follows links per controller: LE Connection Complete (legacy, enhanced v1/v2), BR/EDR and synchronous
@@ -27,8 +42,10 @@ public struct ConnectionTracker {
     /// `maximumOpenConnections` (trimmed in halves, to copy rarely) covers every closure of the latest record.
     var closedPastLimit = 0
     var recentlyClosedPastLimit: [Connection] = []
-    /// Peer of the last create-connection command per controller, for failed attempts.
-    var pendingPeer: [UInt16: BDAddr] = [:]
+    /// Target of the last LE create-connection command, and peer of the last BR/EDR Create Connection, per
+    /// controller: a failed attempt's Connection Complete does not say whom it was for.
+    var pendingLE: [UInt16: ConnectionTarget] = [:]
+    var pendingBREDR: [UInt16: BDAddr] = [:]
     /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
     var peerLinks: [PeerLinkKey: Int] = [:]
 
@@ -107,9 +124,17 @@ public struct ConnectionTracker {
     mutating func leConnectionComplete(_ e: LEConnectionComplete, at: RecordRef, scanning: Bool, advertising: Bool)
         -> Connection?
     {
+        // Our attempt ends here unless this is a link the peer made to us (peripheral role) meanwhile.
+        let target = e.status == .success && !e.isCentral ? nil : pendingLE.removeValue(forKey: at.controller)
         guard e.status == .success else {
-            failed.append(FailedConnection(at: at, status: e.status, peerAddress: pendingPeer[at.controller] ?? e.peerAddress,
-                                           transport: .le))
+            var f = FailedConnection(at: at, status: e.status, peerAddress: nil, transport: .le)
+            switch target {
+            case .peer(let peer): f.peerAddress = peer
+            case .acceptList: f.toAcceptList = true
+            // The event's address of a failed attempt is usually all zeros: only a real one names the peer.
+            case nil: f.peerAddress = e.peerAddress.rawValue == 0 ? nil : e.peerAddress
+            }
+            failed.append(f)
             return nil
         }
         guard let c = openConnection(controller: at.controller, handle: e.handle, transport: .le, at: at, implicit: false,
@@ -147,12 +172,14 @@ public struct ConnectionTracker {
                          limit: options.maximumEventsPerConnection)
             }
         case .leCreateConnection:
-            if let v = LECreateConnection(p) { pendingPeer[at.controller] = v.initiatorFilterPolicy == 0 ? v.peerAddress : nil }
+            if let v = LECreateConnection(p) { pendingLE[at.controller] = Self.target(v.initiatorFilterPolicy, v.peerAddress) }
         case .leExtendedCreateConnection:
-            if let v = LEExtendedCreateConnection(p) { pendingPeer[at.controller] = v.initiatorFilterPolicy == 0 ? v.peerAddress : nil }
+            if let v = LEExtendedCreateConnection(p) {
+                pendingLE[at.controller] = Self.target(v.initiatorFilterPolicy, v.peerAddress)
+            }
         case .createConnection:
             var r = ByteReader(p)
-            pendingPeer[at.controller] = r.readAddress()
+            pendingBREDR[at.controller] = r.readAddress()
         default:
             break
         }
@@ -161,10 +188,18 @@ public struct ConnectionTracker {
     mutating func commandAnswered(_ pending: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
         guard status != .success else { return }
         switch pending.opcode {
-        case .leCreateConnection, .leExtendedCreateConnection, .createConnection:
+        case .createConnection:
             // Refused outright (Command Status with an error): no Connection Complete will follow.
-            failed.append(FailedConnection(at: at, status: status, peerAddress: pendingPeer[at.controller],
-                                           transport: pending.opcode == .createConnection ? .brEdr : .le))
+            failed.append(FailedConnection(at: at, status: status, peerAddress: pendingBREDR.removeValue(forKey: at.controller),
+                                           transport: .brEdr, completed: false))
+        case .leCreateConnection, .leExtendedCreateConnection:
+            var f = FailedConnection(at: at, status: status, peerAddress: nil, transport: .le, completed: false)
+            switch pendingLE.removeValue(forKey: at.controller) {
+            case .peer(let peer): f.peerAddress = peer
+            case .acceptList: f.toAcceptList = true
+            case nil: break
+            }
+            failed.append(f)
         default:
             break
         }
@@ -177,6 +212,7 @@ public struct ConnectionTracker {
         switch e.code {
         case .connectionComplete:
             guard let v = ConnectionComplete(p) else { return }
+            pendingBREDR[at.controller] = nil
             guard v.status == .success else {
                 failed.append(FailedConnection(at: at, status: v.status, peerAddress: v.address, transport: .brEdr))
                 return
@@ -281,6 +317,11 @@ public struct ConnectionTracker {
         default:
             break
         }
+    }
+
+    /// Initiator filter policy 0 names one peer; 1 means the accept list (Core Vol 4 Part E §7.8.12).
+    static func target(_ initiatorFilterPolicy: UInt8, _ peer: BDAddr) -> ConnectionTarget {
+        initiatorFilterPolicy == 0 ? .peer(peer) : .acceptList
     }
 
     /// Without a direction (pcap linktype 187), requests and commands are taken as the host's (as client).

@@ -39,7 +39,8 @@ struct TimelineCommand: ParsableCommand {
             --json prints {"file", "first_timestamp", "last_timestamp", "connections": [...], "failed_connections", \
             "scans": [...], "advertising": [...]}; each connection has handle ("0x0040"), controller, peer_address, \
             peer_address_type, role, start, end (null when open), disconnect_reason ("0x13" or null), \
-            implicit_start, mtu, eatt_bearers, eatt_mtu and events. The JSON Schema is Sources/BTReport/Schemas/timeline.schema.json.
+            implicit_start, mtu, eatt_bearers, eatt_mtu and events; each failed connection attempt has status, \
+            peer_address, accept_list and cancelled (withdrawn by the host: Create Connection Cancel). The JSON Schema is Sources/BTReport/Schemas/timeline.schema.json.
 
             Examples:
               btlens timeline samples/heart-rate-session.btsnoop
