@@ -51,7 +51,7 @@ public struct ConnectionChurnRule: Rule {
                 discriminator: "connections", start: span[0].start.timestamp, end: last.timestamp, records: span.map(\.start),
                 message: "\(span.count) connections to \(peer) within \(RuleText.seconds(span[span.count - 1].start.timestamp.nanoseconds - span[0].start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average."))
         }
-        let failures = model.failedConnections.filter { $0.status != .unknownConnectionIdentifier }  // 0x02 = cancelled
+        let failures = model.failedConnections.filter { !$0.cancelledByHost }  // withdrawn by the host: not the radio failing
         if failures.count >= Int(context.option("minimum_failures")), let first = failures.first, let last = failures.last {
             let statuses = Dictionary(grouping: failures, by: \.status).map { "\($0.key) (\(Hex.u8($0.key.rawValue))) ×\($0.value.count)" }.sorted()
             findings.append(Finding(
