@@ -247,3 +247,15 @@ struct LifecycleTests {
         #expect(model.connections[1].gatt.name(of: 0x0003) == "Battery Level (2a19)")
     }
 }
+
+@Suite("activity run names")
+struct ActivityKindNameTests {
+    @Test("each kind names one and several operations")
+    func names() {
+        #expect(ActivityKind.writeCommand.singular == "write without response")
+        #expect(ActivityKind.writeCommand.plural == "writes without response")
+        #expect(ActivityKind.readByType.plural == "reads by type")
+        #expect(ActivityKind.notification.plural == "notifications")
+        #expect(ActivityKind.allCases.allSatisfy { $0.plural != $0.singular && $0.plural.hasPrefix($0.singular.prefix(4)) })
+    }
+}

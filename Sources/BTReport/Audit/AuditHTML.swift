@@ -54,7 +54,7 @@ public enum AuditHTML {
                     let events = c.events.map { e in
                         TimeFormat.utc(e.at.timestamp, digits: 3).dropFirst(11) + "  " + TimelineEventDescription.describe(e, in: c).text
                     }.joined(separator: "\n")
-                    out.append("<details><summary>Connection #\(c.id) handle \(Hex.u16(c.handle))\(c.peerAddress.map { " — \($0)" } ?? "") (\(c.events.count) events)</summary><pre>\(escape(events))</pre></details>")
+                    out.append("<details><summary>Connection #\(c.id) handle \(Hex.u16(c.handle))\(c.peerAddress.map { " — \($0)" } ?? "") (\(Plural.of(c.events.count, "event")))</summary><pre>\(escape(events))</pre></details>")
                 }
             }
         }
@@ -71,7 +71,7 @@ public enum AuditHTML {
         var lanes: [(label: String, bars: [(Double, Double, String, String)], marks: [Finding])] = []
         let scanBars = model.scans.map { s in
             (x(s.start.timestamp), x(s.end?.timestamp ?? last), s.filterDuplicates ? "#7fb3d5" : "#e59866",
-             "scan \(s.isActive ? "active" : "passive"), duplicates \(s.filterDuplicates ? "filtered" : "not filtered"), \(s.reports) reports")
+             "scan \(s.isActive ? "active" : "passive"), duplicates \(s.filterDuplicates ? "filtered" : "not filtered"), \(Plural.of(s.reports, "report"))")
         }
         // Findings by connection, gathered in one pass (nil: the scan lane), each in report order.
         let byConnection = Dictionary(grouping: findings, by: { $0.connection?.id })

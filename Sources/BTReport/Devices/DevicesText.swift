@@ -36,7 +36,7 @@ public enum DevicesText {
         }
         if r.advertiserOverflow.reports > 0 {
             lines.append("  … about \(r.advertiserOverflow.estimatedAdvertisers) more advertisers not kept "
-                         + "(limit \(AdvertiserTracker.advertiserLimit)), \(r.advertiserOverflow.reports) reports")
+                         + "(limit \(AdvertiserTracker.advertiserLimit)), \(Plural.of(r.advertiserOverflow.reports, "report"))")
         }
 
         lines.append("")

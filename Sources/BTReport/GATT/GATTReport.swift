@@ -49,7 +49,7 @@ public enum GATTReport {
             if u.preparedWrites > 0 { parts.append("prepared writes \(u.preparedWrites)×") }
             if u.notifications > 0 { parts.append("notified \(u.notifications)×") }
             if u.indications > 0 { parts.append("indicated \(u.indications)×") }
-            if u.errors > 0 { parts.append(u.errors == 1 ? "1 error" : "\(u.errors) errors") }
+            if u.errors > 0 { parts.append(Plural.of(u.errors, "error")) }
         }
         if let cccdState { parts.append(cccdState == 0 ? "unsubscribed" : "subscribed (\(cccdState & 2 != 0 ? "indicate" : "notify"))") }
         return parts.isEmpty ? "unused" : parts.joined(separator: ", ")

@@ -99,7 +99,7 @@ public struct TimelineEventDescription {
                                   ("value", .string(value == 0 ? "off" : value == 2 ? "indicate" : value == 1 ? "notify" : Hex.u16(value)))])
         case .activity(let i):
             let run = c.runs[i]
-            var text = "\(run.count) \(run.count == 1 ? String(run.kind.pastTense.dropLast()) : run.kind.pastTense) \(handleName(run.handle, c))"
+            var text = "\(Plural.of(run.count, run.kind.singular, plural: run.kind.plural)) \(handleName(run.handle, c))"
             if let rate = run.rate, run.count > 2 { text += " at " + Format.ms((rate * 10).rounded() / 10) + " Hz" }
             if run.count > 1 { text += " over \(TimeFormat.human(run.last.timestamp - run.first.timestamp))" }
             if let value = c.usage[run.handle]?.lastValue, run.kind == .notification || run.kind == .indication || run.kind == .read {

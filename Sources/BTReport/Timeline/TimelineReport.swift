@@ -159,10 +159,10 @@ public enum TimelineReport {
         let t = c.transactions
         let pdus = c.attCounts.values.reduce(0, +)
         if pdus > 0 {
-            var att = "ATT \(pdus) PDUs, \(t.completed + t.errors) transactions"
+            var att = "ATT \(Plural.of(pdus, "PDU")), \(Plural.of(t.completed + t.errors, "transaction"))"
             if let mean = t.meanLatency { att += " (mean \(Format.ms(TimelineEventDescription.ms(mean))) ms)" }
-            if t.errors > 0 { att += ", \(t.errors) errors" }
-            if t.timeouts > 0 { att += ", \(t.timeouts) timeouts" }
+            if t.errors > 0 { att += ", \(Plural.of(t.errors, "error"))" }
+            if t.timeouts > 0 { att += ", \(Plural.of(t.timeouts, "timeout"))" }
             parts.append(att)
         }
         if c.mtu != 23 { parts.append("MTU \(c.mtu)") }

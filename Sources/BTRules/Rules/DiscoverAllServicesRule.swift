@@ -32,7 +32,7 @@ public struct DiscoverAllServicesRule: Rule {
                     rule: Self.description, controller: c.controller, connection: c,
                     discriminator: repeats.discriminator(key: "\(c.id)"), start: d.first.timestamp,
                     end: d.last.timestamp, records: d.records,
-                    message: "\(RuleText.connection(c)) discovered all \(services.count) primary services (\(appServices.count) besides GAP/GATT) in \(d.requests) requests over \(RuleText.seconds(d.last.timestamp.nanoseconds - d.first.timestamp.nanoseconds)), then used \(used.count) of them."))
+                    message: "\(RuleText.connection(c)) discovered all \(services.count) primary services (\(appServices.count) besides GAP/GATT) in \(Plural.of(d.requests, "request")) over \(RuleText.seconds(d.last.timestamp.nanoseconds - d.first.timestamp.nanoseconds)), then used \(used.count) of them."))
             }
         }
         return findings

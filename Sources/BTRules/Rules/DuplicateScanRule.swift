@@ -41,7 +41,7 @@ public struct DuplicateScanRule: Rule {
                 rule: Self.description, severity: severity, controller: s.controller,
                 discriminator: repeats.discriminator(key: "hci\(s.controller)"), start: s.start.timestamp,
                 end: endTime, records: records,
-                message: "Scanned \(RuleText.seconds(endTime.nanoseconds - s.start.timestamp.nanoseconds)) with duplicate filtering off: \(s.reports) reports from \(Plural.of(s.uniqueDevices, "device")), \(DecimalText.fixed(perDevice, fractionDigits: 1)) reports per device per second.")
+                message: "Scanned \(RuleText.seconds(endTime.nanoseconds - s.start.timestamp.nanoseconds)) with duplicate filtering off: \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device")), \(DecimalText.fixed(perDevice, fractionDigits: 1)) reports per device per second.")
         }
     }
 }

@@ -82,18 +82,28 @@ public enum ActivityKind: String, Sendable, CaseIterable {
         }
     }
 
-    public var pastTense: String {
+    /// The operation as a noun, for one: `1 write without response`.
+    public var singular: String {
         switch self {
-        case .read: "reads"
-        case .readBlob: "blob reads"
-        case .readMultiple: "multiple reads"
+        case .read: "read"
+        case .readBlob: "blob read"
+        case .readMultiple: "multiple read"
+        case .readByType: "read by type"
+        case .write: "write"
+        case .writeCommand: "write without response"
+        case .signedWrite: "signed write"
+        case .preparedWrite: "prepared write"
+        case .notification: "notification"
+        case .indication: "indication"
+        }
+    }
+
+    /// The operation as a noun, for several: `10 writes without response`.
+    public var plural: String {
+        switch self {
         case .readByType: "reads by type"
-        case .write: "writes"
         case .writeCommand: "writes without response"
-        case .signedWrite: "signed writes"
-        case .preparedWrite: "prepared writes"
-        case .notification: "notifications"
-        case .indication: "indications"
+        default: singular + "s"
         }
     }
 }
