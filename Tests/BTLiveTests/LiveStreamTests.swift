@@ -95,6 +95,8 @@ struct LiveStreamTests {
         #expect(summary.failedConnections > 0)
         let failed = output.lines.filter { $0.contains("\"event\":\"failed\"") }
         #expect(failed.count == summary.failedConnections)
+        #expect(failed.allSatisfy { $0.contains("\"accept_list\":") && $0.contains("\"cancelled\":") })
+        #expect(last["cancelled_connections"] is Int)
     }
 
     @Test("pcap on standard input is refused; an empty stream is an error; a stop before any byte is not")
