@@ -6,7 +6,7 @@ APT_PKGS   := libpcap-dev libbluetooth-dev pkg-config python3
 SAMPLE     := samples/wasteful-central.btsnoop
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build release run test samples bench install uninstall man clean
+.PHONY: all deps test-deps build release run test samples bench install uninstall man clean assigned-numbers
 
 all: build
 
@@ -46,6 +46,11 @@ test: test-deps
 samples: deps
 	$(SWIFT) build --product btlens-scenario
 	$(BUILD_DIR)/debug/btlens-scenario samples samples
+
+# Regenerates the Bluetooth SIG's UUID and company names (SIGTables.swift) from Wireshark's copy (Debian tshark).
+assigned-numbers:
+	@command -v tshark >/dev/null || (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq tshark)
+	python3 Sources/BTWire/AssignedNumbers/generate.py Sources/BTWire/AssignedNumbers/SIGTables.swift
 
 # Release build, a generated ≥1 GB capture, MB/s, records/s and peak RSS of `btlens stats`, and btmon -a.
 bench: release

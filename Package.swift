@@ -28,7 +28,7 @@ let package = Package(
         // A stdio stream over already-sniffed bytes plus a descriptor, so libpcap can read pipes.
         .target(name: "CStreamSupport"),
         // Bytes, code tables, addresses, UUIDs. No dependencies.
-        .target(name: "BTWire"),
+        .target(name: "BTWire", exclude: ["AssignedNumbers/generate.py"]),
         // Capture readers and writers: one record model for every source.
         .target(name: "BTCapture", dependencies: ["BTWire", "CPcap", "CStreamSupport"], swiftSettings: hotPath),
         // HCI, ACL/L2CAP reassembly, ATT, SMP, signalling, advertising data.

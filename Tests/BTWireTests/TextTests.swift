@@ -1,5 +1,5 @@
 import Testing
-import BTWire
+@testable import BTWire
 
 @Suite("Escaping text that comes off the air")
 struct TextEscapingTests {
@@ -75,5 +75,24 @@ struct PluralTests {
         #expect(Plural.of(12, "report") == "12 reports")
         #expect(Plural.of(1, "entry", plural: "entries") == "1 entry")
         #expect(Plural.of(3, "entry", plural: "entries") == "3 entries")
+    }
+}
+
+@Suite("Assigned numbers")
+struct AssignedNumbersTests {
+    @Test("the SIG's full lists name what the short table does not; the short names come first")
+    func names() {
+        #expect(CompanyID(rawValue: 0x012D).name == "Sony Corporation")
+        #expect(CompanyID(rawValue: 0x004C).name == "Apple")
+        #expect(BluetoothUUID(uuid16: 0x2ACF).name == "Step Climber Data")
+        #expect(BluetoothUUID(uuid16: 0x1101).name == "Serial Port")
+        #expect(BluetoothUUID(uuid16: 0xFE2C).name == "Google Fast Pair")
+        #expect(BluetoothUUID(uuid16: 0x2A37).name == "Heart Rate Measurement")
+        #expect(AssignedNumbers.sigCompanies.count > 3000 && AssignedNumbers.sigUUIDs.count > 1000)
+    }
+
+    @Test("table lines without a hex value and a tab are skipped")
+    func parse() {
+        #expect(AssignedNumbers.parse("0001\tA\nzz\tB\n0002 C\n\n00FF\tD") == [0x0001: "A", 0x00FF: "D"])
     }
 }

@@ -1,7 +1,24 @@
 /// Bluetooth SIG assigned numbers btlens names things with: 16-bit UUIDs (GATT declarations, descriptors,
-/// services, characteristics, member UUIDs) and company identifiers. A subset: unknown values print as hex.
+/// services, characteristics, units, SDP service classes, member UUIDs) and company identifiers. The SIG's
+/// full lists (`SIGTables.swift`, generated) are looked up after the short names below, which read better in
+/// tables ("Apple" rather than "Apple, Inc.") and name member UUIDs by what they are used for.
 public enum AssignedNumbers {
-    public static func uuidName(_ uuid16: UInt16) -> String? { uuids[uuid16] }
+    public static func uuidName(_ uuid16: UInt16) -> String? { uuids[uuid16] ?? sigUUIDs[uuid16] }
+    public static func companyName(_ id: UInt16) -> String? { companies[id] ?? sigCompanies[id] }
+
+    /// Parsed on first use: a dictionary literal of this size would cost the compiler minutes.
+    static let sigUUIDs = parse(uuidText)
+    static let sigCompanies = parse(companyText)
+
+    /// Lines of four hex digits, a tab and a name.
+    static func parse(_ text: String) -> [UInt16: String] {
+        var table: [UInt16: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let tab = line.firstIndex(of: "\t"), let value = UInt16(line[..<tab], radix: 16) else { continue }
+            table[value] = String(line[line.index(after: tab)...])
+        }
+        return table
+    }
 
     static let uuids: [UInt16: String] = [
         // Declarations and descriptors

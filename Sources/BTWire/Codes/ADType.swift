@@ -61,6 +61,6 @@ public struct CompanyID: RawRepresentable, Hashable, Sendable, CustomStringConve
     @inlinable public init(rawValue: UInt16) { self.rawValue = rawValue }
     @inlinable public static var apple: CompanyID { CompanyID(rawValue: 0x004C) }
 
-    public var name: String? { AssignedNumbers.companies[rawValue] }
+    public var name: String? { AssignedNumbers.companyName(rawValue) }
     public var description: String { (name ?? "Company") + " (" + Hex.u16(rawValue) + ")" }
 }
