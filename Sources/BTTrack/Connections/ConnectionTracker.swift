@@ -26,6 +26,20 @@ enum ConnectionTarget {
     case acceptList
 }
 
+extension FailedConnection {
+    /// An LE attempt to `target` (nil: the capture does not show the create command), with the address the
+    /// controller reported.
+    init(at: RecordRef, status: HCIStatus, target: ConnectionTarget?, reported: BDAddr?, completed: Bool) {
+        self.init(at: at, status: status, peerAddress: nil, transport: .le, completed: completed)
+        switch target {
+        case .peer(let peer): peerAddress = peer
+        case .acceptList: toAcceptList = true
+        // A failed attempt's event usually carries an all-zero address: only a real one names the peer.
+        case nil: peerAddress = reported.flatMap { $0.rawValue == 0 ? nil : $0 }
+        }
+    }
+}
+
 /// Follows links per controller: LE Connection Complete (legacy, enhanced v1/v2), BR/EDR and synchronous
 /// Connection Complete, Disconnection Complete, parameter/PHY/data-length/encryption changes, SMP, L2CAP
 /// parameter requests, and each link's ATT session. A handle reused after a disconnect is a new connection; a
@@ -127,14 +141,7 @@ public struct ConnectionTracker {
         // Our attempt ends here unless this is a link the peer made to us (peripheral role) meanwhile.
         let target = e.status == .success && !e.isCentral ? nil : pendingLE.removeValue(forKey: at.controller)
         guard e.status == .success else {
-            var f = FailedConnection(at: at, status: e.status, peerAddress: nil, transport: .le)
-            switch target {
-            case .peer(let peer): f.peerAddress = peer
-            case .acceptList: f.toAcceptList = true
-            // The event's address of a failed attempt is usually all zeros: only a real one names the peer.
-            case nil: f.peerAddress = e.peerAddress.rawValue == 0 ? nil : e.peerAddress
-            }
-            failed.append(f)
+            failed.append(FailedConnection(at: at, status: e.status, target: target, reported: e.peerAddress, completed: true))
             return nil
         }
         guard let c = openConnection(controller: at.controller, handle: e.handle, transport: .le, at: at, implicit: false,
@@ -193,13 +200,8 @@ public struct ConnectionTracker {
             failed.append(FailedConnection(at: at, status: status, peerAddress: pendingBREDR.removeValue(forKey: at.controller),
                                            transport: .brEdr, completed: false))
         case .leCreateConnection, .leExtendedCreateConnection:
-            var f = FailedConnection(at: at, status: status, peerAddress: nil, transport: .le, completed: false)
-            switch pendingLE.removeValue(forKey: at.controller) {
-            case .peer(let peer): f.peerAddress = peer
-            case .acceptList: f.toAcceptList = true
-            case nil: break
-            }
-            failed.append(f)
+            failed.append(FailedConnection(at: at, status: status, target: pendingLE.removeValue(forKey: at.controller),
+                                           reported: nil, completed: false))
         default:
             break
         }
