@@ -161,7 +161,7 @@ struct AdvertisingDataTests {
             #expect(view.txPowerLevel == 4)
             #expect(view.summary == "short name \"Pola\" uuids 1812,12345678 solicit 180f svc data feaa len 3 mfr Nordic Semiconductor len 2 tx 4 dBm appearance 0x03c1")
             #expect(value(view.fields, "Service Data - 16-bit UUID") == "Eddystone (feaa) 100001")
-            #expect(value(view.fields, "Appearance") == "0x03c1 category 15 subcategory 1")
+            #expect(value(view.fields, "Appearance") == "0x03c1 Keyboard")
             #expect(value(view.fields, "Manufacturer Specific Data") == "Nordic Semiconductor (0x0059) 0102")
             #expect(value(view.fields, "TX Power Level") == "4 dBm")
         }

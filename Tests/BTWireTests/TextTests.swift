@@ -91,6 +91,15 @@ struct AssignedNumbersTests {
         #expect(AssignedNumbers.sigCompanies.count > 3000 && AssignedNumbers.sigUUIDs.count > 1000)
     }
 
+    @Test("appearance: the value's name, else its category's with the subcategory, else the two numbers")
+    func appearance() {
+        #expect(AssignedNumbers.appearanceDescription(0x03C1) == "0x03c1 Keyboard")
+        #expect(AssignedNumbers.appearanceDescription(0x0540) == "0x0540 Generic Sensor")
+        #expect(AssignedNumbers.appearanceDescription(0x03FE) == "0x03fe Human Interface Device (HID) (subcategory 62)")
+        #expect(AssignedNumbers.appearanceDescription(0xFFC1) == "0xffc1 category 1023 subcategory 1")
+        #expect(AssignedNumbers.appearanceName(0xFFC1) == nil)
+    }
+
     @Test("table lines without a hex value and a tab are skipped")
     func parse() {
         #expect(AssignedNumbers.parse("0001\tA\nzz\tB\n0002 C\n\n00FF\tD") == [0x0001: "A", 0x00FF: "D"])

@@ -68,9 +68,7 @@ extension AdvertisingDataView: PacketDescribing {
         case .txPowerLevel where d.count >= 1:
             return DecodedField(name, String(Int8(bitPattern: d[0])) + " dBm")
         case .appearance where d.count >= 2:
-            let value = UInt16(d[0]) | UInt16(d[1]) << 8
-            return DecodedField(name, Hex.u16(value) + " category " + String(value >> 6) + " subcategory "
-                                + String(value & 0x3F))
+            return DecodedField(name, AssignedNumbers.appearanceDescription(UInt16(d[0]) | UInt16(d[1]) << 8))
         default:
             return DecodedField(name, PDUFieldText.value(d))
         }

@@ -54,6 +54,7 @@ public enum DevicesJSON {
         o.append(("tx_power", optionalInt(a.txPowerLevel)))
         o.append(("reported_tx_power", optionalInt(a.reportedTxPower)))
         o.append(("appearance", optionalInt(a.appearance)))
+        o.append(("appearance_name", a.appearance.flatMap(AssignedNumbers.appearanceName).map { .string($0) } ?? .null))
         o.append(("service_uuids", .array(a.serviceUUIDs.map { .string($0.description) })))
         o.append(("service_data", .array(a.serviceData.map { d in
             .object([("uuid", .string(d.uuid.description)), ("data", .string(Hex.string(d.data)))])

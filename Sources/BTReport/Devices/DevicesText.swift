@@ -120,6 +120,7 @@ public enum DevicesText {
         if !companies.isEmpty {
             parts.append("mfr " + companies.map { $0.company.name ?? Hex.u16($0.company.rawValue) }.joined(separator: ","))
         }
+        if let appearance = a.appearance { parts.append(AssignedNumbers.appearanceName(appearance) ?? "appearance " + Hex.u16(appearance)) }
         if a.usesExtendedAdvertising { parts.append("ext") }
         return parts.isEmpty ? "-" : parts.joined(separator: "; ")
     }

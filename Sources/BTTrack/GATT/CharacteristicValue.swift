@@ -26,7 +26,7 @@ public enum CharacteristicValue {
         case 0x2A19:  // Battery Level
             return r.readU8().map { "\($0) %" }
         case 0x2A01:  // Appearance: category (10 bits) and subcategory (6 bits)
-            return r.readU16().map { "\(Hex.u16($0)) (category \($0 >> 6), subcategory \($0 & 0x3F))" }
+            return r.readU16().map(AssignedNumbers.appearanceDescription)
         case 0x2A07:  // Tx Power Level
             return r.readI8().map { "\($0) dBm" }
         case 0x2A37:  // Heart Rate Measurement: flags, bpm u8 or u16, energy, RR intervals (1/1024 s)

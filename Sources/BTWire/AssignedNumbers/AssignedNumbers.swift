@@ -9,6 +9,18 @@ public enum AssignedNumbers {
     /// Parsed on first use: a dictionary literal of this size would cost the compiler minutes.
     static let sigUUIDs = parse(uuidText)
     static let sigCompanies = parse(companyText)
+    static let appearances = parse(appearanceText)
+
+    /// The name of an Appearance value (GAP, Assigned Numbers §2.6): category in bits 6–15, subcategory in 0–5.
+    /// A subcategory the list does not name falls back to its category's generic name.
+    public static func appearanceName(_ value: UInt16) -> String? {
+        appearances[value] ?? appearances[value & ~0x3F].map { $0 + " (subcategory \(value & 0x3F))" }
+    }
+
+    /// `0x03c1 Sports Watch`, or `0x1234 category 72 subcategory 52` when the list has no name for it.
+    public static func appearanceDescription(_ value: UInt16) -> String {
+        Hex.u16(value) + " " + (appearanceName(value) ?? "category \(value >> 6) subcategory \(value & 0x3F)")
+    }
 
     /// Lines of four hex digits, a tab and a name.
     static func parse(_ text: String) -> [UInt16: String] {

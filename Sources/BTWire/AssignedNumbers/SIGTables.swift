@@ -4847,4 +4847,157 @@ extension AssignedNumbers {
     0D4C	IotGizmo Corporation
     FFFF	For use in internal and interoperability tests
     """#
+    /// 150 entries, one per line: four hex digits, a tab, the name.
+    static let appearanceText = #"""
+    0000	Unknown
+    0040	Generic Phone
+    0080	Generic Computer
+    00C0	Generic Watch
+    00C1	Watch: Sports Watch
+    0100	Generic Clock
+    0140	Generic Display
+    0180	Generic Remote Control
+    01C0	Generic Eye-glasses
+    0200	Generic Tag
+    0240	Generic Keyring
+    0280	Generic Media Player
+    02C0	Generic Barcode Scanner
+    0300	Generic Thermometer
+    0301	Thermometer: Ear
+    0340	Generic Heart rate Sensor
+    0341	Heart Rate Sensor: Heart Rate Belt
+    0380	Generic Blood Pressure
+    0381	Blood Pressure: Arm
+    0382	Blood Pressure: Wrist
+    03C0	Human Interface Device (HID)
+    03C1	Keyboard
+    03C2	Mouse
+    03C3	Joystick
+    03C4	Gamepad
+    03C5	Digitizer Tablet
+    03C6	Card Reader
+    03C7	Digital Pen
+    03C8	Barcode Scanner
+    0400	Generic Glucose Meter
+    0440	Generic: Running Walking Sensor
+    0441	Running Walking Sensor: In-Shoe
+    0442	Running Walking Sensor: On-Shoe
+    0443	Running Walking Sensor: On-Hip
+    0480	Generic: Cycling
+    0481	Cycling: Cycling Computer
+    0482	Cycling: Speed Sensor
+    0483	Cycling: Cadence Sensor
+    0484	Cycling: Power Sensor
+    0485	Cycling: Speed and Cadence Sensor
+    04C0	Generic Control Device
+    04C1	Switch
+    04C2	Multi-switch
+    04C3	Button
+    04C4	Slider
+    04C5	Rotary
+    04C6	Touch-panel
+    0500	Generic Network Device
+    0501	Access Point
+    0540	Generic Sensor
+    0541	Motion Sensor
+    0542	Air Quality Sensor
+    0543	Temperature Sensor
+    0544	Humidity Sensor
+    0545	Leak Sensor
+    0546	Smoke Sensor
+    0547	Occupancy Sensor
+    0548	Contact Sensor
+    0549	Carbon Monoxide Sensor
+    054A	Carbon Dioxide Sensor
+    054B	Ambient Light Sensor
+    054C	Energy Sensor
+    054D	Color Light Sensor
+    054E	Rain Sensor
+    054F	Fire Sensor
+    0550	Wind Sensor
+    0551	Proximity Sensor
+    0552	Multi-Sensor
+    0580	Generic Light Fixtures
+    0581	Wall Light
+    0582	Ceiling Light
+    0583	Floor Light
+    0584	Cabinet Light
+    0585	Desk Light
+    0586	Troffer Light
+    0587	Pendant Light
+    0588	In-ground Light
+    0589	Flood Light
+    058A	Underwater Light
+    058B	Bollard with Light
+    058C	Pathway Light
+    058D	Garden Light
+    058E	Pole-top Light
+    058F	Spotlight
+    0590	Linear Light
+    0591	Street Light
+    0592	Shelves Light
+    0593	High-bay / Low-bay Light
+    0594	Emergency Exit Light
+    05C0	Generic Fan
+    05C1	Ceiling Fan
+    05C2	Axial Fan
+    05C3	Exhaust Fan
+    05C4	Pedestal Fan
+    05C5	Desk Fan
+    05C6	Wall Fan
+    0600	Generic HVAC
+    0601	Thermostat
+    0640	Generic Air Conditioning
+    0680	Generic Humidifier
+    06C0	Generic Heating
+    06C1	Radiator
+    06C2	Boiler
+    06C3	Heat Pump
+    06C4	Infrared Heater
+    06C5	Radiant Panel Heater
+    06C6	Fan Heater
+    06C7	Air Curtain
+    0700	Generic Access Control
+    0701	Access Door
+    0702	Garage Door
+    0703	Emergency Exit Door
+    0704	Access Lock
+    0705	Elevator
+    0706	Window
+    0707	Entrance Gate
+    0740	Generic Motorized Device
+    0741	Motorized Gate
+    0742	Awning
+    0743	Blinds or Shades
+    0744	Curtains
+    0745	Screen
+    0780	Generic Power Device
+    0781	Power Outlet
+    0782	Power Strip
+    0783	Plug
+    0784	Power Supply
+    0785	LED Driver
+    0786	Fluorescent Lamp Gear
+    0787	HID Lamp Gear
+    07C0	Generic Light Source
+    07C1	Incandescent Light Bulb
+    07C2	LED Bulb
+    07C3	HID Lamp
+    07C4	Fluorescent Lamp
+    07C5	LED Array
+    07C6	Multi-Color LED Array
+    0C40	Generic: Pulse Oximeter
+    0C41	Fingertip
+    0C42	Wrist Worn
+    0C80	Generic: Weight Scale
+    0CC0	Generic Personal Mobility Device
+    0CC1	Powered Wheelchair
+    0CC2	Mobility Scooter
+    0D00	Generic Continuous Glucose Monitor
+    1440	Generic: Outdoor Sports Activity
+    1441	Location Display Device
+    1442	Location and Navigation Display Device
+    1443	Location Pod
+    1444	Location and Navigation Pod
+    """#
 }
