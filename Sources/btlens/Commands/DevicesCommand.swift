@@ -10,7 +10,8 @@ struct DevicesCommand: ParsableCommand {
         discussion: """
             The table has one row per advertiser (address and address type), most reports first: name, \
             RSSI minimum/median/maximum, reports, first and last seen (seconds from the capture's first \
-            record) and a summary of service UUIDs, service data, manufacturer data and iBeacon frames. \
+            record) and a summary of service UUIDs, service data, manufacturer data, iBeacon frames and the \
+            appearance (named from the Bluetooth SIG lists). \
             Then come the scan sessions (LE Set (Extended) Scan Enable, with parameters, duplicate \
             filtering, duty cycle, reports and connections that came up while scanning) and the \
             capture's own advertising sessions (peripheral role).
