@@ -13,6 +13,8 @@ public struct LiveSummary: Sendable {
     /// Links still up when the capture ended.
     public var openConnections: Int
     public var failedConnections: Int
+    /// Of `failedConnections`, the attempts the host withdrew (Create Connection Cancel).
+    public var cancelledConnections: Int
     /// Every finding of the final audit.
     public var findings: [Finding]
     /// Findings printed while the capture ran (the final audit may add more and revise their numbers).
@@ -151,16 +153,18 @@ public final class LiveSession {
         let findings = auditor.audit(model, file: options.label)
         let open = model.connections.filter { $0.isOpen }.count
         let summary = LiveSummary(records: records, connections: model.connections.count, openConnections: open,
-                                  failedConnections: model.failedConnections.count, findings: findings,
+                                  failedConnections: model.failedConnections.count,
+                                  cancelledConnections: model.failedConnections.filter(\.cancelledByHost).count, findings: findings,
                                   findingsShownLive: shown.count, written: writer?.written ?? 0)
         switch options.format {
         case .text:
             var line = "--- btlens live: \(reason): \(Plural.of(records, "record")), \(Plural.of(summary.connections, "connection"))"
             if open > 0 { line += " (\(open) still open)" }
-            let cancelled = model.failedConnections.filter(\.cancelledByHost).count
-            let failed = summary.failedConnections - cancelled
+            let failed = summary.failedConnections - summary.cancelledConnections
             if failed > 0 { line += ", \(Plural.of(failed, "failed connection attempt"))" }
-            if cancelled > 0 { line += ", \(Plural.of(cancelled, "connection attempt")) cancelled by the host" }
+            if summary.cancelledConnections > 0 {
+                line += ", \(Plural.of(summary.cancelledConnections, "connection attempt")) cancelled by the host"
+            }
             if let writer { line += ", \(Plural.of(writer.written, "record")) written to \(writer.path)" }
             output.line("")
             output.line(line)
@@ -173,7 +177,7 @@ public final class LiveSession {
                 ("type", .string("summary")), ("reason", .string(reason)), ("records", .int(records)),
                 ("connections", .int(summary.connections)), ("open_connections", .int(open)),
                 ("failed_connections", .int(summary.failedConnections)),
-                ("cancelled_connections", .int(model.failedConnections.filter(\.cancelledByHost).count)),
+                ("cancelled_connections", .int(summary.cancelledConnections)),
                 ("malformed", .int(issues.count)),
                 ("written", writer.map { _ in .int(summary.written) } ?? .null),
                 ("findings_shown_live", .int(summary.findingsShownLive)),

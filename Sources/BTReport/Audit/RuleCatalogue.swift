@@ -39,7 +39,7 @@ public enum RuleCatalogue {
         out.append("")
         out.append("Fixtures (btlens-scenario write NAME FILE):")
         for f in d.fixtures {
-            out.append("  \(f.scenario): " + (f.expectedFindings == 0 ? "must stay silent" : "\(Plural.of(f.expectedFindings, "finding"))" + (f.connection.map { ", first on connection #\($0)" } ?? "")))
+            out.append("  \(f.scenario): " + (f.expectedFindings == 0 ? "must stay silent" : Plural.of(f.expectedFindings, "finding") + (f.connection.map { ", first on connection #\($0)" } ?? "")))
         }
         return out.joined(separator: "\n")
     }

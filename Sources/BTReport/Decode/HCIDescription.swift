@@ -195,7 +195,7 @@ enum HCIDescription {
                            DecodedField("supervision timeout", ms(HCIUnits.timeoutToMilliseconds(v.supervisionTimeout)))]
             }
         case .advertisingReport, .extendedAdvertisingReport:
-            detail = "\(Plural.of(frame.advertisingReports, "report"))"
+            detail = Plural.of(frame.advertisingReports, "report")
             var iterator = AdvertisingReportIterator(subevent: sub, parameters: p)
             var first = true
             while let r = iterator.next() {
