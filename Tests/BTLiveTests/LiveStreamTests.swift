@@ -95,7 +95,11 @@ struct LiveStreamTests {
         #expect(summary.failedConnections > 0)
         let failed = output.lines.filter { $0.contains("\"event\":\"failed\"") }
         #expect(failed.count == summary.failedConnections)
-        #expect(failed.allSatisfy { $0.contains("\"accept_list\":") && $0.contains("\"cancelled\":") })
+        #expect(failed.allSatisfy {
+            $0.contains("\"accept_list\":") && $0.contains("\"cancelled\":") && $0.contains("\"requested\":")
+        })
+        let up = output.lines.filter { $0.contains("\"event\":\"up\"") }
+        #expect(!up.isEmpty && up.allSatisfy { $0.contains("\"connect_requested\":") })
         #expect(last["cancelled_connections"] is Int)
     }
 

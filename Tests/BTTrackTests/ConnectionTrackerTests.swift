@@ -200,6 +200,36 @@ struct LifecycleTests {
         #expect(failed.map(\.toAcceptList) == [false, false])
     }
 
+    /// BR/EDR Create Connection (0x0405): address, packet types, page scan repetition mode, reserved, clock
+    /// offset, allow role switch.
+    static func createConnection(_ peer: [UInt8]) -> [UInt8] {
+        let p: [UInt8] = peer + PacketFeed.le16(0xCC18) + [0x01, 0x00] + PacketFeed.le16(0) + [0x01]
+        return [0x05, 0x04, UInt8(p.count)] + p
+    }
+
+    /// Connection Complete (0x03): status, handle, address, link type (1 ACL), encryption.
+    static func connectionComplete(status: UInt8, handle: UInt16, peer: [UInt8]) -> [UInt8] {
+        [0x03, 11, status] + PacketFeed.le16(handle) + peer + [0x01, 0x00]
+    }
+
+    @Test("an attempt runs from its create command: the link's connect time, a page timeout's duration")
+    func attemptTiming() throws {
+        var feed = PacketFeed()
+        let lock: [UInt8] = [0x75, 0x19, 0x1A, 0xBF, 0xC0, 0x60]
+        feed.feed(.command, Self.leCreateConnection(acceptList: false, peer: lock), .sent, at: 1)
+        feed.feed(.event, PacketFeed.leConnectionComplete(handle: 0x40, peer: lock), .received, at: 1.25)
+        let headset: [UInt8] = [0x66, 0xDB, 0x72, 0x6B, 0x18, 0x00], phone: [UInt8] = [1, 2, 3, 4, 5, 6]
+        feed.feed(.command, Self.createConnection(headset), .sent, at: 2)
+        // Meanwhile another device pages us: its link does not end our attempt.
+        feed.feed(.event, Self.connectionComplete(status: 0, handle: 0x0C, peer: phone), .received, at: 3)
+        feed.feed(.event, Self.connectionComplete(status: 0x04, handle: 0, peer: headset), .received, at: 7.12)
+        let model = feed.finish()
+        #expect(model.connections.map { $0.connectRequested?.timestamp.nanoseconds } == [1_000_000_000, nil])
+        let f = try #require(model.failedConnections.first)
+        #expect(f.status == .pageTimeout && f.peerAddress == BDAddr("00:18:6B:72:DB:66"))
+        #expect(f.attemptDuration == .milliseconds(5120))
+    }
+
     @Test("HCI Reset closes the controller's links")
     func reset() {
         var feed = PacketFeed()

@@ -75,6 +75,26 @@ struct RealCaptureTrackingTests {
         #expect(model.failedConnections.count == 1)
         #expect(attempt.at.number == 690)
         #expect(attempt.cancelledByHost && attempt.toAcceptList && attempt.peerAddress == nil)
+        #expect(attempt.requested?.number == 686)
+        // Each link from its LE Create Connection: record 432 to the lock, 577 to the accept list.
+        #expect(model.connections.map { $0.connectRequested?.number } == [432, 577])
+    }
+
+    /// Three BR/EDR Create Connection commands to 00:23:02:C1:30:ED each end in Page Timeout after 5.13 s:
+    /// the default page timeout, 0x2000 slots of 0.625 ms (Core Vol 4 Part E §7.3.16), plus the command's way.
+    @Test("xiaomi: BR/EDR page timeouts last the page timeout from their Create Connection", .enabled(if: RealCaptures.available))
+    func pageTimeouts() throws {
+        let model = try Self.model("xiaomi_wx_vband_smartpen_btsnoop_hci.log")
+        let failed = model.failedConnections
+        #expect(failed.map(\.at.number) == [184, 200, 209])
+        #expect(failed.allSatisfy { $0.status == .pageTimeout && $0.transport == .brEdr && !$0.cancelledByHost })
+        #expect(failed.allSatisfy { $0.peerAddress == BDAddr("00:23:02:C1:30:ED") })
+        for f in failed {
+            let ms = try #require(f.attemptDuration).seconds * 1000
+            #expect(ms > 5120 && ms < 5140, "record \(f.at.number): \(ms) ms")
+        }
+        // The LE links from their LE Extended Create Connection; #1 began before the capture.
+        #expect(model.connections.map { $0.connectRequested == nil } == [true, false, false])
     }
 
     /// Checked against tshark: services 0x0001 1801, 0x0002-0x0008 1800, 0x0009-0x0019 fff0,

@@ -81,12 +81,16 @@ enum LiveLines {
                 text += "up:" + peer(c) + ", handle \(Hex.u16(c.handle))"
                 if c.role != .unknown { text += ", \(c.role.rawValue)" }
                 if let p = c.parameters { text += ", " + p.description }
+                if let requested = c.connectRequested {
+                    text += ", connecting took " + TimeFormat.human(c.start.timestamp - requested.timestamp)
+                }
             }
             return prefix(number: nil, time: now, first: first) + "== " + text
         case .json:
             var members: [(String, JSONValue)] = [
                 ("type", .string("connection")), ("event", .string("up")), ("time", .number(c.start.timestamp.decimalString())),
                 ("record", .int(c.start.number)), ("implicit", .bool(c.implicitStart)), ("connection", connectionJSON(c)),
+                ("connect_requested", c.connectRequested.map { .number($0.timestamp.decimalString()) } ?? .null),
             ]
             if let p = c.parameters {
                 members.append(("interval_ms", .number(Format.ms(p.intervalMilliseconds))))
@@ -130,6 +134,7 @@ enum LiveLines {
             return json([
                 ("type", .string("connection")), ("event", .string("failed")), ("time", .number(f.at.timestamp.decimalString())),
                 ("record", .int(f.at.number)), ("controller", .int(Int(f.at.controller))),
+                ("requested", f.requested.map { .number($0.timestamp.decimalString()) } ?? .null),
                 ("peer_address", f.peerAddress.map { .string($0.description) } ?? .null), ("status", statusJSON(f.status)),
                 ("accept_list", .bool(f.toAcceptList)), ("cancelled", .bool(f.cancelledByHost)),
             ])

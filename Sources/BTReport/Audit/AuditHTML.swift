@@ -81,11 +81,23 @@ public enum AuditHTML {
                 (x(a.start.timestamp), x(a.end?.timestamp ?? last), "#a9cce3", "advertising set \(a.setHandle)")
             }, []))
         }
+        if !model.failedConnections.isEmpty {
+            // From the create command (when the capture shows it) to the event that ended the attempt.
+            lanes.append(("connection attempts", model.failedConnections.map { f in
+                (x((f.requested ?? f.at).timestamp), x(f.at.timestamp), f.cancelledByHost ? "#bfc9ca" : "#f1948a",
+                 "connection attempt " + FailedConnectionText.describe(f))
+            }, []))
+        }
         for c in model.connections {
             let label = "#\(c.id) \(Hex.u16(c.handle))" + (c.peerAddress.map { " \($0.description.suffix(8))" } ?? "")
-            let bar = (x(c.start.timestamp), x(c.end?.timestamp ?? last), "#82e0aa",
-                       "connection #\(c.id)" + (c.disconnectReason.map { ", ended: \($0)" } ?? ", open"))
-            lanes.append((label, [bar], byConnection[c.id] ?? []))
+            var bars = [(x(c.start.timestamp), x(c.end?.timestamp ?? last), "#82e0aa",
+                         "connection #\(c.id)" + (c.disconnectReason.map { ", ended: \($0)" } ?? ", open"))]
+            // Connecting, from our create command, in a paler shade before the link itself.
+            if let requested = c.connectRequested, requested.timestamp < c.start.timestamp {
+                bars.insert((x(requested.timestamp), x(c.start.timestamp), "#d5f5e3",
+                             "connecting for \(TimeFormat.human(c.start.timestamp - requested.timestamp))"), at: 0)
+            }
+            lanes.append((label, bars, byConnection[c.id] ?? []))
         }
         let height = Double(lanes.count) * lane + 30
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100%\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">"

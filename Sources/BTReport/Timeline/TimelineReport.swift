@@ -16,6 +16,7 @@ public enum TimelineReport {
             ("connections", .array(connections.map { connectionJSON($0, model: model) })),
             ("failed_connections", .array(model.failedConnections.map { f in
                 .object([("time", .number(f.at.timestamp.decimalString())), ("record", .int(f.at.number)),
+                         ("requested", f.requested.map { .number($0.timestamp.decimalString()) } ?? .null),
                          ("controller", .int(Int(f.at.controller))), ("status", .string(Hex.u8(f.status.rawValue))),
                          ("status_name", .string(f.status.description)),
                          ("peer_address", f.peerAddress.map { .string($0.description) } ?? .null),
@@ -46,6 +47,7 @@ public enum TimelineReport {
         m.append(("peer_address_type", optional(c.peerAddressType) { .string($0.description) }))
         m.append(("role", .string(c.role.rawValue)))
         m.append(("start", .number(c.start.timestamp.decimalString())))
+        m.append(("connect_requested", optional(c.connectRequested) { .number($0.timestamp.decimalString()) }))
         m.append(("end", optional(c.end) { .number($0.timestamp.decimalString()) }))
         m.append(("duration_s", optional(duration) { seconds(Int64(saturating: $0.seconds * 1e9)) }))
         m.append(("disconnect_reason", optional(c.disconnectReason) { .string(Hex.u8($0.rawValue)) }))
@@ -151,6 +153,9 @@ public enum TimelineReport {
         var parts: [String] = []
         if let d = c.duration(captureEnd: model.lastTimestamp) { parts.append("\(c.isOpen ? "open for" : "lasted") \(TimeFormat.human(d))") }
         if c.isOpen { parts.append("still open at the end of the capture") }
+        if let requested = c.connectRequested {
+            parts.append("connecting took \(TimeFormat.human(c.start.timestamp - requested.timestamp))")
+        }
         if let first = c.firstATT { parts.append("first ATT after \(TimeFormat.human(first.timestamp - c.start.timestamp))") }
         let discovery = c.discoveries
         if let f = discovery.first, let l = discovery.map(\.last).max() {

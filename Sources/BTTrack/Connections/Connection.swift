@@ -53,6 +53,9 @@ public final class Connection: @unchecked Sendable {
     /// for every connection, it is the same when a scenario is recorded again: finding fingerprints use it.
     public internal(set) var peerLink = 1
     public internal(set) var start: RecordRef
+    /// Our create-connection command for this link, when the capture shows it: connecting took from there to
+    /// `start`.
+    public internal(set) var connectRequested: RecordRef?
     /// The capture began after this link was set up; `start` is its first packet.
     public internal(set) var implicitStart: Bool
     public internal(set) var end: RecordRef?

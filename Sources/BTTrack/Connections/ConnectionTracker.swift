@@ -6,6 +6,8 @@ import BTDecode
 /// non-zero status (0x02 after Create Connection Cancel, 0x3E failed to be established, …).
 public struct FailedConnection: Sendable {
     public var at: RecordRef
+    /// The create command's record, when the capture shows it: the attempt ran from there to `at`.
+    public var requested: RecordRef?
     public var status: HCIStatus
     /// The peer asked for; nil when the attempt was to the accept list or the capture does not show it.
     public var peerAddress: BDAddr?
@@ -18,6 +20,16 @@ public struct FailedConnection: Sendable {
     public var cancelledByHost: Bool { status == .unknownConnectionIdentifier && completed }
     /// Ended by a Connection Complete event (rather than refused by Command Status).
     var completed = true
+
+    /// How long the attempt ran (a Page Timeout shows the page timeout, 5.12 s by default), when the capture
+    /// shows the create command.
+    public var attemptDuration: Duration? { requested.map { at.timestamp - $0.timestamp } }
+}
+
+/// A create-connection command waiting for its Connection Complete: whom it asked for, and when.
+struct PendingAttempt<Target> {
+    var target: Target
+    var requested: RecordRef
 }
 
 /// Whom an LE create-connection command asked for.
@@ -29,9 +41,11 @@ enum ConnectionTarget {
 extension FailedConnection {
     /// An LE attempt to `target` (nil: the capture does not show the create command), with the address the
     /// controller reported.
-    init(at: RecordRef, status: HCIStatus, target: ConnectionTarget?, reported: BDAddr?, completed: Bool) {
-        self.init(at: at, status: status, peerAddress: nil, transport: .le, completed: completed)
-        switch target {
+    init(at: RecordRef, status: HCIStatus, attempt: PendingAttempt<ConnectionTarget>?, reported: BDAddr?,
+         completed: Bool) {
+        self.init(at: at, requested: attempt?.requested, status: status, peerAddress: nil, transport: .le,
+                  completed: completed)
+        switch attempt?.target {
         case .peer(let peer): peerAddress = peer
         case .acceptList: toAcceptList = true
         // A failed attempt's event usually carries an all-zero address: only a real one names the peer.
@@ -58,8 +72,8 @@ public struct ConnectionTracker {
     var recentlyClosedPastLimit: [Connection] = []
     /// Target of the last LE create-connection command, and peer of the last BR/EDR Create Connection, per
     /// controller: a failed attempt's Connection Complete does not say whom it was for.
-    var pendingLE: [UInt16: ConnectionTarget] = [:]
-    var pendingBREDR: [UInt16: BDAddr] = [:]
+    var pendingLE: [UInt16: PendingAttempt<ConnectionTarget>] = [:]
+    var pendingBREDR: [UInt16: PendingAttempt<BDAddr?>] = [:]
     /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
     var peerLinks: [PeerLinkKey: Int] = [:]
 
@@ -139,15 +153,17 @@ public struct ConnectionTracker {
         -> Connection?
     {
         // Our attempt ends here unless this is a link the peer made to us (peripheral role) meanwhile.
-        let target = e.status == .success && !e.isCentral ? nil : pendingLE.removeValue(forKey: at.controller)
+        let attempt = e.status == .success && !e.isCentral ? nil : pendingLE.removeValue(forKey: at.controller)
         guard e.status == .success else {
-            failed.append(FailedConnection(at: at, status: e.status, target: target, reported: e.peerAddress, completed: true))
+            failed.append(FailedConnection(at: at, status: e.status, attempt: attempt, reported: e.peerAddress,
+                                           completed: true))
             return nil
         }
         guard let c = openConnection(controller: at.controller, handle: e.handle, transport: .le, at: at, implicit: false,
                                      peer: e.peerAddress)
         else { return nil }
         c.role = e.isCentral ? .central : .peripheral
+        c.connectRequested = attempt?.requested
         c.peerAddressType = e.peerAddressType
         let parameters = ConnectionParameters(interval: e.connectionInterval, latency: e.peripheralLatency,
                                               supervisionTimeout: e.supervisionTimeout)
@@ -179,14 +195,18 @@ public struct ConnectionTracker {
                          limit: options.maximumEventsPerConnection)
             }
         case .leCreateConnection:
-            if let v = LECreateConnection(p) { pendingLE[at.controller] = Self.target(v.initiatorFilterPolicy, v.peerAddress) }
+            if let v = LECreateConnection(p) {
+                pendingLE[at.controller] = PendingAttempt(target: Self.target(v.initiatorFilterPolicy, v.peerAddress),
+                                                          requested: at)
+            }
         case .leExtendedCreateConnection:
             if let v = LEExtendedCreateConnection(p) {
-                pendingLE[at.controller] = Self.target(v.initiatorFilterPolicy, v.peerAddress)
+                pendingLE[at.controller] = PendingAttempt(target: Self.target(v.initiatorFilterPolicy, v.peerAddress),
+                                                          requested: at)
             }
         case .createConnection:
             var r = ByteReader(p)
-            pendingBREDR[at.controller] = r.readAddress()
+            pendingBREDR[at.controller] = PendingAttempt(target: r.readAddress(), requested: at)
         default:
             break
         }
@@ -197,10 +217,11 @@ public struct ConnectionTracker {
         switch pending.opcode {
         case .createConnection:
             // Refused outright (Command Status with an error): no Connection Complete will follow.
-            failed.append(FailedConnection(at: at, status: status, peerAddress: pendingBREDR.removeValue(forKey: at.controller),
-                                           transport: .brEdr, completed: false))
+            let attempt = pendingBREDR.removeValue(forKey: at.controller)
+            failed.append(FailedConnection(at: at, requested: attempt?.requested, status: status,
+                                           peerAddress: attempt?.target, transport: .brEdr, completed: false))
         case .leCreateConnection, .leExtendedCreateConnection:
-            failed.append(FailedConnection(at: at, status: status, target: pendingLE.removeValue(forKey: at.controller),
+            failed.append(FailedConnection(at: at, status: status, attempt: pendingLE.removeValue(forKey: at.controller),
                                            reported: nil, completed: false))
         default:
             break
@@ -214,14 +235,21 @@ public struct ConnectionTracker {
         switch e.code {
         case .connectionComplete:
             guard let v = ConnectionComplete(p) else { return }
-            pendingBREDR[at.controller] = nil
+            // Our Create Connection ends here when the event names its peer; a link the peer paged us for
+            // leaves it waiting.
+            var attempt: PendingAttempt<BDAddr?>?
+            if let pending = pendingBREDR[at.controller], pending.target == nil || pending.target == v.address {
+                attempt = pendingBREDR.removeValue(forKey: at.controller)
+            }
             guard v.status == .success else {
-                failed.append(FailedConnection(at: at, status: v.status, peerAddress: v.address, transport: .brEdr))
+                failed.append(FailedConnection(at: at, requested: attempt?.requested, status: v.status,
+                                               peerAddress: v.address, transport: .brEdr))
                 return
             }
             guard let c = openConnection(controller: at.controller, handle: v.handle, transport: .brEdr, at: at,
                                          implicit: false, peer: v.address)
             else { return }
+            c.connectRequested = attempt?.requested
             c.peerAddressType = .public
             c.encrypted = v.encryptionEnabled
             c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)

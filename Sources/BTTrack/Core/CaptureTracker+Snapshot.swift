@@ -75,6 +75,7 @@ extension Connection {
         c.peerAddress = peerAddress
         c.peerAddressType = peerAddressType
         c.peerLink = peerLink
+        c.connectRequested = connectRequested
         c.end = self.end
         c.disconnectReason = disconnectReason
         c.disconnectRequestedLocally = disconnectRequestedLocally

@@ -99,6 +99,7 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     @inlinable public static var success: HCIStatus { HCIStatus(rawValue: 0x00) }
     @inlinable public static var unknownConnectionIdentifier: HCIStatus { HCIStatus(rawValue: 0x02) }
+    @inlinable public static var pageTimeout: HCIStatus { HCIStatus(rawValue: 0x04) }
     @inlinable public static var connectionTimeout: HCIStatus { HCIStatus(rawValue: 0x08) }
     @inlinable public static var remoteUserTerminatedConnection: HCIStatus { HCIStatus(rawValue: 0x13) }
     @inlinable public static var connectionTerminatedByLocalHost: HCIStatus { HCIStatus(rawValue: 0x16) }

@@ -32,15 +32,16 @@ struct TimelineCommand: ParsableCommand {
         discussion: """
             Each connection is listed in time order with absolute (UTC) and relative times. Dense ATT traffic is \
             summarised in runs (e.g. "60 notifications Heart Rate Measurement at 1 Hz"); discovery procedures are \
-            shown with what they asked for and found; Enhanced ATT bearers with their MTU. Scan sessions, own advertising and failed connection attempts \
-            are their own lanes. A capture that starts mid-connection gets a connection from its first packet \
+            shown with what they asked for and found; Enhanced ATT bearers with their MTU; a summary line per \
+            connection says how long it lasted and how long connecting took from the create command. Scan sessions, \
+            own advertising and failed connection attempts (with how long each ran) are their own lanes. A capture that starts mid-connection gets a connection from its first packet \
             (implicit_start); connections still up at the end are open.
 
             --json prints {"file", "first_timestamp", "last_timestamp", "connections": [...], "failed_connections", \
             "scans": [...], "advertising": [...]}; each connection has handle ("0x0040"), controller, peer_address, \
-            peer_address_type, role, start, end (null when open), disconnect_reason ("0x13" or null), \
-            implicit_start, mtu, eatt_bearers, eatt_mtu and events; each failed connection attempt has status, \
-            peer_address, accept_list and cancelled (withdrawn by the host: Create Connection Cancel). The JSON Schema is Sources/BTReport/Schemas/timeline.schema.json.
+            peer_address_type, role, start, connect_requested (our create command, or null), end (null when \
+            open), disconnect_reason ("0x13" or null), implicit_start, mtu, eatt_bearers, eatt_mtu and events; \
+            each failed connection attempt has requested (its create command, or null), status, peer_address, accept_list and cancelled (withdrawn by the host: Create Connection Cancel). The JSON Schema is Sources/BTReport/Schemas/timeline.schema.json.
 
             Examples:
               btlens timeline samples/heart-rate-session.btsnoop
