@@ -109,6 +109,21 @@ struct ReassemblyTests {
         #expect(h.issues.issues.first?.code == .orphanContinuation)
     }
 
+    @Test("a Qualcomm debug-log packet (header 0x2EDC from the controller) is no L2CAP; the same handle otherwise is")
+    func qualcommDebugLog() {
+        var h = DecoderHarness()
+        // A counter of 0x0004 where L2CAP would have its CID, then `0a 00 f0`: tshark's "ATT Read Request".
+        let log = acl(handle: 0x0EDC, pb: 0b10, [0x0A, 0x00, 0x04, 0x00, 0x0A, 0x00, 0xF0, 0x02, 0x01, 0x00])
+        let out = h.feed(.acl, log, direction: .received)
+        #expect(out.pdu == nil && !out.malformed)
+        // Sent by the host, or with another packet boundary, it is ordinary ACL data for that handle.
+        let sent = h.feed(.acl, acl(handle: 0x0EDC, pb: 0b10, l2cap(cid: 4, [0x0A, 0x03, 0x00])), direction: .sent)
+        #expect(sent.pdu?.cid == 4)
+        let nonFlushable = h.feed(.acl, acl(handle: 0x0EDC, pb: 0b00, l2cap(cid: 4, [0x0A, 0x03, 0x00])))
+        #expect(nonFlushable.pdu?.payload == [0x0A, 0x03, 0x00])
+        #expect(h.issues.issues.isEmpty)
+    }
+
     @Test("a new start discards an unfinished PDU and is itself delivered")
     func interrupted() {
         var h = DecoderHarness()

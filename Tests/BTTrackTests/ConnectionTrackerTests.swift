@@ -230,6 +230,17 @@ struct LifecycleTests {
         #expect(f.attemptDuration == .milliseconds(5120))
     }
 
+    @Test("a Qualcomm controller's debug log (ACL handle 0x0edc from the controller) opens no implicit link")
+    func controllerDebugLog() {
+        var feed = PacketFeed()
+        // `att` sets packet boundary 0b10: header 0x2EDC, as the controller's log arrives.
+        feed.feed(.acl, PacketFeed.att(handle: 0x0EDC, [0x0A, 0x00, 0xF0]), .received, at: 1)
+        feed.feed(.acl, PacketFeed.att(handle: 0x0EDC, [0x0A, 0x00, 0xF0]), .received, at: 2)
+        let model = feed.finish()
+        #expect(model.connections.isEmpty)
+        #expect(model.controllerDebugLogPackets == 2)
+    }
+
     @Test("HCI Reset closes the controller's links")
     func reset() {
         var feed = PacketFeed()

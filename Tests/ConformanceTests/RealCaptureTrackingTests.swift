@@ -93,8 +93,11 @@ struct RealCaptureTrackingTests {
             let ms = try #require(f.attemptDuration).seconds * 1000
             #expect(ms > 5120 && ms < 5140, "record \(f.at.number): \(ms) ms")
         }
-        // The LE links from their LE Extended Create Connection; #1 began before the capture.
-        #expect(model.connections.map { $0.connectRequested == nil } == [true, false, false])
+        // Both LE links from their LE Extended Create Connection. Handle 0x0edc is the controller's debug log,
+        // not a link that began before the capture.
+        #expect(model.connections.map(\.handle) == [0x0002, 0x0003])
+        #expect(model.connections.allSatisfy { $0.connectRequested != nil && !$0.implicitStart })
+        #expect(model.controllerDebugLogPackets == 92)
     }
 
     /// Checked against tshark: services 0x0001 1801, 0x0002-0x0008 1800, 0x0009-0x0019 fff0,

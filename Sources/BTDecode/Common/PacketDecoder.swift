@@ -13,6 +13,8 @@ public struct DecodedFrame {
     public var commandRecord: Int?
     /// Reports inside an LE (Extended) Advertising Report event.
     public var advertisingReports = 0
+    /// An ACL packet that is a Qualcomm controller's debug log (`ACLPacket.isQualcommDebugLog`), not L2CAP.
+    public var isControllerDebugLog = false
 
     public init(record: CaptureRecord) { self.record = record }
 
@@ -140,6 +142,10 @@ public struct PacketDecoder {
 
     @inline(__always)
     mutating func decodeACL(_ acl: ACLPacket, record: CaptureRecord, frame: inout DecodedFrame) {
+        if acl.handle == ACLPacket.qualcommDebugLogHandle && acl.isQualcommDebugLog(direction: record.direction) {
+            frame.isControllerDebugLog = true  // not L2CAP: reassembling it would invent PDUs and errors
+            return
+        }
         if record.isCutShort {
             reassembler.skipTruncated(acl, record: record, issues: issues)
             return

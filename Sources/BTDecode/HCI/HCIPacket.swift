@@ -58,6 +58,17 @@ public struct ACLPacket {
             }
         }
     }
+
+    /// Qualcomm controllers send their firmware's debug log to the host as ACL data whose header word is
+    /// 0x2EDC: handle 0x0EDC, packet boundary "first, flushable" (Linux's hci_qca driver diverts these as
+    /// `QCA_DEBUG_HANDLE`; Android's snoop log records them as ACL). Their payload is no L2CAP.
+    public static let qualcommDebugLogHandle: UInt16 = 0x0EDC
+
+    /// A received packet with the Qualcomm debug-log header. A controller that uses the header for its log
+    /// never gives a link that handle, so it is taken for a log even without the controller's name.
+    @inlinable public func isQualcommDebugLog(direction: Direction) -> Bool {
+        handle == Self.qualcommDebugLogHandle && packetBoundary == .firstFlushable && direction != .sent
+    }
 }
 
 /// SCO data: `handle:12, status:2, reserved:2` then `dlen u8` (§5.4.3).

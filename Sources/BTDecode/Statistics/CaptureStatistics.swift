@@ -16,6 +16,8 @@ public struct CaptureStatistics {
     public var aclReceived = 0
     /// ACL without a direction (pcap linktype 187).
     public var aclUnknownDirection = 0
+    /// ACL packets that are a Qualcomm controller's debug log (counted among the ACL packets too).
+    public var controllerDebugLog = 0
     public var advertisingReports = 0
     /// Successful LE, LE Enhanced (v1, v2) and BR/EDR Connection Complete events.
     public var connections = 0
@@ -63,6 +65,7 @@ public struct CaptureStatistics {
             case .received: aclReceived += 1
             case .unknown: aclUnknownDirection += 1
             }
+            if frame.isControllerDebugLog { controllerDebugLog += 1 }
             if let pdu = frame.attPDU, let opcode = pdu.first { att[Int(opcode)] += 1 }
         case .sco, .iso:
             break

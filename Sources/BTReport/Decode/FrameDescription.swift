@@ -30,6 +30,10 @@ public enum FrameDescription {
             var fields = [DecodedField("handle", Hex.u16(acl.handle)),
                           DecodedField("packet boundary", "\(acl.packetBoundary)"),
                           DecodedField("data length", "\(acl.declaredLength)")]
+            if frame.isControllerDebugLog {
+                fields.append(DecodedField("data", Hex.string(acl.data, separator: " ", limit: 64)))
+                return ("Controller debug log (Qualcomm, ACL handle \(Hex.u16(acl.handle))) \(acl.data.count) bytes", fields)
+            }
             if let pdu = frame.l2cap {
                 let (summary, more) = ProtocolDescription.l2cap(pdu)
                 fields += more

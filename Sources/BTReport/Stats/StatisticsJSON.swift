@@ -28,6 +28,7 @@ public enum StatisticsJSON {
                 ("le_subevents", table(s.leSubevents, width: 2)),
             ])),
             ("acl_packets", .object(acl)),
+            ("controller_debug_log_packets", .int(s.controllerDebugLog)),
             ("advertising_reports", .int(s.advertisingReports)),
             ("connections", .int(s.connections)),
             ("disconnections", table(s.disconnections, width: 2)),

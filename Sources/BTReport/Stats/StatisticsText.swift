@@ -23,6 +23,9 @@ public enum StatisticsText {
         }
         var acl = "\(s.aclSent) sent, \(s.aclReceived) received"
         if s.aclUnknownDirection > 0 { acl += ", \(s.aclUnknownDirection) without direction" }
+        if s.controllerDebugLog > 0 {
+            acl += "; \(s.controllerDebugLog) of them the controller's debug log (Qualcomm, handle 0x0edc), not L2CAP"
+        }
         lines.append(row("ACL packets", acl))
         lines.append(row("advertising reports", "\(s.advertisingReports)"))
         let disconnections = CaptureStatistics.nonZero(s.disconnections)

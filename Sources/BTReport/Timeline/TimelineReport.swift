@@ -13,6 +13,7 @@ public enum TimelineReport {
             ("file", .string(file)),
             ("first_timestamp", model.firstTimestamp.map { .number($0.decimalString()) } ?? .null),
             ("last_timestamp", model.lastTimestamp.map { .number($0.decimalString()) } ?? .null),
+            ("controller_debug_log_packets", .int(model.controllerDebugLogPackets)),
             ("connections", .array(connections.map { connectionJSON($0, model: model) })),
             ("failed_connections", .array(model.failedConnections.map { f in
                 .object([("time", .number(f.at.timestamp.decimalString())), ("record", .int(f.at.number)),
@@ -107,6 +108,10 @@ public enum TimelineReport {
         out.append(bold(file))
         if let first = model.firstTimestamp, let last = model.lastTimestamp {
             out.append("  \(TimeFormat.utc(first, digits: 3)) → \(TimeFormat.utc(last, digits: 3)) UTC (\(TimeFormat.human(last - first)))")
+        }
+        if model.controllerDebugLogPackets > 0 {
+            out.append("  \(Plural.of(model.controllerDebugLogPackets, "ACL packet")) on handle \(Hex.u16(ACLPacket.qualcommDebugLogHandle)) "
+                       + "are the controller's debug log (Qualcomm), not a connection")
         }
         if connectionFilter == nil {
             for s in model.scans {

@@ -49,6 +49,8 @@ public struct CaptureModel: Sendable {
     public var advertiserOverflow = AdvertiserOverflow()
     /// Chained extended advertisements dropped unfinished (too many chains in progress at once).
     public var abandonedAdvertisingChains = 0
+    /// ACL packets that were a Qualcomm controller's debug log (`ACLPacket.isQualcommDebugLog`): no link's.
+    public var controllerDebugLogPackets = 0
 }
 
 /// Turns decoded frames into connections, scans, advertisers, ATT transactions and GATT databases.
@@ -63,6 +65,7 @@ public final class CaptureTracker {
     var first: RecordRef?
     var last: RecordRef?
     var records = 0
+    var controllerDebugLog = 0
     /// Where to report advertising events whose reports do not fit, when the decoder was told not to check
     /// them (`PacketDecoder.validatesAdvertisingReports`).
     public var issues: IssueLog?
@@ -92,7 +95,11 @@ public final class CaptureTracker {
         case .event(let event):
             observeEvent(event, frame: frame, at: at)
         case .acl(let acl):
-            connections.acl(acl, pdu: frame.l2cap, direction: frame.record.direction, at: at)
+            if frame.isControllerDebugLog {
+                controllerDebugLog += 1  // the controller's own log, on no link
+            } else {
+                connections.acl(acl, pdu: frame.l2cap, direction: frame.record.direction, at: at)
+            }
         case .sco, .iso:
             break
         }
@@ -174,6 +181,7 @@ public final class CaptureTracker {
                                  lastTimestamp: last?.timestamp, records: records)
         model.advertiserOverflow = advertisers.overflow
         model.abandonedAdvertisingChains = advertisers.abandonedChains
+        model.controllerDebugLogPackets = controllerDebugLog
         return model
     }
 }

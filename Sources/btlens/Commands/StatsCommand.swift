@@ -11,7 +11,8 @@ struct StatsCommand: ParsableCommand {
             With --json prints, per file, an object with the keys file, format, linktype, records, \
             first_timestamp, last_timestamp (Unix seconds), hci.commands / hci.events / hci.le_subevents \
             (maps keyed by lowercase hex: 4 digits for command opcodes, 2 for the rest), acl_packets \
-            (sent = host to controller, received), advertising_reports, connections, disconnections \
+            (sent = host to controller, received), controller_debug_log_packets (a Qualcomm controller's \
+            firmware log on ACL handle 0x0edc: counted among the ACL packets, not decoded as L2CAP), advertising_reports, connections, disconnections \
             (by reason), att (complete PDUs by opcode, after reassembly) and malformed; an array when \
             several files are given.
 

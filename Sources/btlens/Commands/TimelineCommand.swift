@@ -37,7 +37,8 @@ struct TimelineCommand: ParsableCommand {
             own advertising and failed connection attempts (with how long each ran) are their own lanes. A capture that starts mid-connection gets a connection from its first packet \
             (implicit_start); connections still up at the end are open.
 
-            --json prints {"file", "first_timestamp", "last_timestamp", "connections": [...], "failed_connections", \
+            --json prints {"file", "first_timestamp", "last_timestamp", "controller_debug_log_packets", \
+            "connections": [...], "failed_connections", \
             "scans": [...], "advertising": [...]}; each connection has handle ("0x0040"), controller, peer_address, \
             peer_address_type, role, start, connect_requested (our create command, or null), end (null when \
             open), disconnect_reason ("0x13" or null), implicit_start, mtu, eatt_bearers, eatt_mtu and events; \
