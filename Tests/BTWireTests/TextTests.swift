@@ -14,6 +14,21 @@ struct TextEscapingTests {
     }
 }
 
+@Suite("Terminal width of names in tables")
+struct TerminalWidthTests {
+    @Test("wide characters take two columns, combining marks none; names are cut by columns, not characters")
+    func width() {
+        #expect(TerminalWidth.of("Polar H10") == 9)
+        #expect(TerminalWidth.of("小米手环4") == 9)           // four wide characters and a digit
+        #expect(TerminalWidth.of("e\u{301}") == 1)            // e + combining acute
+        #expect(TerminalWidth.of("Ａ🎧") == 4)                // fullwidth A, an emoji
+        #expect(TerminalWidth.truncated("小米手环 NFC 版", to: 8) == "小米手…")
+        #expect(TerminalWidth.of(TerminalWidth.truncated("小米手环 NFC 版", to: 8)) == 7)
+        #expect(TerminalWidth.truncated("Band\u{1B}[2J", to: 24) == "Band·[2J")
+        #expect(TerminalWidth.truncated("[TV] Samsung 7 Series (55)", to: 24) == "[TV] Samsung 7 Series (…")
+    }
+}
+
 @Suite("Parsing filter values")
 struct HexParseTests {
     @Test("hex needs 0x, digits alone are decimal, bare hex letters are rejected")

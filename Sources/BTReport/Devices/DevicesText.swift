@@ -85,15 +85,7 @@ public enum DevicesText {
         guard let name, !name.isEmpty else { return "-" }
         // Most names are short printable ASCII: no copy needed.
         if name.utf8.count <= nameWidth && name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return name }
-        let scalars = Array(name.unicodeScalars)
-        let cut = scalars.count > nameWidth
-        var out = String.UnicodeScalarView()
-        for scalar in scalars.prefix(cut ? nameWidth - 1 : scalars.count) {
-            // Control characters would break the table's lines.
-            out.append(TextEscaping.isControl(scalar) ? "·" : scalar)
-        }
-        if cut { out.append("…") }
-        return String(out)
+        return TerminalWidth.truncated(name, to: nameWidth)
     }
 
     static func rssi(_ s: RSSIStatistics?) -> String {

@@ -1,4 +1,6 @@
-/// A plain-text table with a header row, columns padded to their widest cell (counted in Unicode scalars),
+import BTWire
+
+/// A plain-text table with a header row, columns padded to their widest cell (in terminal columns),
 /// numbers right-aligned. The last column is never padded, so lines carry no trailing spaces.
 struct TextTable {
     enum Alignment { case left, right }
@@ -16,14 +18,7 @@ struct TextTable {
 
     mutating func add(_ row: [String]) { rows.append(row) }
 
-    /// Width of a cell in columns: Unicode scalars, which is exact for the ASCII these tables mostly hold
-    /// and cheaper than counting grapheme clusters for thousands of rows.
-    static func width(_ cell: String) -> Int {
-        // Scalars are the UTF-8 bytes that do not continue a sequence.
-        var n = 0
-        for b in cell.utf8 where b & 0xC0 != 0x80 { n += 1 }
-        return n
-    }
+    static func width(_ cell: String) -> Int { TerminalWidth.of(cell) }
 
     func render() -> [String] {
         var widths = headers.map(Self.width)
