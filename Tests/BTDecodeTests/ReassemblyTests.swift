@@ -124,6 +124,23 @@ struct ReassemblyTests {
         #expect(h.issues.issues.isEmpty)
     }
 
+    @Test("a link given handle 0x0edc (controllers that number links upwards reach it) carries L2CAP until it ends")
+    func linkOnDebugLogHandle() {
+        var h = DecoderHarness()
+        let read = acl(handle: 0x0EDC, pb: 0b10, l2cap(cid: 4, [0x0A, 0x03, 0x00]))
+        // LE Connection Complete: status 0, handle 0x0edc, role, peer type, peer, interval, latency, timeout, SCA.
+        let complete: [UInt8] = [0x3E, 19, 0x01, 0x00, 0xDC, 0x0E, 0x00, 0x00, 1, 2, 3, 4, 5, 6, 24, 0, 0, 0, 0xF4, 0x01, 0]
+        _ = h.feed(.event, complete)
+        #expect(h.feed(.acl, read).pdu?.payload == [0x0A, 0x03, 0x00])
+        // Disconnection Complete: status 0, handle 0x0edc, reason 0x13. The handle is the log's again.
+        _ = h.feed(.event, [0x05, 4, 0x00, 0xDC, 0x0E, 0x13])
+        #expect(h.feed(.acl, read).pdu == nil)
+        // A BR/EDR Connection Complete (status 0, handle 0x0edc, address, ACL, no encryption) counts too.
+        _ = h.feed(.event, [0x03, 11, 0x00, 0xDC, 0x0E, 1, 2, 3, 4, 5, 6, 0x01, 0x00])
+        #expect(h.feed(.acl, read).pdu?.cid == 4)
+        #expect(h.issues.issues.isEmpty)
+    }
+
     @Test("a new start discards an unfinished PDU and is itself delivered")
     func interrupted() {
         var h = DecoderHarness()

@@ -39,6 +39,9 @@ public struct PacketDecoder {
     public var linksCommands = false
     /// Commands remembered at most; a corrupt capture cannot grow the table beyond it.
     static let maximumLinkedCommands = 4096
+    /// Controllers that gave a link handle 0x0EDC (a Connection Complete said so): there that handle carries
+    /// L2CAP, not the Qualcomm debug log (`ACLPacket.isQualcommDebugLog`).
+    var debugLogHandleIsLink: Set<UInt16> = []
     /// Walk every advertising report to count it and check the event's layout. A consumer that walks the
     /// reports itself (the tracker) turns this off and reports bad layouts, so each report is read once.
     public var validatesAdvertisingReports = true
@@ -100,6 +103,9 @@ public struct PacketDecoder {
                     issues.report(.badParameters, record: record.number, offset: record.offset,
                                   "\(sub) declares \(reports.declaredCount) reports, \(n) fit in the event")
                 }
+            } else if sub == .connectionComplete || sub == .enhancedConnectionComplete
+                        || sub == .enhancedConnectionCompleteV2 {
+                linkCameUp(event.subeventParameters, controller: record.controller)  // status, handle
             }
         case .commandComplete:
             guard event.parameters.count >= 3 else {
@@ -123,18 +129,31 @@ public struct PacketDecoder {
                 return
             }
             if d.status == .success {
+                if d.handle == ACLPacket.qualcommDebugLogHandle { debugLogHandleIsLink.remove(record.controller) }
                 reassembler.clear(controller: record.controller, handle: d.handle)
                 channels.clear(controller: record.controller, handle: d.handle)
                 sdus.clear(controller: record.controller, handle: d.handle)
             }
+        case .connectionComplete, .synchronousConnectionComplete:
+            linkCameUp(event.parameters, controller: record.controller)  // status, handle
         default:
             break
         }
     }
 
+    /// A Connection Complete (`status, handle, …`): only a link given handle 0x0EDC matters here.
+    @inline(__always)
+    mutating func linkCameUp(_ p: UnsafeRawBufferPointer, controller: UInt16) {
+        guard p.count >= 3, p[0] == HCIStatus.success.rawValue,
+              (UInt16(p[1]) | UInt16(p[2]) << 8) & 0x0FFF == ACLPacket.qualcommDebugLogHandle
+        else { return }
+        debugLogHandleIsLink.insert(controller)
+    }
+
     /// HCI Reset, or the controller came or went: its links are gone, and handles will be reused, so partial
     /// PDUs and learnt channels of that controller are dropped (as the tracker drops its links).
     mutating func forget(controller: UInt16) {
+        debugLogHandleIsLink.remove(controller)
         reassembler.clear(controller: controller)
         channels.clear(controller: controller)
         sdus.clear(controller: controller)
@@ -142,7 +161,9 @@ public struct PacketDecoder {
 
     @inline(__always)
     mutating func decodeACL(_ acl: ACLPacket, record: CaptureRecord, frame: inout DecodedFrame) {
-        if acl.handle == ACLPacket.qualcommDebugLogHandle && acl.isQualcommDebugLog(direction: record.direction) {
+        if acl.handle == ACLPacket.qualcommDebugLogHandle && acl.isQualcommDebugLog(direction: record.direction)
+            && !debugLogHandleIsLink.contains(record.controller)
+        {
             frame.isControllerDebugLog = true  // not L2CAP: reassembling it would invent PDUs and errors
             return
         }

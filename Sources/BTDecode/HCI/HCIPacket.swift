@@ -64,8 +64,8 @@ public struct ACLPacket {
     /// `QCA_DEBUG_HANDLE`; Android's snoop log records them as ACL). Their payload is no L2CAP.
     public static let qualcommDebugLogHandle: UInt16 = 0x0EDC
 
-    /// A received packet with the Qualcomm debug-log header. A controller that uses the header for its log
-    /// never gives a link that handle, so it is taken for a log even without the controller's name.
+    /// A received packet with the Qualcomm debug-log header. `PacketDecoder` takes it for the log unless a
+    /// Connection Complete gave a link that handle (controllers that number links upwards reach it).
     @inlinable public func isQualcommDebugLog(direction: Direction) -> Bool {
         handle == Self.qualcommDebugLogHandle && packetBoundary == .firstFlushable && direction != .sent
     }
