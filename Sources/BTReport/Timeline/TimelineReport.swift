@@ -98,10 +98,11 @@ public enum TimelineReport {
     public static func text(file: String, model: CaptureModel, connectionFilter: Int? = nil, colored: Bool = false) -> String {
         var out: [String] = []
         let origin = model.firstTimestamp
-        func clock(_ t: Timestamp) -> String {
+        /// `13:11:46.169 +26.461`, the relative part padded to a column when `aligned` (at the start of a line).
+        func clock(_ t: Timestamp, aligned: Bool = true) -> String {
             let utc = TimeFormat.utc(t, digits: 3)
             let rel = origin.map { "+" + TimeFormat.seconds(t - $0, digits: 3) } ?? ""
-            return String(utc.dropFirst(11)) + " " + pad(rel, 10)
+            return String(utc.dropFirst(11)) + " " + (aligned ? pad(rel, 10) : rel)
         }
         func bold(_ s: String) -> String { colored ? "\u{1B}[1m" + s + "\u{1B}[0m" : s }
 
@@ -115,17 +116,18 @@ public enum TimelineReport {
         }
         if connectionFilter == nil {
             for s in model.scans {
-                let end = s.end.map { clock($0.timestamp) } ?? "still on at the end"
+                let end = s.end.map { clock($0.timestamp, aligned: false) } ?? "still on at the end"
                 let span = (s.end?.timestamp ?? model.lastTimestamp).map { TimeFormat.human($0 - s.start.timestamp) } ?? ""
                 out.append("")
                 out.append(bold("Scan") + "  hci\(s.controller)  \(s.isActive ? "active" : "passive") interval \(Format.ms(s.intervalMilliseconds)) ms window \(Format.ms(s.windowMilliseconds)) ms (duty \(Int(saturating: (s.dutyCycle * 100).rounded())) %), duplicates \(s.filterDuplicates ? "filtered" : "NOT filtered")")
                 out.append("  \(clock(s.start.timestamp))  start → \(end) (\(span)), \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device"))" + (s.connectionsWhileScanning.isEmpty ? "" : ", \(Plural.of(s.connectionsWhileScanning.count, "connection")) came up while scanning"))
             }
             for a in model.ownAdvertising {
-                let end = a.end.map { clock($0.timestamp) } ?? "still on at the end"
+                let end = a.end.map { clock($0.timestamp, aligned: false) } ?? "still on at the end"
+                let span = (a.end?.timestamp ?? model.lastTimestamp).map { " (" + TimeFormat.human($0 - a.start.timestamp) + ")" } ?? ""
                 out.append("")
                 out.append(bold("Advertising") + "  hci\(a.controller) set \(a.setHandle)\(a.isExtended ? " (extended)" : "")")
-                out.append("  \(clock(a.start.timestamp))  start → \(end)" + (a.connectionsWhileAdvertising.isEmpty ? "" : ", \(Plural.of(a.connectionsWhileAdvertising.count, "connection")) came up while advertising"))
+                out.append("  \(clock(a.start.timestamp))  start → \(end)\(span)" + (a.connectionsWhileAdvertising.isEmpty ? "" : ", \(Plural.of(a.connectionsWhileAdvertising.count, "connection")) came up while advertising"))
             }
             for f in model.failedConnections {
                 out.append("")
@@ -156,7 +158,11 @@ public enum TimelineReport {
 
     static func summaryLine(_ c: Connection, model: CaptureModel) -> String {
         var parts: [String] = []
-        if let d = c.duration(captureEnd: model.lastTimestamp) { parts.append("\(c.isOpen ? "open for" : "lasted") \(TimeFormat.human(d))") }
+        if let d = c.duration(captureEnd: model.lastTimestamp) {
+            // A link that began before the capture lasted longer than the capture shows.
+            let verb = c.implicitStart ? "seen for" : c.isOpen ? "open for" : "lasted"
+            parts.append("\(verb) \(TimeFormat.human(d))")
+        }
         if c.isOpen { parts.append("still open at the end of the capture") }
         if let requested = c.connectRequested {
             parts.append("connecting took \(TimeFormat.human(c.start.timestamp - requested.timestamp))")
