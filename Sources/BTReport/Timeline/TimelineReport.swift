@@ -142,9 +142,16 @@ public enum TimelineReport {
             if let peer = c.peerAddress { head += "  peer \(peer)" + (c.peerAddressType.map { " (\($0))" } ?? "") }
             out.append(bold(head))
             if c.implicitStart { out.append("  (the capture starts mid-connection: first packet at record \(c.start.number))") }
-            for event in c.events {
-                let d = TimelineEventDescription.describe(event, in: c)
-                out.append("  \(clock(event.at.timestamp))  \(d.text)")
+            var i = c.events.startIndex
+            while i < c.events.endIndex {
+                let event = c.events[i]
+                if let (text, next) = contentsDiscovery(c, from: i) {
+                    out.append("  \(clock(event.at.timestamp))  \(text)")
+                    i = next
+                    continue
+                }
+                out.append("  \(clock(event.at.timestamp))  \(TimelineEventDescription.describe(event, in: c).text)")
+                i += 1
             }
             if c.droppedEvents > 0 { out.append("  … \(c.droppedEvents) more events not kept") }
             out.append("  " + summaryLine(c, model: model))
@@ -154,6 +161,44 @@ public enum TimelineReport {
             out.append("no connections, scans or advertising in this capture")
         }
         return out.joined(separator: "\n")
+    }
+
+    /// Discovery of the services' contents (included services, characteristics, descriptors), one procedure per
+    /// service or characteristic — what Android's discoverServices() and CoreBluetooth's discovery without
+    /// UUIDs do — is read as one line when this many procedures follow each other; `--json` keeps each.
+    static let contentsDiscoveryLine = 6
+
+    /// The line for a run of contents discovery starting at event `i`, and the index after it; nil when no
+    /// such run of at least `contentsDiscoveryLine` procedures starts there.
+    static func contentsDiscovery(_ c: Connection, from i: Int) -> (String, Int)? {
+        func procedure(_ e: TimelineEvent) -> DiscoveryProcedure? {
+            guard case .discovery(let d) = e.kind else { return nil }
+            let p = c.discoveries[d]
+            return p.kind == .includedServices || p.kind == .characteristics || p.kind == .descriptors ? p : nil
+        }
+        guard let first = procedure(c.events[i]) else { return nil }
+        var run: [DiscoveryProcedure] = []
+        var j = i
+        while j < c.events.endIndex, let p = procedure(c.events[j]), p.byHost == first.byHost {
+            run.append(p)
+            j += 1
+        }
+        guard run.count >= contentsDiscoveryLine else { return nil }
+        let kinds: [(DiscoveryProcedure.Kind, String)] = [(.includedServices, "included services"),
+                                                          (.characteristics, "characteristics"), (.descriptors, "descriptors")]
+        let parts = kinds.compactMap { kind, name -> String? in
+            let of = run.filter { $0.kind == kind }
+            guard !of.isEmpty else { return nil }
+            return "\(name) ×\(of.count) (\(of.reduce(0) { $0 + $1.found }) found)"
+        }
+        let low = run.map(\.startHandle).min() ?? first.startHandle, high = run.map(\.endHandle).max() ?? first.endHandle
+        let end = run.map(\.last).max() ?? first.last
+        let incomplete = run.filter { !$0.completed }.count
+        let text = "discovery: contents \(Hex.u16(low))-\(Hex.u16(high)) in \(run.count) procedures — "
+            + parts.joined(separator: ", ")
+            + "; \(Plural.of(run.reduce(0) { $0 + $1.requests }, "request")), \(TimeFormat.human(end.timestamp - first.first.timestamp))"
+            + (incomplete > 0 ? " (\(incomplete) incomplete)" : "")
+        return (text, j)
     }
 
     static func summaryLine(_ c: Connection, model: CaptureModel) -> String {
