@@ -51,8 +51,8 @@ public enum AuditHTML {
             }
             if let model = models[capture.file], !model.connections.isEmpty {
                 for c in model.connections {
-                    let events = c.events.map { e in
-                        TimeFormat.utc(e.at.timestamp, digits: 3).dropFirst(11) + "  " + TimelineEventDescription.describe(e, in: c).text
+                    let events = TimelineReport.eventLines(c).map { line in
+                        TimeFormat.utc(line.at.timestamp, digits: 3).dropFirst(11) + "  " + line.text
                     }.joined(separator: "\n")
                     out.append("<details><summary>Connection #\(c.id) handle \(Hex.u16(c.handle))\(c.peerAddress.map { " — \($0)" } ?? "") (\(Plural.of(c.events.count, "event")))</summary><pre>\(escape(events))</pre></details>")
                 }

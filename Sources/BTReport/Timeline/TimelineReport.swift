@@ -142,17 +142,7 @@ public enum TimelineReport {
             if let peer = c.peerAddress { head += "  peer \(peer)" + (c.peerAddressType.map { " (\($0))" } ?? "") }
             out.append(bold(head))
             if c.implicitStart { out.append("  (the capture starts mid-connection: first packet at record \(c.start.number))") }
-            var i = c.events.startIndex
-            while i < c.events.endIndex {
-                let event = c.events[i]
-                if let (text, next) = contentsDiscovery(c, from: i) {
-                    out.append("  \(clock(event.at.timestamp))  \(text)")
-                    i = next
-                    continue
-                }
-                out.append("  \(clock(event.at.timestamp))  \(TimelineEventDescription.describe(event, in: c).text)")
-                i += 1
-            }
+            for (at, text) in eventLines(c) { out.append("  \(clock(at.timestamp))  \(text)") }
             if c.droppedEvents > 0 { out.append("  … \(c.droppedEvents) more events not kept") }
             out.append("  " + summaryLine(c, model: model))
         }
@@ -161,6 +151,23 @@ public enum TimelineReport {
             out.append("no connections, scans or advertising in this capture")
         }
         return out.joined(separator: "\n")
+    }
+
+    /// A connection's events as the text reads them: one line each, a run of contents discovery as one.
+    public static func eventLines(_ c: Connection) -> [(at: RecordRef, text: String)] {
+        var lines: [(at: RecordRef, text: String)] = []
+        var i = c.events.startIndex
+        while i < c.events.endIndex {
+            let event = c.events[i]
+            if let (text, next) = contentsDiscovery(c, from: i) {
+                lines.append((event.at, text))
+                i = next
+            } else {
+                lines.append((event.at, TimelineEventDescription.describe(event, in: c).text))
+                i += 1
+            }
+        }
+        return lines
     }
 
     /// Discovery of the services' contents (included services, characteristics, descriptors), one procedure per
