@@ -59,6 +59,15 @@ public enum CharacteristicValue {
             return "\(Hex.u16(start))-\(Hex.u16(end))"
         case 0x2902:  // CCCD
             return r.readU16().map { $0 == 0 ? "off" : [$0 & 1 != 0 ? "notify" : nil, $0 & 2 != 0 ? "indicate" : nil].compactMap { $0 }.joined(separator: ",") }
+        case 0x2A08, 0x2A0A, 0x2A2B:  // Date Time; Day Date Time and Current Time begin with one
+            return dateTime(&r)
+        case 0x2A06:  // Alert Level (a longer value is a vendor's own use of the characteristic)
+            guard v.count == 1 else { return nil }
+            let names = ["no alert", "mild alert", "high alert"]
+            return Int(v[0]) < names.count ? names[Int(v[0])] : Hex.u8(v[0])
+        case 0x2A1C:  // Temperature Measurement: flags (bit 0 Fahrenheit), IEEE 11073 FLOAT, …
+            guard let flags = r.readU8(), let raw = r.readU32(), let t = float11073(raw) else { return nil }
+            return t + (flags & 0x01 != 0 ? " °F" : " °C")
         case 0x2A6E:  // Temperature, 0.01 °C
             return r.read(Int16.self).map { Format.ms(Double($0) / 100) + " °C" }
         case 0x2A6F:  // Humidity, 0.01 %
@@ -67,4 +76,32 @@ public enum CharacteristicValue {
             return nil
         }
     }
+
+    /// Date Time (GATT Specification Supplement §3.70): year u16 (0 unknown), month, day, hours, minutes,
+    /// seconds; the device's local time, without a zone.
+    static func dateTime(_ r: inout ByteReader) -> String? {
+        guard let year = r.readU16(), let month = r.readU8(), let day = r.readU8(), let hours = r.readU8(),
+              let minutes = r.readU8(), let seconds = r.readU8(), month <= 12, day <= 31, hours < 24, minutes < 60,
+              seconds < 60
+        else { return nil }
+        func two(_ v: UInt8) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let date = (year == 0 ? "????" : "\(year)") + "-" + (month == 0 ? "??" : two(month)) + "-" + (day == 0 ? "??" : two(day))
+        return "\(date) \(two(hours)):\(two(minutes)):\(two(seconds)) local"
+    }
+
+    /// IEEE 11073-20601 FLOAT: a 24-bit signed mantissa and an 8-bit signed exponent of ten; nil for the
+    /// special values (NaN, NRes, ±infinity, reserved), which say no measurement.
+    static func float11073(_ raw: UInt32) -> String? {
+        let mantissa = Int32(bitPattern: raw << 8) >> 8
+        let exponent = Int(Int8(truncatingIfNeeded: raw >> 24))
+        if (0x7F_FFFE...0x80_0002).contains(raw & 0xFF_FFFF) { return nil }
+        guard exponent <= 0 else { return "\(Int64(mantissa) * Int64(pow10(exponent)))" }
+        let scale = pow10(-exponent)
+        let sign = mantissa < 0 ? "-" : ""
+        let magnitude = Int64(mantissa.magnitude)
+        let fraction = String(magnitude % Int64(scale))
+        return sign + "\(magnitude / Int64(scale))" + (exponent == 0 ? "" : "." + String(repeating: "0", count: -exponent - fraction.count) + fraction)
+    }
+
+    static func pow10(_ n: Int) -> Int { (0..<min(n, 18)).reduce(1) { r, _ in r * 10 } }
 }
