@@ -60,6 +60,25 @@ struct AuditCommandTests {
         #expect(markdown.stdout.contains("| severity | rule |"))
     }
 
+    /// connection-churn: four links to one peer, then attempts that fail with 0x3E 400 ms after their create
+    /// command; BTL009 reports them on no connection.
+    @Test("HTML: failed attempts are a lane of their own, from create command to failure, with BTL009 on it")
+    func htmlAttempts() throws {
+        let r = try run(["audit", "--format", "html", "--fail-on", "never", "samples/connection-churn.btsnoop"])
+        #expect(r.status == 0)
+        let svg = try #require(r.stdout.range(of: "<svg").flatMap { start in
+            r.stdout.range(of: "</svg>").map { String(r.stdout[start.lowerBound..<$0.upperBound]) }
+        })
+        let lanes = svg.components(separatedBy: "<text x=\"4\"").dropFirst().map { lane in
+            (label: String(lane.drop { $0 != ">" }.dropFirst().prefix { $0 != "<" }), body: lane)
+        }
+        #expect(lanes.map(\.label).prefix(2) == ["scanning", "connection attempts"])
+        let attempts = try #require(lanes.first { $0.label == "connection attempts" }).body
+        #expect(attempts.contains("<title>connection attempt to CE:55:81:02:6B:19 failed after 400 ms: Connection Failed to be Established (0x3e)</title>"))
+        #expect(attempts.contains("<circle") && attempts.contains("BTL009 connection-churn"))
+        #expect(!(lanes.first?.body.contains("BTL009") ?? true))
+    }
+
     @Test("SARIF names a capture with spaces, #, ?, % and non-ASCII letters by a valid file URI")
     func sarifURI() throws {
         let dir = try TemporaryDirectory()

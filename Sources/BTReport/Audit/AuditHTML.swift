@@ -73,20 +73,30 @@ public enum AuditHTML {
             (x(s.start.timestamp), x(s.end?.timestamp ?? last), s.filterDuplicates ? "#7fb3d5" : "#e59866",
              "scan \(s.isActive ? "active" : "passive"), duplicates \(s.filterDuplicates ? "filtered" : "not filtered"), \(Plural.of(s.reports, "report"))")
         }
-        // Findings by connection, gathered in one pass (nil: the scan lane), each in report order.
+        // Findings by connection, gathered in one pass, each in report order. A finding on no connection goes on
+        // the lane of its rule's category: advertising, connection attempts, or else scanning.
         let byConnection = Dictionary(grouping: findings, by: { $0.connection?.id })
-        lanes.append(("scanning", scanBars, byConnection[nil] ?? []))
-        if !model.ownAdvertising.isEmpty {
+        let categories = Dictionary(RuleRegistry.descriptions.map { ($0.id, $0.category) }, uniquingKeysWith: { a, _ in a })
+        let hasAdvertising = !model.ownAdvertising.isEmpty, hasAttempts = !model.failedConnections.isEmpty
+        let byLane = Dictionary(grouping: byConnection[nil] ?? [], by: { f -> String in
+            switch categories[f.id] {
+            case .advertising? where hasAdvertising: "advertising"
+            case .connection? where hasAttempts: "attempts"
+            default: "scanning"
+            }
+        })
+        lanes.append(("scanning", scanBars, byLane["scanning"] ?? []))
+        if hasAdvertising {
             lanes.append(("advertising", model.ownAdvertising.map { a in
                 (x(a.start.timestamp), x(a.end?.timestamp ?? last), "#a9cce3", "advertising set \(a.setHandle)")
-            }, []))
+            }, byLane["advertising"] ?? []))
         }
-        if !model.failedConnections.isEmpty {
+        if hasAttempts {
             // From the create command (when the capture shows it) to the event that ended the attempt.
             lanes.append(("connection attempts", model.failedConnections.map { f in
                 (x((f.requested ?? f.at).timestamp), x(f.at.timestamp), f.cancelledByHost ? "#bfc9ca" : "#f1948a",
                  "connection attempt " + FailedConnectionText.describe(f))
-            }, []))
+            }, byLane["attempts"] ?? []))
         }
         for c in model.connections {
             let label = "#\(c.id) \(Hex.u16(c.handle))" + (c.peerAddress.map { " \($0.description.suffix(8))" } ?? "")
