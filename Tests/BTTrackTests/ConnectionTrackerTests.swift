@@ -88,8 +88,20 @@ struct ScenarioConnectionTests {
         let reasons = model.connections.map { $0.disconnectReason?.rawValue }
         #expect(reasons == [0x16, 0x08])
         let a = model.connections[0]
-        #expect(a.runs.contains { $0.kind == .readBlob })
+        // A 600-byte value at MTU 247: one Read (246 bytes), then Read Blobs at offsets 246 and 492 — one long read.
+        #expect(!a.runs.contains { $0.kind == .readBlob })
+        let read = try #require(a.runs.first { $0.kind == .read && $0.blobReads > 0 })
+        #expect(read.count == 1 && read.blobReads == 2 && read.bytes == 600)
+        // The value kept is its start (from the Read Response), not the last blob.
+        #expect(a.usage[read.handle]?.lastValue?.first == 0x00 && a.usage[read.handle]?.readBlobs == 2)
         #expect(a.runs.contains { $0.kind == .preparedWrite && $0.count == 3 })
+        // The three prepared writes, then Execute Write Request with flags 0x01: a long write of 500 bytes.
+        let executed = a.events.compactMap { e -> (Bool, Int, Int, [UInt16])? in
+            if case .executeWrite(let done, let prepared, let bytes, let handles) = e.kind { return (done, prepared, bytes, handles) }
+            return nil
+        }
+        #expect(executed.count == 1)
+        #expect(executed.first.map { $0.0 && $0.1 == 3 && $0.2 == 500 && $0.3.count == 1 } == true)
         #expect(a.mtu == 247)
         let b = model.connections[1]
         #expect(b.encrypted)
@@ -239,6 +251,38 @@ struct LifecycleTests {
         let model = feed.finish()
         #expect(model.connections.isEmpty)
         #expect(model.controllerDebugLogPackets == 2)
+    }
+
+    @Test("Read Blob continues a read only at the offset where its value ended; Execute Write with 0x00 cancels")
+    func longReadsAndQueuedWrites() throws {
+        var feed = PacketFeed()
+        feed.feed(.event, PacketFeed.leConnectionComplete(handle: 0x40), .received, at: 0)
+        let part = [UInt8](repeating: 0x41, count: 22)  // a full PDU at the default MTU 23
+        feed.feed(.acl, PacketFeed.att(handle: 0x40, [0x0A, 0x03, 0x00]), .sent, at: 1)              // Read 0x0003
+        feed.feed(.acl, PacketFeed.att(handle: 0x40, [0x0B] + part), .received, at: 1.01)
+        feed.feed(.acl, PacketFeed.att(handle: 0x40, [0x0C, 0x03, 0x00, 22, 0x00]), .sent, at: 1.02)  // Blob at 22
+        feed.feed(.acl, PacketFeed.att(handle: 0x40, [0x0D, 0x42, 0x42]), .received, at: 1.03)
+        // A Read Blob at offset 5 of another handle is a blob read of its own.
+        feed.feed(.acl, PacketFeed.att(handle: 0x40, [0x0C, 0x05, 0x00, 5, 0x00]), .sent, at: 2)
+        feed.feed(.acl, PacketFeed.att(handle: 0x40, [0x0D, 0x43]), .received, at: 2.01)
+        // Two prepared writes to two attributes, then Execute Write Request 0x00: cancelled.
+        feed.feed(.acl, PacketFeed.att(handle: 0x40, [0x16, 0x07, 0x00, 0x00, 0x00, 1, 2]), .sent, at: 3)
+        feed.feed(.acl, PacketFeed.att(handle: 0x40, [0x17, 0x07, 0x00, 0x00, 0x00, 1, 2]), .received, at: 3.01)
+        feed.feed(.acl, PacketFeed.att(handle: 0x40, [0x16, 0x09, 0x00, 0x00, 0x00, 3]), .sent, at: 3.02)
+        feed.feed(.acl, PacketFeed.att(handle: 0x40, [0x17, 0x09, 0x00, 0x00, 0x00, 3]), .received, at: 3.03)
+        feed.feed(.acl, PacketFeed.att(handle: 0x40, [0x18, 0x00]), .sent, at: 3.04)
+        feed.feed(.acl, PacketFeed.att(handle: 0x40, [0x19]), .received, at: 3.05)
+        let c = try #require(feed.finish().connections.first)
+        let read = try #require(c.runs.first { $0.kind == .read })
+        #expect(read.count == 1 && read.blobReads == 1 && read.bytes == 24)
+        let blob = try #require(c.runs.first { $0.kind == .readBlob })
+        #expect(blob.handle == 0x0005 && blob.count == 1 && blob.bytes == 1 && blob.blobReads == 0)
+        let execute = c.events.compactMap { e -> String? in
+            if case .executeWrite(let done, let prepared, let bytes, let handles) = e.kind { return "\(done) \(prepared) \(bytes) \(handles)" }
+            return nil
+        }
+        #expect(execute == ["false 2 3 [7, 9]"])
+        #expect(c.transactions.completed == 6)
     }
 
     @Test("HCI Reset closes the controller's links")

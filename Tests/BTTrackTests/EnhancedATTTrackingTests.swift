@@ -24,7 +24,9 @@ struct EnhancedATTTrackingTests {
         // 600 bytes at MTU 247: one Read (246 bytes) and two Read Blobs, each answer in up to four K-frames.
         let reads = try #require(link.usage[log.valueHandle])
         #expect(reads.reads == 1 && reads.readBlobs == 2)
-        #expect(link.runs.contains { $0.kind == .readBlob })
+        // One long read: the Read Blobs carried on the Read where its value ended.
+        #expect(link.runs.contains { $0.kind == .read && $0.blobReads == 2 && $0.bytes == 600 })
+        #expect(!link.runs.contains { $0.kind == .readBlob })
         // Every request was answered and paired although requests and responses travel on different CIDs.
         #expect(link.transactions.timeouts == 0 && link.transactions.unansweredAtEnd == 0)
         #expect(link.transactions.unsolicitedResponses == 0)

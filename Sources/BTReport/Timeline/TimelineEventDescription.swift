@@ -102,6 +102,9 @@ public struct TimelineEventDescription {
             var text = "\(Plural.of(run.count, run.kind.singular, plural: run.kind.plural)) \(handleName(run.handle, c))"
             if let rate = run.rate, run.count > 2 { text += " at " + Format.ms((rate * 10).rounded() / 10) + " Hz" }
             if run.count > 1 { text += " over \(TimeFormat.human(run.last.timestamp - run.first.timestamp))" }
+            if run.blobReads > 0 {
+                text += " (long read: +\(Plural.of(run.blobReads, "blob read")), \(Plural.of(run.bytes, "byte")))"
+            }
             if let value = c.usage[run.handle]?.lastValue, run.kind == .notification || run.kind == .indication || run.kind == .read {
                 text += ", last " + CharacteristicValue.describe(value, uuid: c.gatt.characteristic(valueHandle: run.handle)?.uuid)
             }
@@ -109,8 +112,18 @@ public struct TimelineEventDescription {
                          fields: [("operation", .string(run.kind.rawValue)), ("handle", .string(Hex.u16(run.handle))),
                                   ("name", c.gatt.name(of: run.handle).map { .string($0) } ?? .null),
                                   ("by_host", .bool(run.sent)), ("count", .int(run.count)), ("bytes", .int(run.bytes)),
+                                  ("blob_reads", .int(run.blobReads)),
                                   ("end", .number(run.last.timestamp.decimalString())),
                                   ("rate_hz", run.rate.map { .number(Format.ms(($0 * 1000).rounded() / 1000)) } ?? .null)])
+        case .executeWrite(let executed, let prepared, let bytes, let handles):
+            let targets = handles.count == 1 ? handleName(handles[0], c) : Plural.of(handles.count, "attribute")
+            let what = prepared == 0
+                ? "no prepared writes seen"
+                : "\(Plural.of(prepared, "prepared write")) to \(targets), \(Plural.of(bytes, "byte"))"
+                    + (handles.count > 1 ? " (reliable write)" : " (long write)")
+            return .init(type: "execute_write", text: (executed ? "executed queued writes: " : "cancelled queued writes: ") + what,
+                         fields: [("executed", .bool(executed)), ("prepared", .int(prepared)), ("bytes", .int(bytes)),
+                                  ("handles", .array(handles.map { .string(Hex.u16($0)) }))])
         case .attError(let request, let handle, let error):
             return .init(type: "att_error", text: "\(request) \(handleName(handle, c)) failed: \(error)",
                          fields: [("request", .string(Hex.u8(request.rawValue))), ("handle", .string(Hex.u16(handle))),

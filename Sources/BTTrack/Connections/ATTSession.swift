@@ -21,6 +21,29 @@ struct ATTSession {
         var cccdValue: UInt16?
         /// Sent by our host.
         var sent = true
+        /// A Read Blob Request that carries on `readChain`.
+        var continuesRead = false
+    }
+
+    /// The value a client is reading: a Read Response that filled its PDU may go on with Read Blob Requests
+    /// at the offset where it ended (a long read, Core Vol 3 Part G §4.8.3).
+    struct ReadChain {
+        var handle: UInt16
+        var sent: Bool
+        /// Bytes read so far: the offset a continuing Read Blob Request asks for.
+        var bytes: Int
+        /// The activity run of the read, in `Connection.runs`.
+        var run: Int
+    }
+
+    /// Prepare Write Requests since the last Execute Write Request (Core Vol 3 Part F §3.4.6): a long write to
+    /// one attribute, or a reliable write to several.
+    struct PreparedQueue {
+        var writes = 0
+        var bytes = 0
+        var handles: [UInt16] = []
+        /// Attributes named at most: a queue is normally one attribute or a few.
+        static let keptHandles = 16
     }
 
     /// A bearer is (channel, which side sent the request): both sides may be clients. The channel is
@@ -74,6 +97,8 @@ struct ATTSession {
     /// lookups stop here. A slot stays valid until the table grows, which only an insertion does.
     var lastRun: (key: RunKey, slot: Int)?
     var currentDiscovery: Int?
+    var readChain: ReadChain?
+    var preparedQueue = PreparedQueue()
 
     /// The option thresholds in nanoseconds, compared on every PDU.
     let runGap: Int64
@@ -159,10 +184,18 @@ struct ATTSession {
             o.discovery = discovery(.descriptors, start: start, end: end, uuid: nil, sent: sent, at: at, connection: c)
         case .readRequest(let handle):
             c.withUsage(handle) { $0.reads += 1 }
+            readChain = nil
             activity(.read, handle: handle, sent: sent, bytes: 0, at: at, connection: c)
-        case .readBlobRequest(let handle, _):
+        case .readBlobRequest(let handle, let offset):
             c.withUsage(handle) { $0.readBlobs += 1 }
-            activity(.readBlob, handle: handle, sent: sent, bytes: 0, at: at, connection: c)
+            if let chain = readChain, chain.handle == handle, chain.sent == sent, Int(offset) == chain.bytes, offset > 0 {
+                // The rest of a long value: part of the read it continues, not an operation of its own.
+                o.continuesRead = true
+                c.runs[chain.run].blobReads += 1
+            } else {
+                readChain = nil
+                activity(.readBlob, handle: handle, sent: sent, bytes: 0, at: at, connection: c)
+            }
         case .readMultipleRequest(let handles), .readMultipleVariableRequest(let handles):
             for handle in handles { c.withUsage(handle) { $0.reads += 1 } }
             if let handle = handles.first(where: { _ in true }) {
@@ -181,7 +214,20 @@ struct ATTSession {
             }
         case .prepareWriteRequest(let handle, _, let part):
             c.withUsage(handle) { $0.preparedWrites += 1 }
+            preparedQueue.writes += 1
+            preparedQueue.bytes += part.count
+            if !preparedQueue.handles.contains(handle) && preparedQueue.handles.count < PreparedQueue.keptHandles {
+                preparedQueue.handles.append(handle)
+            }
             activity(.preparedWrite, handle: handle, sent: sent, bytes: part.count, at: at, connection: c)
+        case .executeWriteRequest(let flags):
+            // Flags 0x01 writes the queued values, 0x00 cancels them (§3.4.6.3).
+            let q = preparedQueue
+            preparedQueue = PreparedQueue()
+            c.append(TimelineEvent(at: at, kind: .executeWrite(executed: flags & 0x01 != 0, prepared: q.writes,
+                                                               bytes: q.bytes, handles: q.handles),
+                                   byHost: sent),
+                     limit: options.maximumEventsPerConnection)
         default:
             break
         }
@@ -283,8 +329,24 @@ struct ATTSession {
                 last = entry.handle
             }
             found(information.count, last: last, request: request, at: at, connection: c)
-        case .readResponse(let value), .readBlobResponse(let value):
-            if let handle = request.handle { record(value: value, handle: handle, at: at, connection: c) }
+        case .readResponse(let value):
+            guard let handle = request.handle else { break }
+            record(value: value, handle: handle, at: at, connection: c)
+            if let run = run(.read, handle: handle, sent: request.sent, connection: c) {
+                c.runs[run].bytes += value.count
+                readChain = ReadChain(handle: handle, sent: request.sent, bytes: value.count, run: run)
+            }
+        case .readBlobResponse(let value):
+            guard let handle = request.handle else { break }
+            if request.continuesRead, var chain = readChain {
+                // The value's start, from the Read Response, stays the value kept: it names what was read.
+                chain.bytes += value.count
+                c.runs[chain.run].bytes += value.count
+                readChain = chain
+            } else {
+                record(value: value, handle: handle, at: at, connection: c)
+                if let run = run(.readBlob, handle: handle, sent: request.sent, connection: c) { c.runs[run].bytes += value.count }
+            }
         default:
             break
         }
@@ -419,6 +481,13 @@ struct ATTSession {
         c.append(TimelineEvent(at: at, kind: .activity(c.runs.count - 1)), limit: options.maximumEventsPerConnection)
     }
 
+    /// The latest activity run of (kind, handle, sender), if it is still referenced.
+    func run(_ kind: ActivityKind, handle: UInt16, sent: Bool, connection c: Connection) -> Int? {
+        guard let slot = openRuns.slot(of: RunKey(kind: kind, handle: handle, sent: sent)) else { return nil }
+        let run = Int(openRuns.value(at: slot))
+        return run >= 0 && run < c.runs.count ? run : nil
+    }
+
     /// A Write to a Client Characteristic Configuration descriptor: known from discovery, or — when the GATT
     /// database was not discovered in this capture — a 2-byte value 0…3 to a handle that is no known value.
     func cccdWrite(handle: UInt16, value: UnsafeRawBufferPointer, connection c: Connection) -> UInt16? {
@@ -460,6 +529,8 @@ struct ATTSession {
         }
         outstanding.removeAll()
         outstandingIndications.removeAll()
+        readChain = nil
+        preparedQueue = PreparedQueue()
         openRuns.removeAll()
         lastRun = nil
         if let last = c.lastATT, let end, end.timestamp - last.timestamp >= options.idleGap {

@@ -49,6 +49,9 @@ public struct TimelineEvent: Sendable {
         case subscription(cccdHandle: UInt16, valueHandle: UInt16?, value: UInt16, sent: Bool)
         /// Index into `Connection.runs`.
         case activity(Int)
+        /// Execute Write Request: the prepared writes queued since the last one were written (`executed`) or
+        /// dropped. `handles` are the attributes they wrote, in first-write order.
+        case executeWrite(executed: Bool, prepared: Int, bytes: Int, handles: [UInt16])
         case attError(request: ATTOpcode, handle: UInt16, error: ATTErrorCode)
         /// A request not answered within the ATT timeout (or when the link ended, `timedOut` false).
         case attTimeout(request: ATTOpcode, handle: UInt16?, waited: Duration, timedOut: Bool)
@@ -117,7 +120,11 @@ public struct ActivityRun: Sendable {
     public var count = 0
     public var first: RecordRef
     public var last: RecordRef
+    /// Value bytes: written or notified, or for reads returned (with the blob reads that continued them).
     public var bytes = 0
+    /// Read Blob Requests that carried on the run's reads where their values ended: long reads (Core Vol 3
+    /// Part G §4.8.3). They are not operations of their own.
+    public var blobReads = 0
     /// Records of the first few operations, to cite.
     public var records: [RecordRef] = []
     var sumInterval: Double = 0
