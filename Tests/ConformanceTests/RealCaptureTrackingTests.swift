@@ -102,6 +102,19 @@ struct RealCaptureTrackingTests {
 
     /// Checked against tshark: services 0x0001 1801, 0x0002-0x0008 1800, 0x0009-0x0019 fff0,
     /// 0x001a-0x0050 1826 (Fitness Machine), 0x0051-0x005c fee7.
+    /// Checked against tshark: at MTU 128, Read 0x0027 (frame 259) returns 127 bytes, Read Blobs at offsets
+    /// 127 and 254 (frames 266, 273) return 127 and 124 more; frames 488–508 repeat the chain, and reads at
+    /// 34.3 s and 35.4 s return 52 and 20 bytes.
+    @Test("pokemongo: a 378-byte value read as one Read and two Read Blobs, twice", .enabled(if: RealCaptures.available))
+    func pokemongoLongReads() throws {
+        let model = try Self.model("pokemongo_plus_pairing_btsnoop.log")
+        let runs = model.connections.flatMap { c in c.runs.filter { $0.handle == 0x0027 && $0.kind == .read && $0.blobReads > 0 } }
+        #expect(runs.map(\.count) == [1, 3])
+        #expect(runs.map(\.blobReads) == [2, 2])
+        #expect(runs.map(\.bytes) == [378, 378 + 52 + 20])
+        #expect(!model.connections.contains { $0.runs.contains { $0.kind == .readBlob } })
+    }
+
     @Test("horizon74 treadmill: Fitness Machine service with Treadmill Data notifications", .enabled(if: RealCaptures.available))
     func treadmillGATT() throws {
         let model = try Self.model("horizon74_treadmill_btsnoop_hci.log")
