@@ -3,6 +3,7 @@ import BTWire
 import BTCapture
 import BTDecode
 import BTScenario
+import TestSupport
 @testable import BTTrack
 
 /// ATT over an EATT bearer (L2CAP credit based channel, SPSM 0x0027) with SDUs larger than the MPS, so every
@@ -48,6 +49,17 @@ struct EnhancedATTTrackingTests {
         #expect(link.events[opened].byHost)
         let discovery = try #require(link.events.firstIndex { if case .discovery = $0.kind { true } else { false } })
         #expect(opened < discovery)
+    }
+
+    /// pcap linktype 187 has no direction: the credit-based request is taken for the host's and its response
+    /// for the peer's, so they still pair.
+    @Test("eatt-logger without directions (pcap 187): the bearer still opens, asked by the host, MTU 247")
+    func loggerWithoutDirections() throws {
+        let model = try track(try writeScenario(EnhancedATTLogger.name, format: .pcapH4))
+        let link = try #require(model.connections.first)
+        #expect(link.enhancedATT.opened == 1 && link.enhancedATT.mtu == 247)
+        #expect(link.events.contains { if case .enhancedATTBearers(1, 1, 0, .some(247)) = $0.kind { $0.byHost } else { false } })
+        #expect(link.runs.contains { $0.kind == .notification && $0.count == EnhancedATTLogger.notifications })
     }
 
     /// What a command completed: bearers (requested, opened, result, asked by the host) or a reconfiguration.

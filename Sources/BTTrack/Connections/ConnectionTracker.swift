@@ -339,7 +339,8 @@ public struct ConnectionTracker {
                 c.append(TimelineEvent(at: at, kind: .parameterRequestAnswered(accepted: result == 0)),
                          limit: options.maximumEventsPerConnection)
             default:
-                if let change = c.enhancedATT.signal(signal, sent: direction == .sent) {
+                let sent = direction == .unknown ? Self.hostSends(signal.command) : direction == .sent
+                if let change = c.enhancedATT.signal(signal, sent: sent) {
                     c.append(TimelineEvent(at: at, kind: change.kind, byHost: change.byHost),
                              limit: options.maximumEventsPerConnection)
                 }
@@ -352,6 +353,15 @@ public struct ConnectionTracker {
     /// Initiator filter policy 0 names one peer; 1 means the accept list (Core Vol 4 Part E §7.8.12).
     static func target(_ initiatorFilterPolicy: UInt8, _ peer: BDAddr) -> ConnectionTarget {
         initiatorFilterPolicy == 0 ? .peer(peer) : .acceptList
+    }
+
+    /// Without a direction (pcap linktype 187), Enhanced ATT's credit-based requests are taken as the host's
+    /// and their responses as the peer's, as for ATT: a request and its response then pair.
+    static func hostSends(_ command: L2CAPSignal.Command) -> Bool {
+        switch command {
+        case .creditBasedConnectionRequest, .creditBasedReconfigureRequest: true
+        default: false
+        }
     }
 
     /// Without a direction (pcap linktype 187), requests and commands are taken as the host's (as client).
