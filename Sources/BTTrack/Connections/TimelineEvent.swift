@@ -127,8 +127,9 @@ public struct ActivityRun: Sendable {
     public var blobReads = 0
     /// Records of the first few operations, to cite.
     public var records: [RecordRef] = []
-    var sumInterval: Double = 0
-    var sumSquaredInterval: Double = 0
+    /// Sums of the gaps between operations, in nanoseconds: integers need no division per operation.
+    var sumIntervalNanoseconds: Int64 = 0
+    var sumSquaredIntervalNanoseconds: Double = 0
 
     public static let citedRecords = 8
 
@@ -144,9 +145,9 @@ public struct ActivityRun: Sendable {
     mutating func add(at: RecordRef, bytes: Int) {
         if count > 0 {
             // Integer nanoseconds: Duration arithmetic (128-bit attoseconds) is too slow for every packet.
-            let gap = Double(at.timestamp.nanoseconds &- last.timestamp.nanoseconds) / 1e9
-            sumInterval += gap
-            sumSquaredInterval += gap * gap
+            let gap = at.timestamp.nanoseconds &- last.timestamp.nanoseconds
+            sumIntervalNanoseconds &+= gap
+            sumSquaredIntervalNanoseconds += Double(gap) * Double(gap)
         }
         count += 1
         self.bytes &+= bytes
@@ -156,14 +157,15 @@ public struct ActivityRun: Sendable {
     }
 
     /// Mean seconds between operations.
-    public var meanInterval: Double? { count > 1 ? sumInterval / Double(count - 1) : nil }
+    public var meanInterval: Double? { count > 1 ? Double(sumIntervalNanoseconds) / 1e9 / Double(count - 1) : nil }
     /// Operations per second over the run.
     public var rate: Double? { meanInterval.map { $0 > 0 ? 1 / $0 : 0 } }
     /// Coefficient of variation of the intervals: near 0 for a timer-driven (polling) pattern.
     public var intervalVariation: Double? {
-        guard count > 2, let mean = meanInterval, mean > 0 else { return nil }
+        guard count > 2, sumIntervalNanoseconds > 0 else { return nil }
         let n = Double(count - 1)
-        let variance = max(0, sumSquaredInterval / n - mean * mean)
+        let mean = Double(sumIntervalNanoseconds) / n  // nanoseconds, as the squares are
+        let variance = max(0, sumSquaredIntervalNanoseconds / n - mean * mean)
         return variance.squareRoot() / mean
     }
 }
