@@ -161,9 +161,7 @@ public struct PacketDecoder {
 
     @inline(__always)
     mutating func decodeACL(_ acl: ACLPacket, record: CaptureRecord, frame: inout DecodedFrame) {
-        if acl.handle == ACLPacket.qualcommDebugLogHandle && acl.isQualcommDebugLog(direction: record.direction)
-            && !debugLogHandleIsLink.contains(record.controller)
-        {
+        if acl.handle == ACLPacket.qualcommDebugLogHandle && isControllerDebugLog(acl, record: record) {
             frame.isControllerDebugLog = true  // not L2CAP: reassembling it would invent PDUs and errors
             return
         }
@@ -192,6 +190,13 @@ public struct PacketDecoder {
             break
         }
         frame.l2cap = pdu
+    }
+
+    /// The packet is the Qualcomm debug log, not a link's data. Out of line: it runs only for handle 0x0EDC, and
+    /// inlined into `decode` its set lookup would make every frame be copied rather than built in place.
+    @inline(never)
+    func isControllerDebugLog(_ acl: ACLPacket, record: CaptureRecord) -> Bool {
+        acl.isQualcommDebugLog(direction: record.direction) && !debugLogHandleIsLink.contains(record.controller)
     }
 
     /// Completes `pdu.sdu` when this K-frame ends an SDU. Out of line: EATT is rare, and the ACL path it would

@@ -72,6 +72,9 @@ public struct ConnectionTracker {
     var recentlyClosedPastLimit: [Connection] = []
     /// Target of the last LE create-connection command, and peer of the last BR/EDR Create Connection, per
     /// controller: a failed attempt's Connection Complete does not say whom it was for.
+    /// The link of the last ACL packet, while it is in `open` (which owns it): cleared whenever a link opens or
+    /// closes.
+    var lastLink: (key: UInt32, link: Unmanaged<Connection>)?
     var pendingLE: [UInt16: PendingAttempt<ConnectionTarget>] = [:]
     var pendingBREDR: [UInt16: PendingAttempt<BDAddr?>] = [:]
     /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
@@ -97,6 +100,7 @@ public struct ConnectionTracker {
     /// (controller, handle) pairs must not open endless links.
     mutating func openConnection(controller: UInt16, handle: UInt16, transport: LinkTransport, at: RecordRef,
                                  implicit: Bool, peer: BDAddr? = nil) -> Connection? {
+        lastLink = nil
         if let previous = open[Self.key(controller, handle)] {
             // The handle came back without a Disconnection Complete in the capture: the old link is over.
             close(previous, at: at, reason: nil, event: .closedByReset)
@@ -127,6 +131,7 @@ public struct ConnectionTracker {
     /// Ends a link's ATT session and moves it from the open links to the finished ones (within the cap).
     mutating func retire(_ c: Connection, at: RecordRef?) {
         c.session.finish(at: at, connection: c)
+        lastLink = nil
         open[Self.key(c.controller, c.handle)] = nil
         guard finished.count < options.maximumConnections else {
             dropped += 1
@@ -312,7 +317,19 @@ public struct ConnectionTracker {
     // MARK: - ACL
 
     mutating func acl(_ acl: ACLPacket, pdu: L2CAPPDU?, direction: Direction, at: RecordRef) {
+        let key = Self.key(at.controller, acl.handle)
+        if let last = lastLink, last.key == key {
+            // Most ACL packets belong to the link of the one before. `open` keeps that link alive, so it is
+            // borrowed without a reference-count round trip.
+            last.link._withUnsafeGuaranteedRef { self.acl(acl, pdu: pdu, direction: direction, at: at, on: $0) }
+            return
+        }
         guard let c = connection(controller: at.controller, handle: acl.handle, at: at) else { return }
+        lastLink = (key, Unmanaged.passUnretained(c))
+        self.acl(acl, pdu: pdu, direction: direction, at: at, on: c)
+    }
+
+    func acl(_ acl: ACLPacket, pdu: L2CAPPDU?, direction: Direction, at: RecordRef, on c: Connection) {
         if direction == .sent { c.aclPacketsSent += 1 } else { c.aclPacketsReceived += 1 }
         guard let pdu else { return }
         switch pdu.channel {
