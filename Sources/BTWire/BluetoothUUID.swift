@@ -87,6 +87,15 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
         return AssignedNumbers.uuidName(s)
     }
 
+    /// A 16-bit UUID from the range the SIG allocates to member companies and other bodies (0xFC00–0xFFFF):
+    /// service UUIDs only.
+    public var isMemberServiceUUID: Bool { uuid16.map { $0 >= Self.firstMemberUUID } ?? false }
+    static let firstMemberUUID: UInt16 = 0xFC00
+
+    /// The SIG name for this UUID as a characteristic or descriptor. A member service UUID there is a vendor's own
+    /// choice — generic modules use 0xFFF1–0xFFF4 — not what the SIG allocated it for, so it has no name.
+    public var attributeName: String? { isMemberServiceUUID ? nil : name }
+
     public static func < (a: BluetoothUUID, b: BluetoothUUID) -> Bool { (a.high, a.low) < (b.high, b.low) }
 
     // GATT declarations and descriptors (Core Vol 3 Part G §3).

@@ -106,6 +106,18 @@ struct AssignedNumbersTests {
         #expect(AssignedNumbers.sigCompanies.count > 3000 && AssignedNumbers.sigUUIDs.count > 1000)
     }
 
+    /// horizon74_treadmill's module has characteristics fff1–fff5 under service fff0, as generic modules do;
+    /// the SIG has since allocated 0xFFF3 and 0xFFF4 to FiRa as service UUIDs.
+    @Test("member service UUIDs (0xFC00–0xFFFF) name services, not characteristics or descriptors")
+    func memberUUIDs() {
+        let fff3 = BluetoothUUID(uuid16: 0xFFF3)
+        #expect(fff3.name == "FiRa Consortium" && fff3.isMemberServiceUUID && fff3.attributeName == nil)
+        #expect(BluetoothUUID(uuid16: 0xFE2C).attributeName == nil)
+        #expect(BluetoothUUID(uuid16: 0x2A37).attributeName == "Heart Rate Measurement")
+        #expect(!BluetoothUUID(uuid16: 0x2A37).isMemberServiceUUID)
+        #expect(BluetoothUUID(uuid16: 0x2902).attributeName == "Client Characteristic Configuration")
+    }
+
     @Test("appearance: the value's name, else its category's with the subcategory, else the two numbers")
     func appearance() {
         #expect(AssignedNumbers.appearanceDescription(0x03C1) == "0x03c1 Keyboard")

@@ -126,6 +126,9 @@ struct RealCaptureTrackingTests {
         #expect(c.gatt.characteristic(valueHandle: 0x0023)?.uuid == BluetoothUUID(uuid16: 0x2ACD))  // Treadmill Data
         #expect(c.isOpen)  // no disconnect in the trace
         #expect(c.usage.values.map(\.notifications).reduce(0, +) == 1047)
+        // The module's own fff1–fff5 characteristics carry no member-UUID names (0xFFF3 is FiRa's service UUID).
+        let vendor = try #require(c.gatt.services.first { $0.uuid == BluetoothUUID(uuid16: 0xFFF0) })
+        #expect(c.gatt.characteristics(of: vendor).map(\.name) == ["fff1", "fff2", "fff3", "fff4", "fff5"])
     }
 
     /// Checked against tshark: ten services from 0x0001 (1800) to 0x0073 (3802), Heart Rate at 0x0024-0x0029.

@@ -87,7 +87,7 @@ public enum GATTReport {
                     out.append("    \(c.name)  value \(Hex.u16(c.valueHandle))  [\(c.properties)]  \(usageText(u, cccdState: cccdState(of: c, in: peer)))")
                     if let v = u?.lastValue { out.append("      last value: " + CharacteristicValue.describe(v, uuid: c.uuid)) }
                     for d in peer.database.descriptors(of: c) {
-                        let name = d.isCCCD ? "Client Characteristic Configuration" : GATTNames.uuid(d.uuid)
+                        let name = d.isCCCD ? "Client Characteristic Configuration" : GATTNames.attribute(d.uuid)
                         let du = peer.usage[d.handle]
                         out.append("      \(name)  \(Hex.u16(d.handle))" + (du.map { "  " + usageText($0, cccdState: nil) } ?? ""))
                     }
@@ -139,11 +139,11 @@ public enum GATTReport {
                                 .object([
                                     ("declaration_handle", .string(Hex.u16(c.declarationHandle))),
                                     ("value_handle", .string(Hex.u16(c.valueHandle))),
-                                    ("uuid", .string(c.uuid.description)), ("name", c.uuid.name.map { .string($0) } ?? .null),
+                                    ("uuid", .string(c.uuid.description)), ("name", c.uuid.attributeName.map { .string($0) } ?? .null),
                                     ("properties", .array(c.properties.names.map { .string($0) })),
                                     ("descriptors", .array(peer.database.descriptors(of: c).map { d in
                                         .object([("handle", .string(Hex.u16(d.handle))), ("uuid", .string(d.uuid.description)),
-                                                 ("name", d.uuid.name.map { .string($0) } ?? .null)])
+                                                 ("name", d.uuid.attributeName.map { .string($0) } ?? .null)])
                                     })),
                                     ("usage", usageJSON(peer.usage[c.valueHandle], cccdState: cccdState(of: c, in: peer))),
                                     ("last_value", valueJSON(peer.usage[c.valueHandle]?.lastValue, uuid: c.uuid)),

@@ -54,4 +54,10 @@ public enum GATTNames {
         if let name = u.name { return "\(name) (\(u))" }
         return u.description
     }
+
+    /// A characteristic's or descriptor's UUID: as `uuid(_:)`, without the names of member service UUIDs.
+    public static func attribute(_ u: BluetoothUUID) -> String {
+        if let name = u.attributeName { return "\(name) (\(u))" }
+        return u.description
+    }
 }

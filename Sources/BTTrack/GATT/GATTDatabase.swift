@@ -23,7 +23,7 @@ public struct GATTCharacteristic: Sendable, Equatable {
     public var uuid: BluetoothUUID
     /// Last handle of the characteristic (its last descriptor): the next declaration − 1 or the service end.
     public var endHandle: UInt16
-    public var name: String { GATTNames.uuid(uuid) }
+    public var name: String { GATTNames.attribute(uuid) }
     public var canNotify: Bool { properties.contains(.notify) || properties.contains(.indicate) }
 }
 
@@ -155,7 +155,7 @@ public struct GATTDatabase: Sendable {
         if handle == c.valueHandle { return c.name }
         if handle == c.declarationHandle { return "declaration of " + c.name }
         if let d = descriptor(handle) {
-            return (d.isCCCD ? "CCCD" : GATTNames.uuid(d.uuid)) + " of " + c.name
+            return (d.isCCCD ? "CCCD" : GATTNames.attribute(d.uuid)) + " of " + c.name
         }
         return nil
     }
