@@ -115,6 +115,20 @@ struct RealCaptureTrackingTests {
         #expect(!model.connections.contains { $0.runs.contains { $0.kind == .readBlob } })
     }
 
+    /// Checked against tshark (`btl2cap.cmd_code == 0x02`): ten Connection Requests, all answered 0x0000;
+    /// AVCTP, AVCTP Browsing and one SDP asked by the speaker.
+    @Test("chsmartbulb: SDP, AVDTP, AVCTP and RFCOMM channels with who asked", .enabled(if: RealCaptures.available))
+    func realCapture() throws {
+        let model = try Self.model("chsmartbulb_led_speaker_spp_btsnoop_hci.log")
+        let c = try #require(model.connections.first)
+        let opened = c.events.compactMap { e -> String? in
+            guard case .l2capChannel(let psm, _, let n, _, _) = e.kind, n == 1 else { return nil }
+            return (L2CAPPSM(rawValue: psm).name ?? "?") + (e.byHost ? "" : " (peer)")
+        }
+        #expect(opened == ["SDP", "AVDTP", "AVDTP", "AVCTP (peer)", "AVCTP Browsing (peer)", "SDP", "SDP", "RFCOMM",
+                           "SDP (peer)", "SDP"])
+    }
+
     @Test("horizon74 treadmill: Fitness Machine service with Treadmill Data notifications", .enabled(if: RealCaptures.available))
     func treadmillGATT() throws {
         let model = try Self.model("horizon74_treadmill_btsnoop_hci.log")

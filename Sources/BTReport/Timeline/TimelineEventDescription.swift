@@ -115,6 +115,18 @@ public struct TimelineEventDescription {
                                   ("blob_reads", .int(run.blobReads)),
                                   ("end", .number(run.last.timestamp.decimalString())),
                                   ("rate_hz", run.rate.map { .number(Format.ms(($0 * 1000).rounded() / 1000)) } ?? .null)])
+        case .l2capChannel(let psm, let requested, let opened, let result, let response):
+            let name = L2CAPPSM(rawValue: psm).description
+            let resultName = L2CAPSignal.resultName(result, for: L2CAPSignalCode(rawValue: response))
+            let who = event.byHost ? "host asked" : "peer asked"
+            let channels = requested == 1 ? "channel" : "\(opened) of \(requested) channels"
+            let text = opened > 0
+                ? "L2CAP \(channels) \(name) opened (\(who))"
+                : "L2CAP \(channels) \(name) refused (\(who)): \(resultName ?? "result") (\(Hex.u16(result)))"
+            return .init(type: "l2cap_channel", text: text,
+                         fields: [("psm", .string(Hex.u16(psm))), ("psm_name", L2CAPPSM(rawValue: psm).name.map { .string($0) } ?? .null),
+                                  ("requested", .int(requested)), ("opened", .int(opened)),
+                                  ("result", .string(Hex.u16(result))), ("result_name", resultName.map { .string($0) } ?? .null)])
         case .executeWrite(let executed, let prepared, let bytes, let handles):
             let targets = handles.count == 1 ? handleName(handles[0], c) : Plural.of(handles.count, "attribute")
             let what = prepared == 0

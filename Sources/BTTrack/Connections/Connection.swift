@@ -71,6 +71,8 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var mtu = ATTSession.defaultMTU
     /// Enhanced ATT bearers opened on the link and their MTU.
     public internal(set) var enhancedATT = EnhancedATTBearers()
+    /// Other L2CAP channels being opened by signalling.
+    var l2capChannels = L2CAPChannels()
     /// Scanning / advertising was on when the link came up.
     public internal(set) var scanningAtConnect = false
     public internal(set) var advertisingAtConnect = false

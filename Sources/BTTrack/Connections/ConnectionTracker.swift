@@ -357,7 +357,17 @@ public struct ConnectionTracker {
                          limit: options.maximumEventsPerConnection)
             default:
                 let sent = direction == .unknown ? Self.hostSends(signal.command) : direction == .sent
-                if let change = c.enhancedATT.signal(signal, sent: sent) {
+                if let change = c.enhancedATT.signal(signal, sent: sent) ?? c.l2capChannels.signal(signal, sent: sent) {
+                    c.append(TimelineEvent(at: at, kind: change.kind, byHost: change.byHost),
+                             limit: options.maximumEventsPerConnection)
+                }
+            }
+        case .brEdrSignaling:
+            // CID 0x0001 exists on BR/EDR links only; it may pack several commands.
+            if c.transport == .unknown { c.transport = .brEdr }
+            for signal in L2CAPSignal.commands(in: pdu.payload) {
+                let sent = direction == .unknown ? Self.hostSends(signal.command) : direction == .sent
+                if let change = c.l2capChannels.signal(signal, sent: sent) {
                     c.append(TimelineEvent(at: at, kind: change.kind, byHost: change.byHost),
                              limit: options.maximumEventsPerConnection)
                 }
@@ -372,11 +382,12 @@ public struct ConnectionTracker {
         initiatorFilterPolicy == 0 ? .peer(peer) : .acceptList
     }
 
-    /// Without a direction (pcap linktype 187), Enhanced ATT's credit-based requests are taken as the host's
-    /// and their responses as the peer's, as for ATT: a request and its response then pair.
+    /// Without a direction (pcap linktype 187), channel requests are taken as the host's and their responses as
+    /// the peer's, as for ATT: a request and its response then pair.
     static func hostSends(_ command: L2CAPSignal.Command) -> Bool {
         switch command {
-        case .creditBasedConnectionRequest, .creditBasedReconfigureRequest: true
+        case .connectionRequest, .leCreditBasedConnectionRequest, .creditBasedConnectionRequest,
+             .creditBasedReconfigureRequest: true
         default: false
         }
     }

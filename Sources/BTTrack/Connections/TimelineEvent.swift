@@ -33,6 +33,9 @@ public struct TimelineEvent: Sendable {
         /// Enhanced ATT bearers asked for and opened by one Credit Based Connection Request/Response; `mtu` is
         /// the bearers' ATT_MTU afterwards (nil when none opened yet). `byHost`: our host asked.
         case enhancedATTBearers(requested: Int, opened: Int, result: UInt16, mtu: Int?)
+        /// An L2CAP channel request answered (`L2CAPChannels`): `opened` of `requested` channels to `psm`, with
+        /// the response's `result` (its meaning depends on the `response` command code).
+        case l2capChannel(psm: UInt16, requested: Int, opened: Int, result: UInt16, response: UInt8)
         /// A Credit Based Reconfigure Request/Response on the link's Enhanced ATT bearers (MTU raised).
         case enhancedATTReconfigured(result: UInt16, mtu: Int?)
         case parametersRequested(ConnectionParameterRange, source: ParameterSource)

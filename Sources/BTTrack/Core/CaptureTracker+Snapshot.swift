@@ -84,6 +84,7 @@ extension Connection {
         c.encrypted = encrypted
         c.mtu = mtu
         c.enhancedATT = enhancedATT
+        c.l2capChannels = l2capChannels
         c.scanningAtConnect = scanningAtConnect
         c.advertisingAtConnect = advertisingAtConnect
         c.gatt = gatt

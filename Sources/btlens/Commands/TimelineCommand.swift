@@ -33,7 +33,8 @@ struct TimelineCommand: ParsableCommand {
             Each connection is listed in time order with absolute (UTC) and relative times. Dense ATT traffic is \
             summarised in runs (e.g. "60 notifications Heart Rate Measurement at 1 Hz"); discovery procedures are \
             shown with what they asked for and found (six or more per-service procedures in a row as one \
-            "discovery: contents" line; --json keeps each); Enhanced ATT bearers with their MTU; a summary line per \
+            "discovery: contents" line; --json keeps each); Enhanced ATT bearers with their MTU; other L2CAP \
+            channels (SDP, RFCOMM, AVDTP, LE credit-based) opened or refused; a summary line per \
             connection says how long it lasted and how long connecting took from the create command. Scan sessions, \
             own advertising and failed connection attempts (with how long each ran) are their own lanes. A capture that starts mid-connection gets a connection from its first packet \
             (implicit_start); connections still up at the end are open.
