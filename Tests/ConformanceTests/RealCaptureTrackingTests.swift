@@ -162,6 +162,12 @@ struct RealCaptureTrackingTests {
         #expect(model.connections.count == 1)
         #expect(model.connections.first?.implicitStart == true)
         #expect(model.connections.first?.isOpen == true)
+        // Its BR/EDR signalling (SDP, then RFCOMM) shows the transport; every ACL packet (tshark: 5423 sent,
+        // 19526 received) is the link's.
+        let c = try #require(model.connections.first)
+        #expect(c.transport == .brEdr)
+        #expect(c.aclPacketsSent == 5423 && c.aclPacketsReceived == 19526)
+        #expect(c.events.compactMap { e -> UInt16? in if case .l2capChannel(let psm, _, 1, _, _) = e.kind { psm } else { nil } } == [0x0001, 0x0003])
     }
 
     @Test("timeline and gatt render every real capture", arguments: RealCaptures.names)

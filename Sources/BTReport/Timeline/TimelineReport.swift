@@ -59,6 +59,7 @@ public enum TimelineReport {
         m.append(("start_record", .int(c.start.number)))
         m.append(("scanning_at_connect", .bool(c.scanningAtConnect)))
         m.append(("parameters", optional(c.parameters, TimelineEventDescription.parametersJSON)))
+        m.append(("acl_packets", .object([("sent", .int(c.aclPacketsSent)), ("received", .int(c.aclPacketsReceived))])))
         m.append(("mtu", .int(c.mtu)))
         m.append(("eatt_bearers", .int(c.enhancedATT.opened)))
         m.append(("eatt_mtu", optional(c.enhancedATT.mtu) { .int($0) }))
@@ -232,6 +233,10 @@ public enum TimelineReport {
             if t.errors > 0 { att += ", \(Plural.of(t.errors, "error"))" }
             if t.timeouts > 0 { att += ", \(Plural.of(t.timeouts, "timeout"))" }
             parts.append(att)
+        }
+        if pdus == 0 && c.aclPacketsSent + c.aclPacketsReceived > 0 {
+            // No ATT (a BR/EDR link's RFCOMM or audio, say): what crossed the link at all.
+            parts.append("ACL \(Plural.of(c.aclPacketsSent, "packet")) sent, \(c.aclPacketsReceived) received")
         }
         if c.mtu != 23 { parts.append("MTU \(c.mtu)") }
         if c.enhancedATT.opened > 0 {
