@@ -75,6 +75,8 @@ public final class CaptureTracker {
         connections = ConnectionTracker(options: options)
     }
 
+    /// Inlined into the reading loop: out of line, every frame (a few hundred bytes) is copied with `memcpy`.
+    @inline(__always)
     public func observe(_ frame: DecodedFrame) {
         let at = RecordRef(frame.record)
         records += 1
