@@ -153,6 +153,14 @@ public final class BenchmarkGenerator {
         return lengthAt
     }
 
+    /// Ends a command begun with `beginCommand`: its parameter length, then the record.
+    @inline(__always) func endCommand(_ lengthAt: Int) throws {
+        out.patch8(at: lengthAt, UInt8(truncatingIfNeeded: out.mark - lengthAt - 1))
+        try out.end()
+        stats.records += 1
+        stats.hciRecords += 1
+    }
+
     func commandStatus(_ opcode: HCIOpcode) throws {
         tick()
         let at = beginEvent(.commandStatus)
@@ -361,10 +369,7 @@ public final class BenchmarkGenerator {
         out.u16(BenchConnection.supervisionTimeout)
         out.u16(0)
         out.u16(0)
-        out.patch8(at: at, UInt8(out.mark - at - 1))
-        try out.end()
-        stats.records += 1
-        stats.hciRecords += 1
+        try endCommand(at)
         try commandStatus(.leCreateConnection)
         tick()
         let ev = beginEvent(.leMeta)
@@ -400,10 +405,7 @@ public final class BenchmarkGenerator {
         let at = beginCommand(.disconnect)
         out.u16(c.handle)
         out.u8(HCIStatus.remoteUserTerminatedConnection.rawValue)
-        out.patch8(at: at, UInt8(out.mark - at - 1))
-        try out.end()
-        stats.records += 1
-        stats.hciRecords += 1
+        try endCommand(at)
         try commandStatus(.disconnect)
         tick()
         let ev = beginEvent(.disconnectionComplete)
@@ -426,10 +428,7 @@ public final class BenchmarkGenerator {
         out.u16(BenchConnection.supervisionTimeout)
         out.u16(0)
         out.u16(0)
-        out.patch8(at: at, UInt8(out.mark - at - 1))
-        try out.end()
-        stats.records += 1
-        stats.hciRecords += 1
+        try endCommand(at)
         try commandStatus(.leConnectionUpdate)
         tick()
         let ev = beginEvent(.leMeta)
@@ -447,10 +446,7 @@ public final class BenchmarkGenerator {
         tick()
         let at = beginCommand(.readRSSI)
         out.u16(c.handle)
-        out.patch8(at: at, UInt8(out.mark - at - 1))
-        try out.end()
-        stats.records += 1
-        stats.hciRecords += 1
+        try endCommand(at)
         tick()
         let ev = beginEvent(.commandComplete)
         out.u8(HCIEvent.defaultCommandCredits)
