@@ -64,6 +64,20 @@ public struct ScanTracker {
             return at.timestamp > deadline && at.timestamp - deadline > ScanTracker.lateReportGrace
         }
 
+        /// Counts `first` and the event's other reports; returns how many.
+        @inline(__always)
+        mutating func count(_ first: AdvertisingSighting, then reports: inout AdvertisingReportIterator,
+                            at: RecordRef) -> Int {
+            lastRecord = at
+            count(first)
+            var n = 1
+            while let sighting = reports.nextSighting() {
+                count(sighting)
+                n += 1
+            }
+            return n
+        }
+
         @inline(__always)
         mutating func count(_ sighting: AdvertisingSighting) {
             count(key: DeviceKey(address: sighting.address, type: sighting.addressType),
@@ -202,16 +216,7 @@ public struct ScanTracker {
                 return n
             }
         }
-        return controllers.withUnsafeMutableBufferPointer { states in
-            states[c].lastRecord = at
-            states[c].count(first)
-            var n = 1
-            while let sighting = reports.nextSighting() {
-                states[c].count(sighting)
-                n += 1
-            }
-            return n
-        }
+        return controllers[c].count(first, then: &reports, at: at)
     }
 
     /// A report outside any session: late (counted on the session that just ended) or the first of an
