@@ -43,7 +43,7 @@ struct TimelineCommand: ParsableCommand {
             "connections": [...], "failed_connections", \
             "scans": [...], "advertising": [...]}; each connection has handle ("0x0040"), controller, peer_address, \
             peer_address_type, role, start, connect_requested (our create command, or null), end (null when \
-            open), disconnect_reason ("0x13" or null), implicit_start, mtu, eatt_bearers, eatt_mtu and events; \
+            open), disconnect_reason ("0x13" or null), implicit_start, acl_packets, mtu, eatt_bearers, eatt_mtu and events; \
             each failed connection attempt has requested (its create command, or null), status, peer_address, accept_list and cancelled (withdrawn by the host: Create Connection Cancel). The JSON Schema is Sources/BTReport/Schemas/timeline.schema.json.
 
             Examples:
