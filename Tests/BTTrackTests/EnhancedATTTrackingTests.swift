@@ -158,6 +158,6 @@ struct EnhancedATTTrackingTests {
                                                                     credits: 5, sourceCIDs: [0x40]),
                             into: &b, sent: true)
         }
-        #expect(b.pending.count == EnhancedATTBearers.maximumPending)
+        #expect(b.pending.count == SignalRequests<EnhancedATTBearers.Pending>.maximum)
     }
 }

@@ -17,20 +17,14 @@ public struct EnhancedATTBearers: Sendable, Equatable {
     public internal(set) var hostMTU: Int?
     public internal(set) var peerMTU: Int?
 
-    /// Requests waiting for their response: few at once, matched by identifier and direction.
-    var pending: [Pending] = []
+    /// Requests waiting for their response.
+    var pending = SignalRequests<Pending>()
 
     struct Pending: Sendable, Equatable {
-        var identifier: UInt8
-        /// Our host sent the request.
-        var sent: Bool
         var mtu: Int
         /// Channels asked for; 0 for a reconfiguration.
         var channels: Int
     }
-
-    /// At most this many requests wait for responses; older ones are forgotten (never answered).
-    static let maximumPending = 8
 
     public init() {}
 
@@ -45,43 +39,30 @@ public struct EnhancedATTBearers: Sendable, Equatable {
     mutating func signal(_ signal: L2CAPSignal, sent: Bool) -> (kind: TimelineEvent.Kind, byHost: Bool)? {
         switch signal.command {
         case .creditBasedConnectionRequest(let spsm, let mtu, _, _, let sourceCIDs) where spsm == .eatt:
-            remember(Pending(identifier: signal.identifier, sent: sent, mtu: Int(mtu), channels: sourceCIDs.count))
+            pending.add(Pending(mtu: Int(mtu), channels: sourceCIDs.count), identifier: signal.identifier, sent: sent)
             return nil
         case .creditBasedReconfigureRequest(let mtu, _, _):
-            remember(Pending(identifier: signal.identifier, sent: sent, mtu: Int(mtu), channels: 0))
+            pending.add(Pending(mtu: Int(mtu), channels: 0), identifier: signal.identifier, sent: sent)
             return nil
         case .creditBasedConnectionResponse(let mtu, _, _, let result, let destinationCIDs):
-            guard let request = answer(signal.identifier, responseSent: sent), request.channels > 0 else { return nil }
+            guard let entry = pending.answer(signal.identifier, responseSent: sent), entry.request.channels > 0 else { return nil }
+            let request = entry.request
             let opened = destinationCIDs.reduce(0) { $0 + ($1 == 0 ? 0 : 1) }
             requested += request.channels
             self.opened += opened
             if opened > 0 {
-                setMTU(request.mtu, sentByHost: request.sent)
+                setMTU(request.mtu, sentByHost: entry.sent)
                 setMTU(Int(mtu), sentByHost: sent)
             }
             return (.enhancedATTBearers(requested: request.channels, opened: opened, result: result, mtu: self.mtu),
-                    request.sent)
+                    entry.sent)
         case .creditBasedReconfigureResponse(let result):
-            guard let request = answer(signal.identifier, responseSent: sent), request.channels == 0 else { return nil }
-            if result == 0 { setMTU(request.mtu, sentByHost: request.sent) }
-            return (.enhancedATTReconfigured(result: result, mtu: self.mtu), request.sent)
+            guard let entry = pending.answer(signal.identifier, responseSent: sent), entry.request.channels == 0 else { return nil }
+            if result == 0 { setMTU(entry.request.mtu, sentByHost: entry.sent) }
+            return (.enhancedATTReconfigured(result: result, mtu: self.mtu), entry.sent)
         default:
             return nil
         }
-    }
-
-    mutating func remember(_ request: Pending) {
-        pending.removeAll { $0.identifier == request.identifier && $0.sent == request.sent }
-        if pending.count >= Self.maximumPending { pending.removeFirst() }
-        pending.append(request)
-    }
-
-    /// The request a response answers: same identifier, sent the other way.
-    mutating func answer(_ identifier: UInt8, responseSent: Bool) -> Pending? {
-        guard let i = pending.firstIndex(where: { $0.identifier == identifier && $0.sent != responseSent }) else {
-            return nil
-        }
-        return pending.remove(at: i)
     }
 
     mutating func setMTU(_ mtu: Int, sentByHost: Bool) {

@@ -6,33 +6,29 @@ import BTDecode
 /// CoreBluetooth's `openL2CAPChannel` and Android's `createL2capChannel` open them. Enhanced ATT bearers
 /// (SPSM 0x0027) are `EnhancedATTBearers`' concern.
 struct L2CAPChannels: Sendable, Equatable {
-    /// Requests waiting for their final response: few at once, matched by identifier and direction.
-    var pending: [Pending] = []
+    /// Requests waiting for their final response: the PSM and how many channels each asked for.
+    var pending = SignalRequests<Pending>()
 
     struct Pending: Sendable, Equatable {
-        var identifier: UInt8
-        var sent: Bool
         var psm: UInt16
         var channels: Int
     }
-
-    /// At most this many requests wait for responses; older ones are forgotten (never answered).
-    static let maximumPending = 8
 
     /// Follows one signalling command; when a final response answers a request, the timeline event for it and
     /// whether our host asked. A pending result (authentication or authorization under way) waits for the next.
     mutating func signal(_ signal: L2CAPSignal, sent: Bool) -> (kind: TimelineEvent.Kind, byHost: Bool)? {
         switch signal.command {
         case .connectionRequest(let psm, _), .leCreditBasedConnectionRequest(let psm, _, _, _, _):
-            remember(Pending(identifier: signal.identifier, sent: sent, psm: psm.rawValue, channels: 1))
+            pending.add(Pending(psm: psm.rawValue, channels: 1), identifier: signal.identifier, sent: sent)
         case .creditBasedConnectionRequest(let spsm, _, _, _, let sources) where spsm != .eatt:
-            remember(Pending(identifier: signal.identifier, sent: sent, psm: spsm.rawValue, channels: sources.count))
+            pending.add(Pending(psm: spsm.rawValue, channels: sources.count), identifier: signal.identifier, sent: sent)
         case .connectionResponse(_, _, let result, _) where result != Self.pendingResult:
-            return answered(signal, sent: sent, result: result) { _ in result == 0 ? 1 : 0 }
+            return answered(signal, sent: sent, result: result, opened: result == 0 ? 1 : 0)
         case .leCreditBasedConnectionResponse(_, _, _, _, let result):
-            return answered(signal, sent: sent, result: result) { _ in result == 0 ? 1 : 0 }
+            return answered(signal, sent: sent, result: result, opened: result == 0 ? 1 : 0)
         case .creditBasedConnectionResponse(_, _, _, let result, let destinations):
-            return answered(signal, sent: sent, result: result) { _ in destinations.reduce(0) { $0 + ($1 == 0 ? 0 : 1) } }
+            // A destination CID of 0 is a refused channel.
+            return answered(signal, sent: sent, result: result, opened: destinations.reduce(0) { $0 + ($1 == 0 ? 0 : 1) })
         default:
             break
         }
@@ -42,19 +38,13 @@ struct L2CAPChannels: Sendable, Equatable {
     /// Connection Response result 0x0001: pending, a final response follows (§4.3).
     static let pendingResult: UInt16 = 0x0001
 
-    mutating func answered(_ signal: L2CAPSignal, sent: Bool, result: UInt16, opened: (Pending) -> Int)
+    mutating func answered(_ signal: L2CAPSignal, sent: Bool, result: UInt16, opened: Int)
         -> (kind: TimelineEvent.Kind, byHost: Bool)?
     {
-        guard let i = pending.firstIndex(where: { $0.identifier == signal.identifier && $0.sent != sent }) else { return nil }
-        let request = pending.remove(at: i)
-        return (.l2capChannel(psm: request.psm, requested: request.channels, opened: opened(request), result: result,
+        guard let entry = pending.answer(signal.identifier, responseSent: sent) else { return nil }
+        let request = entry.request
+        return (.l2capChannel(psm: request.psm, requested: request.channels, opened: opened, result: result,
                               response: signal.code.rawValue),
-                request.sent)
-    }
-
-    mutating func remember(_ request: Pending) {
-        pending.removeAll { $0.identifier == request.identifier && $0.sent == request.sent }
-        if pending.count >= Self.maximumPending { pending.removeFirst() }
-        pending.append(request)
+                entry.sent)
     }
 }
