@@ -70,11 +70,12 @@ public struct ConnectionTracker {
     /// `maximumOpenConnections` (trimmed in halves, to copy rarely) covers every closure of the latest record.
     var closedPastLimit = 0
     var recentlyClosedPastLimit: [Connection] = []
-    /// Target of the last LE create-connection command, and peer of the last BR/EDR Create Connection, per
-    /// controller: a failed attempt's Connection Complete does not say whom it was for.
     /// The link of the last ACL packet, while it is in `open` (which owns it): cleared whenever a link opens or
     /// closes.
     var lastLink: (key: UInt32, link: Unmanaged<Connection>)?
+    /// Target of the last LE create-connection command, and peer of the last BR/EDR Create Connection, per
+    /// controller, with the command's record: a failed attempt's Connection Complete does not say whom it was
+    /// for, and a link's does not say when it was asked for.
     var pendingLE: [UInt16: PendingAttempt<ConnectionTarget>] = [:]
     var pendingBREDR: [UInt16: PendingAttempt<BDAddr?>] = [:]
     /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
