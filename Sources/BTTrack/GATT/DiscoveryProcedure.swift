@@ -50,14 +50,10 @@ public struct DiscoveryProcedure: Sendable {
 
 /// Names for UUIDs: the SIG name with the short form, or the full UUID.
 public enum GATTNames {
-    public static func uuid(_ u: BluetoothUUID) -> String {
-        if let name = u.name { return "\(name) (\(u))" }
-        return u.description
-    }
+    public static func uuid(_ u: BluetoothUUID) -> String { named(u, u.name) }
 
     /// A characteristic's or descriptor's UUID: as `uuid(_:)`, without the names of member service UUIDs.
-    public static func attribute(_ u: BluetoothUUID) -> String {
-        if let name = u.attributeName { return "\(name) (\(u))" }
-        return u.description
-    }
+    public static func attribute(_ u: BluetoothUUID) -> String { named(u, u.attributeName) }
+
+    static func named(_ u: BluetoothUUID, _ name: String?) -> String { name.map { "\($0) (\(u))" } ?? u.description }
 }
