@@ -322,15 +322,19 @@ public struct ConnectionTracker {
         if let last = lastLink, last.key == key {
             // Most ACL packets belong to the link of the one before. `open` keeps that link alive, so it is
             // borrowed without a reference-count round trip.
-            last.link._withUnsafeGuaranteedRef { self.acl(acl, pdu: pdu, direction: direction, at: at, on: $0) }
+            let limit = options.maximumEventsPerConnection
+            last.link._withUnsafeGuaranteedRef { Self.acl(acl, pdu: pdu, direction: direction, at: at, on: $0, limit: limit) }
             return
         }
         guard let c = connection(controller: at.controller, handle: acl.handle, at: at) else { return }
         lastLink = (key, Unmanaged.passUnretained(c))
-        self.acl(acl, pdu: pdu, direction: direction, at: at, on: c)
+        Self.acl(acl, pdu: pdu, direction: direction, at: at, on: c, limit: options.maximumEventsPerConnection)
     }
 
-    func acl(_ acl: ACLPacket, pdu: L2CAPPDU?, direction: Direction, at: RecordRef, on c: Connection) {
+    /// Static, with the one option it needs: a method would copy the whole tracker (a few hundred bytes) for
+    /// every packet, since `self` lives in a class and the call could change it.
+    static func acl(_ acl: ACLPacket, pdu: L2CAPPDU?, direction: Direction, at: RecordRef, on c: Connection,
+                    limit: Int) {
         if direction == .sent { c.aclPacketsSent += 1 } else { c.aclPacketsReceived += 1 }
         guard let pdu else { return }
         switch pdu.channel {
@@ -343,7 +347,7 @@ public struct ConnectionTracker {
             if c.transport == .unknown { c.transport = .le }
             let smp = SMPPDU(pdu.payload)
             c.append(TimelineEvent(at: at, kind: .pairing(code: smp.code, sent: direction == .sent, detail: smp.summary)),
-                     limit: options.maximumEventsPerConnection)
+                     limit: limit)
         case .leSignaling:
             if c.transport == .unknown { c.transport = .le }
             let signal = L2CAPSignal(pdu.payload)
@@ -352,15 +356,15 @@ public struct ConnectionTracker {
                 let range = ConnectionParameterRange(intervalMin: min, intervalMax: max, latency: latency,
                                                      supervisionTimeout: timeout)
                 c.append(TimelineEvent(at: at, kind: .parametersRequested(range, source: .l2capRequest)),
-                         limit: options.maximumEventsPerConnection)
+                         limit: limit)
             case .connectionParameterUpdateResponse(let result):
                 c.append(TimelineEvent(at: at, kind: .parameterRequestAnswered(accepted: result == 0)),
-                         limit: options.maximumEventsPerConnection)
+                         limit: limit)
             default:
                 let sent = direction == .unknown ? Self.hostSends(signal.command) : direction == .sent
                 if let change = c.enhancedATT.signal(signal, sent: sent) ?? c.l2capChannels.signal(signal, sent: sent) {
                     c.append(TimelineEvent(at: at, kind: change.kind, byHost: change.byHost),
-                             limit: options.maximumEventsPerConnection)
+                             limit: limit)
                 }
             }
         case .brEdrSignaling:
@@ -370,7 +374,7 @@ public struct ConnectionTracker {
                 let sent = direction == .unknown ? Self.hostSends(signal.command) : direction == .sent
                 if let change = c.l2capChannels.signal(signal, sent: sent) {
                     c.append(TimelineEvent(at: at, kind: change.kind, byHost: change.byHost),
-                             limit: options.maximumEventsPerConnection)
+                             limit: limit)
                 }
             }
         default:
