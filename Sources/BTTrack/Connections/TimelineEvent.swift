@@ -156,7 +156,12 @@ public struct ActivityRun: Sendable {
         self.bytes &+= bytes
         last = at
         // `records` holds the first min(count, citedRecords) operations; checking `count` spares a load.
-        if count <= Self.citedRecords { records.append(at) }
+        if count <= Self.citedRecords {
+            // Room for all the cited records at the second: growing 1, 2, 4, 8 cost a copy at each step, and
+            // a lone operation (one read) keeps its small array.
+            if count == 2 { records.reserveCapacity(Self.citedRecords) }
+            records.append(at)
+        }
     }
 
     /// Mean seconds between operations.
