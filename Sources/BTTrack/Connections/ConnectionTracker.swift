@@ -189,9 +189,8 @@ public struct ConnectionTracker {
 
     // MARK: - Commands
 
-    mutating func command(_ command: HCICommandPacket, at: RecordRef) {
-        let p = command.parameters
-        switch command.opcode {
+    mutating func command(opcode: HCIOpcode, parameters p: UnsafeRawBufferPointer, at: RecordRef) {
+        switch opcode {
         case .disconnect:
             if let d = Disconnect(p), let c = open[Self.key(at.controller, d.handle)] { c.disconnectRequestedLocally = true }
         case .leConnectionUpdate:
@@ -218,9 +217,9 @@ public struct ConnectionTracker {
         }
     }
 
-    mutating func commandAnswered(_ pending: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
+    mutating func commandAnswered(opcode: HCIOpcode, status: HCIStatus, at: RecordRef) {
         guard status != .success else { return }
-        switch pending.opcode {
+        switch opcode {
         case .createConnection:
             // Refused outright (Command Status with an error): no Connection Complete will follow.
             let attempt = pendingBREDR.removeValue(forKey: at.controller)
@@ -236,9 +235,8 @@ public struct ConnectionTracker {
 
     // MARK: - Events
 
-    mutating func event(_ e: HCIEventPacket, at: RecordRef) {
-        let p = e.parameters
-        switch e.code {
+    mutating func event(code: HCIEventCode, parameters p: UnsafeRawBufferPointer, at: RecordRef) {
+        switch code {
         case .connectionComplete:
             guard let v = ConnectionComplete(p) else { return }
             // Our Create Connection ends here when the event names its peer; a link the peer paged us for
@@ -317,24 +315,23 @@ public struct ConnectionTracker {
 
     // MARK: - ACL
 
-    mutating func acl(_ acl: ACLPacket, pdu: L2CAPPDU?, direction: Direction, at: RecordRef) {
-        let key = Self.key(at.controller, acl.handle)
+    mutating func acl(handle: UInt16, pdu: LinkPDU?, direction: Direction, at: RecordRef) {
+        let key = Self.key(at.controller, handle)
         if let last = lastLink, last.key == key {
             // Most ACL packets belong to the link of the one before. `open` keeps that link alive, so it is
             // borrowed without a reference-count round trip.
             let limit = options.maximumEventsPerConnection
-            last.link._withUnsafeGuaranteedRef { Self.acl(acl, pdu: pdu, direction: direction, at: at, on: $0, limit: limit) }
+            last.link._withUnsafeGuaranteedRef { Self.acl(pdu: pdu, direction: direction, at: at, on: $0, limit: limit) }
             return
         }
-        guard let c = connection(controller: at.controller, handle: acl.handle, at: at) else { return }
+        guard let c = connection(controller: at.controller, handle: handle, at: at) else { return }
         lastLink = (key, Unmanaged.passUnretained(c))
-        Self.acl(acl, pdu: pdu, direction: direction, at: at, on: c, limit: options.maximumEventsPerConnection)
+        Self.acl(pdu: pdu, direction: direction, at: at, on: c, limit: options.maximumEventsPerConnection)
     }
 
     /// Static, with the one option it needs: a method would copy the whole tracker (a few hundred bytes) for
     /// every packet, since `self` lives in a class and the call could change it.
-    static func acl(_ acl: ACLPacket, pdu: L2CAPPDU?, direction: Direction, at: RecordRef, on c: Connection,
-                    limit: Int) {
+    static func acl(pdu: LinkPDU?, direction: Direction, at: RecordRef, on c: Connection, limit: Int) {
         if direction == .sent { c.aclPacketsSent += 1 } else { c.aclPacketsReceived += 1 }
         guard let pdu else { return }
         switch pdu.channel {

@@ -21,6 +21,9 @@ public struct TrackerOptions: Sendable {
     /// Build the advertiser table (every advertising report parsed per address). Only `btlens devices` shows
     /// it, and it is the most expensive part of tracking on scan-heavy captures, so the other commands skip it.
     public var trackAdvertisers = true
+    /// When `TrackingCollector` tracks links and scans on a second thread while it reads records (`LinkFeed`).
+    /// The model is the same either way.
+    public var linkThread = LinkThreadPolicy.whenTwoProcessors
 
     public init() {}
 
@@ -30,6 +33,14 @@ public struct TrackerOptions: Sendable {
         o.trackAdvertisers = false
         return o
     }
+}
+
+/// Whether tracking runs partly on a second thread.
+public enum LinkThreadPolicy: Sendable {
+    case never
+    /// When the machine has a second processor to run it: on one, the handover would only cost.
+    case whenTwoProcessors
+    case always
 }
 
 /// Everything the tracking layer learnt from a capture.
@@ -69,6 +80,14 @@ public final class CaptureTracker {
     /// Where to report advertising events whose reports do not fit, when the decoder was told not to check
     /// them (`PacketDecoder.validatesAdvertisingReports`).
     public var issues: IssueLog?
+    /// Set while links are tracked on a second thread (`TrackingCollector`): what `connections` would be given
+    /// goes there, and `connections` is taken back by `finish`.
+    var linkFeed: LinkFeed? {
+        didSet { borrowedLinkFeed = linkFeed.map(Unmanaged.passUnretained) }
+    }
+    /// `linkFeed` for every ACL packet and advertising event: borrowed, as a strong reference would cost a
+    /// retain and a release.
+    var borrowedLinkFeed: Unmanaged<LinkFeed>?
 
     public init(options: TrackerOptions = TrackerOptions()) {
         self.options = options
@@ -84,8 +103,7 @@ public final class CaptureTracker {
         last = at
         guard let hci = frame.hci else {
             if frame.record.kind == .controllerRemoved {
-                connections.controllerReset(at: at)
-                scans.controllerReset(at: at)
+                linksControllerReset(at: at)
                 ownAdvertising.controllerReset(at: at)
             }
             return
@@ -93,14 +111,23 @@ public final class CaptureTracker {
         switch hci {
         case .command(let command):
             commands.command(command, at: at)
-            connections.command(command, at: at)
+            if let linkFeed {
+                linkFeed.send(linkFeed.message(.command, at: at, code: command.opcode.rawValue), command.parameters)
+            } else {
+                connections.command(opcode: command.opcode, parameters: command.parameters, at: at)
+            }
         case .event(let event):
             observeEvent(event, frame: frame, at: at)
         case .acl(let acl):
             if frame.isControllerDebugLog {
                 controllerDebugLog += 1  // the controller's own log, on no link
+            } else if let feed = borrowedLinkFeed {
+                feed._withUnsafeGuaranteedRef {
+                    Self.send(acl.handle, pdu: frame.l2cap, direction: frame.record.direction, at: at, to: $0)
+                }
             } else {
-                connections.acl(acl, pdu: frame.l2cap, direction: frame.record.direction, at: at)
+                connections.acl(handle: acl.handle, pdu: frame.l2cap.map(LinkPDU.init), direction: frame.record.direction,
+                                at: at)
             }
         case .sco, .iso:
             break
@@ -114,6 +141,15 @@ public final class CaptureTracker {
             let p = event.subeventParameters
             switch sub {
             case .advertisingReport, .extendedAdvertisingReport:
+                if let feed = borrowedLinkFeed {
+                    // Counted on the link thread; the decoder checked the layout (`validatesAdvertisingReports`).
+                    feed._withUnsafeGuaranteedRef { $0.send($0.message(.advertisingReports, at: at, byte: sub.rawValue), p) }
+                    if options.trackAdvertisers {
+                        var whole = AdvertisingReportIterator(subevent: sub, parameters: p)
+                        while let report = whole.next() { advertisers.advertisingReport(report, at: at) }
+                    }
+                    return
+                }
                 var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
                 let count = scans.advertisingReports(&reports, at: at)
                 if options.trackAdvertisers {
@@ -127,26 +163,44 @@ public final class CaptureTracker {
                 }
             case .connectionComplete, .enhancedConnectionComplete, .enhancedConnectionCompleteV2:
                 guard let complete = LEConnectionComplete(subevent: sub, p) else { return }
-                if let connection = connections.leConnectionComplete(complete, at: at,
-                                                                      scanning: scans.isScanning(controller: at.controller),
-                                                                      advertising: ownAdvertising.isAdvertising(controller: at.controller)) {
-                    scans.connectionCameUp(controller: at.controller, handle: connection.handle, at: at)
-                    ownAdvertising.connectionCameUp(controller: at.controller, handle: connection.handle,
+                let advertising = ownAdvertising.isAdvertising(controller: at.controller)
+                if let linkFeed {
+                    var m = linkFeed.message(.leConnectionComplete, at: at, byte: sub.rawValue)
+                    m.flags = advertising ? 2 : 0
+                    linkFeed.send(m, p)  // and the scan tracker's part there
+                } else {
+                    _ = connections.leConnectionComplete(complete, at: at, scanning: scans.isScanning(controller: at.controller),
+                                                         advertising: advertising)
+                    if complete.status == .success {
+                        scans.connectionCameUp(controller: at.controller, handle: complete.handle, at: at)
+                    }
+                }
+                // A link that came up, whether or not the link tracker keeps it (past `maximumOpenConnections`):
+                // the other trackers do not wait for the link tracker, which may run on another thread.
+                if complete.status == .success {
+                    ownAdvertising.connectionCameUp(controller: at.controller, handle: complete.handle,
                                                     isPeripheral: !complete.isCentral, at: at)
                 }
             case .scanTimeout:
-                scans.scanTimeout(at: at)
+                if let linkFeed {
+                    linkFeed.send(linkFeed.message(.scanTimeout, at: at))
+                } else {
+                    scans.scanTimeout(at: at)
+                }
             case .advertisingSetTerminated:
                 ownAdvertising.advertisingSetTerminated(p, at: at)
             default:
-                connections.leMeta(sub, parameters: p, at: at)
+                if let linkFeed {
+                    linkFeed.send(linkFeed.message(.leMeta, at: at, byte: sub.rawValue), p)
+                } else {
+                    connections.leMeta(sub, parameters: p, at: at)
+                }
             }
         case .commandComplete:
             guard let cc = CommandComplete(event.parameters) else { return }
             if cc.opcode == .reset {
                 // Every link, scan and advertising set of the controller is gone.
-                connections.controllerReset(at: at)
-                scans.controllerReset(at: at)
+                linksControllerReset(at: at)
                 ownAdvertising.controllerReset(at: at)
             }
             guard let pending = commands.answer(controller: at.controller, opcode: cc.opcode) else { return }
@@ -157,18 +211,62 @@ public final class CaptureTracker {
             else { return }
             route(pending, status: cs.status, at: at)
         default:
-            connections.event(event, at: at)
+            if let linkFeed {
+                linkFeed.send(linkFeed.message(.event, at: at, code: UInt16(event.code.rawValue)), event.parameters)
+            } else {
+                connections.event(code: event.code, parameters: event.parameters, at: at)
+            }
         }
     }
 
+    /// HCI Reset or the controller's removal, for the link and scan trackers.
+    func linksControllerReset(at: RecordRef) {
+        if let linkFeed {
+            linkFeed.send(linkFeed.message(.controllerReset, at: at))
+        } else {
+            connections.controllerReset(at: at)
+            scans.controllerReset(at: at)
+        }
+    }
+
+    /// An ACL packet for the link thread: the PDU's header, and only the bytes link tracking reads.
+    @inline(__always)
+    static func send(_ handle: UInt16, pdu: L2CAPPDU?, direction: Direction, at: RecordRef, to feed: LinkFeed) {
+        var m = feed.message(.aclWithoutPDU, at: at, code: handle)
+        m.direction = direction
+        guard let pdu else { return feed.send(m) }
+        m.kind = .acl
+        m.channel = pdu.channel
+        m.bearer = pdu.bearer
+        let payload = LinkPDU.readsPayload(pdu.channel) ? pdu.payload : UnsafeRawBufferPointer(start: nil, count: 0)
+        feed.send(m, payload, att: pdu.attPayload)
+    }
+
     func route(_ pending: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
-        scans.commandCompleted(pending, status: status, at: at)
+        if let linkFeed {
+            if status == .success && ScanTracker.follows(pending.opcode) {
+                pending.parameters.withUnsafeBytes {
+                    linkFeed.send(linkFeed.message(.scanCommandAccepted, at: at, code: pending.opcode.rawValue), $0)
+                }
+            }
+        } else {
+            scans.commandCompleted(pending, status: status, at: at)
+        }
         ownAdvertising.commandCompleted(pending, status: status, at: at)
-        connections.commandAnswered(pending, status: status, at: at)
+        guard status != .success else { return }  // the link tracker acts on refusals only
+        if let linkFeed {
+            linkFeed.send(linkFeed.message(.commandRefused, at: at, code: pending.opcode.rawValue, byte: status.rawValue))
+        } else {
+            connections.commandAnswered(opcode: pending.opcode, status: status, at: at)
+        }
     }
 
     /// Closes what is still open and returns the model.
     public func finish() -> CaptureModel {
+        if let linkFeed {
+            (connections, scans) = linkFeed.finish()
+            self.linkFeed = nil
+        }
         let result = connections.finish(at: last)
         return model(connections: result.connections, droppedConnections: result.dropped, scans: &scans,
                      advertisers: &advertisers, ownAdvertising: &ownAdvertising)
@@ -203,6 +301,10 @@ public struct TrackingCollector: RecordSourceVisitor {
         decoder.validatesAdvertisingReports = false  // the tracker walks the reports and reports bad layouts
         let tracker = CaptureTracker(options: options)
         tracker.issues = source.issues
+        if options.linkThread == .always || (options.linkThread == .whenTwoProcessors && LinkFeed.isWorthwhile) {
+            tracker.linkFeed = LinkFeed(links: tracker.connections, scans: tracker.scans)
+            decoder.validatesAdvertisingReports = true  // on this thread, where the issue log is
+        }
         while let record = source.next() {
             tracker.observe(decoder.decode(record))
             if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }

@@ -141,12 +141,16 @@ public struct ScanTracker {
 
     // MARK: Commands
 
+    /// The commands `commandCompleted` acts on (when the controller accepted them).
+    static func follows(_ opcode: HCIOpcode) -> Bool {
+        opcode == .leSetScanParameters || opcode == .leSetExtendedScanParameters || opcode == .leSetScanEnable
+            || opcode == .leSetExtendedScanEnable
+    }
+
     public mutating func commandCompleted(_ command: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
         guard status == .success else { return }
         let opcode = command.opcode
-        guard opcode == .leSetScanParameters || opcode == .leSetExtendedScanParameters || opcode == .leSetScanEnable
-            || opcode == .leSetExtendedScanEnable
-        else { return }
+        guard Self.follows(opcode) else { return }
         let c = stateIndex(at.controller)
         command.parameters.withUnsafeBytes { p in
             switch opcode {
