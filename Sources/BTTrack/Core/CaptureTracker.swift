@@ -144,22 +144,18 @@ public final class CaptureTracker {
                 if let feed = borrowedLinkFeed {
                     // Counted on the link thread; the decoder checked the layout (`validatesAdvertisingReports`).
                     feed._withUnsafeGuaranteedRef { $0.send($0.message(.advertisingReports, at: at, byte: sub.rawValue), p) }
-                    if options.trackAdvertisers {
-                        var whole = AdvertisingReportIterator(subevent: sub, parameters: p)
-                        while let report = whole.next() { advertisers.advertisingReport(report, at: at) }
+                } else {
+                    var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
+                    let count = scans.advertisingReports(&reports, at: at)
+                    if reports.isMalformed, let issues, frame.advertisingReports == 0 {
+                        issues.report(.badParameters, record: at.number, offset: at.offset,
+                                      "\(sub) declares \(reports.declaredCount) reports, \(count) fit in the event")
                     }
-                    return
                 }
-                var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
-                let count = scans.advertisingReports(&reports, at: at)
                 if options.trackAdvertisers {
                     // The advertiser table reads every report whole: a second walk over the same event.
                     var whole = AdvertisingReportIterator(subevent: sub, parameters: p)
                     while let report = whole.next() { advertisers.advertisingReport(report, at: at) }
-                }
-                if reports.isMalformed, let issues, frame.advertisingReports == 0 {
-                    issues.report(.badParameters, record: at.number, offset: at.offset,
-                                  "\(sub) declares \(reports.declaredCount) reports, \(count) fit in the event")
                 }
             case .connectionComplete, .enhancedConnectionComplete, .enhancedConnectionCompleteV2:
                 guard let complete = LEConnectionComplete(subevent: sub, p) else { return }
@@ -298,13 +294,14 @@ public struct TrackingCollector: RecordSourceVisitor {
 
     public mutating func visit<S: RecordSource>(_ source: S) throws -> CaptureModel {
         var decoder = PacketDecoder(issues: source.issues)
-        decoder.validatesAdvertisingReports = false  // the tracker walks the reports and reports bad layouts
         let tracker = CaptureTracker(options: options)
         tracker.issues = source.issues
-        if options.linkThread == .always || (options.linkThread == .whenTwoProcessors && LinkFeed.isWorthwhile) {
-            tracker.linkFeed = LinkFeed(links: tracker.connections, scans: tracker.scans)
-            decoder.validatesAdvertisingReports = true  // on this thread, where the issue log is
-        }
+        let twoThreads = options.linkThread == .always
+            || (options.linkThread == .whenTwoProcessors && LinkFeed.isWorthwhile)
+        if twoThreads { tracker.linkFeed = LinkFeed(links: tracker.connections, scans: tracker.scans) }
+        // On one thread the scan tracker walks the reports and reports bad layouts, so each report is read once;
+        // with two, the decoder checks them here, where the issue log is.
+        decoder.validatesAdvertisingReports = twoThreads
         while let record = source.next() {
             tracker.observe(decoder.decode(record))
             if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }

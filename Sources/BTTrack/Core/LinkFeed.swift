@@ -14,7 +14,7 @@ import BTDecode
 /// command's parameters, an L2CAP PDU's channel and the bytes tracked on it — into chunks of a few fixed
 /// buffers; the link thread applies them in order. Decoded frames borrow the reader's buffer, so bytes must be
 /// copied, but only those: a bulk-data PDU (audio, RFCOMM) crosses as its header alone. Chunks cross between
-/// the threads under a mutex, one lock per chunk (a megabyte of messages), and are reused, so memory is the
+/// the threads under a mutex, one lock per chunk (128 KiB of messages), and are reused, so memory is the
 /// chunks whatever the capture's size. The link tracker never sees anything the one-thread path would not give
 /// it, in the same order, so both give the same model. (The decoder checks advertising events' layout on the
 /// reading thread, where the issue log is.)
@@ -161,7 +161,7 @@ final class LinkFeed: @unchecked Sendable {
     func finish() -> (links: ConnectionTracker, scans: ScanTracker) {
         pthread_mutex_lock(mutex)
         full.append(current)
-        current = Chunk(base: .allocate(byteCount: 16, alignment: 16), capacity: 0)
+        current = Chunk(base: .allocate(byteCount: 16, alignment: 16), capacity: 0)  // a placeholder: nothing more is sent
         ended = true
         pthread_cond_signal(filled)
         pthread_mutex_unlock(mutex)
@@ -239,9 +239,9 @@ final class LinkFeed: @unchecked Sendable {
 
     private func recycle(_ chunk: Chunk) {
         pthread_mutex_lock(mutex)
-        if chunk.capacity > Self.chunkBytes || chunk.capacity == 0 {
-            chunk.base.deallocate()  // a one-off chunk for an oversized PDU, or the end marker
-            allocated -= chunk.capacity > Self.chunkBytes ? 1 : 0
+        if chunk.capacity > Self.chunkBytes {
+            chunk.base.deallocate()  // a one-off chunk for an oversized PDU
+            allocated -= 1
         } else {
             free.append(chunk)
         }
