@@ -24,6 +24,8 @@ let package = Package(
         // System libraries (Debian: libpcap-dev, libbluetooth-dev).
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // glibc's malloc.h (mallopt), part of libc.
+        .systemLibrary(name: "CMalloc"),
 
         // A stdio stream over already-sniffed bytes plus a descriptor, so libpcap can read pipes.
         .target(name: "CStreamSupport"),
@@ -34,7 +36,7 @@ let package = Package(
         // HCI, ACL/L2CAP reassembly, ATT, SMP, signalling, advertising data.
         .target(name: "BTDecode", dependencies: ["BTWire", "BTCapture"], swiftSettings: hotPath),
         // Tracking: connections, scans, advertisers, ATT transactions, GATT databases, timelines.
-        .target(name: "BTTrack", dependencies: ["BTWire", "BTCapture", "BTDecode"], swiftSettings: hotPath),
+        .target(name: "BTTrack", dependencies: ["BTWire", "BTCapture", "BTDecode", "CMalloc"], swiftSettings: hotPath),
         // Best-practice rules over the tracking model, one file per rule.
         .target(name: "BTRules", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack",
                                                .product(name: "Yams", package: "Yams")]),

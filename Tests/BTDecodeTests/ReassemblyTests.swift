@@ -431,4 +431,34 @@ struct HCIDecodingTests {
         #expect(out.advertisingReports == 1)
         #expect(!out.malformed)
     }
+
+    /// What the scan tracker counts per report, in one word: sender bits as `DeviceKey` has them, plus the
+    /// scan-response and extended bits, read from legacy and extended reports alike.
+    @Test("packed sightings: address, address type, scan response and extended bits")
+    func packedSightings() {
+        // Legacy: an ADV_IND from a random address, then a SCAN_RSP (type 4) from a public one.
+        let advInd: [UInt8] = [0x00, 0x01, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x00, 0xC4]
+        let scanRsp: [UInt8] = [0x04, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x00, 0xC4]
+        let legacy: [UInt8] = [0x02] + advInd + scanRsp
+        let packed: [PackedSighting] = legacy.withUnsafeBytes { bytes in
+            var reports = AdvertisingReportIterator(subevent: .advertisingReport, parameters: bytes)
+            var all: [PackedSighting] = []
+            while let sighting = reports.nextSighting() { all.append(PackedSighting(sighting)) }
+            return all
+        }
+        #expect(packed.map(\.rawValue) == [0x8001_6655_4433_2211, 0x8100_0605_0403_0201])
+        #expect(packed.map(\.scanResponse) == [0, 1])
+        #expect(packed.map(\.extended) == [0, 0])
+        #expect(packed[1].senderBits == 0x8000_0605_0403_0201)
+        // Extended: event type 0x001B has the scan-response bit (0x08); address type 1.
+        let report: [UInt8] = [0x1B, 0x00, 0x01, 1, 2, 3, 4, 5, 6, 0x01, 0x00, 0xFF, 0x7F, 0xC4, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0x00]
+        let extended: [UInt8] = [0x01] + report
+        let sighting: PackedSighting? = extended.withUnsafeBytes { bytes in
+            var reports = AdvertisingReportIterator(subevent: .extendedAdvertisingReport, parameters: bytes)
+            return reports.nextSighting().map(PackedSighting.init)
+        }
+        #expect(sighting?.rawValue == 0x8301_0605_0403_0201)
+        #expect(sighting?.scanResponse == 1)
+        #expect(sighting?.extended == 1)
+    }
 }

@@ -50,6 +50,40 @@ struct LinkThreadTests {
         for (a, b) in zip(one, two) { #expect(a == b, "\(name)") }
     }
 
+    /// The reading thread walks advertising events and hands the link thread only each report's sender: an
+    /// event that declares more reports than it holds must be reported once, and its reports that fit counted,
+    /// as on one thread.
+    @Test("an advertising event with fewer reports than it declares: the same issue and counts either way")
+    func truncatedAdvertisingEvent() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "samples/wasteful-central.btsnoop")))
+        // btsnoop: a 16-byte file header, then records of a 24-byte header (included length at +4) and H4
+        // bytes. The first LE Advertising Report event (04 3E len 02 count) gets a count of 3 for its one report.
+        var offset = 16
+        var patched = false
+        while offset + 24 <= bytes.count && !patched {
+            let length = Int(bytes[offset + 4]) << 24 | Int(bytes[offset + 5]) << 16 | Int(bytes[offset + 6]) << 8 | Int(bytes[offset + 7])
+            let h4 = offset + 24
+            if bytes[h4] == 0x04 && bytes[h4 + 1] == 0x3E && bytes[h4 + 3] == 0x02 && bytes[h4 + 4] == 1 {
+                bytes[h4 + 4] = 3
+                patched = true
+            }
+            offset = h4 + length
+        }
+        #expect(patched)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("btlens-truncated-adv-\(getpid()).btsnoop").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let one = try Self.reports(path, policy: .never)
+        let two = try Self.reports(path, policy: .always)
+        for (a, b) in zip(one, two) { #expect(a == b) }
+        let issueLog = one[4]
+        #expect(issueLog.hasPrefix("1 issues:"))
+        #expect(issueLog.contains("declares 3 reports, 1 fit in the event"))
+        // The one report that fits is still counted: the first scan session has all of the original's reports.
+        let original = try Self.reports("samples/wasteful-central.btsnoop", policy: .never)
+        #expect(one[0].replacingOccurrences(of: "btlens-truncated-adv-\(getpid()).btsnoop", with: "wasteful-central.btsnoop") == original[0])
+    }
+
     @Test("samples exist, so the comparison above is not empty")
     func samplesPresent() {
         #expect(Self.samples.count >= 5)

@@ -96,6 +96,31 @@ public struct AdvertisingSighting {
     }
 }
 
+/// Who sent a report and what kind it was, in one word: bits 0–47 the address, 48–55 the address type, bit 56
+/// set for a scan response, bit 57 for an extended report, bit 63 always set (so no sighting is 0). What
+/// counting reports per device reads, small enough to hand to another thread (8 bytes a report instead of
+/// the event's tens).
+public struct PackedSighting: Sendable {
+    public let rawValue: UInt64
+
+    public static let scanResponseBit: UInt64 = 1 << 56
+    public static let extendedBit: UInt64 = 1 << 57
+    static let alwaysSetBit: UInt64 = 1 << 63
+
+    @inlinable @inline(__always) public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    @inlinable @inline(__always) public init(_ s: AdvertisingSighting) {
+        rawValue = s.address.rawValue | UInt64(s.addressType.rawValue) << 48
+            | (s.isScanResponse ? Self.scanResponseBit : 0) | (s.isExtended ? Self.extendedBit : 0) | 1 << 63
+    }
+
+    /// 1 or 0, to be added without a branch.
+    @inlinable public var scanResponse: Int { Int(truncatingIfNeeded: rawValue >> 56 & 1) }
+    @inlinable public var extended: Int { Int(truncatingIfNeeded: rawValue >> 57 & 1) }
+    /// The sender alone: address, address type and the always-set bit.
+    @inlinable public var senderBits: UInt64 { rawValue & ~(Self.scanResponseBit | Self.extendedBit) }
+}
+
 /// Walks the reports of an LE (Extended) Advertising Report event without allocating. Legacy reports are read
 /// sequentially, as BlueZ does (`evt_type, addr_type, addr, data_len, data, rssi` per report).
 ///
@@ -146,23 +171,26 @@ public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
     }
 
     /// The length of the report at `position`, or nil when it does not fit in the event.
+    // Offsets are added with wrapping arithmetic: `position` never passes `bytes.count` (an event's parameters,
+    // at most 255 bytes) and offsets stay inside the report's fixed part, so no sum can overflow, and the
+    // overflow checks were a good part of a report's cost.
     @inlinable @inline(__always) func reportLength() -> Int? {
-        let available = bytes.count - position
+        let available = bytes.count &- position
         let fixed = extended ? 24 : 10  // extendedFixedLength, legacyFixedLength
         guard available >= fixed else { return nil }
-        let dataLength = Int(bytes[position + (extended ? Extended.dataLength : Legacy.dataLength)])
-        guard available >= fixed + dataLength else { return nil }
-        return fixed + dataLength
+        let dataLength = Int(bytes[position &+ (extended ? Extended.dataLength : Legacy.dataLength)])
+        guard available >= fixed &+ dataLength else { return nil }
+        return fixed &+ dataLength
     }
 
-    @inlinable @inline(__always) func u8(_ offset: Int) -> UInt8 { bytes[position + offset] }
-    @inline(__always) func i8(_ offset: Int) -> Int8 { Int8(bitPattern: bytes[position + offset]) }
+    @inlinable @inline(__always) func u8(_ offset: Int) -> UInt8 { bytes[position &+ offset] }
+    @inline(__always) func i8(_ offset: Int) -> Int8 { Int8(bitPattern: bytes[position &+ offset]) }
     @inlinable @inline(__always) func u16(_ offset: Int) -> UInt16 {
-        UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: position + offset, as: UInt16.self))
+        UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: position &+ offset, as: UInt16.self))
     }
     /// The 6-byte address at `offset`; the fixed part always has 2 more bytes after it, so one 8-byte load.
     @inlinable @inline(__always) func address(_ offset: Int) -> BDAddr {
-        BDAddr(rawValue: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + offset, as: UInt64.self)))
+        BDAddr(rawValue: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position &+ offset, as: UInt64.self)))
     }
 
     /// Who sent the next report and what kind it was, without the rest: what counting reports per device
@@ -178,8 +206,8 @@ public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
                                   eventType: u16(Extended.eventType), isExtended: true)
             : AdvertisingSighting(address: address(Legacy.address), addressType: AddressType(rawValue: u8(Legacy.addressType)),
                                   eventType: UInt16(u8(Legacy.eventType)), isExtended: false)
-        position += length
-        produced += 1
+        position &+= length
+        produced &+= 1
         return sighting
     }
 
@@ -190,7 +218,7 @@ public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
             return nil
         }
         let report = extended ? extendedReport(length: length) : legacyReport(length: length)
-        position += length
+        position &+= length
         produced += 1
         return report
     }
@@ -202,7 +230,7 @@ public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
             malformed = true
             return false
         }
-        position += length
+        position &+= length
         produced += 1
         return true
     }

@@ -141,16 +141,18 @@ public final class CaptureTracker {
             let p = event.subeventParameters
             switch sub {
             case .advertisingReport, .extendedAdvertisingReport:
+                // The reports are walked here on either path, so the decoder need not check them
+                // (`PacketDecoder.validatesAdvertisingReports`): a bad layout is reported here.
+                var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
+                let count: Int
                 if let feed = borrowedLinkFeed {
-                    // Counted on the link thread; the decoder checked the layout (`validatesAdvertisingReports`).
-                    feed._withUnsafeGuaranteedRef { $0.send($0.message(.advertisingReports, at: at, byte: sub.rawValue), p) }
+                    count = feed._withUnsafeGuaranteedRef { $0.sendSightings(at: at, &reports) }
                 } else {
-                    var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
-                    let count = scans.advertisingReports(&reports, at: at)
-                    if reports.isMalformed, let issues, frame.advertisingReports == 0 {
-                        issues.report(.badParameters, record: at.number, offset: at.offset,
-                                      "\(sub) declares \(reports.declaredCount) reports, \(count) fit in the event")
-                    }
+                    count = scans.advertisingReports(&reports, at: at)
+                }
+                if reports.isMalformed, let issues, frame.advertisingReports == 0 {
+                    issues.report(.badParameters, record: at.number, offset: at.offset,
+                                  "\(sub) declares \(reports.declaredCount) reports, \(count) fit in the event")
                 }
                 if options.trackAdvertisers {
                     // The advertiser table reads every report whole: a second walk over the same event.
@@ -299,9 +301,9 @@ public struct TrackingCollector: RecordSourceVisitor {
         let twoThreads = options.linkThread == .always
             || (options.linkThread == .whenTwoProcessors && LinkFeed.isWorthwhile)
         if twoThreads { tracker.linkFeed = LinkFeed(links: tracker.connections, scans: tracker.scans) }
-        // On one thread the scan tracker walks the reports and reports bad layouts, so each report is read once;
-        // with two, the decoder checks them here, where the issue log is.
-        decoder.validatesAdvertisingReports = twoThreads
+        // The tracker walks every advertising event's reports on this thread and reports a bad layout, so
+        // each report is read once by it (twice with the advertiser table, which reads every report whole).
+        decoder.validatesAdvertisingReports = false
         while let record = source.next() {
             tracker.observe(decoder.decode(record))
             if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }

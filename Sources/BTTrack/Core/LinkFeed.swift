@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import CMalloc
 #endif
 import BTWire
 import BTCapture
@@ -11,18 +12,18 @@ import BTDecode
 /// decode, on a machine with two cores.
 ///
 /// The reading thread copies what these trackers read of each record — the record's place, an event's or
-/// command's parameters, an L2CAP PDU's channel and the bytes tracked on it — into chunks of a few fixed
-/// buffers; the link thread applies them in order. Decoded frames borrow the reader's buffer, so bytes must be
-/// copied, but only those: a bulk-data PDU (audio, RFCOMM) crosses as its header alone. Chunks cross between
-/// the threads under a mutex, one lock per chunk (128 KiB of messages), and are reused, so memory is the
-/// chunks whatever the capture's size. The link tracker never sees anything the one-thread path would not give
-/// it, in the same order, so both give the same model. (The decoder checks advertising events' layout on the
-/// reading thread, where the issue log is.)
+/// command's parameters, an L2CAP PDU's channel and the bytes tracked on it, each advertising report's sender
+/// and kind (8 bytes, not the report) — into chunks of a few fixed buffers; the link thread applies them in
+/// order. Decoded frames borrow the reader's buffer, so bytes must be copied, but only those: a bulk-data PDU
+/// (audio, RFCOMM) crosses as its header alone. Chunks cross between the threads under a mutex, one lock per
+/// chunk (128 KiB of messages), a thread that waits is woken for several chunks at once, and chunks are reused,
+/// so memory is the chunks whatever the capture's size. The link tracker never sees anything the one-thread path would not give
+/// it, in the same order, so both give the same model.
 final class LinkFeed: @unchecked Sendable {
     /// What a message asks of the link tracker.
     enum Kind: UInt8 {
         case controllerReset, command, commandRefused, event, leConnectionComplete, leMeta, acl, aclWithoutPDU
-        case advertisingReports, scanTimeout, scanCommandAccepted
+        case advertisingSightings, scanTimeout, scanCommandAccepted
     }
 
     /// A message's fixed part; its bytes follow, padded to 8 bytes. Plain values only, so a load copies it.
@@ -56,6 +57,9 @@ final class LinkFeed: @unchecked Sendable {
     static let chunkBytes = 1 << 17
     /// Chunks in flight: the reading thread runs at most this far ahead of the link thread.
     static let chunkCount = 8
+    /// A thread that had to wait is woken when this many chunks are ready for it, not at each one: the two
+    /// threads run at about the same speed, and waking per chunk cost a futex call and a context switch each.
+    static let wakeBatch = chunkCount / 2
 
     /// Whether tracking links on a second thread can pay: only with a second processor to run it.
     static var isWorthwhile: Bool { sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 }
@@ -68,6 +72,8 @@ final class LinkFeed: @unchecked Sendable {
     private var free: [Chunk] = []
     private var allocated = 0
     private var ended = false
+    private var linkWaiting = false
+    private var readerWaiting = false
     // The reading thread's.
     private var current: Chunk
     // The link thread's until `finish` joins it.
@@ -86,6 +92,10 @@ final class LinkFeed: @unchecked Sendable {
         pthread_cond_init(emptied, nil)
         current = Chunk(base: .allocate(byteCount: Self.chunkBytes, alignment: 16), capacity: Self.chunkBytes)
         allocated = 1
+        // The link thread allocates the model (connections, timelines). glibc would give it an arena of its own,
+        // which grows a page at a time with an mprotect call each (tens of thousands for a large capture); the
+        // main arena grows by brk, in steps of its top padding.
+        _ = mallopt(M_ARENA_MAX, 1)
         let started = pthread_create(&thread, nil, { context in
             let feed = Unmanaged<LinkFeed>.fromOpaque(context!).takeUnretainedValue()
             feed.run()
@@ -133,13 +143,36 @@ final class LinkFeed: @unchecked Sendable {
                direction: .unknown, channel: .unknownFixed, flags: 0)
     }
 
+    /// An advertising event as the sightings the scan tracker reads (`PackedSighting`): 8 bytes a report
+    /// instead of the event's tens. Nothing is sent for an event without a report that fits, as the scan
+    /// tracker would do nothing with it. Returns the reports that fit.
+    @inline(__always)
+    func sendSightings(at: RecordRef, _ reports: inout AdvertisingReportIterator) -> Int {
+        // A report takes at least 10 bytes of an event of at most 255, so 8 bytes for each declared report is
+        // room enough.
+        let room = Self.headerBytes + 8 * reports.declaredCount
+        if current.used + room > current.capacity { rotate(atLeast: room) }
+        let p = current.base + current.used
+        var n = 0
+        while let sighting: PackedSighting = reports.nextSighting() {
+            (p + Self.headerBytes + 8 * n).storeBytes(of: sighting.rawValue, as: UInt64.self)
+            n += 1
+        }
+        guard n > 0 else { return 0 }
+        var h = message(.advertisingSightings, at: at)
+        h.length = UInt32(truncatingIfNeeded: 8 * n)
+        p.storeBytes(of: h, as: Header.self)
+        current.used += Self.headerBytes + 8 * n
+        return n
+    }
+
     /// Hands the current chunk over and takes an empty one of at least `bytes` (a PDU of up to 64 KiB fits the
     /// usual chunk; only a larger one gets a chunk of its own).
     @inline(never)
     private func rotate(atLeast bytes: Int) {
         pthread_mutex_lock(mutex)
         full.append(current)
-        pthread_cond_signal(filled)
+        if linkWaiting && full.count >= Self.wakeBatch { pthread_cond_signal(filled) }
         var next: Chunk?
         while next == nil {
             if let i = free.firstIndex(where: { $0.capacity >= bytes }) {
@@ -149,7 +182,11 @@ final class LinkFeed: @unchecked Sendable {
                 next = Chunk(base: .allocate(byteCount: max(bytes, Self.chunkBytes), alignment: 16),
                              capacity: max(bytes, Self.chunkBytes))
             } else {
-                pthread_cond_wait(emptied, mutex)
+                // Every chunk is full or being applied: at least `chunkCount - 1` are full, so the link thread
+                // is not waiting.
+                readerWaiting = true
+                while free.count < Self.wakeBatch && allocated >= Self.chunkCount { pthread_cond_wait(emptied, mutex) }
+                readerWaiting = false
             }
         }
         pthread_mutex_unlock(mutex)
@@ -200,9 +237,9 @@ final class LinkFeed: @unchecked Sendable {
                       direction: h.direction, at: h.at)
         case .aclWithoutPDU:
             links.acl(handle: h.code, pdu: nil, direction: h.direction, at: h.at)
-        case .advertisingReports:
-            var reports = AdvertisingReportIterator(subevent: LESubevent(rawValue: h.byte), parameters: first)
-            _ = scans.advertisingReports(&reports, at: h.at)
+        case .advertisingSightings:
+            var sightings = PackedSightings(first)
+            _ = scans.advertisingSightings(&sightings, at: h.at)
         case .controllerReset:
             links.controllerReset(at: h.at)
             scans.controllerReset(at: h.at)
@@ -233,7 +270,12 @@ final class LinkFeed: @unchecked Sendable {
     private func nextFull() -> Chunk? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        while full.isEmpty && !ended { pthread_cond_wait(filled, mutex) }
+        if full.isEmpty && !ended {
+            // `wakeBatch` < `chunkCount`, so the reading thread fills that many before it can run out of chunks.
+            linkWaiting = true
+            while full.count < Self.wakeBatch && !ended { pthread_cond_wait(filled, mutex) }
+            linkWaiting = false
+        }
         return full.isEmpty ? nil : full.removeFirst()
     }
 
@@ -245,7 +287,9 @@ final class LinkFeed: @unchecked Sendable {
         } else {
             free.append(chunk)
         }
-        pthread_cond_signal(emptied)
+        if readerWaiting && (free.count >= Self.wakeBatch || allocated < Self.chunkCount) {
+            pthread_cond_signal(emptied)
+        }
         pthread_mutex_unlock(mutex)
     }
 }

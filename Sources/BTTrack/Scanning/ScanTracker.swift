@@ -66,8 +66,8 @@ public struct ScanTracker {
 
         /// Counts `first` and the event's other reports; returns how many.
         @inline(__always)
-        mutating func count(_ first: AdvertisingSighting, then reports: inout AdvertisingReportIterator,
-                            at: RecordRef) -> Int {
+        mutating func count<Reports: SightingSequence>(_ first: PackedSighting, then reports: inout Reports,
+                                                       at: RecordRef) -> Int {
             lastRecord = at
             count(first)
             var n = 1
@@ -79,17 +79,12 @@ public struct ScanTracker {
         }
 
         @inline(__always)
-        mutating func count(_ sighting: AdvertisingSighting) {
-            count(key: DeviceKey(address: sighting.address, type: sighting.addressType),
-                  scanResponse: sighting.isScanResponse, extended: sighting.isExtended)
-        }
-
-        @inline(__always)
-        mutating func count(key: DeviceKey, scanResponse: Bool, extended: Bool) {
+        mutating func count(_ sighting: PackedSighting) {
             // Added, not branched on: both vary report by report, and a mispredicted branch costs more.
             reports &+= 1
-            scanResponses &+= scanResponse ? 1 : 0
-            extendedReports &+= extended ? 1 : 0
+            scanResponses &+= sighting.scanResponse
+            extendedReports &+= sighting.extended
+            let key = sighting.key
             if !devices.increment(key) {
                 uncountedReports += 1
                 uncounted.insert(key)
@@ -208,6 +203,12 @@ public struct ScanTracker {
     /// The session is settled once per event (its reports share a record) and the controller's state is updated
     /// in place, since this runs for most records of a scanning capture.
     public mutating func advertisingReports(_ reports: inout AdvertisingReportIterator, at: RecordRef) -> Int {
+        advertisingSightings(&reports, at: at)
+    }
+
+    /// `advertisingReports` over an event's reports or the sightings packed from them.
+    @inline(__always)
+    mutating func advertisingSightings<Reports: SightingSequence>(_ reports: inout Reports, at: RecordRef) -> Int {
         guard let first = reports.nextSighting() else { return 0 }
         let c = stateIndex(at.controller)
         if controllers[c].current == nil || controllers[c].expired(at: at) {

@@ -1,0 +1,2 @@
+// glibc's malloc tuning (mallopt), which the Glibc module does not expose.
+#include <malloc.h>
