@@ -23,7 +23,7 @@ public struct HCIEventPacket {
     }
 
     /// Parameters after the subevent code.
-    public var subeventParameters: UnsafeRawBufferPointer {
+    @inlinable public var subeventParameters: UnsafeRawBufferPointer {
         parameters.isEmpty ? parameters : UnsafeRawBufferPointer(rebasing: parameters[1...])
     }
 }

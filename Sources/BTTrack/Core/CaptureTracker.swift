@@ -117,7 +117,13 @@ public final class CaptureTracker {
                 connections.command(opcode: command.opcode, parameters: command.parameters, at: at)
             }
         case .event(let event):
-            observeEvent(event, frame: frame, at: at)
+            // Advertising reports are most records of a scanning capture: handled here, inline, not through
+            // `observeEvent`'s large frame.
+            if let sub = event.subevent, sub == .advertisingReport || sub == .extendedAdvertisingReport {
+                advertisingEvent(sub, event.subeventParameters, frame: frame, at: at)
+            } else {
+                observeEvent(event, frame: frame, at: at)
+            }
         case .acl(let acl):
             if frame.isControllerDebugLog {
                 controllerDebugLog += 1  // the controller's own log, on no link
@@ -134,6 +140,37 @@ public final class CaptureTracker {
         }
     }
 
+    /// An LE (Extended) Advertising Report event: its reports are counted by the scan tracker (here, or as
+    /// sightings on the link thread) and, when wanted, added to the advertiser table.
+    @inline(__always)
+    func advertisingEvent(_ sub: LESubevent, _ p: UnsafeRawBufferPointer, frame: DecodedFrame, at: RecordRef) {
+        // The reports are walked here on either path, so the decoder need not check them
+        // (`PacketDecoder.validatesAdvertisingReports`): a bad layout is reported here.
+        var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
+        let count: Int
+        if let feed = borrowedLinkFeed {
+            count = feed._withUnsafeGuaranteedRef { $0.sendSightings(at: at, &reports) }
+        } else {
+            count = scans.advertisingReports(&reports, at: at)
+        }
+        if reports.isMalformed, frame.advertisingReports == 0 {
+            reportBadAdvertisingEvent(sub, declared: reports.declaredCount, fit: count, at: at)
+        }
+        if options.trackAdvertisers { addToAdvertiserTable(sub, p, at: at) }
+    }
+
+    @inline(never)
+    func reportBadAdvertisingEvent(_ sub: LESubevent, declared: Int, fit: Int, at: RecordRef) {
+        issues?.report(.badParameters, record: at.number, offset: at.offset,
+                       "\(sub) declares \(declared) reports, \(fit) fit in the event")
+    }
+
+    /// The advertiser table reads every report whole: a second walk over the same event.
+    func addToAdvertiserTable(_ sub: LESubevent, _ p: UnsafeRawBufferPointer, at: RecordRef) {
+        var whole = AdvertisingReportIterator(subevent: sub, parameters: p)
+        while let report = whole.next() { advertisers.advertisingReport(report, at: at) }
+    }
+
     func observeEvent(_ event: HCIEventPacket, frame: DecodedFrame, at: RecordRef) {
         switch event.code {
         case .leMeta:
@@ -141,24 +178,7 @@ public final class CaptureTracker {
             let p = event.subeventParameters
             switch sub {
             case .advertisingReport, .extendedAdvertisingReport:
-                // The reports are walked here on either path, so the decoder need not check them
-                // (`PacketDecoder.validatesAdvertisingReports`): a bad layout is reported here.
-                var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
-                let count: Int
-                if let feed = borrowedLinkFeed {
-                    count = feed._withUnsafeGuaranteedRef { $0.sendSightings(at: at, &reports) }
-                } else {
-                    count = scans.advertisingReports(&reports, at: at)
-                }
-                if reports.isMalformed, let issues, frame.advertisingReports == 0 {
-                    issues.report(.badParameters, record: at.number, offset: at.offset,
-                                  "\(sub) declares \(reports.declaredCount) reports, \(count) fit in the event")
-                }
-                if options.trackAdvertisers {
-                    // The advertiser table reads every report whole: a second walk over the same event.
-                    var whole = AdvertisingReportIterator(subevent: sub, parameters: p)
-                    while let report = whole.next() { advertisers.advertisingReport(report, at: at) }
-                }
+                advertisingEvent(sub, p, frame: frame, at: at)  // `observe` handles these itself
             case .connectionComplete, .enhancedConnectionComplete, .enhancedConnectionCompleteV2:
                 guard let complete = LEConnectionComplete(subevent: sub, p) else { return }
                 let advertising = ownAdvertising.isAdvertising(controller: at.controller)
