@@ -23,13 +23,19 @@ def run(cmd):
     _, status, usage = os.wait4(pid, 0)
     return time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
 
-def best_of(cmd, runs=3):
-    best = None
-    for _ in range(runs):
-        secs, rss, code = run(cmd)
-        if code not in (0, 1):
-            sys.exit(f"{' '.join(cmd)} exited {code}")
-        best = (secs, rss) if best is None or secs < best[0] else best
+ROUNDS = 5
+
+def best_of_interleaved(cmds, rounds=ROUNDS):
+    """Best wall time (and its peak RSS) of each command over `rounds` rounds that run every command once, in
+    turn: on a shared machine whose speed drifts, each command meets the same conditions, so the ratios hold."""
+    best = {}
+    for _ in range(rounds):
+        for label, cmd in cmds:
+            secs, rss, code = run(cmd)
+            if code not in (0, 1):
+                sys.exit(f"{' '.join(cmd)} exited {code}")
+            if label not in best or secs < best[label][0]:
+                best[label] = (secs, rss)
     return best
 
 def main():
@@ -41,10 +47,12 @@ def main():
         base = None
         # stats: reading and decoding; timeline --track-only: plus the tracking layer (connections, ATT, GATT,
         # scans, advertisers); audit: plus the rules.
-        for label, cmd in [("btlens stats", [btlens, "stats", f]),
-                           ("btlens tracking", [btlens, "timeline", "--track-only", f]),
-                           ("btlens audit", [btlens, "audit", "--fail-on", "never", f])]:
-            secs, rss = best_of(cmd)
+        cmds = [("btlens stats", [btlens, "stats", f]),
+                ("btlens tracking", [btlens, "timeline", "--track-only", f]),
+                ("btlens audit", [btlens, "audit", "--fail-on", "never", f])]
+        best = best_of_interleaved(cmds)
+        for label, _ in cmds:
+            secs, rss = best[label]
             base = base or secs
             print(f"{label:18} {os.path.basename(f):24} {size_mb:6.0f} {secs:8.2f} {size_mb/secs:7.0f} {records/secs:11.0f} {rss/1024:8.1f} MB {secs/base:8.2f}x")
     btmon = shutil.which("btmon")

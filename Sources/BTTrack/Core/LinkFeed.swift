@@ -77,13 +77,11 @@ final class LinkFeed: @unchecked Sendable {
     // The reading thread's.
     private var current: Chunk
     // The link thread's until `finish` joins it.
-    private var links: ConnectionTracker
-    private var scans: ScanTracker
+    private let trackers: LinkTrackers
     private var thread = pthread_t()
 
     init(links: ConnectionTracker, scans: ScanTracker) {
-        self.links = links
-        self.scans = scans
+        trackers = LinkTrackers(links: links, scans: scans)
         mutex = .allocate(capacity: 1)
         filled = .allocate(capacity: 1)
         emptied = .allocate(capacity: 1)
@@ -203,12 +201,13 @@ final class LinkFeed: @unchecked Sendable {
         pthread_cond_signal(filled)
         pthread_mutex_unlock(mutex)
         pthread_join(thread, nil)
-        return (links, scans)
+        return (trackers.links, trackers.scans)
     }
 
     // MARK: - Link thread
 
     private func run() {
+        let trackers = self.trackers
         while let chunk = nextFull() {
             var offset = 0
             while offset < chunk.used {
@@ -222,15 +221,54 @@ final class LinkFeed: @unchecked Sendable {
                     att = UnsafeRawBufferPointer(start: p + size, count: Int(h.attLength))
                     size += Int(h.attLength)
                 }
-                apply(h, first, att)
+                trackers.apply(h, first, att)
                 offset += (size + 7) & ~7
             }
             recycle(chunk)
         }
     }
 
+    private func nextFull() -> Chunk? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        if full.isEmpty && !ended {
+            // `wakeBatch` < `chunkCount`, so the reading thread fills that many before it can run out of chunks.
+            linkWaiting = true
+            while full.count < Self.wakeBatch && !ended { pthread_cond_wait(filled, mutex) }
+            linkWaiting = false
+        }
+        return full.isEmpty ? nil : full.removeFirst()
+    }
+
+    private func recycle(_ chunk: Chunk) {
+        pthread_mutex_lock(mutex)
+        if chunk.capacity > Self.chunkBytes {
+            chunk.base.deallocate()  // a one-off chunk for an oversized PDU
+            allocated -= 1
+        } else {
+            free.append(chunk)
+        }
+        if readerWaiting && (free.count >= Self.wakeBatch || allocated < Self.chunkCount) {
+            pthread_cond_signal(emptied)
+        }
+        pthread_mutex_unlock(mutex)
+    }
+}
+
+/// The link thread's trackers, in an object of their own: the reading thread writes `LinkFeed`'s fill level at
+/// every message, and trackers stored beside it would share its cache lines, each message then moving a line
+/// from one processor to the other (false sharing).
+private final class LinkTrackers {
+    var links: ConnectionTracker
+    var scans: ScanTracker
+
+    init(links: ConnectionTracker, scans: ScanTracker) {
+        self.links = links
+        self.scans = scans
+    }
+
     @inline(__always)
-    private func apply(_ h: Header, _ first: UnsafeRawBufferPointer, _ att: UnsafeRawBufferPointer?) {
+    func apply(_ h: LinkFeed.Header, _ first: UnsafeRawBufferPointer, _ att: UnsafeRawBufferPointer?) {
         switch h.kind {
         case .acl:
             links.acl(handle: h.code, pdu: LinkPDU(channel: h.channel, bearer: h.bearer, payload: first, attPayload: att),
@@ -265,31 +303,5 @@ final class LinkFeed: @unchecked Sendable {
         case .leMeta:
             links.leMeta(LESubevent(rawValue: h.byte), parameters: first, at: h.at)
         }
-    }
-
-    private func nextFull() -> Chunk? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        if full.isEmpty && !ended {
-            // `wakeBatch` < `chunkCount`, so the reading thread fills that many before it can run out of chunks.
-            linkWaiting = true
-            while full.count < Self.wakeBatch && !ended { pthread_cond_wait(filled, mutex) }
-            linkWaiting = false
-        }
-        return full.isEmpty ? nil : full.removeFirst()
-    }
-
-    private func recycle(_ chunk: Chunk) {
-        pthread_mutex_lock(mutex)
-        if chunk.capacity > Self.chunkBytes {
-            chunk.base.deallocate()  // a one-off chunk for an oversized PDU
-            allocated -= 1
-        } else {
-            free.append(chunk)
-        }
-        if readerWaiting && (free.count >= Self.wakeBatch || allocated < Self.chunkCount) {
-            pthread_cond_signal(emptied)
-        }
-        pthread_mutex_unlock(mutex)
     }
 }
