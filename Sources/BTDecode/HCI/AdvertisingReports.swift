@@ -105,13 +105,18 @@ public struct PackedSighting: Sendable {
 
     public static let scanResponseBit: UInt64 = 1 << 56
     public static let extendedBit: UInt64 = 1 << 57
-    static let alwaysSetBit: UInt64 = 1 << 63
+    public static let alwaysSetBit: UInt64 = 1 << 63
 
     @inlinable @inline(__always) public init(rawValue: UInt64) { self.rawValue = rawValue }
 
     @inlinable @inline(__always) public init(_ s: AdvertisingSighting) {
-        rawValue = s.address.rawValue | UInt64(s.addressType.rawValue) << 48
-            | (s.isScanResponse ? Self.scanResponseBit : 0) | (s.isExtended ? Self.extendedBit : 0) | 1 << 63
+        rawValue = Self.sender(address: s.address, type: s.addressType)
+            | (s.isScanResponse ? Self.scanResponseBit : 0) | (s.isExtended ? Self.extendedBit : 0)
+    }
+
+    /// The sender's bits alone: the one definition of the layout, which the scan tracker's device keys share.
+    @inlinable @inline(__always) public static func sender(address: BDAddr, type: AddressType) -> UInt64 {
+        address.rawValue | UInt64(type.rawValue) << 48 | alwaysSetBit
     }
 
     /// 1 or 0, to be added without a branch.
@@ -170,10 +175,11 @@ public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
         if parameters.isEmpty { malformed = true }
     }
 
-    /// The length of the report at `position`, or nil when it does not fit in the event.
     // Offsets are added with wrapping arithmetic: `position` never passes `bytes.count` (an event's parameters,
     // at most 255 bytes) and offsets stay inside the report's fixed part, so no sum can overflow, and the
     // overflow checks were a good part of a report's cost.
+
+    /// The length of the report at `position`, or nil when it does not fit in the event.
     @inlinable @inline(__always) func reportLength() -> Int? {
         let available = bytes.count &- position
         let fixed = extended ? 24 : 10  // extendedFixedLength, legacyFixedLength
@@ -219,7 +225,7 @@ public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
         }
         let report = extended ? extendedReport(length: length) : legacyReport(length: length)
         position &+= length
-        produced += 1
+        produced &+= 1
         return report
     }
 
@@ -231,7 +237,7 @@ public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
             return false
         }
         position &+= length
-        produced += 1
+        produced &+= 1
         return true
     }
 

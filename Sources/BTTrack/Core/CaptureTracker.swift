@@ -178,7 +178,7 @@ public final class CaptureTracker {
             let p = event.subeventParameters
             switch sub {
             case .advertisingReport, .extendedAdvertisingReport:
-                advertisingEvent(sub, p, frame: frame, at: at)  // `observe` handles these itself
+                advertisingEvent(sub, p, frame: frame, at: at)  // `observe` sends these there before this switch
             case .connectionComplete, .enhancedConnectionComplete, .enhancedConnectionCompleteV2:
                 guard let complete = LEConnectionComplete(subevent: sub, p) else { return }
                 let advertising = ownAdvertising.isAdvertising(controller: at.controller)

@@ -17,8 +17,8 @@ import BTDecode
 /// order. Decoded frames borrow the reader's buffer, so bytes must be copied, but only those: a bulk-data PDU
 /// (audio, RFCOMM) crosses as its header alone. Chunks cross between the threads under a mutex, one lock per
 /// chunk (128 KiB of messages), a thread that waits is woken for several chunks at once, and chunks are reused,
-/// so memory is the chunks whatever the capture's size. The link tracker never sees anything the one-thread path would not give
-/// it, in the same order, so both give the same model.
+/// so memory is the chunks whatever the capture's size. The link tracker never sees anything the one-thread
+/// path would not give it, in the same order, so both give the same model.
 final class LinkFeed: @unchecked Sendable {
     /// What a message asks of the link tracker.
     enum Kind: UInt8 {
@@ -152,7 +152,7 @@ final class LinkFeed: @unchecked Sendable {
         if current.used + room > current.capacity { rotate(atLeast: room) }
         let p = current.base + current.used
         var n = 0
-        while let sighting: PackedSighting = reports.nextSighting() {
+        while let sighting = reports.nextPacked() {
             (p + Self.headerBytes + 8 * n).storeBytes(of: sighting.rawValue, as: UInt64.self)
             n += 1
         }

@@ -8,16 +8,13 @@ extension PackedSighting {
 /// The reports of one advertising event as the scan tracker walks them: from the event itself
 /// (`AdvertisingReportIterator`) or as the reading thread packed them (`PackedSightings`).
 protocol SightingSequence {
-    mutating func nextSighting() -> PackedSighting?
+    mutating func nextPacked() -> PackedSighting?
     /// Steps over the next report; false at the end.
     mutating func skip() -> Bool
 }
 
 extension AdvertisingReportIterator: SightingSequence {
-    @inline(__always) mutating func nextSighting() -> PackedSighting? {
-        let sighting: AdvertisingSighting? = nextSighting()
-        return sighting.map(PackedSighting.init)
-    }
+    @inline(__always) mutating func nextPacked() -> PackedSighting? { nextSighting().map(PackedSighting.init) }
 }
 
 /// Sightings packed one after another in a message to the link thread (`LinkFeed`).
@@ -27,11 +24,11 @@ struct PackedSightings: SightingSequence {
 
     @inline(__always) init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
-    @inline(__always) mutating func nextSighting() -> PackedSighting? {
+    @inline(__always) mutating func nextPacked() -> PackedSighting? {
         guard position + 8 <= bytes.count else { return nil }
         defer { position += 8 }
         return PackedSighting(rawValue: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
     }
 
-    @inline(__always) mutating func skip() -> Bool { nextSighting() != nil }
+    @inline(__always) mutating func skip() -> Bool { nextPacked() != nil }
 }

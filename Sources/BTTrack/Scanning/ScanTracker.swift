@@ -71,7 +71,7 @@ public struct ScanTracker {
             lastRecord = at
             count(first)
             var n = 1
-            while let sighting = reports.nextSighting() {
+            while let sighting = reports.nextPacked() {
                 count(sighting)
                 n += 1
             }
@@ -209,7 +209,7 @@ public struct ScanTracker {
     /// `advertisingReports` over an event's reports or the sightings packed from them.
     @inline(__always)
     mutating func advertisingSightings<Reports: SightingSequence>(_ reports: inout Reports, at: RecordRef) -> Int {
-        guard let first = reports.nextSighting() else { return 0 }
+        guard let first = reports.nextPacked() else { return 0 }
         let c = stateIndex(at.controller)
         if controllers[c].current == nil || controllers[c].expired(at: at) {
             if controllers[c].current != nil { closeElapsed(c) }
