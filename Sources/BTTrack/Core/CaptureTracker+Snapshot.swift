@@ -10,6 +10,7 @@ extension CaptureTracker {
     /// last record (so a request unanswered for 30 s already shows as a timeout), and the scan and advertising
     /// trackers are finished on copies (they are value types). GATT inheritance runs on copies too, so the
     /// tracker's own links are never touched. Costs one copy per open link plus a sort of the links by id.
+    /// Only for a tracker fed on one thread, as live capture's is (with a `LinkFeed` the links are elsewhere).
     public func snapshot() -> CaptureModel {
         var all = connections.finished
         all.reserveCapacity(all.count + connections.open.count)
@@ -19,7 +20,7 @@ extension CaptureTracker {
         var scans = self.scans
         var advertisers = self.advertisers
         var ownAdvertising = self.ownAdvertising
-        return model(connections: all, droppedConnections: connections.dropped, scans: &scans,
+        return model(connections: all, droppedConnections: connections.dropped, scans: scans.finish(at: last),
                      advertisers: &advertisers, ownAdvertising: &ownAdvertising)
     }
 

@@ -140,19 +140,14 @@ public final class CaptureTracker {
         }
     }
 
-    /// An LE (Extended) Advertising Report event: its reports are counted by the scan tracker (here, or as
-    /// sightings on the link thread) and, when wanted, added to the advertiser table.
+    /// An LE (Extended) Advertising Report event: its reports are counted by the scan tracker and, when wanted,
+    /// added to the advertiser table.
     @inline(__always)
     func advertisingEvent(_ sub: LESubevent, _ p: UnsafeRawBufferPointer, frame: DecodedFrame, at: RecordRef) {
-        // The reports are walked here on either path, so the decoder need not check them
+        // The scan tracker walks the reports on either path, so the decoder need not check them
         // (`PacketDecoder.validatesAdvertisingReports`): a bad layout is reported here.
         var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
-        let count: Int
-        if let feed = borrowedLinkFeed {
-            count = feed._withUnsafeGuaranteedRef { $0.sendSightings(at: at, &reports) }
-        } else {
-            count = scans.advertisingReports(&reports, at: at)
-        }
+        let count = scans.advertisingReports(&reports, at: at)
         if reports.isMalformed, frame.advertisingReports == 0 {
             reportBadAdvertisingEvent(sub, declared: reports.declaredCount, fit: count, at: at)
         }
@@ -181,30 +176,24 @@ public final class CaptureTracker {
                 advertisingEvent(sub, p, frame: frame, at: at)  // `observe` sends these there before this switch
             case .connectionComplete, .enhancedConnectionComplete, .enhancedConnectionCompleteV2:
                 guard let complete = LEConnectionComplete(subevent: sub, p) else { return }
+                let scanning = scans.isScanning(controller: at.controller)
                 let advertising = ownAdvertising.isAdvertising(controller: at.controller)
                 if let linkFeed {
                     var m = linkFeed.message(.leConnectionComplete, at: at, byte: sub.rawValue)
-                    m.flags = advertising ? 2 : 0
-                    linkFeed.send(m, p)  // and the scan tracker's part there
+                    m.flags = (scanning ? 1 : 0) | (advertising ? 2 : 0)
+                    linkFeed.send(m, p)
                 } else {
-                    _ = connections.leConnectionComplete(complete, at: at, scanning: scans.isScanning(controller: at.controller),
-                                                         advertising: advertising)
-                    if complete.status == .success {
-                        scans.connectionCameUp(controller: at.controller, handle: complete.handle, at: at)
-                    }
+                    _ = connections.leConnectionComplete(complete, at: at, scanning: scanning, advertising: advertising)
                 }
                 // A link that came up, whether or not the link tracker keeps it (past `maximumOpenConnections`):
                 // the other trackers do not wait for the link tracker, which may run on another thread.
                 if complete.status == .success {
+                    scans.connectionCameUp(controller: at.controller, handle: complete.handle, at: at)
                     ownAdvertising.connectionCameUp(controller: at.controller, handle: complete.handle,
                                                     isPeripheral: !complete.isCentral, at: at)
                 }
             case .scanTimeout:
-                if let linkFeed {
-                    linkFeed.send(linkFeed.message(.scanTimeout, at: at))
-                } else {
-                    scans.scanTimeout(at: at)
-                }
+                scans.scanTimeout(at: at)
             case .advertisingSetTerminated:
                 ownAdvertising.advertisingSetTerminated(p, at: at)
             default:
@@ -243,8 +232,8 @@ public final class CaptureTracker {
             linkFeed.send(linkFeed.message(.controllerReset, at: at))
         } else {
             connections.controllerReset(at: at)
-            scans.controllerReset(at: at)
         }
+        scans.controllerReset(at: at)
     }
 
     /// An ACL packet for the link thread: the PDU's header, and only the bytes link tracking reads.
@@ -261,15 +250,7 @@ public final class CaptureTracker {
     }
 
     func route(_ pending: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
-        if let linkFeed {
-            if status == .success && ScanTracker.follows(pending.opcode) {
-                pending.parameters.withUnsafeBytes {
-                    linkFeed.send(linkFeed.message(.scanCommandAccepted, at: at, code: pending.opcode.rawValue), $0)
-                }
-            }
-        } else {
-            scans.commandCompleted(pending, status: status, at: at)
-        }
+        scans.commandCompleted(pending, status: status, at: at)
         ownAdvertising.commandCompleted(pending, status: status, at: at)
         guard status != .success else { return }  // the link tracker acts on refusals only
         if let linkFeed {
@@ -281,19 +262,24 @@ public final class CaptureTracker {
 
     /// Closes what is still open and returns the model.
     public func finish() -> CaptureModel {
+        var sessions = scans.finish(at: last)  // with a link feed, this asks it for the sessions' device counts
         if let linkFeed {
-            (connections, scans) = linkFeed.finish()
+            let result = linkFeed.finish()
+            connections = result.links
+            scans.applyDeviceTallies(result.deviceTallies)
+            sessions = scans.sessions
             self.linkFeed = nil
         }
         let result = connections.finish(at: last)
-        return model(connections: result.connections, droppedConnections: result.dropped, scans: &scans,
+        return model(connections: result.connections, droppedConnections: result.dropped, scans: sessions,
                      advertisers: &advertisers, ownAdvertising: &ownAdvertising)
     }
 
-    /// The model from finished links and the other trackers (the tracker's own, or copies for a snapshot).
-    func model(connections all: [Connection], droppedConnections: Int, scans: inout ScanTracker,
+    /// The model from finished links, scan sessions and the other trackers (the tracker's own, or copies for a
+    /// snapshot).
+    func model(connections all: [Connection], droppedConnections: Int, scans: [ScanSession],
                advertisers: inout AdvertiserTracker, ownAdvertising: inout OwnAdvertisingTracker) -> CaptureModel {
-        var model = CaptureModel(connections: all, failedConnections: connections.failed, scans: scans.finish(at: last),
+        var model = CaptureModel(connections: all, failedConnections: connections.failed, scans: scans,
                                  advertisers: advertisers.finish(), ownAdvertising: ownAdvertising.finish(at: last),
                                  droppedConnections: droppedConnections, firstTimestamp: first?.timestamp,
                                  lastTimestamp: last?.timestamp, records: records)
@@ -320,7 +306,11 @@ public struct TrackingCollector: RecordSourceVisitor {
         tracker.issues = source.issues
         let twoThreads = options.linkThread == .always
             || (options.linkThread == .whenTwoProcessors && LinkFeed.isWorthwhile)
-        if twoThreads { tracker.linkFeed = LinkFeed(links: tracker.connections, scans: tracker.scans) }
+        if twoThreads {
+            let feed = LinkFeed(links: tracker.connections)
+            tracker.linkFeed = feed
+            tracker.scans.remoteTallies = Unmanaged.passUnretained(feed)  // the tracker keeps the feed alive
+        }
         // The tracker walks every advertising event's reports on this thread and reports a bad layout, so
         // each report is read once by it (twice with the advertiser table, which reads every report whole).
         decoder.validatesAdvertisingReports = false

@@ -6,16 +6,18 @@ import BTWire
 import BTCapture
 import BTDecode
 
-/// Tracks links and scans (`ConnectionTracker`: connections, ATT sessions, GATT databases; `ScanTracker`) on a
-/// second thread while the reading thread reads and decodes records and tracks the rest (commands, own
-/// advertising, the advertiser table), so a capture is tracked in little more than the time it takes to
-/// decode, on a machine with two cores.
+/// Tracks links (`ConnectionTracker`: connections, ATT sessions, GATT databases) and tallies scan reports per
+/// device (`DeviceTally`) on a second thread while the reading thread reads and decodes records and tracks the
+/// rest (commands, scan sessions, own advertising, the advertiser table), so a capture is tracked in little
+/// more than the time it takes to decode, on a machine with two cores.
 ///
-/// The reading thread copies what these trackers read of each record — the record's place, an event's or
-/// command's parameters, an L2CAP PDU's channel and the bytes tracked on it, each advertising report's sender
-/// and kind (8 bytes, not the report) — into chunks of a few fixed buffers; the link thread applies them in
-/// order. Decoded frames borrow the reader's buffer, so bytes must be copied, but only those: a bulk-data PDU
-/// (audio, RFCOMM) crosses as its header alone. Chunks cross between the threads under a mutex, one lock per
+/// The reading thread copies what the link tracker reads of each record — the record's place, an event's or
+/// command's parameters, an L2CAP PDU's channel and the bytes tracked on it — into chunks of a few fixed
+/// buffers; the link thread applies them in order. Decoded frames borrow the reader's buffer, so bytes must be
+/// copied, but only those: a bulk-data PDU (audio, RFCOMM) crosses as its header alone. Advertising reports,
+/// most records of a scanning capture, cross as their senders alone (8 bytes each), batched hundreds to a
+/// message: the tally needs neither their records nor their order among other messages, only which session
+/// they belong to, and a session's end is a message of its own after its last batch. Chunks cross between the threads under a mutex, one lock per
 /// chunk (128 KiB of messages), a thread that waits is woken for several chunks at once, and chunks are reused,
 /// so memory is the chunks whatever the capture's size. The link tracker never sees anything the one-thread
 /// path would not give it, in the same order, so both give the same model.
@@ -23,7 +25,10 @@ final class LinkFeed: @unchecked Sendable {
     /// What a message asks of the link tracker.
     enum Kind: UInt8 {
         case controllerReset, command, commandRefused, event, leConnectionComplete, leMeta, acl, aclWithoutPDU
-        case advertisingSightings, scanTimeout, scanCommandAccepted
+        /// Senders (`DeviceKey`) of advertising reports received by controller `code`.
+        case deviceSightings
+        /// The scan session `bearer` of controller `code` ended: its tally is kept for it and emptied.
+        case deviceTallyEnd
     }
 
     /// A message's fixed part; its bytes follow, padded to 8 bytes. Plain values only, so a load copies it.
@@ -34,14 +39,14 @@ final class LinkFeed: @unchecked Sendable {
         /// Bytes of an ATT PDU after the first block; `noATT` when there is none.
         var attLength: UInt32
         var bearer: UInt32
-        /// Opcode, event code or connection handle.
+        /// Opcode, event code, connection handle or controller.
         var code: UInt16
         var kind: Kind
         /// LE subevent, or the status of a refused command.
         var byte: UInt8
         var direction: Direction
         var channel: L2CAPChannelProtocol
-        /// LE Connection Complete: own advertising on when the link came up (bit 1).
+        /// LE Connection Complete: scanning (bit 0) and own advertising (bit 1) on when the link came up.
         var flags: UInt8
 
         static let noATT = UInt32.max
@@ -60,6 +65,10 @@ final class LinkFeed: @unchecked Sendable {
     /// A thread that had to wait is woken when this many chunks are ready for it, not at each one: the two
     /// threads run at about the same speed, and waking per chunk cost a futex call and a context switch each.
     static let wakeBatch = chunkCount / 2
+    /// Senders batched into one `deviceSightings` message.
+    static let sightingBatch = 512
+    /// `Header.at` of messages about no record.
+    static let noRecord = RecordRef(number: 0, offset: 0, timestamp: Timestamp(nanoseconds: 0), controller: 0)
 
     /// Whether tracking links on a second thread can pay: only with a second processor to run it.
     static var isWorthwhile: Bool { sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 }
@@ -76,12 +85,17 @@ final class LinkFeed: @unchecked Sendable {
     private var readerWaiting = false
     // The reading thread's.
     private var current: Chunk
+    /// Senders not sent yet, all received by `sightingController`.
+    private let sightings: UnsafeMutablePointer<UInt64>
+    private var sightingCount = 0
+    private var sightingController: UInt16 = 0
     // The link thread's until `finish` joins it.
     private let trackers: LinkTrackers
     private var thread = pthread_t()
 
-    init(links: ConnectionTracker, scans: ScanTracker) {
-        trackers = LinkTrackers(links: links, scans: scans)
+    init(links: ConnectionTracker) {
+        trackers = LinkTrackers(links: links)
+        sightings = .allocate(capacity: Self.sightingBatch)
         mutex = .allocate(capacity: 1)
         filled = .allocate(capacity: 1)
         emptied = .allocate(capacity: 1)
@@ -105,6 +119,7 @@ final class LinkFeed: @unchecked Sendable {
     deinit {
         for chunk in full + free { chunk.base.deallocate() }
         current.base.deallocate()
+        sightings.deallocate()
         pthread_cond_destroy(filled)
         pthread_cond_destroy(emptied)
         pthread_mutex_destroy(mutex)
@@ -141,27 +156,37 @@ final class LinkFeed: @unchecked Sendable {
                direction: .unknown, channel: .unknownFixed, flags: 0)
     }
 
-    /// An advertising event as the sightings the scan tracker reads (`PackedSighting`): 8 bytes a report
-    /// instead of the event's tens. Nothing is sent for an event without a report that fits, as the scan
-    /// tracker would do nothing with it. Returns the reports that fit.
+    /// Before an event's senders: a batch holds one controller's.
     @inline(__always)
-    func sendSightings(at: RecordRef, _ reports: inout AdvertisingReportIterator) -> Int {
-        // A report takes at least 10 bytes of an event of at most 255, so 8 bytes for each declared report is
-        // room enough.
-        let room = Self.headerBytes + 8 * reports.declaredCount
-        if current.used + room > current.capacity { rotate(atLeast: room) }
-        let p = current.base + current.used
-        var n = 0
-        while let sighting = reports.nextPacked() {
-            (p + Self.headerBytes + 8 * n).storeBytes(of: sighting.rawValue, as: UInt64.self)
-            n += 1
+    func beginSightings(controller: UInt16) {
+        if controller != sightingController {
+            flushSightings()
+            sightingController = controller
         }
-        guard n > 0 else { return 0 }
-        var h = message(.advertisingSightings, at: at)
-        h.length = UInt32(truncatingIfNeeded: 8 * n)
-        p.storeBytes(of: h, as: Header.self)
-        current.used += Self.headerBytes + 8 * n
-        return n
+    }
+
+    @inline(__always)
+    func addSighting(_ key: DeviceKey) {
+        if sightingCount == Self.sightingBatch { flushSightings() }
+        sightings[sightingCount] = key.rawValue
+        sightingCount &+= 1
+    }
+
+    @inline(never)
+    func flushSightings() {
+        guard sightingCount > 0 else { return }
+        send(message(.deviceSightings, at: Self.noRecord, code: sightingController),
+             UnsafeRawBufferPointer(start: sightings, count: 8 * sightingCount))
+        sightingCount = 0
+    }
+
+    /// The scan session `session` of `controller` ended (or the capture did): the link thread keeps the
+    /// session's device counts, returned by `finish`, and starts the controller's next tally empty.
+    func endTally(controller: UInt16, session: Int) {
+        flushSightings()
+        var m = message(.deviceTallyEnd, at: Self.noRecord, code: controller)
+        m.bearer = UInt32(truncatingIfNeeded: session)
+        send(m)
     }
 
     /// Hands the current chunk over and takes an empty one of at least `bytes` (a PDU of up to 64 KiB fits the
@@ -192,8 +217,10 @@ final class LinkFeed: @unchecked Sendable {
         current.used = 0
     }
 
-    /// Sends what is left, waits for the link thread to apply it, and returns the trackers.
-    func finish() -> (links: ConnectionTracker, scans: ScanTracker) {
+    /// Sends what is left, waits for the link thread to apply it, and returns the link tracker and the device
+    /// counts of each session `endTally` was given.
+    func finish() -> (links: ConnectionTracker, deviceTallies: [(session: Int, summary: DeviceTally.Summary)]) {
+        flushSightings()
         pthread_mutex_lock(mutex)
         full.append(current)
         current = Chunk(base: .allocate(byteCount: 16, alignment: 16), capacity: 0)  // a placeholder: nothing more is sent
@@ -201,7 +228,7 @@ final class LinkFeed: @unchecked Sendable {
         pthread_cond_signal(filled)
         pthread_mutex_unlock(mutex)
         pthread_join(thread, nil)
-        return (trackers.links, trackers.scans)
+        return (trackers.links, trackers.deviceTallies)
     }
 
     // MARK: - Link thread
@@ -260,11 +287,23 @@ final class LinkFeed: @unchecked Sendable {
 /// from one processor to the other (false sharing).
 private final class LinkTrackers {
     var links: ConnectionTracker
-    var scans: ScanTracker
+    /// The open session's tally per controller (a capture nearly always has one controller).
+    var tallies: [(controller: UInt16, tally: DeviceTally)] = []
+    var lastTally = 0
+    var deviceTallies: [(session: Int, summary: DeviceTally.Summary)] = []
 
-    init(links: ConnectionTracker, scans: ScanTracker) {
+    init(links: ConnectionTracker) {
         self.links = links
-        self.scans = scans
+    }
+
+    @inline(__always)
+    func tallyIndex(_ controller: UInt16) -> Int {
+        if lastTally < tallies.count, tallies[lastTally].controller == controller { return lastTally }
+        lastTally = tallies.firstIndex { $0.controller == controller } ?? {
+            tallies.append((controller, DeviceTally()))
+            return tallies.count - 1
+        }()
+        return lastTally
     }
 
     @inline(__always)
@@ -275,12 +314,14 @@ private final class LinkTrackers {
                       direction: h.direction, at: h.at)
         case .aclWithoutPDU:
             links.acl(handle: h.code, pdu: nil, direction: h.direction, at: h.at)
-        case .advertisingSightings:
-            var sightings = PackedSightings(first)
-            _ = scans.advertisingSightings(&sightings, at: h.at)
+        case .deviceSightings:
+            tallies[tallyIndex(h.code)].tally.count(packed: first)
+        case .deviceTallyEnd:
+            let t = tallyIndex(h.code)
+            deviceTallies.append((Int(h.bearer), tallies[t].tally.summary()))
+            tallies[t].tally.removeAll()
         case .controllerReset:
             links.controllerReset(at: h.at)
-            scans.controllerReset(at: h.at)
         case .command:
             links.command(opcode: HCIOpcode(rawValue: h.code), parameters: first, at: h.at)
         case .commandRefused:
@@ -289,17 +330,8 @@ private final class LinkTrackers {
             links.event(code: HCIEventCode(rawValue: UInt8(truncatingIfNeeded: h.code)), parameters: first, at: h.at)
         case .leConnectionComplete:
             if let complete = LEConnectionComplete(subevent: LESubevent(rawValue: h.byte), first) {
-                _ = links.leConnectionComplete(complete, at: h.at, scanning: scans.isScanning(controller: h.at.controller),
-                                               advertising: h.flags & 2 != 0)
-                if complete.status == .success {
-                    scans.connectionCameUp(controller: h.at.controller, handle: complete.handle, at: h.at)
-                }
+                _ = links.leConnectionComplete(complete, at: h.at, scanning: h.flags & 1 != 0, advertising: h.flags & 2 != 0)
             }
-        case .scanTimeout:
-            scans.scanTimeout(at: h.at)
-        case .scanCommandAccepted:
-            let command = CommandCorrelator.Pending(opcode: HCIOpcode(rawValue: h.code), at: h.at, parameters: Array(first))
-            scans.commandCompleted(command, status: .success, at: h.at)
         case .leMeta:
             links.leMeta(LESubevent(rawValue: h.byte), parameters: first, at: h.at)
         }

@@ -15,10 +15,13 @@ import BTDecode
 /// - Reports with no session on and none ended within `lateReportGrace` open an implicit session at the
 ///   first report (the capture started mid-scan): `implicitStart`, parameters unknown.
 ///
-/// Per report the work is a counter update and one lookup in a bounded open-addressing table
-/// (`ScanSession.deviceLimit` devices per session; the rest are counted and estimated), with no allocation
+/// Per report the work is a counter update and one lookup in a bounded table (`DeviceTally`), with no allocation
 /// once the table has grown. Memory: one table per controller, reused by every session, plus each finished
 /// session's per-device counts.
+///
+/// When links are tracked on a second thread (`LinkFeed`), the table lookups are done there: the reports'
+/// senders cross in batches, and each session's device counts are filled in by `finish(at:)`'s caller
+/// (`applyDeviceTallies`). Everything else about sessions is decided here, on the reading thread.
 public struct ScanTracker {
     /// Sessions in start order. An open session's counters are filled in by `finish(at:)`; read it with
     /// `openSession(controller:)` before that.
@@ -26,6 +29,8 @@ public struct ScanTracker {
     var controllers: [ControllerScanState] = []
     /// Index into `controllers` of the last controller looked up: captures nearly always have one.
     var lastControllerIndex = 0
+    /// Where reports' senders are tallied when not here: the link thread (see the type's comment).
+    var remoteTallies: Unmanaged<LinkFeed>?
 
     /// Reports this soon after a session ended were already in flight: counted as the ended session's
     /// `lateReports` instead of opening an implicit session. Also the slack given to a Scan Timeout event
@@ -43,14 +48,12 @@ public struct ScanTracker {
         var lastEnded: (session: Int, at: Timestamp)?
         /// The open session's last record (start or latest report): its end if the duration runs out unseen.
         var lastRecord: RecordRef?
-        /// Reports per device of the open session.
-        var devices = KeyTable<DeviceKey>(limit: ScanSession.deviceLimit)
-        var uncounted = DistinctEstimator()
+        /// Reports per device of the open session (unless `remoteTallies` counts them).
+        var tally = DeviceTally()
         /// The open session's counters, kept here (not in `sessions`) so a report updates one struct;
         /// copied into the session by `sync`.
         var reports = 0
         var scanResponses = 0
-        var uncountedReports = 0
         var extendedReports = 0
         /// The open session's `scheduledEnd`.
         var deadline: Timestamp?
@@ -64,16 +67,31 @@ public struct ScanTracker {
             return at.timestamp > deadline && at.timestamp - deadline > ScanTracker.lateReportGrace
         }
 
-        /// Counts `first` and the event's other reports; returns how many.
+        /// Counts `first` and the event's other reports, tallying their senders here or in `remote`; returns how
+        /// many.
         @inline(__always)
-        mutating func count<Reports: SightingSequence>(_ first: PackedSighting, then reports: inout Reports,
-                                                       at: RecordRef) -> Int {
+        mutating func count(_ first: PackedSighting, then reports: inout AdvertisingReportIterator, at: RecordRef,
+                            remote: Unmanaged<LinkFeed>?) -> Int {
             lastRecord = at
-            count(first)
-            var n = 1
-            while let sighting = reports.nextPacked() {
-                count(sighting)
-                n += 1
+            var next: PackedSighting? = first
+            var n = 0
+            if let remote {
+                remote._withUnsafeGuaranteedRef { feed in
+                    feed.beginSightings(controller: controller)
+                    while let sighting = next {
+                        count(sighting)
+                        feed.addSighting(sighting.key)
+                        n &+= 1
+                        next = reports.nextPacked()
+                    }
+                }
+            } else {
+                while let sighting = next {
+                    count(sighting)
+                    tally.count(sighting.key)
+                    n &+= 1
+                    next = reports.nextPacked()
+                }
             }
             return n
         }
@@ -84,11 +102,6 @@ public struct ScanTracker {
             reports &+= 1
             scanResponses &+= sighting.scanResponse
             extendedReports &+= sighting.extended
-            let key = sighting.key
-            if !devices.increment(key) {
-                uncountedReports += 1
-                uncounted.insert(key)
-            }
         }
     }
 
@@ -128,7 +141,7 @@ public struct ScanTracker {
     static func sync(_ state: ControllerScanState, into session: inout ScanSession) {
         session.reports = state.reports
         session.scanResponses = state.scanResponses
-        session.reportsFromUncountedDevices = state.uncountedReports
+        session.reportsFromUncountedDevices = state.tally.uncountedReports
         // Only an active scan gets scan responses: that much is known when the parameters are not.
         if session.phys.isEmpty && state.scanResponses > 0 { session.isActive = true }
         if session.implicitStart && state.extendedReports > 0 { session.isExtended = true }
@@ -202,13 +215,8 @@ public struct ScanTracker {
     /// Counts every report of one LE (Extended) Advertising Report event and returns how many there were.
     /// The session is settled once per event (its reports share a record) and the controller's state is updated
     /// in place, since this runs for most records of a scanning capture.
-    public mutating func advertisingReports(_ reports: inout AdvertisingReportIterator, at: RecordRef) -> Int {
-        advertisingSightings(&reports, at: at)
-    }
-
-    /// `advertisingReports` over an event's reports or the sightings packed from them.
     @inline(__always)
-    mutating func advertisingSightings<Reports: SightingSequence>(_ reports: inout Reports, at: RecordRef) -> Int {
+    public mutating func advertisingReports(_ reports: inout AdvertisingReportIterator, at: RecordRef) -> Int {
         guard let first = reports.nextPacked() else { return 0 }
         let c = stateIndex(at.controller)
         if controllers[c].current == nil || controllers[c].expired(at: at) {
@@ -221,7 +229,7 @@ public struct ScanTracker {
                 return n
             }
         }
-        return controllers[c].count(first, then: &reports, at: at)
+        return controllers[c].count(first, then: &reports, at: at, remote: remoteTallies)
     }
 
     /// A report outside any session: late (counted on the session that just ended) or the first of an
@@ -281,7 +289,6 @@ public struct ScanTracker {
         controllers[c].deadline = sessions[sessions.count - 1].scheduledEnd
         controllers[c].reports = 0
         controllers[c].scanResponses = 0
-        controllers[c].uncountedReports = 0
         controllers[c].extendedReports = 0
     }
 
@@ -305,20 +312,24 @@ public struct ScanTracker {
         controllers[c].current = nil
         controllers[c].lastRecord = nil
         controllers[c].deadline = nil
-        controllers[c].devices.removeAll()
-        controllers[c].uncounted.removeAll()
+        controllers[c].tally.removeAll()  // the remote tally is emptied by the message `fillDevices` sent
     }
 
-    /// Copies the live counters and per-device counts into the session (most reports first).
+    /// Copies the live counters and per-device counts into the session; with `remoteTallies`, asks for the
+    /// counts instead (the caller of `finish(at:)` applies them).
     mutating func fillDevices(_ c: Int, into s: Int) {
-        let state = controllers[c]
-        Self.sync(state, into: &sessions[s])
-        var list = state.devices.entries.map {
-            DeviceReportCount(address: $0.key.address, addressType: $0.key.addressType, reports: Int($0.value))
+        Self.sync(controllers[c], into: &sessions[s])
+        if let remoteTallies {
+            remoteTallies._withUnsafeGuaranteedRef { $0.endTally(controller: controllers[c].controller, session: s) }
+        } else {
+            sessions[s].apply(controllers[c].tally.summary())
         }
-        list.sort { $0.reports != $1.reports ? $0.reports > $1.reports : ($0.address, $0.addressType.rawValue) < ($1.address, $1.addressType.rawValue) }
-        sessions[s].reportsPerDevice = list
-        sessions[s].uniqueDevices = list.count + state.uncounted.estimate
-        sessions[s].uniqueDevicesIsEstimate = state.uncounted.insertions > 0
+    }
+
+    /// The device counts the link thread tallied for each session `fillDevices` asked about, once it finished;
+    /// from then on reports are tallied here.
+    mutating func applyDeviceTallies(_ tallies: [(session: Int, summary: DeviceTally.Summary)]) {
+        for t in tallies where sessions.indices.contains(t.session) { sessions[t.session].apply(t.summary) }
+        remoteTallies = nil
     }
 }

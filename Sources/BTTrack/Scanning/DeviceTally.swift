@@ -1,0 +1,66 @@
+/// Reports per device during one scan session: a bounded open-addressing table of the first
+/// `ScanSession.deviceLimit` devices, and an estimate of how many more there were. A report costs one lookup
+/// and no allocation once the table has grown; the table is reused by every session of a controller.
+///
+/// The scan tracker keeps one per controller, or, when links are tracked on a second thread, that thread does
+/// (`LinkFeed`): this is the per-report work that does not decide anything else about the session.
+struct DeviceTally {
+    var devices = KeyTable<DeviceKey>(limit: ScanSession.deviceLimit)
+    var uncounted = DistinctEstimator()
+    /// Reports from devices past the table's limit.
+    var uncountedReports = 0
+
+    /// The session's device fields, as `ScanSession` holds them.
+    struct Summary {
+        var reportsPerDevice: [DeviceReportCount]
+        var uniqueDevices: Int
+        var uniqueDevicesIsEstimate: Bool
+        var reportsFromUncountedDevices: Int
+    }
+
+    @inline(__always)
+    mutating func count(_ key: DeviceKey) {
+        if !devices.increment(key) {
+            uncountedReports &+= 1
+            uncounted.insert(key)
+        }
+    }
+
+    /// Senders packed one after another (`LinkFeed`'s `deviceSightings`).
+    @inline(__always)
+    mutating func count(packed keys: UnsafeRawBufferPointer) {
+        var position = 0
+        while position &+ 8 <= keys.count {
+            count(DeviceKey(rawValue: keys.loadUnaligned(fromByteOffset: position, as: UInt64.self)))
+            position &+= 8
+        }
+    }
+
+    /// Per-device counts, most reports first (ties by address and type, so the order is the same every run).
+    func summary() -> Summary {
+        var list = devices.entries.map {
+            DeviceReportCount(address: $0.key.address, addressType: $0.key.addressType, reports: Int($0.value))
+        }
+        list.sort {
+            $0.reports != $1.reports ? $0.reports > $1.reports
+                : ($0.address, $0.addressType.rawValue) < ($1.address, $1.addressType.rawValue)
+        }
+        return Summary(reportsPerDevice: list, uniqueDevices: list.count + uncounted.estimate,
+                       uniqueDevicesIsEstimate: uncounted.insertions > 0, reportsFromUncountedDevices: uncountedReports)
+    }
+
+    mutating func removeAll() {
+        devices.removeAll()
+        uncounted.removeAll()
+        uncountedReports = 0
+    }
+}
+
+extension ScanSession {
+    mutating func apply(_ tally: DeviceTally.Summary) {
+        reportsPerDevice = tally.reportsPerDevice
+        uniqueDevices = tally.uniqueDevices
+        uniqueDevicesIsEstimate = tally.uniqueDevicesIsEstimate
+        reportsFromUncountedDevices = tally.reportsFromUncountedDevices
+    }
+}
