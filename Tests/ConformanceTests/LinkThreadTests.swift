@@ -85,6 +85,55 @@ struct LinkThreadTests {
         #expect(one[0] == original[0])
     }
 
+    /// With two threads, L2CAP is decoded on the link thread, which reports its issues into a log of its own,
+    /// merged into the reading thread's at the end: the merged log must read as the one-thread log does, in
+    /// record order, next to the reader's own issues for the same records.
+    @Test("damaged ACL data: the same L2CAP issues, in the same order, on one thread and two")
+    func damagedACL() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "samples/fragmented-acl.btsnoop")))
+        // btsnoop: a 16-byte file header, then records of a 24-byte header (original length at +0, included
+        // length at +4) and H4 bytes; an ACL packet (H4 type 2) has its packet boundary flag in bits 4-5 of its
+        // second byte. Every 5th continuation becomes a start (interrupting a PDU, then a bad length or an
+        // orphan), every 7th start a continuation (orphan), and every 11th ACL record is cut short. Between them,
+        // every 3rd Number Of Completed Packets event (04 13) declares more parameters than it has: an issue the
+        // reading thread reports.
+        var offset = 16
+        var acl = 0, events = 0, damaged = 0
+        while offset + 24 <= bytes.count {
+            let length = Int(bytes[offset + 4]) << 24 | Int(bytes[offset + 5]) << 16 | Int(bytes[offset + 6]) << 8 | Int(bytes[offset + 7])
+            let h4 = offset + 24
+            if bytes[h4] == 0x04 && bytes[h4 + 1] == 0x13 {
+                events += 1
+                if events % 3 == 0 { bytes[h4 + 2] = 0xFF }
+            }
+            if bytes[h4] == 0x02 && length > 6 {
+                acl += 1
+                let pb = bytes[h4 + 2] >> 4 & 3
+                if pb == 1 && acl % 5 == 0 {
+                    bytes[h4 + 2] = bytes[h4 + 2] & 0xCF | 0x20
+                    damaged += 1
+                } else if pb != 1 && acl % 7 == 0 {
+                    bytes[h4 + 2] = bytes[h4 + 2] & 0xCF | 0x10
+                    damaged += 1
+                } else if acl % 11 == 0 {
+                    bytes[offset + 3] &+= 5  // the original was longer than what the capture kept
+                    damaged += 1
+                }
+            }
+            offset = h4 + length
+        }
+        #expect(damaged >= 20)
+        let directory = try TemporaryDirectory()
+        let path = directory.file("fragmented-acl.btsnoop")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let one = try Self.reports(path, policy: .never)
+        let two = try Self.reports(path, policy: .always)
+        for (a, b) in zip(one, two) { #expect(a == b) }
+        let issueCount = Int(one[4].prefix { $0 != " " }) ?? 0
+        #expect(issueCount >= 10, "\(one[4].prefix(300))")
+        #expect(one[4].contains("shorter") || one[4].contains("declares"), "\(one[4].prefix(600))")
+    }
+
     @Test("samples exist, so the comparison above is not empty")
     func samplesPresent() {
         #expect(Self.samples.count >= 5)

@@ -56,6 +56,29 @@ public final class IssueLog: @unchecked Sendable {
         }
     }
 
+    /// Takes in the issues another log found in the same records, as if each had been reported here when its
+    /// record was decoded: by record number, this log's first among issues of one record (its issues come from
+    /// reading and decoding that record before the other's). Counts add up; the kept issues stay the first
+    /// `keepLimit` of that order.
+    public func merge(_ other: IssueLog) {
+        count += other.count
+        guard !other.issues.isEmpty else { return }
+        var merged: [CaptureIssue] = []
+        merged.reserveCapacity(min(keepLimit, issues.count + other.issues.count))
+        var i = 0, j = 0
+        while merged.count < keepLimit && (i < issues.count || j < other.issues.count) {
+            if j == other.issues.count || (i < issues.count && issues[i].recordNumber <= other.issues[j].recordNumber) {
+                merged.append(issues[i])
+                i += 1
+            } else {
+                merged.append(other.issues[j])
+                j += 1
+            }
+        }
+        issues = merged
+        for text in other.notices { notice(text) }
+    }
+
     public func notice(_ text: String) {
         if !notices.contains(text) { notices.append(text) }
     }

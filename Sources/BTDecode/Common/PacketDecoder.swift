@@ -29,9 +29,9 @@ public struct DecodedFrame {
 /// and the link from Command Complete/Status to their command. Holds only per-connection state.
 public struct PacketDecoder {
     public let issues: IssueLog
-    public private(set) var reassembler = ACLReassembler()
-    public private(set) var channels = ChannelMap()
-    public private(set) var sdus = SDUReassembler()
+    public private(set) var l2cap = L2CAPDecoder()
+    public var reassembler: ACLReassembler { l2cap.reassembler }
+    public var sdus: SDUReassembler { l2cap.sdus }
     /// (controller << 16 | opcode) → record number of the last such command, when `linksCommands`.
     var lastCommand: [UInt32: Int] = [:]
     /// Link Command Complete/Status to the record of their command (`DecodedFrame.commandRecord`). Only the
@@ -55,13 +55,28 @@ public struct PacketDecoder {
             return frame
         }
         let issuesBefore = issues.count
-        decodeHCI(record, into: &frame)
+        decodeHCI(record, l2cap: true, into: &frame)
+        frame.isMalformed = issues.count != issuesBefore
+        return frame
+    }
+
+    /// As `decode`, without reassembling ACL data into L2CAP PDUs (`DecodedFrame.l2cap` stays nil): for tracking
+    /// on two threads, which decodes L2CAP on the link thread (its own `L2CAPDecoder`, which reports the L2CAP
+    /// issues). The same body as `decode`: a flag, or a shared helper, makes `decode` copy its frame.
+    public mutating func decodeWithoutL2CAP(_ record: CaptureRecord) -> DecodedFrame {
+        var frame = DecodedFrame(record: record)
+        guard record.kind.isHCIPacket else {
+            if record.kind == .controllerAdded || record.kind == .controllerRemoved { forget(controller: record.controller) }
+            return frame
+        }
+        let issuesBefore = issues.count
+        decodeHCI(record, l2cap: false, into: &frame)
         frame.isMalformed = issues.count != issuesBefore
         return frame
     }
 
     @inline(__always)
-    mutating func decodeHCI(_ record: CaptureRecord, into frame: inout DecodedFrame) {
+    mutating func decodeHCI(_ record: CaptureRecord, l2cap decodesL2CAP: Bool, into frame: inout DecodedFrame) {
         switch HCIPacket.parse(kind: record.kind, record.payload, cutShortByCapture: record.isCutShort) {
         case .none:
             return
@@ -79,7 +94,7 @@ public struct PacketDecoder {
             case .event(let event):
                 decodeEvent(event, record: record, frame: &frame)
             case .acl(let acl):
-                decodeACL(acl, record: record, frame: &frame)
+                decodeACL(acl, record: record, l2cap: decodesL2CAP, frame: &frame)
             case .sco, .iso:
                 break
             }
@@ -130,9 +145,7 @@ public struct PacketDecoder {
             }
             if d.status == .success {
                 if d.handle == ACLPacket.qualcommDebugLogHandle { debugLogHandleIsLink.remove(record.controller) }
-                reassembler.clear(controller: record.controller, handle: d.handle)
-                channels.clear(controller: record.controller, handle: d.handle)
-                sdus.clear(controller: record.controller, handle: d.handle)
+                l2cap.linkClosed(controller: record.controller, handle: d.handle)
             }
         case .connectionComplete, .synchronousConnectionComplete:
             linkCameUp(event.parameters, controller: record.controller)  // status, handle
@@ -154,42 +167,17 @@ public struct PacketDecoder {
     /// PDUs and learnt channels of that controller are dropped (as the tracker drops its links).
     mutating func forget(controller: UInt16) {
         debugLogHandleIsLink.remove(controller)
-        reassembler.clear(controller: controller)
-        channels.clear(controller: controller)
-        sdus.clear(controller: controller)
+        l2cap.forget(controller: controller)
     }
 
     @inline(__always)
-    mutating func decodeACL(_ acl: ACLPacket, record: CaptureRecord, frame: inout DecodedFrame) {
+    mutating func decodeACL(_ acl: ACLPacket, record: CaptureRecord, l2cap decodesL2CAP: Bool, frame: inout DecodedFrame) {
         if acl.handle == ACLPacket.qualcommDebugLogHandle && isControllerDebugLog(acl, record: record) {
             frame.isControllerDebugLog = true  // not L2CAP: reassembling it would invent PDUs and errors
             return
         }
-        if record.isCutShort {
-            reassembler.skipTruncated(acl, record: record, issues: issues)
-            return
-        }
-        guard case .complete(let cid, let payload, let firstRecord, let firstOffset, let fragments) =
-            reassembler.push(acl, record: record, issues: issues)
-        else { return }
-        let channel = channels.lookup(controller: record.controller, handle: acl.handle, cid: cid, direction: record.direction)
-        var pdu = L2CAPPDU(controller: record.controller, handle: acl.handle, direction: record.direction,
-                           channelID: cid, channel: channel.proto, bearer: channel.bearer, payload: payload, firstRecord: firstRecord,
-                           firstOffset: firstOffset, fragments: fragments)
-        switch channel.proto {
-        case .brEdrSignaling, .leSignaling:
-            channels.observeSignaling(controller: record.controller, handle: acl.handle, direction: record.direction,
-                                      payload: payload)
-        case .att, .dynamicATT:
-            if payload.isEmpty {
-                issues.report(.emptyPDU, record: record.number, offset: record.offset, "empty ATT PDU on \(L2CAPChannelID(rawValue: cid))")
-            }
-        case .enhancedATT:
-            joinSDU(&pdu, record: record)
-        default:
-            break
-        }
-        frame.l2cap = pdu
+        guard decodesL2CAP else { return }
+        frame.l2cap = l2cap.decode(acl, record: record, issues: issues)
     }
 
     /// The packet is the Qualcomm debug log, not a link's data. Out of line: it runs only for handle 0x0EDC, and
@@ -197,20 +185,5 @@ public struct PacketDecoder {
     @inline(never)
     func isControllerDebugLog(_ acl: ACLPacket, record: CaptureRecord) -> Bool {
         acl.isQualcommDebugLog(direction: record.direction) && !debugLogHandleIsLink.contains(record.controller)
-    }
-
-    /// Completes `pdu.sdu` when this K-frame ends an SDU. Out of line: EATT is rare, and the ACL path it would
-    /// join is inlined into `decode` for every record.
-    @inline(never)
-    mutating func joinSDU(_ pdu: inout L2CAPPDU, record: CaptureRecord) {
-        guard case .complete(let sdu, let kFrames) = sdus.push(pdu.payload, controller: pdu.controller, handle: pdu.handle,
-                                                              cid: pdu.channelID, direction: pdu.direction,
-                                                              record: record, issues: issues)
-        else { return }
-        pdu.complete(sdu: sdu, kFrames: kFrames)
-        if sdu.isEmpty {
-            issues.report(.emptyPDU, record: record.number, offset: record.offset,
-                          "empty ATT PDU on \(L2CAPChannelID(rawValue: pdu.channelID))")
-        }
     }
 }

@@ -37,6 +37,16 @@ public struct ACLPacket {
     public var declaredLength: Int
     public var data: UnsafeRawBufferPointer
 
+    @inlinable
+    public init(handle: UInt16, packetBoundary: PacketBoundary, broadcast: UInt8, declaredLength: Int,
+                data: UnsafeRawBufferPointer) {
+        self.handle = handle
+        self.packetBoundary = packetBoundary
+        self.broadcast = broadcast
+        self.declaredLength = declaredLength
+        self.data = data
+    }
+
     /// Packet boundary flag (Core Vol 4 Part E §5.4.2). Don't infer direction from it.
     public struct PacketBoundary: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: UInt8

@@ -1,11 +1,11 @@
 import BTDecode
 
-/// What link tracking reads of an L2CAP PDU: its channel and bytes. Built over the decoder's buffers, or over a
-/// copy when the links are tracked on another thread (`LinkFeed`).
+/// What link tracking reads of an L2CAP PDU: its channel and bytes, borrowed from the decoder that completed it
+/// (on the reading thread, or the link thread's own when links are tracked there, `LinkFeed`).
 struct LinkPDU {
     var channel: L2CAPChannelProtocol
     var bearer: UInt32
-    /// The information payload, when link tracking reads it (SMP and signalling channels); empty otherwise.
+    /// The information payload (link tracking reads it on the SMP and signalling channels).
     var payload: UnsafeRawBufferPointer
     /// The ATT PDU on an ATT channel (on EATT the completed SDU; nil while it continues).
     var attPayload: UnsafeRawBufferPointer?
@@ -22,10 +22,5 @@ struct LinkPDU {
     @inline(__always)
     init(_ pdu: L2CAPPDU) {
         self.init(channel: pdu.channel, bearer: pdu.bearer, payload: pdu.payload, attPayload: pdu.attPayload)
-    }
-
-    /// Whether link tracking reads `payload` on this channel (ATT is read through `attPayload`).
-    static func readsPayload(_ channel: L2CAPChannelProtocol) -> Bool {
-        channel == .smp || channel == .leSignaling || channel == .brEdrSignaling
     }
 }

@@ -105,6 +105,8 @@ public final class CaptureTracker {
             if frame.record.kind == .controllerRemoved {
                 linksControllerReset(at: at)
                 ownAdvertising.controllerReset(at: at)
+            } else if frame.record.kind == .controllerAdded, let linkFeed {
+                linkFeed.send(linkFeed.message(.controllerAdded, at: at))  // the link thread's L2CAP decoder forgets it
             }
             return
         }
@@ -128,9 +130,7 @@ public final class CaptureTracker {
             if frame.isControllerDebugLog {
                 controllerDebugLog += 1  // the controller's own log, on no link
             } else if let feed = borrowedLinkFeed {
-                feed._withUnsafeGuaranteedRef {
-                    Self.send(acl.handle, pdu: frame.l2cap, direction: frame.record.direction, at: at, to: $0)
-                }
+                feed._withUnsafeGuaranteedRef { $0.send(acl, cutShort: frame.record.isCutShort, direction: frame.record.direction, at: at) }
             } else {
                 connections.acl(handle: acl.handle, pdu: frame.l2cap.map(LinkPDU.init), direction: frame.record.direction,
                                 at: at)
@@ -236,19 +236,6 @@ public final class CaptureTracker {
         scans.controllerReset(at: at)
     }
 
-    /// An ACL packet for the link thread: the PDU's header, and only the bytes link tracking reads.
-    @inline(__always)
-    static func send(_ handle: UInt16, pdu: L2CAPPDU?, direction: Direction, at: RecordRef, to feed: LinkFeed) {
-        var m = feed.message(.aclWithoutPDU, at: at, code: handle)
-        m.direction = direction
-        guard let pdu else { return feed.send(m) }
-        m.kind = .acl
-        m.channel = pdu.channel
-        m.bearer = pdu.bearer
-        let payload = LinkPDU.readsPayload(pdu.channel) ? pdu.payload : UnsafeRawBufferPointer(start: nil, count: 0)
-        feed.send(m, payload, att: pdu.attPayload)
-    }
-
     func route(_ pending: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
         scans.commandCompleted(pending, status: status, at: at)
         ownAdvertising.commandCompleted(pending, status: status, at: at)
@@ -267,6 +254,7 @@ public final class CaptureTracker {
             let result = linkFeed.finish()
             connections = result.links
             scans.applyDeviceTallies(result.deviceTallies)
+            issues?.merge(result.issues)
             sessions = scans.sessions
             self.linkFeed = nil
         }
@@ -309,14 +297,22 @@ public struct TrackingCollector: RecordSourceVisitor {
         if twoThreads {
             let feed = LinkFeed(links: tracker.connections)
             tracker.linkFeed = feed
-            tracker.scans.remoteTallies = Unmanaged.passUnretained(feed)  // the tracker keeps the feed alive
+            tracker.scans.remoteTallies = feed.sightings  // the tracker keeps the feed alive
         }
         // The tracker walks every advertising event's reports on this thread and reports a bad layout, so
         // each report is read once by it (twice with the advertiser table, which reads every report whole).
         decoder.validatesAdvertisingReports = false
-        while let record = source.next() {
-            tracker.observe(decoder.decode(record))
-            if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
+        if twoThreads {
+            // The link thread decodes L2CAP; its issues are merged in by `finish`.
+            while let record = source.next() {
+                tracker.observe(decoder.decodeWithoutL2CAP(record))
+                if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
+            }
+        } else {
+            while let record = source.next() {
+                tracker.observe(decoder.decode(record))
+                if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
+            }
         }
         return tracker.finish()
     }

@@ -6,25 +6,30 @@ import BTWire
 import BTCapture
 import BTDecode
 
-/// Tracks links (`ConnectionTracker`: connections, ATT sessions, GATT databases) and tallies scan reports per
-/// device (`DeviceTally`) on a second thread while the reading thread reads and decodes records and tracks the
-/// rest (commands, scan sessions, own advertising, the advertiser table), so a capture is tracked in little
-/// more than the time it takes to decode, on a machine with two cores.
+/// Decodes L2CAP (`L2CAPDecoder`), tracks links (`ConnectionTracker`: connections, ATT sessions, GATT databases)
+/// and tallies scan reports per device (`DeviceTally`) on a second thread, while the reading thread reads
+/// records, decodes HCI and tracks the rest (commands, scan sessions, own advertising, the advertiser table), so
+/// a capture is tracked in about the time it takes to decode, on a machine with two cores.
 ///
-/// The reading thread copies what the link tracker reads of each record — the record's place, an event's or
-/// command's parameters, an L2CAP PDU's channel and the bytes tracked on it — into chunks of a few fixed
-/// buffers; the link thread applies them in order. Decoded frames borrow the reader's buffer, so bytes must be
-/// copied, but only those: a bulk-data PDU (audio, RFCOMM) crosses as its header alone. Advertising reports,
-/// most records of a scanning capture, cross as their senders alone (8 bytes each), batched hundreds to a
-/// message: the tally needs neither their records nor their order among other messages, only which session
-/// they belong to, and a session's end is a message of its own after its last batch. Chunks cross between the threads under a mutex, one lock per
-/// chunk (128 KiB of messages), a thread that waits is woken for several chunks at once, and chunks are reused,
-/// so memory is the chunks whatever the capture's size. The link tracker never sees anything the one-thread
-/// path would not give it, in the same order, so both give the same model.
+/// The reading thread copies what the link thread reads of each record — the record's place, an event's or
+/// command's parameters, an ACL packet's header fields and data — into chunks of a few fixed buffers; the link
+/// thread applies them in order. Decoded frames borrow the reader's buffer, so bytes must be copied, but only
+/// those. Advertising reports, most records of a scanning capture, cross as their senders alone (8 bytes each),
+/// batched hundreds to a message: the tally needs neither their records nor their order among other messages,
+/// only which session they belong to, and a session's end is a message of its own after its last batch.
+///
+/// Chunks cross between the threads under a mutex, one lock per chunk (128 KiB of messages), a thread that
+/// waits is woken for several chunks at once, and chunks are reused, so memory is the chunks whatever the
+/// capture's size. The link thread sees the ACL packets and link events in the order the one-thread path
+/// decodes them, and the issues its L2CAP decoder finds are merged into the reading thread's by record
+/// (`IssueLog.merge`), so both paths give the same model and the same issues.
 final class LinkFeed: @unchecked Sendable {
     /// What a message asks of the link tracker.
     enum Kind: UInt8 {
-        case controllerReset, command, commandRefused, event, leConnectionComplete, leMeta, acl, aclWithoutPDU
+        case controllerReset, controllerAdded, command, commandRefused, event, leConnectionComplete, leMeta
+        /// An ACL packet's data: `code` the handle, `byte` the packet boundary and broadcast flags, `bearer` the
+        /// declared length, `flags` bit 0 when the capture cut the packet short.
+        case aclData
         /// Senders (`DeviceKey`) of advertising reports received by controller `code`.
         case deviceSightings
         /// The scan session `bearer` of controller `code` ended: its tally is kept for it and emptied.
@@ -34,10 +39,9 @@ final class LinkFeed: @unchecked Sendable {
     /// A message's fixed part; its bytes follow, padded to 8 bytes. Plain values only, so a load copies it.
     struct Header {
         var at: RecordRef
-        /// Bytes of the first block (parameters, or an L2CAP payload) after the header.
+        /// Bytes (parameters, ACL data or senders) after the header.
         var length: UInt32
-        /// Bytes of an ATT PDU after the first block; `noATT` when there is none.
-        var attLength: UInt32
+        /// ACL: the declared length; the end of a device tally: the session.
         var bearer: UInt32
         /// Opcode, event code, connection handle or controller.
         var code: UInt16
@@ -45,11 +49,8 @@ final class LinkFeed: @unchecked Sendable {
         /// LE subevent, or the status of a refused command.
         var byte: UInt8
         var direction: Direction
-        var channel: L2CAPChannelProtocol
         /// LE Connection Complete: scanning (bit 0) and own advertising (bit 1) on when the link came up.
         var flags: UInt8
-
-        static let noATT = UInt32.max
     }
 
     struct Chunk {
@@ -65,8 +66,6 @@ final class LinkFeed: @unchecked Sendable {
     /// A thread that had to wait is woken when this many chunks are ready for it, not at each one: the two
     /// threads run at about the same speed, and waking per chunk cost a futex call and a context switch each.
     static let wakeBatch = chunkCount / 2
-    /// Senders batched into one `deviceSightings` message.
-    static let sightingBatch = 512
     /// `Header.at` of messages about no record.
     static let noRecord = RecordRef(number: 0, offset: 0, timestamp: Timestamp(nanoseconds: 0), controller: 0)
 
@@ -85,17 +84,15 @@ final class LinkFeed: @unchecked Sendable {
     private var readerWaiting = false
     // The reading thread's.
     private var current: Chunk
-    /// Senders not sent yet, all received by `sightingController`.
-    private let sightings: UnsafeMutablePointer<UInt64>
-    private var sightingCount = 0
-    private var sightingController: UInt16 = 0
+    /// Senders not sent yet. The scan tracker adds to it through this pointer (`ScanTracker.remoteTallies`).
+    let sightings: UnsafeMutablePointer<SightingBatch>
     // The link thread's until `finish` joins it.
     private let trackers: LinkTrackers
     private var thread = pthread_t()
 
     init(links: ConnectionTracker) {
         trackers = LinkTrackers(links: links)
-        sightings = .allocate(capacity: Self.sightingBatch)
+        sightings = .allocate(capacity: 1)
         mutex = .allocate(capacity: 1)
         filled = .allocate(capacity: 1)
         emptied = .allocate(capacity: 1)
@@ -104,6 +101,7 @@ final class LinkFeed: @unchecked Sendable {
         pthread_cond_init(emptied, nil)
         current = Chunk(base: .allocate(byteCount: Self.chunkBytes, alignment: 16), capacity: Self.chunkBytes)
         allocated = 1
+        sightings.initialize(to: SightingBatch(feed: Unmanaged.passUnretained(self)))
         // The link thread allocates the model (connections, timelines). glibc would give it an arena of its own,
         // which grows a page at a time with an mprotect call each (tens of thousands for a large capture); the
         // main arena grows by brk, in steps of its top padding.
@@ -119,6 +117,8 @@ final class LinkFeed: @unchecked Sendable {
     deinit {
         for chunk in full + free { chunk.base.deallocate() }
         current.base.deallocate()
+        sightings.pointee.keys.deallocate()
+        sightings.deinitialize(count: 1)
         sightings.deallocate()
         pthread_cond_destroy(filled)
         pthread_cond_destroy(emptied)
@@ -131,59 +131,46 @@ final class LinkFeed: @unchecked Sendable {
     // MARK: - Reading thread
 
     @inline(__always)
-    func send(_ header: Header, _ first: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
-              att: UnsafeRawBufferPointer? = nil) {
-        let size = Self.headerBytes + first.count + (att?.count ?? 0)
-        let padded = (size + 7) & ~7
+    func send(_ header: Header, _ bytes: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) {
+        let padded = (Self.headerBytes + bytes.count + 7) & ~7
         if current.used + padded > current.capacity { rotate(atLeast: padded) }
         let p = current.base + current.used
         var h = header
-        h.length = UInt32(truncatingIfNeeded: first.count)
-        h.attLength = att.map { UInt32(truncatingIfNeeded: $0.count) } ?? Header.noATT
+        h.length = UInt32(truncatingIfNeeded: bytes.count)
         p.storeBytes(of: h, as: Header.self)
-        if let source = first.baseAddress, !first.isEmpty {
-            (p + Self.headerBytes).copyMemory(from: source, byteCount: first.count)
-        }
-        if let att, let source = att.baseAddress, !att.isEmpty {
-            (p + Self.headerBytes + first.count).copyMemory(from: source, byteCount: att.count)
+        if let source = bytes.baseAddress, !bytes.isEmpty {
+            (p + Self.headerBytes).copyMemory(from: source, byteCount: bytes.count)
         }
         current.used += padded
     }
 
+    /// An ACL packet, for the link thread's L2CAP decoder.
+    @inline(__always)
+    func send(_ acl: ACLPacket, cutShort: Bool, direction: Direction, at: RecordRef) {
+        var m = message(.aclData, at: at, code: acl.handle, byte: acl.packetBoundary.rawValue | acl.broadcast << 2)
+        m.bearer = UInt32(truncatingIfNeeded: acl.declaredLength)
+        m.direction = direction
+        m.flags = cutShort ? 1 : 0
+        send(m, acl.data)
+    }
+
     @inline(__always)
     func message(_ kind: Kind, at: RecordRef, code: UInt16 = 0, byte: UInt8 = 0) -> Header {
-        Header(at: at, length: 0, attLength: Header.noATT, bearer: 0, code: code, kind: kind, byte: byte,
-               direction: .unknown, channel: .unknownFixed, flags: 0)
+        Header(at: at, length: 0, bearer: 0, code: code, kind: kind, byte: byte, direction: .unknown, flags: 0)
     }
 
-    /// Before an event's senders: a batch holds one controller's.
-    @inline(__always)
-    func beginSightings(controller: UInt16) {
-        if controller != sightingController {
-            flushSightings()
-            sightingController = controller
-        }
-    }
-
-    @inline(__always)
-    func addSighting(_ key: DeviceKey) {
-        if sightingCount == Self.sightingBatch { flushSightings() }
-        sightings[sightingCount] = key.rawValue
-        sightingCount &+= 1
-    }
-
-    @inline(never)
-    func flushSightings() {
-        guard sightingCount > 0 else { return }
-        send(message(.deviceSightings, at: Self.noRecord, code: sightingController),
-             UnsafeRawBufferPointer(start: sightings, count: 8 * sightingCount))
-        sightingCount = 0
+    /// Sends the batch's senders, if any, as one message.
+    func flush(_ batch: inout SightingBatch) {
+        guard batch.count > 0 else { return }
+        send(message(.deviceSightings, at: Self.noRecord, code: batch.controller),
+             UnsafeRawBufferPointer(start: batch.keys, count: 8 * batch.count))
+        batch.count = 0
     }
 
     /// The scan session `session` of `controller` ended (or the capture did): the link thread keeps the
     /// session's device counts, returned by `finish`, and starts the controller's next tally empty.
     func endTally(controller: UInt16, session: Int) {
-        flushSightings()
+        flush(&sightings.pointee)
         var m = message(.deviceTallyEnd, at: Self.noRecord, code: controller)
         m.bearer = UInt32(truncatingIfNeeded: session)
         send(m)
@@ -217,10 +204,11 @@ final class LinkFeed: @unchecked Sendable {
         current.used = 0
     }
 
-    /// Sends what is left, waits for the link thread to apply it, and returns the link tracker and the device
-    /// counts of each session `endTally` was given.
-    func finish() -> (links: ConnectionTracker, deviceTallies: [(session: Int, summary: DeviceTally.Summary)]) {
-        flushSightings()
+    /// Sends what is left, waits for the link thread to apply it, and returns the link tracker, the device
+    /// counts of each session `endTally` was given and the issues the link thread's L2CAP decoder found.
+    func finish() -> (links: ConnectionTracker, deviceTallies: [(session: Int, summary: DeviceTally.Summary)],
+                      issues: IssueLog) {
+        flush(&sightings.pointee)
         pthread_mutex_lock(mutex)
         full.append(current)
         current = Chunk(base: .allocate(byteCount: 16, alignment: 16), capacity: 0)  // a placeholder: nothing more is sent
@@ -228,7 +216,7 @@ final class LinkFeed: @unchecked Sendable {
         pthread_cond_signal(filled)
         pthread_mutex_unlock(mutex)
         pthread_join(thread, nil)
-        return (trackers.links, trackers.deviceTallies)
+        return (trackers.links, trackers.deviceTallies, trackers.issues)
     }
 
     // MARK: - Link thread
@@ -240,16 +228,9 @@ final class LinkFeed: @unchecked Sendable {
             while offset < chunk.used {
                 let p = UnsafeRawPointer(chunk.base + offset)
                 let h = p.load(as: Header.self)
-                let firstCount = Int(h.length)
-                let first = UnsafeRawBufferPointer(start: p + Self.headerBytes, count: firstCount)
-                var att: UnsafeRawBufferPointer?
-                var size = Self.headerBytes + firstCount
-                if h.attLength != Header.noATT {
-                    att = UnsafeRawBufferPointer(start: p + size, count: Int(h.attLength))
-                    size += Int(h.attLength)
-                }
-                trackers.apply(h, first, att)
-                offset += (size + 7) & ~7
+                let bytes = UnsafeRawBufferPointer(start: p + Self.headerBytes, count: Int(h.length))
+                trackers.apply(h, bytes)
+                offset += (Self.headerBytes + bytes.count + 7) & ~7
             }
             recycle(chunk)
         }
@@ -282,11 +263,45 @@ final class LinkFeed: @unchecked Sendable {
     }
 }
 
+/// Advertising reports' senders on their way to the link thread's tally, one controller's at a time. The scan
+/// tracker reaches it through a pointer, so adding a sender is a store and an increment, with no call.
+struct SightingBatch {
+    static let capacity = 512
+    let keys = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+    var count = 0
+    var controller: UInt16 = 0
+    /// Borrowed: the feed owns the batch.
+    let feed: Unmanaged<LinkFeed>
+
+    /// Before an event's senders: a batch holds one controller's.
+    @inline(__always)
+    mutating func begin(controller c: UInt16) {
+        if c != controller {
+            flush()
+            controller = c
+        }
+    }
+
+    @inline(__always)
+    mutating func add(_ key: DeviceKey) {
+        if count == Self.capacity { flush() }
+        keys[count] = key.rawValue
+        count &+= 1
+    }
+
+    @inline(never)
+    mutating func flush() {
+        feed._withUnsafeGuaranteedRef { $0.flush(&self) }
+    }
+}
+
 /// The link thread's trackers, in an object of their own: the reading thread writes `LinkFeed`'s fill level at
 /// every message, and trackers stored beside it would share its cache lines, each message then moving a line
 /// from one processor to the other (false sharing).
 private final class LinkTrackers {
     var links: ConnectionTracker
+    var l2cap = L2CAPDecoder()
+    let issues = IssueLog()
     /// The open session's tally per controller (a capture nearly always has one controller).
     var tallies: [(controller: UInt16, tally: DeviceTally)] = []
     var lastTally = 0
@@ -307,13 +322,17 @@ private final class LinkTrackers {
     }
 
     @inline(__always)
-    func apply(_ h: LinkFeed.Header, _ first: UnsafeRawBufferPointer, _ att: UnsafeRawBufferPointer?) {
+    func apply(_ h: LinkFeed.Header, _ first: UnsafeRawBufferPointer) {
         switch h.kind {
-        case .acl:
-            links.acl(handle: h.code, pdu: LinkPDU(channel: h.channel, bearer: h.bearer, payload: first, attPayload: att),
-                      direction: h.direction, at: h.at)
-        case .aclWithoutPDU:
-            links.acl(handle: h.code, pdu: nil, direction: h.direction, at: h.at)
+        case .aclData:
+            let acl = ACLPacket(handle: h.code, packetBoundary: .init(rawValue: h.byte & 3), broadcast: h.byte >> 2,
+                                declaredLength: Int(h.bearer), data: first)
+            // The record as the L2CAP decoder reads it: its place, and whether the capture cut it short.
+            let record = CaptureRecord(number: h.at.number, offset: h.at.offset, timestamp: h.at.timestamp,
+                                       direction: h.direction, kind: .acl, controller: h.at.controller, sourceType: 0,
+                                       originalLength: first.count + Int(h.flags & 1), payload: first)
+            let pdu = l2cap.decode(acl, record: record, issues: issues)
+            links.acl(handle: h.code, pdu: pdu.map(LinkPDU.init), direction: h.direction, at: h.at)
         case .deviceSightings:
             tallies[tallyIndex(h.code)].tally.count(packed: first)
         case .deviceTallyEnd:
@@ -321,12 +340,19 @@ private final class LinkTrackers {
             deviceTallies.append((Int(h.bearer), tallies[t].tally.summary()))
             tallies[t].tally.removeAll()
         case .controllerReset:
+            l2cap.forget(controller: h.at.controller)
             links.controllerReset(at: h.at)
+        case .controllerAdded:
+            l2cap.forget(controller: h.at.controller)
         case .command:
             links.command(opcode: HCIOpcode(rawValue: h.code), parameters: first, at: h.at)
         case .commandRefused:
             links.commandAnswered(opcode: HCIOpcode(rawValue: h.code), status: HCIStatus(rawValue: h.byte), at: h.at)
         case .event:
+            if h.code == UInt16(HCIEventCode.disconnectionComplete.rawValue), let d = DisconnectionComplete(first),
+               d.status == .success {
+                l2cap.linkClosed(controller: h.at.controller, handle: d.handle)
+            }
             links.event(code: HCIEventCode(rawValue: UInt8(truncatingIfNeeded: h.code)), parameters: first, at: h.at)
         case .leConnectionComplete:
             if let complete = LEConnectionComplete(subevent: LESubevent(rawValue: h.byte), first) {

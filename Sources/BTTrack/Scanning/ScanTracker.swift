@@ -29,8 +29,8 @@ public struct ScanTracker {
     var controllers: [ControllerScanState] = []
     /// Index into `controllers` of the last controller looked up: captures nearly always have one.
     var lastControllerIndex = 0
-    /// Where reports' senders are tallied when not here: the link thread (see the type's comment).
-    var remoteTallies: Unmanaged<LinkFeed>?
+    /// Where reports' senders are tallied when not here: the link thread's batch (see the type's comment).
+    var remoteTallies: UnsafeMutablePointer<SightingBatch>?
 
     /// Reports this soon after a session ended were already in flight: counted as the ended session's
     /// `lateReports` instead of opening an implicit session. Also the slack given to a Scan Timeout event
@@ -71,19 +71,17 @@ public struct ScanTracker {
         /// many.
         @inline(__always)
         mutating func count(_ first: PackedSighting, then reports: inout AdvertisingReportIterator, at: RecordRef,
-                            remote: Unmanaged<LinkFeed>?) -> Int {
+                            remote: UnsafeMutablePointer<SightingBatch>?) -> Int {
             lastRecord = at
             var next: PackedSighting? = first
             var n = 0
             if let remote {
-                remote._withUnsafeGuaranteedRef { feed in
-                    feed.beginSightings(controller: controller)
-                    while let sighting = next {
-                        count(sighting)
-                        feed.addSighting(sighting.key)
-                        n &+= 1
-                        next = reports.nextPacked()
-                    }
+                remote.pointee.begin(controller: controller)
+                while let sighting = next {
+                    count(sighting)
+                    remote.pointee.add(sighting.key)
+                    n &+= 1
+                    next = reports.nextPacked()
                 }
             } else {
                 while let sighting = next {
@@ -114,6 +112,11 @@ public struct ScanTracker {
         if lastControllerIndex < controllers.count, controllers[lastControllerIndex].controller == controller {
             return lastControllerIndex
         }
+        return otherStateIndex(controller)
+    }
+
+    @inline(never)
+    mutating func otherStateIndex(_ controller: UInt16) -> Int {
         if let i = controllers.firstIndex(where: { $0.controller == controller }) {
             lastControllerIndex = i
             return i
@@ -219,17 +222,25 @@ public struct ScanTracker {
     public mutating func advertisingReports(_ reports: inout AdvertisingReportIterator, at: RecordRef) -> Int {
         guard let first = reports.nextPacked() else { return 0 }
         let c = stateIndex(at.controller)
-        if controllers[c].current == nil || controllers[c].expired(at: at) {
-            if controllers[c].current != nil { closeElapsed(c) }
-            if reportWithoutSession(c, at: at) == nil, let late = controllers[c].lastEnded?.session {
-                // Late reports of the session that just ended; reportWithoutSession counted the first.
-                var n = 1
-                while reports.skip() { n += 1 }
-                sessions[late].lateReports += n - 1
-                return n
-            }
+        if _slowPath(controllers[c].current == nil || controllers[c].expired(at: at)),
+           let late = reportsOutsideSession(c, at: at, rest: &reports) {
+            return late
         }
         return controllers[c].count(first, then: &reports, at: at, remote: remoteTallies)
+    }
+
+    /// Reports when no session is open, or when the open one's extended duration ran out: late reports of the
+    /// session that just ended (their count is returned), or the first of an implicit session (nil: the caller
+    /// counts them). Out of line, as it runs once a session.
+    @inline(never)
+    mutating func reportsOutsideSession(_ c: Int, at: RecordRef, rest reports: inout AdvertisingReportIterator) -> Int? {
+        if controllers[c].current != nil { closeElapsed(c) }
+        guard reportWithoutSession(c, at: at) == nil, let late = controllers[c].lastEnded?.session else { return nil }
+        // Late reports of the session that just ended; reportWithoutSession counted the first.
+        var n = 1
+        while reports.skip() { n += 1 }
+        sessions[late].lateReports += n - 1
+        return n
     }
 
     /// A report outside any session: late (counted on the session that just ended) or the first of an
@@ -320,7 +331,9 @@ public struct ScanTracker {
     mutating func fillDevices(_ c: Int, into s: Int) {
         Self.sync(controllers[c], into: &sessions[s])
         if let remoteTallies {
-            remoteTallies._withUnsafeGuaranteedRef { $0.endTally(controller: controllers[c].controller, session: s) }
+            remoteTallies.pointee.feed._withUnsafeGuaranteedRef {
+                $0.endTally(controller: controllers[c].controller, session: s)
+            }
         } else {
             sessions[s].apply(controllers[c].tally.summary())
         }
