@@ -134,6 +134,38 @@ struct LinkThreadTests {
         #expect(one[4].contains("shorter") || one[4].contains("declares"), "\(one[4].prefix(600))")
     }
 
+    /// Messages to the link thread give their record as differences from the previous message's, and the whole
+    /// record when a difference does not fit: more than 65 535 records apart (advertising reports cross without
+    /// a record of their own), seconds apart, or time going backwards.
+    @Test("records far apart, seconds apart and out of time order reach the link thread whole")
+    func recordPlaces() throws {
+        let start: UInt64 = 1_768_471_200_000_000
+        func createConnection() -> [UInt8] {
+            [0x01, 0x0D, 0x20, 25, 0x60, 0x00, 0x30, 0x00, 0x00, 0x00, 0x75, 0x19, 0x1A, 0xBF, 0xC0, 0x60, 0x00,
+             0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xF4, 0x01, 0x00, 0x00, 0x00, 0x00]
+        }
+        // Command Status: Command Disallowed for LE Create Connection.
+        let refused: [UInt8] = [0x04, 0x0F, 0x04, 0x0C, 0x01, 0x0D, 0x20]
+        var bytes = CaptureBytes.btsnoopHeader(datalink: 1002)
+        bytes += CaptureBytes.btsnoopRecord(createConnection(), flags: 2, unixMicros: start)
+        for n in 0..<70_000 {
+            let report: [UInt8] = [0x04, 0x3E, 12, 0x02, 0x01, 0x00, 0x00, UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), 0x01, 0x02, 0x03, 0xC0, 0x00, 0xC4]
+            bytes += CaptureBytes.btsnoopRecord(report, flags: 3, unixMicros: start + 1000 + UInt64(n))
+        }
+        bytes += CaptureBytes.btsnoopRecord(refused, flags: 3, unixMicros: start + 500)  // earlier than the reports
+        bytes += CaptureBytes.btsnoopRecord(createConnection(), flags: 2, unixMicros: start + 10_000_000)
+        bytes += CaptureBytes.btsnoopRecord(refused, flags: 3, unixMicros: start + 10_000_001)
+        let directory = try TemporaryDirectory()
+        let path = directory.file("places.btsnoop")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let one = try Self.reports(path, policy: .never)
+        let two = try Self.reports(path, policy: .always)
+        for (a, b) in zip(one, two) { #expect(a == b) }
+        #expect(one[0].contains("\"record\": 70002"), "\(one[0].prefix(600))")
+        #expect(one[0].contains("\"record\": 70004"))
+        #expect(one[0].contains("1768471210.000001"))
+    }
+
     @Test("samples exist, so the comparison above is not empty")
     func samplesPresent() {
         #expect(Self.samples.count >= 5)

@@ -34,14 +34,20 @@ final class LinkFeed: @unchecked Sendable {
         case deviceSightings
         /// The scan session `bearer` of controller `code` ended: its tally is kept for it and emptied.
         case deviceTallyEnd
+        /// The record of the next message, whole (`RecordRef`): sent when its place does not fit `Wire`'s
+        /// differences (a new controller, a gap of seconds, time going backwards).
+        case place
+
+        /// Whether the message is about a record (`Header.at`), so its place crosses.
+        var hasRecord: Bool { self != .deviceSightings && self != .deviceTallyEnd && self != .place }
     }
 
-    /// A message's fixed part; its bytes follow, padded to 8 bytes. Plain values only, so a load copies it.
+    /// A message as the reading thread builds it and the link thread applies it.
     struct Header {
         var at: RecordRef
         /// Bytes (parameters, ACL data or senders) after the header.
         var length: UInt32
-        /// ACL: the declared length; the end of a device tally: the session.
+        /// ACL: the declared length.
         var bearer: UInt32
         /// Opcode, event code, connection handle or controller.
         var code: UInt16
@@ -53,13 +59,31 @@ final class LinkFeed: @unchecked Sendable {
         var flags: UInt8
     }
 
+    /// A message's fixed part as it crosses, 24 bytes; its bytes follow, padded to 8 bytes. The record's place is
+    /// given as differences from the previous message's (most messages are about the next record or so, a few
+    /// milliseconds later), as headers are most of the bytes that cross. Plain values only, so a load copies it.
+    struct Wire {
+        var offsetDelta: UInt32
+        /// Nanoseconds after the previous message's record.
+        var timestampDelta: UInt32
+        var recordLength: UInt32
+        var numberDelta: UInt16
+        var length: UInt16
+        var code: UInt16
+        var bearer: UInt16
+        var kind: Kind
+        var byte: UInt8
+        var direction: Direction
+        var flags: UInt8
+    }
+
     struct Chunk {
         var base: UnsafeMutableRawPointer
         var capacity: Int
         var used = 0
     }
 
-    static let headerBytes = (MemoryLayout<Header>.stride + 7) & ~7
+    static let headerBytes = (MemoryLayout<Wire>.stride + 7) & ~7
     static let chunkBytes = 1 << 17
     /// Chunks in flight: the reading thread runs at most this far ahead of the link thread.
     static let chunkCount = 8
@@ -84,6 +108,8 @@ final class LinkFeed: @unchecked Sendable {
     private var readerWaiting = false
     // The reading thread's.
     private var current: Chunk
+    /// The record of the last message with one, as the link thread will have it (`Wire`).
+    private var lastPlace = LinkFeed.noRecord
     /// Senders not sent yet. The scan tracker adds to it through this pointer (`ScanTracker.remoteTallies`).
     let sightings: UnsafeMutablePointer<SightingBatch>
     // The link thread's until `finish` joins it.
@@ -130,18 +156,43 @@ final class LinkFeed: @unchecked Sendable {
 
     // MARK: - Reading thread
 
+    /// Sends a message. `bytes` are at most 64 KiB (HCI parameters, ACL data, a batch of senders).
     @inline(__always)
     func send(_ header: Header, _ bytes: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) {
+        var w = Wire(offsetDelta: 0, timestampDelta: 0, recordLength: 0, numberDelta: 0,
+                     length: UInt16(truncatingIfNeeded: bytes.count), code: header.code,
+                     bearer: UInt16(truncatingIfNeeded: header.bearer), kind: header.kind, byte: header.byte,
+                     direction: header.direction, flags: header.flags)
+        if header.kind.hasRecord {
+            let at = header.at
+            var numberDelta = at.number &- lastPlace.number
+            var offsetDelta = at.offset &- lastPlace.offset
+            var timestampDelta = at.timestamp.nanoseconds &- lastPlace.timestamp.nanoseconds
+            if _slowPath(UInt(bitPattern: numberDelta) > UInt16.max || UInt64(bitPattern: offsetDelta) > UInt32.max
+                            || UInt64(bitPattern: timestampDelta) > UInt32.max || at.controller != lastPlace.controller) {
+                sendPlace(at)
+                (numberDelta, offsetDelta, timestampDelta) = (0, 0, 0)
+            }
+            lastPlace = at
+            w.numberDelta = UInt16(truncatingIfNeeded: numberDelta)
+            w.offsetDelta = UInt32(truncatingIfNeeded: offsetDelta)
+            w.timestampDelta = UInt32(truncatingIfNeeded: timestampDelta)
+            w.recordLength = UInt32(truncatingIfNeeded: at.length)
+        }
         let padded = (Self.headerBytes + bytes.count + 7) & ~7
         if current.used + padded > current.capacity { rotate(atLeast: padded) }
         let p = current.base + current.used
-        var h = header
-        h.length = UInt32(truncatingIfNeeded: bytes.count)
-        p.storeBytes(of: h, as: Header.self)
+        p.storeBytes(of: w, as: Wire.self)
         if let source = bytes.baseAddress, !bytes.isEmpty {
             (p + Self.headerBytes).copyMemory(from: source, byteCount: bytes.count)
         }
         current.used += padded
+    }
+
+    /// The next message's record, whole: the link thread takes its place from here.
+    @inline(never)
+    private func sendPlace(_ at: RecordRef) {
+        withUnsafeBytes(of: at) { send(message(.place, at: at), $0) }
     }
 
     /// An ACL packet, for the link thread's L2CAP decoder.
@@ -171,9 +222,7 @@ final class LinkFeed: @unchecked Sendable {
     /// session's device counts, returned by `finish`, and starts the controller's next tally empty.
     func endTally(controller: UInt16, session: Int) {
         flush(&sightings.pointee)
-        var m = message(.deviceTallyEnd, at: Self.noRecord, code: controller)
-        m.bearer = UInt32(truncatingIfNeeded: session)
-        send(m)
+        withUnsafeBytes(of: session) { send(message(.deviceTallyEnd, at: Self.noRecord, code: controller), $0) }
     }
 
     /// Hands the current chunk over and takes an empty one of at least `bytes` (a PDU of up to 64 KiB fits the
@@ -223,14 +272,26 @@ final class LinkFeed: @unchecked Sendable {
 
     private func run() {
         let trackers = self.trackers
+        var place = Self.noRecord
         while let chunk = nextFull() {
             var offset = 0
             while offset < chunk.used {
                 let p = UnsafeRawPointer(chunk.base + offset)
-                let h = p.load(as: Header.self)
-                let bytes = UnsafeRawBufferPointer(start: p + Self.headerBytes, count: Int(h.length))
-                trackers.apply(h, bytes)
+                let w = p.load(as: Wire.self)
+                let bytes = UnsafeRawBufferPointer(start: p + Self.headerBytes, count: Int(w.length))
                 offset += (Self.headerBytes + bytes.count + 7) & ~7
+                if w.kind == .place {
+                    place = bytes.loadUnaligned(as: RecordRef.self)
+                    continue
+                }
+                if w.kind.hasRecord {
+                    // Wrapping: the reading thread checked that each difference fits, so no sum overflows.
+                    place = RecordRef(number: place.number &+ Int(w.numberDelta), offset: place.offset &+ Int64(w.offsetDelta),
+                                      timestamp: Timestamp(nanoseconds: place.timestamp.nanoseconds &+ Int64(w.timestampDelta)),
+                                      controller: place.controller, length: Int(w.recordLength))
+                }
+                trackers.apply(Header(at: place, length: UInt32(w.length), bearer: UInt32(w.bearer), code: w.code,
+                                      kind: w.kind, byte: w.byte, direction: w.direction, flags: w.flags), bytes)
             }
             recycle(chunk)
         }
@@ -337,8 +398,10 @@ private final class LinkTrackers {
             tallies[tallyIndex(h.code)].tally.count(packed: first)
         case .deviceTallyEnd:
             let t = tallyIndex(h.code)
-            deviceTallies.append((Int(h.bearer), tallies[t].tally.summary()))
+            deviceTallies.append((first.loadUnaligned(as: Int.self), tallies[t].tally.summary()))
             tallies[t].tally.removeAll()
+        case .place:
+            break  // taken by `run`
         case .controllerReset:
             l2cap.forget(controller: h.at.controller)
             links.controllerReset(at: h.at)
