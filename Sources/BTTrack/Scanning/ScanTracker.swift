@@ -67,39 +67,13 @@ public struct ScanTracker {
             return at.timestamp > deadline && at.timestamp - deadline > ScanTracker.lateReportGrace
         }
 
-        /// Counts `first` and the event's other reports, tallying their senders here or in `remote`; returns how
-        /// many.
+        /// One event's reports, counted by `ScanTracker.advertisingReports`.
         @inline(__always)
-        mutating func count(_ first: PackedSighting, then reports: inout AdvertisingReportIterator, at: RecordRef,
-                            remote: UnsafeMutablePointer<SightingBatch>?) -> Int {
+        mutating func add(reports n: Int, scanResponses: Int, extended: Int, at: RecordRef) {
             lastRecord = at
-            var next: PackedSighting? = first
-            var n = 0
-            if let remote {
-                remote.pointee.begin(controller: controller)
-                while let sighting = next {
-                    count(sighting)
-                    remote.pointee.add(sighting.key)
-                    n &+= 1
-                    next = reports.nextPacked()
-                }
-            } else {
-                while let sighting = next {
-                    count(sighting)
-                    tally.count(sighting.key)
-                    n &+= 1
-                    next = reports.nextPacked()
-                }
-            }
-            return n
-        }
-
-        @inline(__always)
-        mutating func count(_ sighting: PackedSighting) {
-            // Added, not branched on: both vary report by report, and a mispredicted branch costs more.
-            reports &+= 1
-            scanResponses &+= sighting.scanResponse
-            extendedReports &+= sighting.extended
+            reports &+= n
+            self.scanResponses &+= scanResponses
+            extendedReports &+= extended
         }
     }
 
@@ -226,7 +200,31 @@ public struct ScanTracker {
            let late = reportsOutsideSession(c, at: at, rest: &reports) {
             return late
         }
-        return controllers[c].count(first, then: &reports, at: at, remote: remoteTallies)
+        // The event's counts are summed here and added to the controller's state once: one access to
+        // `controllers` an event, not one a report.
+        var next: PackedSighting? = first
+        var n = 0, scanResponses = 0, extended = 0
+        if let remote = remoteTallies {
+            remote.pointee.begin(controller: at.controller)
+            while let sighting = next {
+                // Added, not branched on: both vary report by report, and a mispredicted branch costs more.
+                scanResponses &+= sighting.scanResponse
+                extended &+= sighting.extended
+                remote.pointee.add(sighting.key)
+                n &+= 1
+                next = reports.nextPacked()
+            }
+        } else {
+            while let sighting = next {
+                scanResponses &+= sighting.scanResponse
+                extended &+= sighting.extended
+                controllers[c].tally.count(sighting.key)
+                n &+= 1
+                next = reports.nextPacked()
+            }
+        }
+        controllers[c].add(reports: n, scanResponses: scanResponses, extended: extended, at: at)
+        return n
     }
 
     /// Reports when no session is open, or when the open one's extended duration ran out: late reports of the
