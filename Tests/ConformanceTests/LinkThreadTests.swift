@@ -166,6 +166,42 @@ struct LinkThreadTests {
         #expect(one[0].contains("1768471210.000001"))
     }
 
+    /// Random damage (bytes overwritten, as the fuzzing of the bad-input suites does) to every btsnoop sample:
+    /// whatever the decoders make of it, both paths must agree, issues included.
+    @Test("randomly damaged samples: the same reports and issues on one thread and two", arguments: 1...40)
+    func randomlyDamaged(seed: UInt64) throws {
+        var rng = SplitMix(seed: seed)
+        let directory = try TemporaryDirectory()
+        var issues = 0
+        for name in Self.samples where name.hasSuffix(".btsnoop") {
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "samples/" + name)))
+            for _ in 0..<(8 + Int(rng.next() % 24)) {
+                let at = 16 + Int(rng.next() % UInt64(bytes.count - 16))
+                bytes[at] = UInt8(truncatingIfNeeded: rng.next())
+            }
+            let path = directory.file(name)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let one = try Self.reports(path, policy: .never)
+            let two = try Self.reports(path, policy: .always)
+            for (a, b) in zip(one, two) { #expect(a == b, "\(name), seed \(seed)") }
+            issues += Int(one[4].prefix { $0 != " " }) ?? 0
+        }
+        #expect(issues > 0)
+    }
+
+    /// A small deterministic generator (SplitMix64), so each seed damages the same bytes on every run.
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
     @Test("samples exist, so the comparison above is not empty")
     func samplesPresent() {
         #expect(Self.samples.count >= 5)

@@ -3,9 +3,10 @@
 public struct Timestamp: Hashable, Comparable, Sendable {
     public var nanoseconds: Int64
 
-    /// Times are clamped to ±2⁶² ns (years 1824 to 2116): a corrupt capture's absurd timestamps stay absurd
-    /// but the difference of any two always fits in an Int64, so no arithmetic on them can overflow.
-    public static let limit: Int64 = 1 << 62
+    /// Times are clamped to ±(2⁶² − 1) ns (years 1824 to 2116): a corrupt capture's absurd timestamps stay absurd
+    /// but the difference of any two always fits in an Int64 (2⁶³ itself would not), so no arithmetic on them
+    /// can overflow.
+    public static let limit: Int64 = (1 << 62) - 1
 
     @inlinable public init(nanoseconds: Int64) {
         self.nanoseconds = min(max(nanoseconds, -Self.limit), Self.limit)

@@ -24,10 +24,11 @@ public enum TimeFormat {
     public static func seconds(_ d: Duration, digits: Int = 6) -> String {
         let (s, atto) = d.components
         let negative = s < 0 || atto < 0
-        let totalNs = abs(s) * 1_000_000_000 + abs(atto) / 1_000_000_000
-        var frac = totalNs % 1_000_000_000
+        // Whole seconds and nanoseconds apart (both components carry the sign): a corrupt capture's times can be
+        // centuries apart, and their difference in nanoseconds would not fit an Int64.
+        var frac = atto.magnitude / 1_000_000_000
         for _ in digits..<9 { frac /= 10 }
-        return (negative ? "-" : "") + "\(totalNs / 1_000_000_000)." + pad(Int(frac), digits)
+        return (negative ? "-" : "") + "\(s.magnitude)." + pad(Int(frac), digits)
     }
 
     /// A human duration: "16m 7s", "1h 2m", "850 ms".
