@@ -32,7 +32,8 @@ final class LinkFeed: @unchecked Sendable {
         case aclData
         /// Senders (`DeviceKey`) of advertising reports received by controller `code`.
         case deviceSightings
-        /// The scan session `bearer` of controller `code` ended: its tally is kept for it and emptied.
+        /// A scan session of controller `code` ended (its index in the bytes, an `Int`): the controller's tally is
+        /// kept for it and emptied.
         case deviceTallyEnd
         /// The record of the next message, whole (`RecordRef`): sent when its place does not fit `Wire`'s
         /// differences (a new controller, a gap of seconds, time going backwards).
@@ -156,9 +157,10 @@ final class LinkFeed: @unchecked Sendable {
 
     // MARK: - Reading thread
 
-    /// Sends a message. `bytes` are at most 64 KiB (HCI parameters, ACL data, a batch of senders).
+    /// Sends a message. `bytes` are less than 64 KiB (HCI parameters, ACL data, a batch of senders).
     @inline(__always)
     func send(_ header: Header, _ bytes: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) {
+        assert(bytes.count <= UInt16.max, "an HCI packet's body has a 16-bit length")
         var w = Wire(offsetDelta: 0, timestampDelta: 0, recordLength: 0, numberDelta: 0,
                      length: UInt16(truncatingIfNeeded: bytes.count), code: header.code,
                      bearer: UInt16(truncatingIfNeeded: header.bearer), kind: header.kind, byte: header.byte,
