@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Runs `btlens stats` (and `btmon -a` when installed) on the bench captures; prints MB/s, records/s, peak RSS."""
+"""Runs `btlens stats` (and `btmon -a` when installed) on the bench captures; prints MB/s, records/s, peak RSS,
+and processor time (user + system, all threads), which wall time hides when a command runs on two threads."""
 import json, os, resource, shutil, subprocess, sys, time
 
 def run(cmd):
-    """Wall time and peak RSS (KiB) of one child process."""
+    """Wall time, peak RSS (KiB), exit code and processor time (user + system seconds) of one child process."""
     start = time.perf_counter()
     pid = os.fork()
     if pid == 0:
@@ -21,30 +22,33 @@ def run(cmd):
         finally:
             os._exit(127)
     _, status, usage = os.wait4(pid, 0)
-    return time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
+    return (time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status),
+            usage.ru_utime + usage.ru_stime)
 
 ROUNDS = 5
 
 def best_of_interleaved(cmds, rounds=ROUNDS):
-    """Best wall time (and its peak RSS) of each command over `rounds` rounds that run every command once, in
-    turn: on a shared machine whose speed drifts, each command meets the same conditions, so the ratios hold."""
+    """Best wall time (with its peak RSS) and best processor time of each command over `rounds` rounds that run
+    every command once, in turn: on a shared machine whose speed drifts, each command meets the same conditions,
+    so the ratios hold."""
     best = {}
     for _ in range(rounds):
         for label, cmd in cmds:
-            secs, rss, code = run(cmd)
+            secs, rss, code, cpu = run(cmd)
             if code not in (0, 1):
                 sys.exit(f"{' '.join(cmd)} exited {code}")
-            if label not in best or secs < best[label][0]:
-                best[label] = (secs, rss)
+            wall, wall_rss, least_cpu = best.get(label, (secs, rss, cpu))
+            best[label] = (secs, rss, min(cpu, least_cpu)) if secs < wall else (wall, wall_rss, min(cpu, least_cpu))
     return best
 
 def main():
     btlens, files = sys.argv[1], sys.argv[2:]
-    print(f"{'tool':18} {'file':24} {'MB':>6} {'seconds':>8} {'MB/s':>7} {'records/s':>11} {'peak RSS':>10} {'vs stats':>9}")
+    print(f"{'tool':18} {'file':24} {'MB':>6} {'seconds':>8} {'MB/s':>7} {'records/s':>11} {'peak RSS':>10} {'vs stats':>9}"
+          f" {'CPU s':>6} {'CPU vs stats':>12}")
     for f in files:
         size_mb = os.path.getsize(f) / 1e6
         records = json.loads(subprocess.run([btlens, "stats", "--json", f], capture_output=True, text=True).stdout)["records"]
-        base = None
+        base = cpu_base = None
         # stats: reading and decoding; timeline --track-only: plus the tracking layer (connections, ATT, GATT,
         # scans, advertisers); audit: plus the rules.
         cmds = [("btlens stats", [btlens, "stats", f]),
@@ -52,13 +56,15 @@ def main():
                 ("btlens audit", [btlens, "audit", "--fail-on", "never", f])]
         best = best_of_interleaved(cmds)
         for label, _ in cmds:
-            secs, rss = best[label]
+            secs, rss, cpu = best[label]
             base = base or secs
-            print(f"{label:18} {os.path.basename(f):24} {size_mb:6.0f} {secs:8.2f} {size_mb/secs:7.0f} {records/secs:11.0f} {rss/1024:8.1f} MB {secs/base:8.2f}x")
+            cpu_base = cpu_base or cpu
+            print(f"{label:18} {os.path.basename(f):24} {size_mb:6.0f} {secs:8.2f} {size_mb/secs:7.0f} {records/secs:11.0f} {rss/1024:8.1f} MB {secs/base:8.2f}x"
+                  f" {cpu:6.2f} {cpu/cpu_base:11.2f}x")
     btmon = shutil.which("btmon")
     small = files[0]
     if btmon:
-        secs, rss, code = run([btmon, "-a", small])
+        secs, rss, code, cpu = run([btmon, "-a", small])
         size_mb = os.path.getsize(small) / 1e6
         print(f"{'btmon -a':18} {os.path.basename(small):24} {size_mb:6.0f} {secs:8.2f} {size_mb/secs:7.0f} {'':>11} {rss/1024:8.1f} MB")
     else:
