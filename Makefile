@@ -6,7 +6,7 @@ APT_PKGS   := libpcap-dev libbluetooth-dev pkg-config python3
 SAMPLE     := samples/wasteful-central.btsnoop
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build release run test samples bench install uninstall man clean assigned-numbers
+.PHONY: all deps test-deps build release run test samples bench fuzz install uninstall man clean assigned-numbers
 
 all: build
 
@@ -56,6 +56,19 @@ assigned-numbers:
 bench: release
 	@sh Tests/Benchmarks/run-bench.sh $(BUILD_DIR)/release
 
+# Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of everything btlens does to a capture, seeded with samples/:
+# a crash, a hang, or one thread and two disagreeing stops it and leaves the input in fuzz-data/artifacts/.
+# `.build/debug/btlens-fuzz FILE...` replays inputs without the fuzzer.
+FUZZ_SECONDS ?= 300
+FUZZ_JOBS    ?= 1
+fuzz: deps
+	$(SWIFT) build -c release --product btlens-fuzz --scratch-path .build-fuzz -Xswiftc -use-ld=lld \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xcc -fsanitize=address
+	@mkdir -p fuzz-data/corpus fuzz-data/artifacts
+	@cp -n samples/*.btsnoop samples/*.pcap samples/*.pklg fuzz-data/corpus/
+	.build-fuzz/release/btlens-fuzz -max_len=16384 -max_total_time=$(FUZZ_SECONDS) -fork=$(FUZZ_JOBS) \
+	  -artifact_prefix=fuzz-data/artifacts/ fuzz-data/corpus
+
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD_DIR)/release/btlens $(DESTDIR)$(PREFIX)/bin/btlens
@@ -70,4 +83,4 @@ man:
 	if [ -n "$$warnings" ]; then echo "$$warnings" >&2; exit 1; fi
 
 clean:
-	rm -rf $(BUILD_DIR) bench-data
+	rm -rf $(BUILD_DIR) .build-fuzz bench-data fuzz-data

@@ -63,13 +63,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
-        .target(name: "TestSupport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTScenario"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "BTScenario"],
+                path: "Tests/TestSupport"),
+        // The fuzz harness (`make fuzz`: libFuzzer when built with -sanitize=fuzzer -D FUZZING, else a replayer of
+        // inputs) and the declaration of libFuzzer's driver it calls.
+        .systemLibrary(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
+        .executableTarget(name: "btlens-fuzz", dependencies: ["BTTrack", "TestSupport", "CFuzzerDriver"], path: "Tests/Fuzz/Harness"),
         .testTarget(name: "BTWireTests", dependencies: ["BTWire", "TestSupport"]),
         .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTDecodeTests", dependencies: ["BTDecode", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTTrackTests", dependencies: ["BTTrack", "BTReport", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTRulesTests", dependencies: ["BTRules", "BTTrack", "BTReport", "BTScenario", "TestSupport"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "TestSupport"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "BTScenario",
+                                                            "TestSupport"]),
         // Golden/ holds expected report outputs the tests read by path.
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "BTLiveTests", dependencies: ["BTLive", "BTCapture", "BTDecode", "BTTrack", "BTRules",

@@ -16,43 +16,15 @@ struct MutationTests {
     static let samples = ["heart-rate-session", "wasteful-central", "peripheral-role", "beacons", "fragmented-acl"]
     static let formats: [ScenarioFormat] = [.btsnoopH4, .btsnoopMonitor, .packetLoggerLE, .pcapH4WithDirection]
 
-    /// Reads, tracks and audits `bytes`; returns the record count (nil when the file is refused outright).
+    /// Reads, tracks and audits `bytes` and renders every report; returns the record count (nil when the file is
+    /// refused outright).
     static func survive(_ bytes: [UInt8], in dir: TemporaryDirectory, name: String) throws -> Int? {
         let path = try dir.write(name, bytes)
-        // What `btlens decode -v` does: describe every record, fields included.
-        if let capture = try? OpenedCapture.open(path: path) {
-            struct Describe: RecordSourceVisitor {
-                mutating func visit<S: RecordSource>(_ source: S) throws -> Int {
-                    var decoder = PacketDecoder(issues: source.issues)
-                    var characters = 0
-                    while let record = source.next() {
-                        let frame = decoder.decode(record)
-                        characters += FrameDescription.summary(frame).count + FrameDescription.fields(frame).count
-                    }
-                    return characters
-                }
-            }
-            var describe = Describe()
-            _ = try capture.accept(&describe)
-        }
-        guard let capture = try? OpenedCapture.open(path: path) else { return nil }
-        var collector = TrackingCollector()
-        let model = try capture.accept(&collector)
-        let findings = Auditor().audit(model, file: name)
-        // Every report renders.
-        _ = TimelineReport.text(file: name, model: model)
-        _ = TimelineReport.json(file: name, model: model).serialized()
-        _ = GATTReport.text(file: name, model: model)
-        _ = GATTReport.json(file: name, model: model).serialized()
-        let run = AuditRun(captures: [AuditedCapture(file: name, findings: findings)], failOn: .warning, version: "test")
-        _ = AuditSARIF.render(run) + AuditJUnit.render(run) + AuditMarkdown.render(run) + AuditJSON.render(run)
-        _ = AuditHTML.render(run, models: [name: model])
-        let devices = DevicesReport(file: name, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
-        _ = DevicesText.render(devices) + DevicesJSON.object(devices).serialized()
+        guard let outcome = try PipelineExercise.run(path: path, name: name) else { return nil }
         // Bounded: never more records than bytes could hold, and issues are counted, not kept without end.
-        #expect(model.records <= bytes.count / 4 + 1)
-        #expect(capture.issues.issues.count <= capture.issues.keepLimit)
-        return model.records
+        #expect(outcome.records <= bytes.count / 4 + 1)
+        #expect(outcome.keptIssues <= outcome.keepLimit)
+        return outcome.records
     }
 
     @Test("seeded corruption of every sample in four formats", arguments: samples)

@@ -16,9 +16,10 @@ struct CLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], stdin: [UInt8]? = nil, directory: String? = nil) throws -> Result {
+    static func run(_ arguments: [String], stdin: [UInt8]? = nil, directory: String? = nil,
+                    executable: String = binary) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe(), err = Pipe()

@@ -5,6 +5,7 @@ import BTCapture
 import BTDecode
 import BTTrack
 import BTReport
+import BTScenario
 import TestSupport
 
 /// `TrackingCollector` tracks links and scans on a second thread (`LinkThreadPolicy`): the model, and the
@@ -13,19 +14,7 @@ import TestSupport
 struct LinkThreadTests {
     /// Timeline, GATT and devices JSON plus the issue log, tracked with `policy`.
     static func reports(_ path: String, policy: LinkThreadPolicy) throws -> [String] {
-        let issues = IssueLog()
-        let capture = try OpenedCapture.open(path: path, issues: issues)
-        var options = TrackerOptions()
-        options.linkThread = policy
-        var collector = TrackingCollector(options: options)
-        let model = try capture.accept(&collector)
-        let name = URL(fileURLWithPath: path).lastPathComponent
-        let devices = DevicesReport(file: name, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
-        return [TimelineReport.json(file: name, model: model).serialized(),
-                TimelineReport.text(file: name, model: model),
-                GATTReport.text(file: name, model: model),
-                DevicesJSON.object(devices).serialized(),
-                "\(issues.count) issues: " + issues.issues.map(\.description).joined(separator: "\n")]
+        try PipelineExercise.trackingReports(path: path, linkThread: policy)
     }
 
     static var samples: [String] {
@@ -191,7 +180,7 @@ struct LinkThreadTests {
     /// Writes a damaged copy of each sample (8 to 31 bytes overwritten past the first 16), tracks it both ways and
     /// expects the same reports; returns the issues found and the copies refused as foreign.
     static func compareDamaged(seed: UInt64, samples: [String]) throws -> (issues: Int, refused: Int) {
-        var rng = SplitMix(seed: seed)
+        var rng = SplitMix64(seed: seed)  // the same bytes damaged on every run
         let directory = try TemporaryDirectory()
         var issues = 0
         var refused = 0
@@ -215,19 +204,6 @@ struct LinkThreadTests {
             issues += Int(one[4].prefix { $0 != " " }) ?? 0
         }
         return (issues, refused)
-    }
-
-    /// A small deterministic generator (SplitMix64), so each seed damages the same bytes on every run.
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     @Test("samples exist, so the comparison above is not empty")

@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+/// `btlens-fuzz` as the plain build makes it: it replays inputs through the checks `make fuzz` runs under libFuzzer
+/// (the whole pipeline, and one thread against two), so the harness keeps building and passing on every sample.
+@Suite("fuzz harness")
+struct FuzzHarnessTests {
+    static let harness = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().appendingPathComponent("btlens-fuzz").path
+
+    @Test("replays every sample through the pipeline and both tracking paths")
+    func replaysSamples() throws {
+        let samples = try FileManager.default.contentsOfDirectory(atPath: CLI.packageRoot.appendingPathComponent("samples").path)
+            .filter { !$0.hasPrefix(".") }
+        let r = try CLI.run(["samples"], directory: CLI.packageRoot.path, executable: Self.harness)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "btlens-fuzz: \(samples.count) inputs replayed, none failed\n")
+        #expect(samples.count >= 10)
+    }
+
+    @Test("an input it cannot read is an error")
+    func unreadableInput() throws {
+        let r = try CLI.run(["no-such-input"], executable: Self.harness)
+        #expect(r.status == 2)
+        #expect(r.stderr == "btlens-fuzz: no-such-input: cannot read\n")
+    }
+}

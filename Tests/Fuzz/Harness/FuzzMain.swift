@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if FUZZING
+import CFuzzerDriver
+#endif
+import BTTrack
+import TestSupport
+
+/// The fuzz harness: each input goes through everything btlens does to a capture (`PipelineExercise`), and is
+/// tracked on one thread and on two, which must give the same reports and issues.
+///
+/// Built by `make fuzz` with `-sanitize=fuzzer,address -D FUZZING`, it runs libFuzzer (its options and corpus
+/// directories on the command line). Built as usual, it replays the files and directories it is given, so an
+/// input that crashed the fuzzer can be run again under a debugger or in the plain build.
+@main
+enum FuzzMain {
+    static func main() {
+        atexit { unlink(FuzzMain.scratch) }
+        #if FUZZING
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            FuzzMain.check(UnsafeRawBufferPointer(start: data, count: size))
+            return 0
+        })
+        #else
+        var inputs = 0
+        for argument in CommandLine.arguments.dropFirst() {
+            for path in files(argument) {
+                guard let bytes = read(path) else {
+                    var message = "btlens-fuzz: \(path): cannot read\n"
+                    message.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+                    exit(2)
+                }
+                bytes.withUnsafeBytes { check($0) }
+                inputs += 1
+            }
+        }
+        print("btlens-fuzz: \(inputs) inputs replayed, none failed")
+        #endif
+    }
+
+    /// Where an input is written for the readers, which read files: memory-backed, one per process.
+    static let scratch = "/dev/shm/btlens-fuzz-\(getpid()).cap"
+
+    /// Traps (for libFuzzer to report) when the pipeline breaks one of its promises on `bytes`.
+    static func check(_ bytes: UnsafeRawBufferPointer) {
+        let fd = open(scratch, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        precondition(fd >= 0, "cannot write \(scratch)")
+        var written = 0
+        while written < bytes.count {
+            let n = write(fd, bytes.baseAddress! + written, bytes.count - written)
+            precondition(n > 0, "cannot write \(scratch)")
+            written += n
+        }
+        close(fd)
+        do {
+            guard let outcome = try PipelineExercise.run(path: scratch, name: "input", linkThread: .never) else { return }
+            precondition(outcome.records <= bytes.count / 4 + 1, "\(outcome.records) records from \(bytes.count) bytes")
+            precondition(outcome.keptIssues <= outcome.keepLimit, "issues kept beyond the limit")
+            let one = try PipelineExercise.trackingReports(path: scratch, linkThread: .never)
+            let two = try PipelineExercise.trackingReports(path: scratch, linkThread: .always)
+            for (a, b) in zip(one, two) where a != b {
+                preconditionFailure("one thread and two differ:\n--- one\n\(a)\n--- two\n\(b)")
+            }
+        } catch {
+            // A capture that opens but then fails to read is an error the CLI reports, not a crash.
+        }
+    }
+
+    /// `path`, or the files in it when it is a directory.
+    static func files(_ path: String) -> [String] {
+        guard let dir = opendir(path) else { return [path] }
+        defer { closedir(dir) }
+        var found: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if !name.hasPrefix(".") { found.append(path + "/" + name) }
+        }
+        return found.sorted()
+    }
+
+    static func read(_ path: String) -> [UInt8]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, file)
+            if n == 0 { break }
+            bytes += chunk.prefix(n)
+        }
+        return bytes
+    }
+}

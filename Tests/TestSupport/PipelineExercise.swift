@@ -1,0 +1,81 @@
+import BTCapture
+import BTDecode
+import BTTrack
+import BTRules
+import BTReport
+
+/// Everything btlens does to a capture, for the bad-input tests and the fuzz harness (`btlens-fuzz`): describe
+/// every record (`decode -v`), count (`stats`), track, run every rule and render every report.
+public enum PipelineExercise {
+    public struct Outcome: Sendable {
+        /// Records the tracker observed.
+        public var records: Int
+        /// Problems counted, and kept in detail.
+        public var issues: Int
+        public var keptIssues: Int
+        public var keepLimit: Int
+    }
+
+    /// Runs `path` through the whole pipeline; nil when it is refused outright (not a capture).
+    public static func run(path: String, name: String, linkThread: LinkThreadPolicy = .whenTwoProcessors) throws -> Outcome? {
+        guard var capture = try? OpenedCapture.open(path: path) else { return nil }
+        var describe = DescribeEveryRecord()
+        _ = try capture.accept(&describe)
+        capture = try OpenedCapture.open(path: path)
+        var statistics = StatisticsCollector()
+        let counted = try capture.accept(&statistics)
+        _ = StatisticsText.render(file: name, info: capture.info, statistics: counted, notices: capture.issues.notices)
+        _ = StatisticsJSON.object(file: name, info: capture.info, statistics: counted).serialized()
+
+        capture = try OpenedCapture.open(path: path)
+        var options = TrackerOptions()
+        options.linkThread = linkThread
+        var collector = TrackingCollector(options: options)
+        let model = try capture.accept(&collector)
+        let findings = Auditor().audit(model, file: name)
+        _ = TimelineReport.text(file: name, model: model)
+        _ = TimelineReport.json(file: name, model: model).serialized()
+        _ = GATTReport.text(file: name, model: model)
+        _ = GATTReport.json(file: name, model: model).serialized()
+        let run = AuditRun(captures: [AuditedCapture(file: name, findings: findings)], failOn: .warning, version: "test")
+        _ = AuditTextReport.render(run, colored: true, verbose: true)
+        _ = AuditSARIF.render(run) + AuditJUnit.render(run) + AuditMarkdown.render(run) + AuditJSON.render(run)
+        _ = AuditHTML.render(run, models: [name: model])
+        let devices = DevicesReport(file: name, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
+        _ = DevicesText.render(devices) + DevicesJSON.object(devices).serialized()
+        let issues = capture.issues
+        return Outcome(records: model.records, issues: issues.count, keptIssues: issues.issues.count,
+                       keepLimit: issues.keepLimit)
+    }
+
+    /// Timeline JSON and text, GATT text, devices JSON and the issue log of `path` tracked with `linkThread`:
+    /// what must be the same on one thread and on two.
+    public static func trackingReports(path: String, linkThread: LinkThreadPolicy) throws -> [String] {
+        let issues = IssueLog()
+        let capture = try OpenedCapture.open(path: path, issues: issues)
+        var options = TrackerOptions()
+        options.linkThread = linkThread
+        var collector = TrackingCollector(options: options)
+        let model = try capture.accept(&collector)
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let devices = DevicesReport(file: name, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
+        return [TimelineReport.json(file: name, model: model).serialized(),
+                TimelineReport.text(file: name, model: model),
+                GATTReport.text(file: name, model: model),
+                DevicesJSON.object(devices).serialized(),
+                "\(issues.count) issues: " + issues.issues.map(\.description).joined(separator: "\n")]
+    }
+
+    /// What `btlens decode -v` does: describe every record, fields included.
+    struct DescribeEveryRecord: RecordSourceVisitor {
+        mutating func visit<S: RecordSource>(_ source: S) throws -> Int {
+            var decoder = PacketDecoder(issues: source.issues)
+            var characters = 0
+            while let record = source.next() {
+                let frame = decoder.decode(record)
+                characters += FrameDescription.summary(frame).count + FrameDescription.fields(frame).count
+            }
+            return characters
+        }
+    }
+}
