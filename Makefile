@@ -65,7 +65,8 @@ fuzz: deps
 	$(SWIFT) build -c release --product btlens-fuzz --scratch-path .build-fuzz -Xswiftc -use-ld=lld \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xcc -fsanitize=address
 	@mkdir -p fuzz-data/corpus fuzz-data/artifacts
-	@cp -n samples/*.btsnoop samples/*.pcap samples/*.pklg fuzz-data/corpus/
+	@for f in samples/*.btsnoop samples/*.pcap samples/*.pklg; do \
+	  [ -e "fuzz-data/corpus/$${f##*/}" ] || cp "$$f" fuzz-data/corpus/; done
 	.build-fuzz/release/btlens-fuzz -max_len=16384 -max_total_time=$(FUZZ_SECONDS) -fork=$(FUZZ_JOBS) \
 	  -artifact_prefix=fuzz-data/artifacts/ fuzz-data/corpus
 
