@@ -57,7 +57,7 @@ bench: release
 	@sh Tests/Benchmarks/run-bench.sh $(BUILD_DIR)/release
 
 # Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of everything btlens does to a capture, seeded with samples/:
-# a crash, a hang, or one thread and two disagreeing stops it and leaves the input in fuzz-data/artifacts/.
+# a crash, a hang (10 s on one input of at most 16 KiB), or one thread and two disagreeing stops it and leaves the input in fuzz-data/artifacts/.
 # `.build/debug/btlens-fuzz FILE...` replays inputs without the fuzzer.
 FUZZ_SECONDS ?= 300
 FUZZ_JOBS    ?= 1
@@ -67,7 +67,7 @@ fuzz: deps
 	@mkdir -p fuzz-data/corpus fuzz-data/artifacts
 	@for f in samples/*.btsnoop samples/*.pcap samples/*.pklg; do \
 	  [ -e "fuzz-data/corpus/$${f##*/}" ] || cp "$$f" fuzz-data/corpus/; done
-	.build-fuzz/release/btlens-fuzz -max_len=16384 -max_total_time=$(FUZZ_SECONDS) -fork=$(FUZZ_JOBS) \
+	.build-fuzz/release/btlens-fuzz -max_len=16384 -timeout=10 -max_total_time=$(FUZZ_SECONDS) -fork=$(FUZZ_JOBS) \
 	  -artifact_prefix=fuzz-data/artifacts/ fuzz-data/corpus
 
 install: release
