@@ -56,9 +56,10 @@ assigned-numbers:
 bench: release
 	@sh Tests/Benchmarks/run-bench.sh $(BUILD_DIR)/release
 
-# Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of everything btlens does to a capture, seeded with samples/:
-# a crash, a hang (10 s on one input of at most 16 KiB), or one thread and two disagreeing stops it and leaves the input in fuzz-data/artifacts/.
-# `.build/debug/btlens-fuzz FILE...` replays inputs without the fuzzer.
+# Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of everything btlens does to a capture, seeded with
+# samples/: a crash, a hang (10 s on one input of at most 16 KiB), too much memory, or one thread and two
+# disagreeing stops it and leaves the input in fuzz-data/artifacts/. `.build/debug/btlens-fuzz FILE...` replays
+# inputs without the fuzzer.
 FUZZ_SECONDS ?= 300
 FUZZ_JOBS    ?= 1
 fuzz: deps

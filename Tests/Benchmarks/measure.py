@@ -38,7 +38,9 @@ def best_of_interleaved(cmds, rounds=ROUNDS):
             if code not in (0, 1):
                 sys.exit(f"{' '.join(cmd)} exited {code}")
             wall, wall_rss, least_cpu = best.get(label, (secs, rss, cpu))
-            best[label] = (secs, rss, min(cpu, least_cpu)) if secs < wall else (wall, wall_rss, min(cpu, least_cpu))
+            if secs < wall:
+                wall, wall_rss = secs, rss
+            best[label] = (wall, wall_rss, min(cpu, least_cpu))
     return best
 
 def main():
