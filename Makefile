@@ -52,8 +52,10 @@ assigned-numbers:
 	@command -v tshark >/dev/null || (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq tshark)
 	python3 Sources/BTWire/AssignedNumbers/generate.py Sources/BTWire/AssignedNumbers/SIGTables.swift
 
-# Release build, a generated ≥1 GB capture, MB/s, records/s and peak RSS of `btlens stats`, and btmon -a.
+# Release build, a generated ≥1 GB capture, MB/s, records/s, peak RSS and processor time of `btlens stats`,
+# tracking and audit, and btmon -a (Debian bluez) as the speed anchor.
 bench: release
+	@command -v btmon >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq bluez)
 	@sh Tests/Benchmarks/run-bench.sh $(BUILD_DIR)/release
 
 # Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of everything btlens does to a capture, seeded with
