@@ -10,8 +10,7 @@ public enum PipelineExercise {
     public struct Outcome: Sendable {
         /// Records the tracker observed.
         public var records: Int
-        /// Problems counted, and kept in detail.
-        public var issues: Int
+        /// Problems kept in detail, and how many may be.
         public var keptIssues: Int
         public var keepLimit: Int
     }
@@ -44,8 +43,7 @@ public enum PipelineExercise {
         let devices = DevicesReport(file: name, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
         _ = DevicesText.render(devices) + DevicesJSON.object(devices).serialized()
         let issues = capture.issues
-        return Outcome(records: model.records, issues: issues.count, keptIssues: issues.issues.count,
-                       keepLimit: issues.keepLimit)
+        return Outcome(records: model.records, keptIssues: issues.issues.count, keepLimit: issues.keepLimit)
     }
 
     /// Timeline JSON and text, GATT text, devices JSON and the issue log of `path` tracked with `linkThread`:

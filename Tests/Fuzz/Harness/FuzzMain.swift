@@ -55,17 +55,22 @@ enum FuzzMain {
             written += n
         }
         close(fd)
-        do {
-            guard let outcome = try PipelineExercise.run(path: scratch, name: "input", linkThread: .never) else { return }
-            precondition(outcome.records <= bytes.count / 4 + 1, "\(outcome.records) records from \(bytes.count) bytes")
-            precondition(outcome.keptIssues <= outcome.keepLimit, "issues kept beyond the limit")
-            let one = try PipelineExercise.trackingReports(path: scratch, linkThread: .never)
-            let two = try PipelineExercise.trackingReports(path: scratch, linkThread: .always)
-            for (a, b) in zip(one, two) where a != b {
-                preconditionFailure("one thread and two differ:\n--- one\n\(a)\n--- two\n\(b)")
+        // A capture that opens but then fails to read throws an error the CLI reports: no crash, so no finding.
+        guard let outcome = try? PipelineExercise.run(path: scratch, name: "input", linkThread: .never) else { return }
+        precondition(outcome.records <= bytes.count / 4 + 1, "\(outcome.records) records from \(bytes.count) bytes")
+        precondition(outcome.keptIssues <= outcome.keepLimit, "issues kept beyond the limit")
+        // Both paths must give the same reports, or fail with the same error.
+        let one = Result { try PipelineExercise.trackingReports(path: scratch, linkThread: .never) }
+        let two = Result { try PipelineExercise.trackingReports(path: scratch, linkThread: .always) }
+        switch (one, two) {
+        case (.success(let a), .success(let b)):
+            for (x, y) in zip(a, b) where x != y {
+                preconditionFailure("one thread and two differ:\n--- one\n\(x)\n--- two\n\(y)")
             }
-        } catch {
-            // A capture that opens but then fails to read is an error the CLI reports, not a crash.
+        case (.failure(let a), .failure(let b)):
+            precondition("\(a)" == "\(b)", "one thread and two fail differently: \(a) / \(b)")
+        default:
+            preconditionFailure("one thread and two differ: \(one) / \(two)")
         }
     }
 
