@@ -20,10 +20,7 @@ enum FuzzMain {
         #if FUZZING
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            FuzzMain.check(UnsafeRawBufferPointer(start: data, count: size))
-            return 0
-        })
+        exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzOneInput))
         #else
         var inputs = 0
         for argument in CommandLine.arguments.dropFirst() {
@@ -99,3 +96,13 @@ enum FuzzMain {
         return bytes
     }
 }
+
+#if FUZZING
+/// libFuzzer's entry point for one input, by its conventional name: a build whose link pulls in libFuzzer's own
+/// `main` (debug builds do) calls it there; `FuzzMain` hands it to the driver.
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzMain.check(UnsafeRawBufferPointer(start: data, count: size))
+    return 0
+}
+#endif
