@@ -38,8 +38,10 @@ enum FuzzMain {
         #endif
     }
 
-    /// Where an input is written for the readers, which read files: memory-backed, one per process.
-    static let scratch = "/dev/shm/btlens-fuzz-\(getpid()).cap"
+    /// Where an input is written for the readers, which read files: memory-backed where the system has /dev/shm,
+    /// one per process.
+    static let scratch = (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"))
+        + "/btlens-fuzz-\(getpid()).cap"
 
     /// Traps (for libFuzzer to report) when the pipeline breaks one of its promises on `bytes`.
     static func check(_ bytes: UnsafeRawBufferPointer) {
