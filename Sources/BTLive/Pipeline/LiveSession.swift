@@ -169,7 +169,7 @@ public final class LiveSession {
             output.line("")
             output.line(line)
             let run = AuditRun(captures: [AuditedCapture(file: options.label, findings: findings, records: model.records,
-                                                         connections: model.connections.count)],
+                                                         connections: model.connections.count, platform: model.platform)],
                                failOn: nil, version: options.version)
             output.line(AuditTextReport.render(run, colored: false))
         case .json:

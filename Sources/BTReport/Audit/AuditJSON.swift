@@ -38,6 +38,8 @@ public enum AuditJSON {
         let captures: [JSONValue] = run.captures.map { c in
             .object([("file", .string(c.file)), ("error", c.error.map { .string($0) } ?? .null),
                      ("records", .int(c.records)), ("connections", .int(c.connections)),
+                     ("platform", c.platform.platform.map { .string($0.rawValue) } ?? .null),
+                     ("platform_evidence", c.platform.evidence.map { .string($0) } ?? .null),
                      ("findings", .int(c.findings.count)), ("suppressed", .int(c.suppressed))])
         }
         let root: JSONValue = .object([

@@ -11,12 +11,15 @@ public struct AuditedCapture: Sendable {
     public var error: String?
     public var records = 0
     public var connections = 0
+    /// The host's platform, where the capture shows it.
+    public var platform = PlatformEvidence()
     /// Findings hidden because the baseline accepts them; kept so a refreshed baseline still lists them.
     public var accepted: [Finding] = []
     public var suppressed: Int { accepted.count }
 
     public init(file: String, findings: [Finding], error: String? = nil, records: Int = 0, connections: Int = 0,
-                accepted: [Finding] = []) {
+                accepted: [Finding] = [], platform: PlatformEvidence = PlatformEvidence()) {
+        self.platform = platform
         self.file = file
         self.findings = findings
         self.error = error

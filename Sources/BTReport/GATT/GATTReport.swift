@@ -75,7 +75,10 @@ public enum GATTReport {
         if list.isEmpty { out.append("  no GATT traffic in this capture") }
         for peer in list {
             out.append("")
-            let ids = peer.connections.map { "#\($0.id)" }.joined(separator: ", ")
+            let ids = peer.connections.map { c in
+                guard let from = c.gatt.inheritedFrom else { return "#\(c.id)" }
+                return "#\(c.id) (\(c.gatt.origin == .learnedLater ? "learned later" : "inherited") from #\(from))"
+            }.joined(separator: ", ")
             var head = "Peer \(peer.label)  connections \(ids)"
             if let from = peer.database.inheritedFrom { head += "  (database cached from connection #\(from))" }
             if peer.database.isEmpty { head += "  (no discovery seen: handles only)" }
@@ -130,6 +133,10 @@ public enum GATTReport {
                     ("peer_address", peer.address.map { .string($0.description) } ?? .null),
                     ("connections", .array(peer.connections.map { .int($0.id) })),
                     ("inherited_from", peer.database.inheritedFrom.map { .int($0) } ?? .null),
+                    ("database_origins", .array(peer.connections.filter { !$0.gatt.isEmpty }.map { c in
+                        .object([("connection", .int(c.id)), ("origin", .string(c.gatt.origin.rawValue)),
+                                 ("from", c.gatt.inheritedFrom.map { .int($0) } ?? .null)])
+                    })),
                     ("services", .array(peer.database.services.map { s in
                         .object([
                             ("start_handle", .string(Hex.u16(s.startHandle))), ("end_handle", .string(Hex.u16(s.endHandle))),

@@ -11,7 +11,9 @@ import BTTrack
 /// `duty_cycle`, `phys` (per PHY: `phy`, `type`, `interval_ms`, `window_ms`),
 /// `filter_duplicates` (boolean), `filter_duplicates_mode` (0 off, 1 on, 2 on + reset per period),
 /// `filter_policy`, `duration_ms`, `period_ms`, `reports`, `scan_responses`, `late_reports`,
-/// `unique_devices`, `unique_devices_estimated`, `reports_from_uncounted_devices`,
+/// `unique_devices`, `unique_devices_estimated`, `reports_from_uncounted_devices`, `redundant_reports` (beyond
+/// the first of each device and its first scan response), `offloaded_filters` (Android APCF filters were in the
+/// controller),
 /// `connections_while_scanning` (`[{time, record}]`), `top_devices` (up to `topDeviceCount`
 /// `{address, address_type, reports}`, most reports first).
 ///
@@ -59,6 +61,8 @@ public enum ScanSessionJSON {
             ("unique_devices", .int(s.uniqueDevices)),
             ("unique_devices_estimated", .bool(s.uniqueDevicesIsEstimate)),
             ("reports_from_uncounted_devices", .int(s.reportsFromUncountedDevices)),
+            ("redundant_reports", .int(s.redundantReports)),
+            ("offloaded_filters", .bool(s.offloadedFilters)),
             ("connections_while_scanning", .array(s.connectionsWhileScanning.map { .record($0, fractionDigits: digits) })),
             ("top_devices", .array(s.reportsPerDevice.prefix(topDeviceCount).map { d in
                 .object([

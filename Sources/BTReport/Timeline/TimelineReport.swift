@@ -65,6 +65,7 @@ public enum TimelineReport {
         m.append(("eatt_mtu", optional(c.enhancedATT.mtu) { .int($0) }))
         m.append(("encrypted", .bool(c.encrypted)))
         m.append(("gatt_inherited_from", optional(c.gatt.inheritedFrom) { .int($0) }))
+        m.append(("gatt_origin", c.gatt.isEmpty ? .null : .string(c.gatt.origin.rawValue)))
         var att: [(String, JSONValue)] = []
         att.append(("pdus", .int(c.attOpcodeCounts.total)))
         att.append(("transactions", .int(t.completed + t.errors)))
@@ -74,6 +75,7 @@ public enum TimelineReport {
         att.append(("mean_latency_ms", optional(t.meanLatency) { .number(Format.ms(TimelineEventDescription.ms($0))) }))
         att.append(("max_latency_ms", .number(Format.ms(TimelineEventDescription.ms(t.maximumLatency)))))
         m.append(("att", .object(att)))
+        m.append(("series", .array(c.series.map { seriesJSON($0, in: c) })))
         m.append(("events", .array(c.events.map { eventJSON($0, in: c) })))
         m.append(("dropped_events", .int(c.droppedEvents)))
         return .object(m)
@@ -163,12 +165,64 @@ public enum TimelineReport {
             if let (text, next) = contentsDiscovery(c, from: i) {
                 lines.append((event.at, text))
                 i = next
+            } else if case .activity(let r) = event.kind, let series = regularSeries(of: c.runs[r], in: c) {
+                // A regular series cut into several runs reads as one line where it starts.
+                if series.first == c.runs[r].first { lines.append((event.at, seriesText(series, in: c))) }
+                i += 1
             } else {
                 lines.append((event.at, TimelineEventDescription.describe(event, in: c).text))
                 i += 1
             }
         }
         return lines
+    }
+
+    /// The series of `run` when it is regular and the timeline cut it into several runs (long gaps, other
+    /// traffic between): then it is shown once, by `seriesText`.
+    static func regularSeries(of run: ActivityRun, in c: Connection) -> ActivitySeries? {
+        guard run.series >= 0, Int(run.series) < c.series.count else { return nil }
+        let series = c.series[Int(run.series)]
+        return series.runs > 1 && series.isRegular() ? series : nil
+    }
+
+    /// `180 reads Temperature (2a6e) [0x002b] every 10.0 s over 29m 50s (interleaved with reads of Humidity
+    /// (2a6f))`.
+    public static func seriesText(_ s: ActivitySeries, in c: Connection) -> String {
+        var text = "\(Plural.of(s.count, s.kind.singular, plural: s.kind.plural)) \(TimelineEventDescription.handleName(s.handle, c))"
+        if let mean = s.meanInterval { text += " every " + TimeFormat.human(.nanoseconds(Int64(saturating: mean * 1e9))) }
+        text += " over " + TimeFormat.human(s.duration)
+        let others = c.series.filter { o in
+            o.handle != s.handle && o.count >= ActivitySeries.regularMinimumCount && o.sent == s.sent
+                && o.first.timestamp < s.last.timestamp && s.first.timestamp < o.last.timestamp
+        }
+        if !others.isEmpty {
+            var parts: [String] = []
+            for kind in ActivityKind.allCases {
+                let names = others.filter { $0.kind == kind }.map { c.gatt.name(of: $0.handle) ?? "handle \(Hex.u16($0.handle))" }
+                guard !names.isEmpty else { continue }
+                parts.append("\(kind.plural) of " + (names.count > 3 ? names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
+                                                                          : names.joined(separator: ", ")))
+            }
+            text += " (interleaved with " + parts.joined(separator: "; ") + ")"
+        }
+        if let value = c.usage[s.handle]?.lastValue, s.kind == .notification || s.kind == .indication || s.kind == .read {
+            text += ", last " + CharacteristicValue.describe(value, uuid: c.gatt.characteristic(valueHandle: s.handle)?.uuid)
+        }
+        return text
+    }
+
+    static func seriesJSON(_ s: ActivitySeries, in c: Connection) -> JSONValue {
+        .object([
+            ("operation", .string(s.kind.rawValue)), ("handle", .string(Hex.u16(s.handle))),
+            ("name", c.gatt.name(of: s.handle).map { .string($0) } ?? .null), ("by_host", .bool(s.sent)),
+            ("count", .int(s.count)), ("bytes", .int(s.bytes)),
+            ("first", .number(s.first.timestamp.decimalString())), ("last", .number(s.last.timestamp.decimalString())),
+            ("mean_interval_s", s.meanInterval.map { seconds(Int64(saturating: $0 * 1e9)) } ?? .null),
+            ("interval_cv", s.intervalVariation.map { .number(DecimalText.fixed($0, fractionDigits: 3)) } ?? .null),
+            ("longest_gap_s", seconds(s.intervals.longestNanoseconds)),
+            ("runs", .int(s.runs)), ("regular", .bool(s.isRegular())),
+            ("records", .array(s.records.map { .int($0.number) })),
+        ])
     }
 
     /// Discovery of the services' contents (included services, characteristics, descriptors), one procedure per
@@ -243,7 +297,10 @@ public enum TimelineReport {
             parts.append(Plural.of(c.enhancedATT.opened, "EATT bearer")
                          + (c.enhancedATT.mtu.map { " (MTU \($0))" } ?? ""))
         }
-        if let inherited = c.gatt.inheritedFrom { parts.append("GATT cached from connection #\(inherited)") }
+        if let from = c.gatt.inheritedFrom {
+            parts.append(c.gatt.origin == .learnedLater ? "GATT learned from connection #\(from) (discovered later)"
+                                                        : "GATT cached from connection #\(from)")
+        }
         return parts.joined(separator: "; ")
     }
 

@@ -22,6 +22,17 @@ enum RuleText {
         return "handle \(Hex.u16(handle))"
     }
 
+    /// Where the link's GATT database came from, when not from its own discovery: ` (database from connection #2,
+    /// discovered later)`.
+    static func databaseOrigin(_ c: Connection) -> String {
+        guard let from = c.gatt.inheritedFrom else { return "" }
+        switch c.gatt.origin {
+        case .discovered: return ""
+        case .inherited: return " (database cached from connection #\(from))"
+        case .learnedLater: return " (database learned from connection #\(from), which discovered it later)"
+        }
+    }
+
     static func ms(_ v: Double) -> String {
         (v == v.rounded() ? DecimalText.format(v, maximumFractionDigits: 0) : DecimalText.fixed(v, fractionDigits: 1)) + " ms"
     }

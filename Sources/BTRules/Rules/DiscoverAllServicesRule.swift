@@ -2,15 +2,21 @@ import BTWire
 import BTCapture
 import BTTrack
 
-/// BTL003: primary service discovery over the whole handle range with no UUID.
+/// BTL003: primary service discovery over the whole handle range with no UUID, when the app then left some of
+/// the services it found unused. An app that goes on to use every service (besides GAP and GATT) found them
+/// the cheapest way; sweeping the range is waste only for what it did not need.
 public struct DiscoverAllServicesRule: Rule {
     public static let description = RuleDescription(
         id: "BTL003", name: "discover-all-services", title: "Discovering every service",
         category: .discovery, defaultSeverity: .warning,
-        rationale: "Discovering all primary services walks the peer's whole attribute table with one Read By Group Type round trip per response, each costing connection events, when the app usually needs one or two services it knows by UUID. Apple calls discovery without UUIDs \"much slower\".",
+        rationale: "Discovering all primary services walks the peer's whole attribute table with one Read By Group Type round trip per response, each costing connection events, and is followed by characteristic discovery of services the app never touches. Apple calls discovery without UUIDs \"much slower\".",
         coreBluetooth: "pass the service UUIDs the app uses: peripheral.discoverServices([CBUUID(string: \"180D\")]).",
-        android: "discoverServices() always discovers everything and caches the result: call it once per bonded device, then use getService(uuid); avoid refreshing the cache.",
-        fixtures: [.triggers("wasteful-central", findings: 2, connection: 1), .clean("heart-rate-session")]
+        android: "discoverServices() always discovers everything and caches the result: bond with the device so the cache lasts, call it once per connection, then use getService(uuid); avoid refreshing the cache.",
+        options: [
+            RuleOption("minimum_unused", 1, "Discovered services (besides GAP and GATT) left unused that are reported."),
+            RuleOption("warning_unused_share", 0.5, "Share of the discovered services left unused from which the finding is a warning (info below)."),
+        ],
+        fixtures: [.triggers("wasteful-central", findings: 1, connection: 2), .clean("heart-rate-session")]
     )
 
     public init() {}
@@ -21,18 +27,34 @@ public struct DiscoverAllServicesRule: Rule {
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var findings: [Finding] = []
         var repeats = RepeatNumbering()
+        let android = model.platform.platform == .android
         for c in model.connections {
             for d in c.discoveries where d.kind == .allPrimaryServices && d.isFullRange && d.byHost {
                 let services = c.gatt.services.filter { $0.isPrimary }
-                let used = services.filter { s in
-                    c.usage.contains { handle, u in handle >= s.startHandle && handle <= s.endHandle && u.total > 0 }
-                }
                 let appServices = services.filter { !Self.systemServices.contains($0.uuid) }
-                findings.append(Finding(
-                    rule: Self.description, controller: c.controller, connection: c,
+                // The database serves this link and the later links that took it from the OS's cache.
+                let users = [c] + model.connections.filter { $0.gatt.origin == .inherited && $0.gatt.inheritedFrom == c.id }
+                let unused = appServices.filter { s in
+                    !users.contains { u in
+                        u.usage.contains { handle, use in handle >= s.startHandle && handle <= s.endHandle && use.total > 0 }
+                    }
+                }
+                guard !appServices.isEmpty, Double(unused.count) >= max(1, context.option("minimum_unused")) else { continue }
+                let share = Double(unused.count) / Double(appServices.count)
+                let severity: Severity = share >= context.option("warning_unused_share") ? .warning : .info
+                let names = unused.prefix(4).map(\.name).joined(separator: ", ") + (unused.count > 4 ? ", …" : "")
+                var message = "\(RuleText.connection(c)) discovered all \(services.count) primary services (\(appServices.count) besides GAP/GATT) in \(Plural.of(d.requests, "request")) over \(RuleText.seconds(d.last.timestamp.nanoseconds - d.first.timestamp.nanoseconds)), then left \(unused.count) of the \(appServices.count) unused (\(names))."
+                var advice: String?
+                if android {
+                    message += " Android's discoverServices() always discovers every service: the app cannot ask for fewer, but can bond so the result stays cached and discovery is not repeated."
+                    advice = "Android: \(Self.description.android)"
+                }
+                var finding = Finding(
+                    rule: Self.description, severity: severity, controller: c.controller, connection: c,
                     discriminator: repeats.discriminator(key: "\(c.id)"), start: d.first.timestamp,
-                    end: d.last.timestamp, records: d.records,
-                    message: "\(RuleText.connection(c)) discovered all \(services.count) primary services (\(appServices.count) besides GAP/GATT) in \(Plural.of(d.requests, "request")) over \(RuleText.seconds(d.last.timestamp.nanoseconds - d.first.timestamp.nanoseconds)), then used \(used.count) of them."))
+                    end: d.last.timestamp, records: d.records, message: message)
+                if let advice { finding.advice = advice }
+                findings.append(finding)
             }
         }
         return findings

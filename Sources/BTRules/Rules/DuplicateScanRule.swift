@@ -2,46 +2,65 @@ import BTWire
 import BTCapture
 import BTTrack
 
-/// BTL002: scanning with duplicate filtering off; severity rises with duration.
+/// BTL002: a scan with duplicate filtering off that flooded the host with reports of devices it had already
+/// reported, judged by the flood (redundant reports, their rate, the scan's length), not by the setting alone.
 public struct DuplicateScanRule: Rule {
     public static let description = RuleDescription(
         id: "BTL002", name: "duplicate-scan", title: "Scanning with duplicate filtering off",
         category: .scanning, defaultSeverity: .warning,
-        rationale: "Without duplicate filtering the controller reports every advertisement it hears, so the host wakes up for each one — often tens of reports per second per device — instead of once per device. The CPU and the HCI transport stay busy for as long as the scan runs.",
+        rationale: "Without duplicate filtering the controller reports every advertisement it hears, so the host wakes up for each one — often tens of reports per second per device — instead of once per device. Every report is an HCI event that wakes the host's CPU and the transport, whatever the scan's length: a few dense seconds cost as much as a long trickle.",
         coreBluetooth: "leave CBCentralManagerScanOptionAllowDuplicatesKey at false (the default) unless the app must track RSSI or advertising changes continuously, and then scan only briefly.",
-        android: "use ScanSettings with SCAN_MODE_LOW_POWER or BALANCED, setCallbackType(CALLBACK_TYPE_FIRST_MATCH) and ScanFilters so the controller filters; stop the scan when the device is found.",
+        android: "give startScan() ScanFilters (service UUID, device address or name) so that controllers that support it filter in hardware (offloaded scan filters), use setCallbackType(CALLBACK_TYPE_FIRST_MATCH) and SCAN_MODE_LOW_POWER or BALANCED, and stop the scan when the device is found.",
         options: [
-            RuleOption("minimum_seconds", 5, unit: "s", "Shorter sessions are not judged (stacks toggle scanning around connections)."),
-            RuleOption("minimum_rate", 1, unit: "reports/device/s", "Reports per device per second that show the controller is not filtering: below it the cost is small whatever the setting."),
-            RuleOption("warning_seconds", 10, unit: "s", "Duration from which the finding is a warning (info before)."),
-            RuleOption("error_seconds", 60, unit: "s", "Duration from which the finding is an error."),
+            RuleOption("min_redundant_reports", 100, "Reports beyond the first per device that a session must deliver to be reported."),
+            RuleOption("warning_rate", 10, unit: "reports/s", "Redundant reports per second from which the finding is a warning (info below, unless the scan is long)."),
+            RuleOption("warning_seconds", 10, unit: "s", "Duration from which a flood is a warning whatever its rate."),
+            RuleOption("error_rate", 200, unit: "reports/s", "Redundant reports per second from which the finding is an error."),
+            RuleOption("error_seconds", 60, unit: "s", "Duration from which a flood at the warning rate is an error."),
         ],
         fixtures: [.triggers("wasteful-central", findings: 2), .triggers("beacons", findings: 2), .clean("heart-rate-session")]
     )
 
     public init() {}
 
-    /// The duplicate-filter setting alone is weak evidence — Android sets it off for all its clients and
-    /// coalesces in the host — so the rule also asks for the cost to show: a session long enough, and the
-    /// controller actually reporting each device again and again.
+    /// The duplicate-filter setting alone is weak evidence — with filters offloaded to the controller, or few
+    /// advertisers around, a duplicates-off scan delivers little — so the rule counts what the host received.
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
-        // Sessions are told apart by their order among the reported ones on their controller.
         var repeats = RepeatNumbering()
+        let android = model.platform.platform == .android
         return model.scans.filter { !$0.filterDuplicates }.compactMap { s in
             let endTime = s.end?.timestamp ?? model.endTime
-            let seconds = Double(endTime.nanoseconds - s.start.timestamp.nanoseconds) / 1e9
-            let rate = s.uniqueDevices > 0 && seconds > 0 ? Double(s.reports) / Double(s.uniqueDevices) / seconds : 0
-            guard seconds >= context.option("minimum_seconds"), rate >= context.option("minimum_rate") else { return nil }
-            let severity: Severity = seconds >= context.option("error_seconds") ? .error
-                : seconds >= context.option("warning_seconds") ? .warning : .info
-            let perDevice = rate
+            let nanoseconds = max(0, endTime.nanoseconds - s.start.timestamp.nanoseconds)
+            let seconds = Double(nanoseconds) / 1e9
+            let redundant = s.redundantReports
+            guard Double(redundant) > context.option("min_redundant_reports") else { return nil }
+            // Sessions are told apart by their order among the reported ones on their controller.
+            let discriminator = repeats.discriminator(key: "hci\(s.controller)")
+            let rate = seconds > 0 ? Double(redundant) / seconds : Double(redundant)
+            let severity: Severity =
+                rate >= context.option("error_rate")
+                    || (rate >= context.option("warning_rate") && seconds >= context.option("error_seconds")) ? .error
+                : rate >= context.option("warning_rate") || seconds >= context.option("warning_seconds") ? .warning : .info
             var records = [s.start]
             if let end = s.end { records.append(end) }
-            return Finding(
+            var message = "Scanned \(RuleText.seconds(nanoseconds)) with duplicate filtering off: \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device")), \(Plural.of(redundant, "report")) of devices already reported (\(DecimalText.fixed(rate, fractionDigits: 1)) per second)."
+            if s.offloadedFilters {
+                message += " Scan filters were offloaded to the controller (Android APCF), yet these reports passed them."
+            } else if android {
+                message += " No scan filters were offloaded to the controller."
+            }
+            if android {
+                message += " Android's stack scans with duplicate filtering off for every app; the app decides how many reports pass by its ScanFilters."
+            }
+            var finding = Finding(
                 rule: Self.description, severity: severity, controller: s.controller,
-                discriminator: repeats.discriminator(key: "hci\(s.controller)"), start: s.start.timestamp,
-                end: endTime, records: records,
-                message: "Scanned \(RuleText.seconds(endTime.nanoseconds - s.start.timestamp.nanoseconds)) with duplicate filtering off: \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device")), \(DecimalText.fixed(perDevice, fractionDigits: 1)) reports per device per second.")
+                discriminator: discriminator, start: s.start.timestamp,
+                end: endTime, records: records, message: message)
+            if android {
+                // The app cannot turn duplicate filtering on: say what it can do.
+                finding.advice = "Android: \(Self.description.android) The duplicate-filter setting is the stack's, not the app's."
+            }
+            return finding
         }
     }
 }

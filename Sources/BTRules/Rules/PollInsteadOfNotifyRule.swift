@@ -2,7 +2,8 @@ import BTWire
 import BTCapture
 import BTTrack
 
-/// BTL005: three or more Read Requests at a regular period of a value whose characteristic can notify.
+/// BTL005: three or more Read Requests at a regular period of a value whose characteristic can notify, judged on
+/// the value's whole series of reads (other traffic may come between), one finding per polled value.
 public struct PollInsteadOfNotifyRule: Rule {
     public static let description = RuleDescription(
         id: "BTL005", name: "poll-instead-of-notify", title: "Polling a value that can notify",
@@ -11,8 +12,8 @@ public struct PollInsteadOfNotifyRule: Rule {
         coreBluetooth: "call peripheral.setNotifyValue(true, for: characteristic) and handle peripheral(_:didUpdateValueFor:error:) instead of calling readValue(for:) on a timer.",
         android: "call setCharacteristicNotification(characteristic, true) and write ENABLE_NOTIFICATION_VALUE to its Client Characteristic Configuration descriptor, then handle onCharacteristicChanged, instead of readCharacteristic() on a timer.",
         options: [
-            RuleOption("minimum_reads", 3, "Reads in a run needed to report."),
-            RuleOption("maximum_variation", 0.35, "Largest coefficient of variation of the intervals that still counts as a regular period."),
+            RuleOption("minimum_reads", 3, "Reads of one value in a connection needed to report."),
+            RuleOption("maximum_variation", 0.35, "Largest coefficient of variation of the gaps between the reads that still counts as a regular period."),
         ],
         fixtures: [.triggers("wasteful-central", findings: 1, connection: 1, attributeHandle: 0x0019),
                    .clean("heart-rate-session"), .clean("fragmented-acl")]
@@ -23,20 +24,45 @@ public struct PollInsteadOfNotifyRule: Rule {
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var findings: [Finding] = []
         var repeats = RepeatNumbering()
+        let minimumReads = Int(context.option("minimum_reads"))
+        let maximumVariation = context.option("maximum_variation")
         for c in model.connections {
-            for run in c.runs where run.kind == .read && run.sent && run.count >= Int(context.option("minimum_reads")) {
-                guard let characteristic = c.gatt.characteristic(valueHandle: run.handle), characteristic.canNotify,
-                      let variation = run.intervalVariation, variation <= context.option("maximum_variation"),
-                      let period = run.meanInterval
-                else { continue }
-                let kind = characteristic.properties.contains(.notify) ? "Notify" : "Indicate"
+            for s in c.series where s.kind == .read && s.sent
+                && s.isRegular(minimumCount: minimumReads, maximumVariation: maximumVariation) {
+                guard let why = Self.canNotify(s.handle, in: c), let period = s.meanInterval else { continue }
                 findings.append(Finding(
-                    rule: Self.description, controller: c.controller, connection: c, attributeHandle: run.handle,
-                    discriminator: repeats.discriminator(key: "\(c.id)|\(run.handle)"),
-                    start: run.first.timestamp, end: run.last.timestamp, records: run.records,
-                    message: "\(RuleText.connection(c)) read \(RuleText.attribute(run.handle, in: c)) \(run.count) times every \(RuleText.seconds(Int64(saturating: period * 1e9))) although it declares \(kind)."))
+                    rule: Self.description, controller: c.controller, connection: c, attributeHandle: s.handle,
+                    discriminator: repeats.discriminator(key: "\(c.id)|\(s.handle)"),
+                    start: s.first.timestamp, end: s.last.timestamp, records: s.records,
+                    message: "\(RuleText.connection(c)) read \(RuleText.attribute(s.handle, in: c)) \(s.count) times every \(RuleText.seconds(Int64(saturating: period * 1e9))) over \(RuleText.seconds(s.duration))\(Self.interleaving(s, in: c)) although \(why)."))
             }
         }
         return findings
+    }
+
+    /// Why the value can notify, in words, or nil when nothing in the capture says it can: its declaration
+    /// (discovered on this link or another link to the peer), or the SIG specification of its UUID.
+    static func canNotify(_ handle: UInt16, in c: Connection) -> String? {
+        if let characteristic = c.gatt.characteristic(valueHandle: handle) {
+            guard characteristic.canNotify else { return nil }
+            let kind = characteristic.properties.contains(.notify) ? "Notify" : "Indicate"
+            return "it declares \(kind)" + RuleText.databaseOrigin(c)
+        }
+        if let uuid = c.gatt.uuid(of: handle), let required = MandatoryNotification.requirement(uuid) {
+            return "the \(required.specification) specification makes \(required.property.rawValue) mandatory for it (its declaration is not in the capture)"
+        }
+        return nil
+    }
+
+    /// ", interleaved with reads of Humidity (2a6f)": other values the app read over the same time, which a
+    /// reader of the timeline might take for one poll.
+    static func interleaving(_ s: ActivitySeries, in c: Connection) -> String {
+        let others = c.series.filter { o in
+            o.kind == .read && o.sent && o.handle != s.handle && o.count >= 3
+                && o.first.timestamp < s.last.timestamp && s.first.timestamp < o.last.timestamp
+        }
+        guard !others.isEmpty else { return "" }
+        let names = others.prefix(3).map { RuleText.attribute($0.handle, in: c) }.joined(separator: ", ")
+        return " (interleaved with reads of \(names)\(others.count > 3 ? " and \(others.count - 3) more" : ""))"
     }
 }

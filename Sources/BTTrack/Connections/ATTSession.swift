@@ -333,7 +333,7 @@ struct ATTSession {
             guard let handle = request.handle else { break }
             record(value: value, handle: handle, at: at, connection: c)
             if let run = run(.read, handle: handle, sent: request.sent, connection: c) {
-                c.runs[run].bytes += value.count
+                addBytes(value.count, toRun: run, connection: c)
                 readChain = ReadChain(handle: handle, sent: request.sent, bytes: value.count, run: run)
             }
         case .readBlobResponse(let value):
@@ -341,11 +341,13 @@ struct ATTSession {
             if request.continuesRead, var chain = readChain {
                 // The value's start, from the Read Response, stays the value kept: it names what was read.
                 chain.bytes += value.count
-                c.runs[chain.run].bytes += value.count
+                addBytes(value.count, toRun: chain.run, connection: c)
                 readChain = chain
             } else {
                 record(value: value, handle: handle, at: at, connection: c)
-                if let run = run(.readBlob, handle: handle, sent: request.sent, connection: c) { c.runs[run].bytes += value.count }
+                if let run = run(.readBlob, handle: handle, sent: request.sent, connection: c) {
+                    addBytes(value.count, toRun: run, connection: c)
+                }
             }
         default:
             break
@@ -451,6 +453,15 @@ struct ATTSession {
         if last >= request.endHandle || last == 0xFFFF { c.discoveries[d].completed = true }
     }
 
+    /// `openRuns` holds, per (kind, handle, sender), the latest run's index in the low 32 bits and the series'
+    /// in the high 32 (-1: none yet), so one lookup finds both.
+    @inline(__always)
+    static func packed(run: Int, series: Int) -> Int64 { Int64(series) << 32 | Int64(UInt32(truncatingIfNeeded: run)) }
+    @inline(__always)
+    static func unpacked(_ value: Int64) -> (run: Int, series: Int) {
+        (Int(Int32(truncatingIfNeeded: value)), Int(value >> 32))
+    }
+
     mutating func activity(_ kind: ActivityKind, handle: UInt16, sent: Bool, bytes: Int, at: RecordRef,
                            connection c: Connection) {
         let key = RunKey(kind: kind, handle: handle, sent: sent)
@@ -461,7 +472,13 @@ struct ATTSession {
             guard let found = openRuns.findOrInsert(key, value: -1) else { return }
             slot = found.slot
         }
-        let open = Int(openRuns.value(at: slot))
+        var (open, series) = Self.unpacked(openRuns.value(at: slot))
+        if series < 0, c.series.count < options.maximumSeriesPerConnection {
+            c.series.append(ActivitySeries(kind: kind, handle: handle, sent: sent, at: at))
+            series = c.series.count - 1
+            openRuns.setValue(Self.packed(run: open, series: series), at: slot)
+        }
+        if series >= 0 { c.series[series].add(at: at, bytes: bytes) }
         if open >= 0, at.timestamp.nanoseconds &- c.runs[open].last.timestamp.nanoseconds <= runGap {
             c.runs[open].add(at: at, bytes: bytes)
             lastRun = (key, slot)
@@ -474,9 +491,11 @@ struct ATTSession {
             return
         }
         var run = ActivityRun(kind: kind, handle: handle, sent: sent, at: at)
+        run.series = Int32(series)
         run.add(at: at, bytes: bytes)
         c.runs.append(run)
-        openRuns.setValue(Int64(c.runs.count - 1), at: slot)
+        if series >= 0 { c.series[series].runs += 1 }
+        openRuns.setValue(Self.packed(run: c.runs.count - 1, series: series), at: slot)
         lastRun = (key, slot)
         c.append(TimelineEvent(at: at, kind: .activity(c.runs.count - 1)), limit: options.maximumEventsPerConnection)
     }
@@ -484,8 +503,15 @@ struct ATTSession {
     /// The latest activity run of (kind, handle, sender), if it is still referenced.
     func run(_ kind: ActivityKind, handle: UInt16, sent: Bool, connection c: Connection) -> Int? {
         guard let slot = openRuns.slot(of: RunKey(kind: kind, handle: handle, sent: sent)) else { return nil }
-        let run = Int(openRuns.value(at: slot))
+        let run = Self.unpacked(openRuns.value(at: slot)).run
         return run >= 0 && run < c.runs.count ? run : nil
+    }
+
+    /// Value bytes returned for the operations of `run` (a read's response): counted in its series too.
+    func addBytes(_ bytes: Int, toRun run: Int, connection c: Connection) {
+        c.runs[run].bytes += bytes
+        let series = Int(c.runs[run].series)
+        if series >= 0 && series < c.series.count { c.series[series].bytes += bytes }
     }
 
     /// A Write to a Client Characteristic Configuration descriptor: known from discovery, or — when the GATT

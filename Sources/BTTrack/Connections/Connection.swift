@@ -47,6 +47,9 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var role: ConnectionRole = .unknown
     public internal(set) var peerAddress: BDAddr?
     public internal(set) var peerAddressType: AddressType?
+    /// The peer's identity address, when it sent it in pairing (SMP Identity Address Information): the same
+    /// peer behind changing resolvable private addresses.
+    public internal(set) var peerIdentityAddress: BDAddr?
     /// Which link to its peer this is: 1 for the first connection to `peerAddress` on this controller and
     /// transport in the capture, 2 for the next, and so on. Links whose peer the capture does not show (it
     /// began mid-connection) are counted among themselves. Unlike `handle`, which the controller picks anew
@@ -84,6 +87,9 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var droppedEvents = 0
     /// Activity runs referenced by `.activity` events.
     public internal(set) var runs: [ActivityRun] = []
+    /// Every operation of a kind on an attribute by one side, over the whole link (`ActivitySeries`), in first-use
+    /// order; at most `TrackerOptions.maximumSeriesPerConnection`.
+    public internal(set) var series: [ActivitySeries] = []
     /// Discovery procedures referenced by `.discovery` events.
     public internal(set) var discoveries: [DiscoveryProcedure] = []
     public internal(set) var transactions = TransactionStatistics()
@@ -142,6 +148,7 @@ public final class Connection: @unchecked Sendable {
         usage.compact()
         if Self.hasSlack(events) { events = events.map { $0 } }
         if Self.hasSlack(runs) { runs = runs.map { $0 } }
+        if Self.hasSlack(series) { series = series.map { $0 } }
     }
 
     static func hasSlack<T>(_ array: [T]) -> Bool { array.capacity - array.count > max(8, array.count / 4) }

@@ -343,6 +343,9 @@ public struct ConnectionTracker {
         case .smp:
             if c.transport == .unknown { c.transport = .le }
             let smp = SMPPDU(pdu.payload)
+            if direction != .sent, case .identityAddressInformation(_, let address) = smp, address.rawValue != 0 {
+                c.peerIdentityAddress = address
+            }
             c.append(TimelineEvent(at: at, kind: .pairing(code: smp.code, sent: direction == .sent, detail: smp.summary)),
                      limit: limit)
         case .leSignaling:
@@ -408,24 +411,8 @@ public struct ConnectionTracker {
         return (all, failed, dropped)
     }
 
-    /// iOS and Android cache a peer's GATT database and skip discovery on reconnection: a connection with ATT
-    /// traffic but no discovery takes the database of the latest earlier connection to the same peer.
-    /// `receiver` gives the link that gets the database: the link itself, or a copy (a live snapshot must not
-    /// change what the tracker decides later).
+    /// Shares each peer's GATT database with its connections that did not discover it (`GATTKnowledge`).
     static func inheritGATT(_ connections: inout [Connection], receiver: (Connection) -> Connection = { $0 }) {
-        var latest: [BDAddr: Connection] = [:]
-        for i in connections.indices {
-            let c = connections[i]
-            guard let peer = c.peerAddress else { continue }
-            if c.gatt.isEmpty, c.firstATT != nil, let earlier = latest[peer] {
-                let r = receiver(c)
-                let cccd = r.gatt.cccdValues
-                r.gatt = earlier.gatt
-                r.gatt.cccdValues = cccd
-                r.gatt.inheritedFrom = earlier.gatt.inheritedFrom ?? earlier.id
-                connections[i] = r
-            }
-            if !connections[i].gatt.isEmpty { latest[peer] = connections[i] }
-        }
+        GATTKnowledge.share(&connections, receiver: receiver)
     }
 }

@@ -120,6 +120,9 @@ public struct ActivityRun: Sendable {
     public var handle: UInt16
     /// Who sent the operations (`true`: our host).
     public var sent: Bool
+    /// Index of the run's series in `Connection.series` (-1 past `maximumSeriesPerConnection`). 32 bits fill the
+    /// padding after `sent`, so runs do not grow.
+    public internal(set) var series: Int32 = -1
     public var count = 0
     public var first: RecordRef
     public var last: RecordRef

@@ -75,6 +75,7 @@ extension Connection {
         c.role = role
         c.peerAddress = peerAddress
         c.peerAddressType = peerAddressType
+        c.peerIdentityAddress = peerIdentityAddress
         c.peerLink = peerLink
         c.connectRequested = connectRequested
         c.end = self.end
@@ -93,6 +94,7 @@ extension Connection {
         c.events = events
         c.droppedEvents = droppedEvents
         c.runs = runs
+        c.series = series
         c.discoveries = discoveries
         c.transactions = transactions
         c.firstATT = firstATT

@@ -12,6 +12,10 @@ public struct TrackerOptions: Sendable {
     public var idleGap: Duration = .seconds(10)
     /// Timeline events kept per connection; further events are counted, not kept.
     public var maximumEventsPerConnection = 20_000
+    /// Activity series kept per connection (one per kind of operation, attribute and side): a link's series
+    /// are as many as the attributes it uses, so only a corrupt or hostile capture gets near this. Each costs
+    /// about 120 bytes and its cited records (at most 8 × 32 bytes).
+    public var maximumSeriesPerConnection = 4096
     /// Finished connections kept: the first this many; later ones are counted, not kept, so memory stays bounded
     /// on endless captures (live capture then stops reporting closed links).
     public var maximumConnections = 100_000
@@ -62,6 +66,8 @@ public struct CaptureModel: Sendable {
     public var abandonedAdvertisingChains = 0
     /// ACL packets that were a Qualcomm controller's debug log (`ACLPacket.isQualcommDebugLog`): no link's.
     public var controllerDebugLogPackets = 0
+    /// The host's operating system, where the capture shows it.
+    public var platform = PlatformEvidence()
 }
 
 /// Turns decoded frames into connections, scans, advertisers, ATT transactions and GATT databases.
@@ -77,6 +83,8 @@ public final class CaptureTracker {
     var last: RecordRef?
     var records = 0
     var controllerDebugLog = 0
+    /// What the capture shows of the host's platform.
+    public var platform = PlatformEvidence()
     /// Where to report advertising events whose reports do not fit, when the decoder was told not to check
     /// them (`PacketDecoder.validatesAdvertisingReports`).
     public var issues: IssueLog?
@@ -107,12 +115,15 @@ public final class CaptureTracker {
                 ownAdvertising.controllerReset(at: at)
             } else if frame.record.kind == .controllerAdded, let linkFeed {
                 linkFeed.send(linkFeed.message(.controllerAdded, at: at))  // the link thread's L2CAP decoder forgets it
+            } else if frame.record.kind == .note {
+                platform.note(frame.record)
             }
             return
         }
         switch hci {
         case .command(let command):
             commands.command(command, at: at)
+            platform.command(command.opcode)
             if let linkFeed {
                 linkFeed.send(linkFeed.message(.command, at: at, code: command.opcode.rawValue), command.parameters)
             } else {
@@ -274,6 +285,7 @@ public final class CaptureTracker {
         model.advertiserOverflow = advertisers.overflow
         model.abandonedAdvertisingChains = advertisers.abandonedChains
         model.controllerDebugLogPackets = controllerDebugLog
+        model.platform = platform
         return model
     }
 }
@@ -292,6 +304,7 @@ public struct TrackingCollector: RecordSourceVisitor {
         var decoder = PacketDecoder(issues: source.issues)
         let tracker = CaptureTracker(options: options)
         tracker.issues = source.issues
+        tracker.platform.format(source.info.format)
         let twoThreads = options.linkThread == .always
             || (options.linkThread == .whenTwoProcessors && LinkFeed.isWorthwhile)
         if twoThreads {

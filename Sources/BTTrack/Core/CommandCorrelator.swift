@@ -24,6 +24,7 @@ public struct CommandCorrelator {
         HCIOpcode.leCreateConnectionCancel.rawValue, HCIOpcode.createConnection.rawValue,
         HCIOpcode.leConnectionUpdate.rawValue, HCIOpcode.disconnect.rawValue, HCIOpcode.leSetPHY.rawValue,
         HCIOpcode.leSetDataLength.rawValue, HCIOpcode.leEnableEncryption.rawValue,
+        ScanFilterOffload.opcode.rawValue,
     ]
 
     var pending: [UInt32: Pending] = [:]

@@ -42,8 +42,11 @@ public struct GATTDatabase: Sendable {
     public private(set) var descriptors: [GATTDescriptor] = []
     /// Last value written to each CCCD (0 off, 1 notify, 2 indicate).
     public internal(set) var cccdValues: [UInt16: UInt16] = [:]
-    /// Copied from an earlier connection to the same peer that did discover (the OS cached it).
+    /// The connection this database was copied from, when this one did not discover it (see `origin`).
     public internal(set) var inheritedFrom: Int?
+    /// Where the database came from: this link's own discovery, an earlier link's (the OS cached it), or a later
+    /// link's (the capture began after the OS had cached it; the later discovery shows what it held).
+    public internal(set) var origin: GATTOrigin = .discovered
 
     public static let maximumEntries = 4096
 
@@ -125,6 +128,28 @@ public struct GATTDatabase: Sendable {
     /// The characteristic whose declaration, value or descriptors contain `handle`.
     public func characteristic(containing handle: UInt16) -> GATTCharacteristic? {
         characteristics.last { $0.declarationHandle <= handle && handle <= $0.endHandle }
+    }
+
+    /// Whether another database of the same peer says something else of a handle both know: the peer's
+    /// database changed between them (a firmware update, a service added).
+    public func conflicts(with other: GATTDatabase) -> Bool {
+        for c in characteristics {
+            if let o = other.characteristic(valueHandle: c.valueHandle), o.uuid != c.uuid || o.declarationHandle != c.declarationHandle {
+                return true
+            }
+        }
+        for s in services {
+            if let o = other.services.first(where: { $0.startHandle == s.startHandle }), o.uuid != s.uuid || o.endHandle != s.endHandle {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The UUID of the attribute at `handle`, as discovery showed it: a characteristic's value, a descriptor, or
+    /// a handle Find Information listed (which names values by their characteristic's UUID).
+    public func uuid(of handle: UInt16) -> BluetoothUUID? {
+        characteristic(valueHandle: handle)?.uuid ?? descriptor(handle)?.uuid
     }
 
     public func characteristic(valueHandle: UInt16) -> GATTCharacteristic? {

@@ -86,12 +86,17 @@ public struct ScanSession: Sendable {
     public var filterPolicy: UInt8
     /// Duplicate filtering requested (legacy 1; extended mode 1 or 2).
     public var filterDuplicates: Bool
+    /// Android's scan filters were in the controller (vendor APCF, `ScanFilterOffload`) while it scanned.
+    public var offloadedFilters = false
     /// Advertising reports received while the session was on (each report of a batched event and each
     /// fragment of a chained extended advertisement counts, as in `btlens stats`).
     public var reports: Int
     /// Distinct (address, address type) pairs that reported. Exact up to `ScanSession.deviceLimit`, estimated
     /// beyond it (`uniqueDevicesIsEstimate`).
     public var uniqueDevices: Int
+    /// Reports beyond the first of each device (and its first scan response): what duplicate filtering would
+    /// have kept from the host.
+    public var redundantReports: Int { max(0, reports - uniqueDevices - min(scanResponses, uniqueDevices)) }
     /// Connections that came up while this session was on (the LE (Enhanced) Connection Complete records).
     public var connectionsWhileScanning: [RecordRef]
 

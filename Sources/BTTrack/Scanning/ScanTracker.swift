@@ -57,6 +57,8 @@ public struct ScanTracker {
         var extendedReports = 0
         /// The open session's `scheduledEnd`.
         var deadline: Timestamp?
+        /// Android's scan filters in the controller (`ScanFilterOffload`).
+        var filterOffload = ScanFilterOffload()
 
         init(controller: UInt16) { self.controller = controller }
 
@@ -129,7 +131,7 @@ public struct ScanTracker {
     /// The commands `commandCompleted` acts on (when the controller accepted them).
     static func follows(_ opcode: HCIOpcode) -> Bool {
         opcode == .leSetScanParameters || opcode == .leSetExtendedScanParameters || opcode == .leSetScanEnable
-            || opcode == .leSetExtendedScanEnable
+            || opcode == .leSetExtendedScanEnable || opcode == ScanFilterOffload.opcode
     }
 
     public mutating func commandCompleted(_ command: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
@@ -145,6 +147,9 @@ public struct ScanTracker {
                 if let parameters = LESetExtendedScanParameters(p) {
                     controllers[c].parameters = ScanParameters(parameters)
                 }
+            case ScanFilterOffload.opcode:
+                controllers[c].filterOffload.command(p)
+                if let s = controllers[c].current, controllers[c].filterOffload.isActive { sessions[s].offloadedFilters = true }
             case .leSetScanEnable:
                 guard let e = LESetScanEnable(p) else { return }
                 if e.enable {
@@ -293,6 +298,7 @@ public struct ScanTracker {
         sessions.append(ScanSession(controller: controllers[c].controller, start: at, parameters: parameters,
                                     enable: enable, implicitStart: implicit))
         controllers[c].current = sessions.count - 1
+        sessions[sessions.count - 1].offloadedFilters = controllers[c].filterOffload.isActive
         controllers[c].enable = enable
         controllers[c].lastRecord = at
         controllers[c].deadline = sessions[sessions.count - 1].scheduledEnd

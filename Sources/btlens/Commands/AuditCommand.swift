@@ -207,7 +207,7 @@ struct AuditCommand: ParsableCommand {
                 findings.removeAll { baseline.contains($0) }
             }
             return (AuditedCapture(file: path, findings: findings, records: model.records,
-                                   connections: model.connections.count, accepted: accepted), model)
+                                   connections: model.connections.count, accepted: accepted, platform: model.platform), model)
         } catch let error as CaptureError {
             return (AuditedCapture(file: path, findings: [], error: error.message), nil)
         } catch {

@@ -1,0 +1,91 @@
+import BTWire
+import BTCapture
+import BTDecode
+
+/// The operating system of the host that recorded the capture, where the capture shows it. Some behaviour is
+/// the platform's, not the app's — Android's `discoverServices()` always discovers everything, Android's
+/// controller scans with duplicate filtering off for every client — and findings say so.
+public enum HostPlatform: String, Sendable, CaseIterable {
+    case iOS = "ios"
+    case macOS = "macos"
+    /// An Apple system whose kind the capture does not say (PacketLogger records from either).
+    case apple
+    case android
+    /// Linux with BlueZ (its monitor records).
+    case linux
+
+    public var name: String {
+        switch self {
+        case .iOS: "iOS"
+        case .macOS: "macOS"
+        case .apple: "iOS or macOS"
+        case .android: "Android"
+        case .linux: "Linux (BlueZ)"
+        }
+    }
+
+    public var isApple: Bool { self == .iOS || self == .macOS || self == .apple }
+}
+
+/// What the capture showed of its host's platform, and the first thing that showed it.
+public struct PlatformEvidence: Sendable, Equatable {
+    public internal(set) var platform: HostPlatform?
+    /// In words: `Android vendor command 0xfd57 (LE Advertising Packet Content Filter)`.
+    public internal(set) var evidence: String?
+
+    public init() {}
+
+    /// Android's LE vendor commands (AOSP hcidefs.h, OGF 0x3F OCF 0x153–0x15A): only Android's stack sends them.
+    static let androidVendorCommands: ClosedRange<UInt16> = 0xFD53...0xFD5A
+
+    /// Words in PacketLogger notes (its device-information and system records) that name the system.
+    static let iOSWords = ["iPhone", "iPad", "iPod", "iOS", "watchOS", "Apple Watch"]
+    static let macOSWords = ["macOS", "Mac OS", "MacBook", "iMac", "Mac mini", "Mac Pro", "Macmini", "Macintosh"]
+
+    mutating func set(_ p: HostPlatform, _ why: String) {
+        // A more specific Apple system refines `apple`; anything else keeps the first evidence.
+        if platform == nil || (platform == .apple && p.isApple) {
+            platform = p
+            evidence = why
+        }
+    }
+
+    mutating func format(_ f: CaptureFormat) {
+        switch f {
+        case .packetLogger: set(.apple, "Apple PacketLogger capture")
+        case .btsnoop(let datalink) where datalink == BTSnoopDatalink.monitor: set(.linux, "BlueZ monitor capture (btsnoop 2001)")
+        default: break
+        }
+    }
+
+    /// Every HCI command: one range check.
+    @inline(__always)
+    mutating func command(_ opcode: HCIOpcode) {
+        guard platform != .android, Self.androidVendorCommands.contains(opcode.rawValue) else { return }
+        androidCommand(opcode)
+    }
+
+    @inline(never)
+    mutating func androidCommand(_ opcode: HCIOpcode) {
+        set(.android, "Android vendor command \(Hex.u16(opcode.rawValue).lowercased()) (\(opcode.name ?? "vendor"))")
+    }
+
+    /// A note record (PacketLogger text and syslog, monitor notes): off the hot path.
+    mutating func note(_ record: CaptureRecord) {
+        guard platform == nil || platform == .apple else { return }
+        let text: String
+        switch NoteRecord(record) {
+        case .text(_, let t): text = t
+        case .syslog(_, let process, let subsystem, _, let message): text = "\(process) \(subsystem) \(message)"
+        case .userLogging(_, let ident, let message): text = "\(ident) \(message)"
+        default: return
+        }
+        if let word = Self.iOSWords.first(where: { text.contains($0) }) {
+            set(.iOS, "a capture note names \(word)")
+        } else if let word = Self.macOSWords.first(where: { text.contains($0) }) {
+            set(.macOS, "a capture note names \(word)")
+        } else if record.sourceType >= 0xF7 && record.sourceType <= 0xFE {
+            set(.apple, "Apple PacketLogger notes")
+        }
+    }
+}
