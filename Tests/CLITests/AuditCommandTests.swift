@@ -219,7 +219,7 @@ struct AuditCommandTests {
     func legacyBaseline() throws {
         let dir = try TemporaryDirectory()
         // An entry as btlens wrote it before: the message without its digits.
-        let legacy = "BTL002|hci0|Scanned  s with duplicate filtering off:  reports from  devices, . reports per device per second."
+        let legacy = "BTL002|hci0|Scanned  s with duplicate filtering off:  reports from  devices,  reports of devices already reported (. per second)."
         let file = try dir.write("old.json", Array(#"{"findings": [{"fingerprint": "\#(legacy)"}]}"#.utf8))
         let r = try run(["audit", "--baseline", file, Self.wasteful])
         #expect(r.status == 1)

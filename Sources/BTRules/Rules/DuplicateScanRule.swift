@@ -13,8 +13,7 @@ public struct DuplicateScanRule: Rule {
         android: "give startScan() ScanFilters (service UUID, device address or name) so that controllers that support it filter in hardware (offloaded scan filters), use setCallbackType(CALLBACK_TYPE_FIRST_MATCH) and SCAN_MODE_LOW_POWER or BALANCED, and stop the scan when the device is found.",
         options: [
             RuleOption("min_redundant_reports", 100, "Reports beyond the first per device that a session must deliver to be reported."),
-            RuleOption("warning_rate", 10, unit: "reports/s", "Redundant reports per second from which the finding is a warning (info below, unless the scan is long)."),
-            RuleOption("warning_seconds", 10, unit: "s", "Duration from which a flood is a warning whatever its rate."),
+            RuleOption("warning_rate", 10, unit: "reports/s", "Redundant reports per second from which the finding is a warning (info below: a trickle, however long)."),
             RuleOption("error_rate", 200, unit: "reports/s", "Redundant reports per second from which the finding is an error."),
             RuleOption("error_seconds", 60, unit: "s", "Duration from which a flood at the warning rate is an error."),
         ],
@@ -40,7 +39,7 @@ public struct DuplicateScanRule: Rule {
             let severity: Severity =
                 rate >= context.option("error_rate")
                     || (rate >= context.option("warning_rate") && seconds >= context.option("error_seconds")) ? .error
-                : rate >= context.option("warning_rate") || seconds >= context.option("warning_seconds") ? .warning : .info
+                : rate >= context.option("warning_rate") ? .warning : .info
             var records = [s.start]
             if let end = s.end { records.append(end) }
             var message = "Scanned \(RuleText.seconds(nanoseconds)) with duplicate filtering off: \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device")), \(Plural.of(redundant, "report")) of devices already reported (\(DecimalText.fixed(rate, fractionDigits: 1)) per second)."

@@ -14,7 +14,7 @@ public enum SampleProfiles {
     public static let phoneAppearance: UInt16 = 0x0040
     public static let unknownAppearance: UInt16 = 0x0000
 
-    static func gap(name: String, appearance: UInt16) -> GATTServiceDefinition {
+    public static func gap(name: String, appearance: UInt16) -> GATTServiceDefinition {
         GATTServiceDefinition(GATTUUID.genericAccess, [
             GATTCharacteristicDefinition(GATTUUID.deviceName, .read, value: Array(name.utf8)),
             GATTCharacteristicDefinition(GATTUUID.appearance, .read, value: ByteWriter.build { $0.u16(appearance) }),
@@ -28,7 +28,7 @@ public enum SampleProfiles {
         ])
     }
 
-    static let gatt = GATTServiceDefinition(GATTUUID.genericAttribute, [
+    public static let gatt = GATTServiceDefinition(GATTUUID.genericAttribute, [
         GATTCharacteristicDefinition(GATTUUID.serviceChanged, .indicate, value: [0x01, 0x00, 0xFF, 0xFF]),
     ])
 
