@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // btlens: Bluetooth HCI capture analysis. Layers point one way:
-// BTWire → BTCapture → BTDecode → (BTTrack → BTRules →) BTReport → BTLive → btlens.
+// BTWire → BTCapture → BTDecode → (BTTrack → BTEnergy → BTRules →) BTReport → BTLive → btlens.
 import PackageDescription
 
 /// The hot layers mutate per-connection state held in classes; Swift's dynamic exclusivity checks on those
@@ -13,7 +13,7 @@ let package = Package(
     products: [
         .executable(name: "btlens", targets: ["btlens"]),
         .executable(name: "btlens-scenario", targets: ["btlens-scenario"]),
-        .library(name: "BTLensCore", targets: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "BTLive"]),
+        .library(name: "BTLensCore", targets: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules", "BTReport", "BTLive"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -37,11 +37,14 @@ let package = Package(
         .target(name: "BTDecode", dependencies: ["BTWire", "BTCapture"], swiftSettings: hotPath),
         // Tracking: connections, scans, advertisers, ATT transactions, GATT databases, timelines.
         .target(name: "BTTrack", dependencies: ["BTWire", "BTCapture", "BTDecode", "CMalloc"], swiftSettings: hotPath),
-        // Best-practice rules over the tracking model, one file per rule.
-        .target(name: "BTRules", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack",
+        // Radio time and charge of what the tracking model shows (ENERGY.md): scans, links and their phases,
+        // advertising, host wake-ups, the controller's own counters; profiles in YAML.
+        .target(name: "BTEnergy", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", .product(name: "Yams", package: "Yams")]),
+        // Best-practice rules over the tracking model, one file per rule; each finding priced by BTEnergy.
+        .target(name: "BTRules", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy",
                                                .product(name: "Yams", package: "Yams")]),
         // Output shapes (stats JSON, decode lines, timelines, devices, GATT trees, audit reports).
-        .target(name: "BTReport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules"],
+        .target(name: "BTReport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules"],
                 exclude: ["Schemas"]),
         // Scripted scenarios that write the project's own captures (samples, fixtures, benchmark).
         .target(name: "BTScenario", dependencies: ["BTWire", "BTCapture"]),
@@ -53,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "btlens",
             dependencies: [
-                "BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "BTLive",
+                "BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules", "BTReport", "BTLive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -74,6 +77,7 @@ let package = Package(
         .testTarget(name: "BTDecodeTests", dependencies: ["BTDecode", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTTrackTests", dependencies: ["BTTrack", "BTReport", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTRulesTests", dependencies: ["BTRules", "BTTrack", "BTReport", "BTScenario", "TestSupport"]),
+        .testTarget(name: "BTEnergyTests", dependencies: ["BTEnergy", "BTTrack", "BTScenario", "TestSupport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "BTScenario",
                                                             "TestSupport"]),
         // Golden/ holds expected report outputs the tests read by path.

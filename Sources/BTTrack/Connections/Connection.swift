@@ -102,6 +102,45 @@ public final class Connection: @unchecked Sendable {
     /// Packets and bytes of ACL data each way.
     public internal(set) var aclPacketsSent = 0
     public internal(set) var aclPacketsReceived = 0
+    /// L2CAP traffic as link-layer data PDUs each way (`LinkLayerTraffic`), for the radio-time model.
+    public internal(set) var linkLayerSent = LinkLayerTraffic()
+    public internal(set) var linkLayerReceived = LinkLayerTraffic()
+    /// Stretches of the link with one set of parameters and PHYs, each with its traffic: what the radio-time
+    /// model prices event by event. The first starts at the link's start; at most `maximumPhases`.
+    public internal(set) var phases: [LinkPhase] = []
+    public static let maximumPhases = 256
+    /// The PHYs now (LE PHY Update Complete; 1M until one is seen).
+    public internal(set) var txPHY: UInt8 = LinkPhase.phy1M
+    public internal(set) var rxPHY: UInt8 = LinkPhase.phy1M
+
+    /// New parameters or PHYs: a new phase (past the limit, the last one goes on).
+    func beginPhase(at: RecordRef) {
+        if let last = phases.last, last.start.number == at.number || phases.count >= Self.maximumPhases {
+            phases[phases.count - 1].parameters = parameters
+            phases[phases.count - 1].txPHY = txPHY
+            phases[phases.count - 1].rxPHY = rxPHY
+            return
+        }
+        phases.append(LinkPhase(start: at, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY))
+    }
+    /// The LE data length each way (LE Data Length Change; 27 until one is seen).
+    public internal(set) var maxTxOctets = LinkLayerTraffic.minimumOctets
+    public internal(set) var maxRxOctets = LinkLayerTraffic.minimumOctets
+
+    /// One reassembled L2CAP PDU of `l2capBytes` (header included) each way: it crossed the air as
+    /// ⌈bytes / data length⌉ link-layer PDUs (ENERGY.md §3.1), whatever the HCI fragments were.
+    @inline(__always)
+    func countLinkLayer(l2capBytes: Int, sent: Bool) {
+        if phases.isEmpty { phases.append(LinkPhase(start: start, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY)) }
+        let p = phases.count - 1
+        if sent {
+            linkLayerSent.add(bytes: l2capBytes, octets: maxTxOctets)
+            phases[p].sent.add(bytes: l2capBytes, octets: maxTxOctets)
+        } else {
+            linkLayerReceived.add(bytes: l2capBytes, octets: maxRxOctets)
+            phases[p].received.add(bytes: l2capBytes, octets: maxRxOctets)
+        }
+    }
 
     var session: ATTSession
     @inline(__always)
@@ -156,6 +195,44 @@ public final class Connection: @unchecked Sendable {
 
     /// The GATT characteristic whose value or descriptors contain `handle`.
     public func characteristic(containing handle: UInt16) -> GATTCharacteristic? { gatt.characteristic(containing: handle) }
+}
+
+/// A stretch of a link with one set of parameters and PHYs, from `start` to the next phase's start (or the link's
+/// end), and the link-layer traffic in it each way.
+public struct LinkPhase: Sendable {
+    public static let phy1M: UInt8 = 1
+    public var start: RecordRef
+    /// nil when the capture joined the link midway and never saw its parameters.
+    public var parameters: ConnectionParameters?
+    public var txPHY: UInt8
+    public var rxPHY: UInt8
+    public var sent = LinkLayerTraffic()
+    public var received = LinkLayerTraffic()
+
+    public init(start: RecordRef, parameters: ConnectionParameters?, txPHY: UInt8, rxPHY: UInt8) {
+        self.start = start
+        self.parameters = parameters
+        self.txPHY = txPHY
+        self.rxPHY = rxPHY
+    }
+}
+
+/// L2CAP traffic of one direction as link-layer data PDUs: what the radio carried.
+public struct LinkLayerTraffic: Sendable, Equatable {
+    /// The LE data length every controller supports (Core Vol 6 Part B §4.5.10).
+    public static let minimumOctets = 27
+    /// Link-layer data PDUs (fragments of L2CAP PDUs at the data length of the time).
+    public internal(set) var pdus = 0
+    /// Their payload bytes (L2CAP headers included, MICs not).
+    public internal(set) var bytes = 0
+
+    public init() {}
+
+    @inline(__always)
+    mutating func add(bytes n: Int, octets: Int) {
+        bytes &+= n
+        pdus &+= (n + octets - 1) / octets
+    }
 }
 
 /// Request/response latency and outcome counts.

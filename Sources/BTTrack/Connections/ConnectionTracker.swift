@@ -175,6 +175,7 @@ public struct ConnectionTracker {
                                               supervisionTimeout: e.supervisionTimeout)
         c.initialParameters = parameters
         c.parameters = parameters
+        c.beginPhase(at: at)
         c.scanningAtConnect = scanning
         c.advertisingAtConnect = advertising
         c.append(TimelineEvent(at: at, kind: .connected(parameters: parameters)), limit: options.maximumEventsPerConnection)
@@ -291,15 +292,21 @@ public struct ConnectionTracker {
                                                   supervisionTimeout: v.supervisionTimeout)
             if c.initialParameters == nil { c.initialParameters = parameters }
             c.parameters = parameters
+            c.beginPhase(at: at)
             c.append(TimelineEvent(at: at, kind: .parametersChanged(parameters)), limit: options.maximumEventsPerConnection)
         case .dataLengthChange:
             guard let v = LEDataLengthChange(p) else { return }
             guard let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le) else { return }
+            c.maxTxOctets = max(LinkLayerTraffic.minimumOctets, Int(v.maxTxOctets))
+            c.maxRxOctets = max(LinkLayerTraffic.minimumOctets, Int(v.maxRxOctets))
             c.append(TimelineEvent(at: at, kind: .dataLengthChanged(maxTxOctets: v.maxTxOctets, maxRxOctets: v.maxRxOctets)),
                      limit: options.maximumEventsPerConnection)
         case .phyUpdateComplete:
             guard let v = LEPHYUpdateComplete(p), v.status == .success else { return }
             guard let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le) else { return }
+            c.txPHY = v.txPHY
+            c.rxPHY = v.rxPHY
+            c.beginPhase(at: at)
             c.append(TimelineEvent(at: at, kind: .phyChanged(tx: v.txPHY, rx: v.rxPHY)), limit: options.maximumEventsPerConnection)
         case .remoteConnectionParameterRequest:
             guard let v = LERemoteConnectionParameterRequest(p) else { return }
@@ -334,6 +341,7 @@ public struct ConnectionTracker {
     static func acl(pdu: LinkPDU?, direction: Direction, at: RecordRef, on c: Connection, limit: Int) {
         if direction == .sent { c.aclPacketsSent += 1 } else { c.aclPacketsReceived += 1 }
         guard let pdu else { return }
+        c.countLinkLayer(l2capBytes: pdu.payload.count + L2CAPPDU.headerLength, sent: direction == .sent)
         switch pdu.channel {
         case .att, .dynamicATT, .enhancedATT:
             if c.transport == .unknown && pdu.channel == .att { c.transport = .le }

@@ -102,6 +102,13 @@ extension Connection {
         c.attOpcodeCounts = attOpcodeCounts
         c.aclPacketsSent = aclPacketsSent
         c.aclPacketsReceived = aclPacketsReceived
+        c.linkLayerSent = linkLayerSent
+        c.linkLayerReceived = linkLayerReceived
+        c.maxTxOctets = maxTxOctets
+        c.phases = phases
+        c.txPHY = txPHY
+        c.rxPHY = rxPHY
+        c.maxRxOctets = maxRxOctets
         c.session = session
         if isOpen { c.session.finish(at: end, connection: c) }
         return c

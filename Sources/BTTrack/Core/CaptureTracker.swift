@@ -68,6 +68,10 @@ public struct CaptureModel: Sendable {
     public var controllerDebugLogPackets = 0
     /// The host's operating system, where the capture shows it.
     public var platform = PlatformEvidence()
+    /// The controller's own activity counters, each time the stack read them (Android `0xFD59`).
+    public var controllerActivity: [ControllerActivityReport] = []
+    /// HCI events and ACL packets the controller delivered to the host: each wakes it.
+    public var hostWakeups = 0
 }
 
 /// Turns decoded frames into connections, scans, advertisers, ATT transactions and GATT databases.
@@ -85,6 +89,8 @@ public final class CaptureTracker {
     var controllerDebugLog = 0
     /// What the capture shows of the host's platform.
     public var platform = PlatformEvidence()
+    var controllerActivity: [ControllerActivityReport] = []
+    var hostWakeups = 0
     /// Where to report advertising events whose reports do not fit, when the decoder was told not to check
     /// them (`PacketDecoder.validatesAdvertisingReports`).
     public var issues: IssueLog?
@@ -130,6 +136,7 @@ public final class CaptureTracker {
                 connections.command(opcode: command.opcode, parameters: command.parameters, at: at)
             }
         case .event(let event):
+            hostWakeups &+= 1
             // Advertising reports are most records of a scanning capture: handled here, inline, not through
             // `observeEvent`'s large frame.
             if let sub = event.subevent, sub == .advertisingReport || sub == .extendedAdvertisingReport {
@@ -138,6 +145,7 @@ public final class CaptureTracker {
                 observeEvent(event, frame: frame, at: at)
             }
         case .acl(let acl):
+            if frame.record.direction == .received { hostWakeups &+= 1 }
             if frame.isControllerDebugLog {
                 controllerDebugLog += 1  // the controller's own log, on no link
             } else if let feed = borrowedLinkFeed {
@@ -216,6 +224,7 @@ public final class CaptureTracker {
             }
         case .commandComplete:
             guard let cc = CommandComplete(event.parameters) else { return }
+            if cc.opcode == ControllerActivityReport.opcode { activityReport(cc, at: at) }
             if cc.opcode == .reset {
                 // Every link, scan and advertising set of the controller is gone.
                 linksControllerReset(at: at)
@@ -235,6 +244,14 @@ public final class CaptureTracker {
                 connections.event(code: event.code, parameters: event.parameters, at: at)
             }
         }
+    }
+
+    @inline(never)
+    func activityReport(_ cc: CommandComplete, at: RecordRef) {
+        guard controllerActivity.count < ControllerActivityReport.maximumKept,
+              let report = ControllerActivityReport(returnParameters: cc.returnParameters, at: at)
+        else { return }
+        controllerActivity.append(report)
     }
 
     /// HCI Reset or the controller's removal, for the link and scan trackers.
@@ -286,6 +303,8 @@ public final class CaptureTracker {
         model.abandonedAdvertisingChains = advertisers.abandonedChains
         model.controllerDebugLogPackets = controllerDebugLog
         model.platform = platform
+        model.controllerActivity = controllerActivity
+        model.hostWakeups = hostWakeups
         return model
     }
 }

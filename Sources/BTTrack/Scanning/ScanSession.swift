@@ -146,6 +146,15 @@ public struct ScanSession: Sendable {
     /// How long it scanned (nil while open).
     public var duration: Duration? { endTimestamp.map { $0 - start.timestamp } }
 
+    /// A legacy session with these parameters and no reports, for what-if models (radio cost of a scan setting).
+    public static func forModel(active: Bool, interval: UInt16, window: UInt16) -> ScanSession {
+        let parameters = ScanParameters(isExtended: false, phys: [ScanPHYParameters(phy: ScanPHYParameters.phy1M, isActive: active,
+                                                                                    interval: interval, window: window)],
+                                        ownAddressType: 0, filterPolicy: 0, known: true)
+        return ScanSession(controller: 0, start: RecordRef(number: 0, offset: 0, timestamp: Timestamp(nanoseconds: 0), controller: 0, length: 0),
+                           parameters: parameters, enable: ScanEnable.unknown, implicitStart: false)
+    }
+
     init(controller: UInt16, start: RecordRef, parameters: ScanParameters, enable: ScanEnable, implicitStart: Bool) {
         self.controller = controller
         self.start = start
