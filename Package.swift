@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "BTTrackTests", dependencies: ["BTTrack", "BTReport", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTRulesTests", dependencies: ["BTRules", "BTTrack", "BTReport", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTEnergyTests", dependencies: ["BTEnergy", "BTTrack", "BTScenario", "TestSupport"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "BTScenario",
+        .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules", "BTReport", "BTScenario",
                                                             "TestSupport"]),
         // Golden/ holds expected report outputs the tests read by path.
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Golden"]),

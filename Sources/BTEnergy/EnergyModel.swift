@@ -101,8 +101,9 @@ public struct EnergyModel: Sendable {
         func phone(_ e: Double) -> RadioTime {
             // Every exchange: one packet each way, empty where no data went.
             let ownPDUs = Double(sent.pdus), peerPDUs = Double(received.pdus)
-            return RadioTime(txSeconds: dataSent + max(0, e - ownPDUs) * AirTime.emptyPDU(phy: tx),
-                             rxSeconds: dataReceived + max(0, e - peerPDUs) * AirTime.emptyPDU(phy: rx) + e * guardTime)
+            return RadioTime(txSeconds: dataSent + max(0, e - ownPDUs) * AirTime.emptyPDU(phy: tx) + n * profile.phone.eventTxOverheadSeconds,
+                             rxSeconds: dataReceived + max(0, e - peerPDUs) * AirTime.emptyPDU(phy: rx) + e * guardTime
+                                 + n * profile.phone.eventRxOverheadSeconds)
         }
         let dataEvents = max(dc, dp)
         return LinkTime(events: n, exchangesLow: eLow, exchangesHigh: eHigh, phoneLow: phone(eLow), phoneHigh: phone(eHigh),

@@ -20,6 +20,10 @@ public struct PhoneProfile: Sendable, Equatable {
     /// overhead (unknown: 0, to be calibrated against the controller's counters).
     public var listenGuardSeconds = 166e-6
     public var eventOverheadMicrocoulombs = 0.0
+    /// Radio-on time per connection event beyond the packets (ramp-up, turnarounds) that a controller's own
+    /// counters include: unknown, 0 by default; fit it to a device with its activity counters (0xFD59).
+    public var eventTxOverheadSeconds = 0.0
+    public var eventRxOverheadSeconds = 0.0
     /// Share of a scan window that coexistence (Wi-Fi, BR/EDR) may take from LE: the scan term's low bound.
     public var coexistenceShare = 0.1
 
@@ -69,7 +73,8 @@ public struct EnergyProfile: Sendable, Equatable {
         "bluetooth.controller.rx": \.rxMilliamps, "bluetooth.controller.tx": \.txMilliamps,
         "bluetooth.controller.idle": \.idleMilliamps, "awake_ma": \.awakeMilliamps, "hold_s": \.holdSeconds,
         "event_overhead_uc": \.eventOverheadMicrocoulombs, "listen_guard_us": \.listenGuardSeconds,
-        "coexistence_share": \.coexistenceShare,
+        "coexistence_share": \.coexistenceShare, "event_tx_overhead_us": \.eventTxOverheadSeconds,
+        "event_rx_overhead_us": \.eventRxOverheadSeconds,
     ] }
     public static var peripheralKeys: [String: WritableKeyPath<PeripheralProfile, Double>] { [
         "rx_ma": \.rxMilliamps, "tx_ma": \.txMilliamps, "voltage": \.volts, "empty_event_uc": \.emptyEventMicrocoulombs,
@@ -103,7 +108,7 @@ public struct EnergyProfile: Sendable, Equatable {
                     let number = try Self.number(v, key: "phone.\(key)")
                     if key == "bluetooth.controller.voltage" { profile.phone.volts = number / 1000; continue }
                     guard let path = phoneKeys[key] else { throw LoadError.invalid("phone.\(key): unknown key") }
-                    profile.phone[keyPath: path] = key == "listen_guard_us" ? number * 1e-6 : number
+                    profile.phone[keyPath: path] = key.hasSuffix("_us") ? number * 1e-6 : number
                 }
             case "peripheral":
                 for (key, v) in map {

@@ -56,7 +56,8 @@ public struct EnergyReport: Sendable {
         public var energy: UInt32
         public var modelTxSeconds: Double
         public var modelRxSeconds: Double
-        /// A BR/EDR link was up in the interval: the counters include classic traffic the LE model does not.
+        /// A BR/EDR link was up, or the controller paged for one, in the interval: the counters include classic
+        /// radio time the LE model does not price.
         public var brEdrActive: Bool
         public var seconds: Double { Double(end.nanoseconds - start.nanoseconds) / 1e9 }
         /// (model − measured) / measured of tx + rx time; nil when the controller measured none.
@@ -113,7 +114,10 @@ public struct EnergyReport: Sendable {
         for c in model.connections {
             links.append(Self.link(c, captureEnd: captureEnd, energy: energy))
         }
-        measured = Self.measured(model.controllerActivity, report: self)
+        let paging = model.failedConnections.filter { $0.transport == .brEdr }.map { f in
+            (start: f.requested?.timestamp ?? f.at.timestamp, end: f.at.timestamp)
+        }
+        measured = Self.measured(model.controllerActivity, report: self, paging: paging)
     }
 
     static func link(_ c: Connection, captureEnd: Timestamp, energy: EnergyModel) -> Link {
@@ -146,16 +150,17 @@ public struct EnergyReport: Sendable {
 
     /// The intervals between consecutive controller activity reports, with the model's tx and rx time for each:
     /// every scan and link prorated by its overlap with the interval.
-    static func measured(_ reports: [ControllerActivityReport], report: EnergyReport) -> [Measured] {
+    static func measured(_ reports: [ControllerActivityReport], report: EnergyReport,
+                         paging: [(start: Timestamp, end: Timestamp)]) -> [Measured] {
         var out: [Measured] = []
         for (a, b) in zip(reports, reports.dropFirst()) where b.at.controller == a.at.controller {
-            // Counters that went backwards were reset (the controller restarted): no interval.
-            guard b.txMilliseconds >= a.txMilliseconds, b.rxMilliseconds >= a.rxMilliseconds,
-                  b.idleMilliseconds >= a.idleMilliseconds, b.at.timestamp > a.at.timestamp
-            else { continue }
+            // Each answer counts since the stack's previous read (AOSP resets the counters on read), so the
+            // second of two reads in the capture measures the interval between them; the first read's interval
+            // began before the capture.
+            guard b.at.timestamp > a.at.timestamp else { continue }
             let from = a.at.timestamp, to = b.at.timestamp
             var model = RadioTime()
-            var brEdr = false
+            var brEdr = paging.contains { $0.start < to && $0.end > from }
             func share(_ s: Timestamp, _ e: Timestamp) -> Double {
                 let total = Self.seconds(s, e)
                 let overlap = Self.seconds(max(s, from), min(e, to))
@@ -172,10 +177,9 @@ public struct EnergyReport: Sendable {
                     model = model + RadioTime(txSeconds: p.radio.txSeconds * f, rxSeconds: p.radio.rxSeconds * f)
                 }
             }
-            out.append(Measured(start: from, end: to, txSeconds: Double(b.txMilliseconds - a.txMilliseconds) / 1000,
-                                rxSeconds: Double(b.rxMilliseconds - a.rxMilliseconds) / 1000,
-                                idleSeconds: Double(b.idleMilliseconds - a.idleMilliseconds) / 1000,
-                                energy: b.energy &- a.energy, modelTxSeconds: model.txSeconds, modelRxSeconds: model.rxSeconds,
+            out.append(Measured(start: from, end: to, txSeconds: Double(b.txMilliseconds) / 1000,
+                                rxSeconds: Double(b.rxMilliseconds) / 1000, idleSeconds: Double(b.idleMilliseconds) / 1000,
+                                energy: b.energy, modelTxSeconds: model.txSeconds, modelRxSeconds: model.rxSeconds,
                                 brEdrActive: brEdr))
         }
         return out

@@ -4,8 +4,8 @@ import BTDecode
 
 /// One answer to Android's "LE Get Controller Activity Energy Info" (vendor command `0xFD59`, AOSP
 /// `btm_ble_cont_energy.cc`; ENERGY.md §2.1): the controller's own tx, rx and idle time and energy counters,
-/// which the stack reads now and then for BatteryStats. Their differences between two reads are what the radio
-/// really did in that interval: the energy model's measured truth.
+/// which the stack reads now and then for BatteryStats. Each answer counts since the previous read: what the radio
+/// really did in that interval, the energy model's measured truth.
 public struct ControllerActivityReport: Sendable, Equatable {
     public static let opcode = HCIOpcode(rawValue: 0xFD59)
     /// Reports kept per capture: the stack reads the counters every few minutes, so only a corrupt capture
@@ -13,7 +13,7 @@ public struct ControllerActivityReport: Sendable, Equatable {
     public static let maximumKept = 10_000
 
     public var at: RecordRef
-    /// Totals since the controller started, in milliseconds.
+    /// Since the stack's previous read (AOSP's controllers reset the counters when read), in milliseconds.
     public var txMilliseconds: UInt32
     public var rxMilliseconds: UInt32
     public var idleMilliseconds: UInt32

@@ -1,0 +1,56 @@
+import BTWire
+import BTCapture
+import BTTrack
+import BTEnergy
+
+/// `btlens energy --json`; schema in Schemas/energy.schema.json. Times in Unix seconds; a cost is
+/// `{"radio_s", "charge_mc", "low_mc", "high_mc"}` (radio-on seconds, charge in millicoulombs and its range).
+public enum EnergyJSON {
+    static func round(_ v: Double, _ digits: Int = 6) -> JSONValue { .number(DecimalText.fixed(v, fractionDigits: digits)) }
+
+    public static func cost(_ c: RadioCost) -> JSONValue {
+        .object([("radio_s", round(c.radioSeconds)), ("charge_mc", round(c.chargeMC, 4)), ("low_mc", round(c.lowMC, 4)),
+                 ("high_mc", round(c.highMC, 4))])
+    }
+
+    public static func cost(_ c: RadioCost?) -> JSONValue { c.map(cost) ?? .null }
+
+    static func time(_ t: Timestamp) -> JSONValue { .number(t.decimalString()) }
+
+    public static func object(file: String, report r: EnergyReport) -> JSONValue {
+        .object([
+            ("file", .string(file)),
+            ("profile", .object([("phone", .string(r.profile.phone.name)), ("peripheral", .string(r.profile.peripheral.name))])),
+            ("total", .object([("phone", cost(r.phoneTotal)), ("peripheral", cost(r.peripheralTotal))])),
+            ("capture_s", round(r.captureSeconds, 3)),
+            ("scans", .array(r.scans.map { s in
+                .object([("start", time(s.start)), ("end", time(s.end)), ("controller", .int(Int(s.session.controller))),
+                         ("duty_cycle", round(s.session.parametersKnown ? s.session.dutyCycle : 0, 4)),
+                         ("tx_s", round(s.radio.txSeconds)), ("rx_s", round(s.radio.rxSeconds)), ("phone", cost(s.phone))])
+            })),
+            ("connections", .array(r.links.map { l in
+                .object([
+                    ("id", .int(l.connection.id)), ("handle", .string(Hex.u16(l.connection.handle))),
+                    ("peer_address", l.connection.peerAddress.map { .string($0.description) } ?? .null),
+                    ("start", time(l.start)), ("end", time(l.end)), ("modelled", .bool(l.modelled)),
+                    ("phone", cost(l.phone)), ("peripheral", cost(l.peripheral)),
+                    ("phases", .array(l.phases.map { p in
+                        .object([("name", .string(p.name)), ("start", time(p.start)), ("end", time(p.end)),
+                                 ("phone", cost(p.phone)), ("peripheral", cost(p.peripheral))])
+                    })),
+                ])
+            })),
+            ("advertising", .array(r.advertising.map { a in
+                .object([("set", .int(Int(a.session.setHandle))), ("start", time(a.start)), ("end", time(a.end)),
+                         ("phone", cost(a.phone))])
+            })),
+            ("host_wakeups", .int(r.hostWakeups)),
+            ("measured", .array(r.measured.map { m in
+                .object([("start", time(m.start)), ("end", time(m.end)), ("tx_s", round(m.txSeconds, 3)),
+                         ("rx_s", round(m.rxSeconds, 3)), ("idle_s", round(m.idleSeconds, 3)), ("energy", .int(Int(m.energy))),
+                         ("model", .object([("tx_s", round(m.modelTxSeconds, 3)), ("rx_s", round(m.modelRxSeconds, 3))])),
+                         ("error", m.error.map { round($0, 4) } ?? .null), ("br_edr_active", .bool(m.brEdrActive))])
+            })),
+        ])
+    }
+}

@@ -1,0 +1,88 @@
+import BTWire
+import BTCapture
+import BTTrack
+import BTEnergy
+
+/// `btlens energy` as text: per scan session, connection (and its phases) and advertising set, the duration,
+/// radio-on time, charge (mC and mAh), share of the capture's total and the rate per hour; then the totals and
+/// the controller's own counters beside the model's prediction.
+public enum EnergyText {
+    public enum Side: String, Sendable, CaseIterable { case phone, peripheral, both }
+
+    static func mc(_ c: RadioCost) -> String {
+        "\(DecimalText.fixed(c.chargeMC, fractionDigits: 2)) mC (\(DecimalText.fixed(c.lowMC, fractionDigits: 2))–\(DecimalText.fixed(c.highMC, fractionDigits: 2)))"
+    }
+
+    static func mAh(_ c: RadioCost) -> String {
+        let v = c.chargeMAh
+        return (v >= 0.1 ? DecimalText.fixed(v, fractionDigits: 2) : DecimalText.fixed(v, fractionDigits: 4)) + " mAh"
+    }
+
+    static func seconds(_ s: Double) -> String {
+        s >= 10 ? "\(Int(s.rounded())) s" : s >= 0.1 ? DecimalText.fixed(s, fractionDigits: 2) + " s"
+            : DecimalText.fixed(s * 1000, fractionDigits: 2) + " ms"
+    }
+
+    /// "12.3 mC (11.0–14.1) = 0.0034 mAh, 4.2 s radio, 18 % of the total, 3.1 mAh/h".
+    static func line(_ c: RadioCost, duration: Double, total: RadioCost) -> String {
+        var parts = ["\(mc(c)) = \(mAh(c))", "radio \(seconds(c.radioSeconds))"]
+        if total.chargeMC > 0 { parts.append("\(Int((c.chargeMC / total.chargeMC * 100).rounded())) % of the total") }
+        if duration > 0 { parts.append("\(DecimalText.fixed(c.chargeMAh / duration * 3600, fractionDigits: 3)) mAh/h while on") }
+        return parts.joined(separator: ", ")
+    }
+
+    public static func render(file: String, report r: EnergyReport, side: Side = .phone) -> String {
+        var out = [file]
+        out.append("  profile: phone \(r.profile.phone.name); peripheral \(r.profile.peripheral.name)")
+        let phone = side != .peripheral, peripheral = side != .phone
+        let total = r.phoneTotal
+        let capture = r.captureSeconds
+        if phone {
+            for s in r.scans {
+                let d = Double(s.end.nanoseconds - s.start.nanoseconds) / 1e9
+                let duty = s.session.parametersKnown ? "duty \(Int((s.session.dutyCycle * 100).rounded())) %" : "duty unknown"
+                out.append("  Scan hci\(s.session.controller) \(s.session.isActive ? "active" : "passive") \(duty), \(TimeFormat.human(.nanoseconds(s.end.nanoseconds - s.start.nanoseconds)))")
+                out.append("    phone: " + line(s.phone, duration: d, total: total))
+            }
+            for a in r.advertising {
+                let d = Double(a.end.nanoseconds - a.start.nanoseconds) / 1e9
+                out.append("  Advertising hci\(a.session.controller) set \(a.session.setHandle), \(TimeFormat.human(.nanoseconds(a.end.nanoseconds - a.start.nanoseconds)))")
+                out.append("    phone: " + line(a.phone, duration: d, total: total))
+            }
+        }
+        for l in r.links {
+            let d = Double(l.end.nanoseconds - l.start.nanoseconds) / 1e9
+            let c = l.connection
+            out.append("  Connection #\(c.id) handle \(Hex.u16(c.handle))\(c.peerAddress.map { " to \($0)" } ?? "") \(c.transport.rawValue), \(TimeFormat.human(.nanoseconds(l.end.nanoseconds - l.start.nanoseconds)))\(l.modelled ? "" : " (not modelled: only LE links are priced)")")
+            guard l.modelled else { continue }
+            if phone { out.append("    phone: " + line(l.phone, duration: d, total: total)) }
+            if peripheral, let p = l.peripheral {
+                out.append("    peripheral: " + line(p, duration: d, total: r.peripheralTotal ?? p))
+            }
+            if l.phases.count > 1 {
+                for p in l.phases {
+                    var sides: [String] = []
+                    if phone { sides.append("phone " + mc(p.phone)) }
+                    if peripheral, let q = p.peripheral { sides.append("peripheral " + mc(q)) }
+                    out.append("      \(p.name), \(TimeFormat.human(.nanoseconds(p.end.nanoseconds - p.start.nanoseconds))): "
+                               + sides.joined(separator: "; "))
+                }
+            }
+        }
+        out.append("  Total over \(TimeFormat.human(.nanoseconds(Int64(capture * 1e9)))):")
+        if phone {
+            out.append("    phone: \(mc(total)) = \(mAh(total)), radio \(seconds(total.radioSeconds))"
+                       + (capture > 0 ? ", \(DecimalText.fixed(total.chargeMAh / capture * 3600, fractionDigits: 3)) mAh per hour of capture" : ""))
+        }
+        if peripheral, let p = r.peripheralTotal { out.append("    peripherals: \(mc(p)) = \(mAh(p)), radio \(seconds(p.radioSeconds))") }
+        out.append("    host wake-ups: \(r.hostWakeups) HCI events and ACL packets delivered to the host (each can keep it awake about \(DecimalText.fixed(r.profile.phone.holdSeconds, fractionDigits: 1)) s; not in the radio totals)")
+        if !r.measured.isEmpty {
+            out.append("  Controller activity counters (Android 0xFD59) against the model:")
+            for m in r.measured {
+                let error = m.error.map { " (model \($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %)" } ?? ""
+                out.append("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured tx \(seconds(m.txSeconds)) rx \(seconds(m.rxSeconds)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(m.brEdrActive ? ", BR/EDR link up (not modelled)" : "")")
+            }
+        }
+        return out.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import BTWire
+import BTCapture
+import BTTrack
+import BTEnergy
+import TestSupport
+
+/// The energy model against the controller's own activity counters (Android vendor command 0xFD59) in the real
+/// captures that hold them: the model's calibration and its honest error bar on real phones.
+@Suite("Real captures: energy model against the controller's counters")
+struct RealCaptureEnergyTests {
+    /// Captures with counters and how many reads each holds (issue 18).
+    static let withCounters: [String: Int] = [
+        "yeelock_smartlock_btsnoop_hci.log": 6, "pokemongo_plus_pairing_btsnoop.log": 2,
+        "xiaomi_wx_vband_smartpen_btsnoop_hci.log": 4, "oppo_earbuds_classic_hfp_avrcp_btsnoop.log": 5,
+    ]
+    static var names: [String] { RealCaptures.available ? withCounters.keys.sorted() : [] }
+
+    static func report(_ name: String, profile: EnergyProfile = EnergyProfile()) throws -> (CaptureModel, EnergyReport) {
+        let capture = try OpenedCapture.open(path: RealCaptures.directory.appendingPathComponent(name).path)
+        var collector = TrackingCollector(options: .withoutAdvertisers)
+        let model = try capture.accept(&collector)
+        return (model, EnergyReport(model: model, energy: EnergyModel(profile: profile)))
+    }
+
+    /// Intervals the comparison is asserted on: LE only (no BR/EDR link or paging), at least 5 s, and with at
+    /// least 1 s of measured radio time (below that, a few hundred ms the host never sees — the controller's
+    /// own background listening — dominate the ratio: yeelock's 13 s interval at 13:11:48 measured 0.2 s of rx
+    /// with no scan, link or advertising in the capture).
+    static func judged(_ m: EnergyReport.Measured) -> Bool {
+        !m.brEdrActive && m.seconds >= 5 && m.txSeconds + m.rxSeconds >= 1
+    }
+
+    static func print(_ name: String, _ r: EnergyReport, label: String) {
+        for m in r.measured {
+            let error = m.error.map { "\(Int(($0 * 100).rounded())) %" } ?? "n/a"
+            FileHandle.standardError.write(Data("ENERGY \(label) \(name) \(m.start.decimalString())+\(Int(m.seconds)) s: measured tx \(m.txSeconds) rx \(m.rxSeconds), model tx \(DecimalText.fixed(m.modelTxSeconds, fractionDigits: 3)) rx \(DecimalText.fixed(m.modelRxSeconds, fractionDigits: 3)), error \(error)\(m.brEdrActive ? " (BR/EDR)" : "")\(judged(m) ? "" : " [not judged]")\n".utf8))
+        }
+    }
+
+    @Test("every read is decoded; yeelock and pokemongo within 25 % on judged intervals with the default profile",
+          arguments: names)
+    func defaults(name: String) throws {
+        let (model, report) = try Self.report(name)
+        #expect(model.controllerActivity.count == Self.withCounters[name])
+        #expect(report.measured.count == (Self.withCounters[name] ?? 0) - 1)
+        Self.print(name, report, label: "default")
+        for m in report.measured where Self.judged(m) {
+            let error = try #require(m.error)
+            if name.hasPrefix("xiaomi") {
+                // 15–45 ms links, idle: the controller counts ~0.53 ms tx and ~0.88 ms rx of radio-on time per
+                // connection event (ramp-up, turnarounds), the packet-level model 0.08 and 0.25 ms; the model is
+                // low by about 80 % until a profile gives the per-event overhead (next test).
+                #expect(error < -0.5, "\(name): \(error)")
+            } else {
+                #expect(abs(error) <= 0.25, "\(name) at \(m.start.decimalString()): \(error)")
+            }
+        }
+    }
+
+    @Test("calibrated on xiaomi's first interval (per-event radio overhead), its later intervals agree within 25 %")
+    func calibrated() throws {
+        guard RealCaptures.available else { return }
+        let name = "xiaomi_wx_vband_smartpen_btsnoop_hci.log"
+        let (model, plain) = try Self.report(name)
+        let first = try #require(plain.measured.first)
+        // Connection events in the first interval: every LE link's phases prorated to it.
+        var events = 0.0
+        for link in plain.links where link.modelled {
+            for p in link.phases {
+                let total = Double(p.end.nanoseconds - p.start.nanoseconds) / 1e9
+                let overlap = Double(min(p.end, first.end).nanoseconds - max(p.start, first.start).nanoseconds) / 1e9
+                guard total > 0, overlap > 0 else { continue }
+                let interval = (link.connection.phases.first { $0.start.timestamp == p.start }?.parameters?.intervalMilliseconds
+                                ?? link.connection.parameters?.intervalMilliseconds ?? 30) / 1000
+                events += overlap / interval
+            }
+        }
+        #expect(events > 100)
+        var profile = EnergyProfile()
+        profile.phone.eventTxOverheadSeconds = (first.txSeconds - first.modelTxSeconds) / events
+        profile.phone.eventRxOverheadSeconds = (first.rxSeconds - first.modelRxSeconds) / events
+        let calibrated = EnergyReport(model: model, energy: EnergyModel(profile: profile))
+        Self.print(name, calibrated, label: "calibrated")
+        for m in calibrated.measured.dropFirst() where Self.judged(m) {
+            #expect(abs(try #require(m.error)) <= 0.25, "\(m.start.decimalString()): \(String(describing: m.error))")
+        }
+        // The fitted overhead is physical: well under a millisecond and a half per event each way.
+        #expect(profile.phone.eventTxOverheadSeconds > 0 && profile.phone.eventTxOverheadSeconds < 1.5e-3)
+        #expect(profile.phone.eventRxOverheadSeconds > 0 && profile.phone.eventRxOverheadSeconds < 1.5e-3)
+    }
+}
