@@ -31,6 +31,7 @@ public enum AuditHTML {
         var out: [String] = []
         out.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>btlens audit</title><style>\(style)</style></head><body>")
         out.append("<h1>btlens audit</h1><p><strong>\(escape(run.summary))</strong>" + (run.failOn.map { " — fails on \($0.rawValue) and above" } ?? "") + "</p>")
+        if let waste = run.wasteLine { out.append("<p class=\"waste\">\(escape(waste[waste.startIndex].uppercased() + waste.dropFirst())).</p>") }
         if run.status == .unreadable { out.append("<p class=\"error\"><strong>Incomplete: an input could not be read.</strong></p>") }
         for capture in run.captures {
             out.append("<h2>\(escape(capture.file))</h2>")
@@ -42,10 +43,10 @@ public enum AuditHTML {
             if capture.findings.isEmpty {
                 out.append("<p>No findings.</p>")
             } else {
-                out.append("<table><tr><th>severity</th><th>rule</th><th>where</th><th>finding</th><th>records</th></tr>")
-                for f in capture.findings {
+                out.append("<table><tr><th>severity</th><th>rule</th><th>where</th><th>finding</th><th>saves</th><th>records</th></tr>")
+                for f in AuditCost.ordered(capture.findings) {
                     let place = f.connection.map { "#\($0.id) <code>\(Hex.u16($0.handle))</code>" } ?? "—"
-                    out.append("<tr><td class=\"sev \(f.severity.rawValue)\">\(f.severity.rawValue)</td><td><code>\(f.id)</code> \(escape(f.rule))</td><td>\(place)</td><td>\(escape(f.message))<div class=\"advice\">\(escape(f.advice))</div></td><td>\(escape(AuditText.records(f.records, limit: 4)))</td></tr>")
+                    out.append("<tr><td class=\"sev \(f.severity.rawValue)\">\(f.severity.rawValue)</td><td><code>\(f.id)</code> \(escape(f.rule))</td><td>\(place)</td><td>\(escape(f.message))<div class=\"advice\">\(escape(f.advice))</div></td><td class=\"cost\">\(escape(f.cost.map { AuditCost.mAh($0.phone.chargeMC) } ?? "—"))</td><td>\(escape(AuditText.records(f.records, limit: 4)))</td></tr>")
                 }
                 out.append("</table>")
             }

@@ -1,6 +1,7 @@
 import BTWire
 import BTCapture
 import BTTrack
+import BTEnergy
 import BTRules
 
 /// `btlens audit --format json`: a top-level `findings` array; schema in Schemas/audit.schema.json.
@@ -31,6 +32,10 @@ public enum AuditJSON {
         m.append(("message", .string(f.message)))
         m.append(("advice", .string(f.advice)))
         m.append(("fingerprint", .string(f.fingerprint)))
+        m.append(("cost", f.cost.map { c in
+            .object([("phone", EnergyJSON.cost(c.phone)), ("peripheral", EnergyJSON.cost(c.peripheral)),
+                     ("host_mc", EnergyJSON.round(c.hostMC, 4))])
+        } ?? .null))
         return .object(m)
     }
 
@@ -39,6 +44,8 @@ public enum AuditJSON {
             .object([("file", .string(c.file)), ("error", c.error.map { .string($0) } ?? .null),
                      ("records", .int(c.records)), ("connections", .int(c.connections)),
                      ("platform", c.platform.platform.map { .string($0.rawValue) } ?? .null),
+                     ("radio_charge_mc", c.radioChargeMC.map { EnergyJSON.round($0, 4) } ?? .null),
+                     ("capture_s", EnergyJSON.round(c.captureSeconds, 3)),
                      ("platform_evidence", c.platform.evidence.map { .string($0) } ?? .null),
                      ("findings", .int(c.findings.count)), ("suppressed", .int(c.suppressed))])
         }
@@ -50,6 +57,9 @@ public enum AuditJSON {
             ("summary", .object([("error", .int(run.count(.error))), ("warning", .int(run.count(.warning))),
                                  ("info", .int(run.count(.info)))])),
             ("captures", .array(captures)),
+            ("waste", run.wasteLine.map { line in .object([("charge_mc", EnergyJSON.round(run.wasteMC, 4)),
+                                                           ("host_mc", EnergyJSON.round(run.hostWasteMC, 4)),
+                                                           ("summary", .string(line))]) } ?? .null),
             ("findings", .array(run.findings.map(finding))),
         ])
         return root.serialized()

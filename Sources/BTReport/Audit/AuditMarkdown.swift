@@ -11,6 +11,10 @@ public enum AuditMarkdown {
         out.append("## \(icon) btlens audit")
         out.append("")
         out.append("**\(run.summary)**" + (run.failOn.map { " — fails on \($0.rawValue) and above" } ?? ""))
+        if let waste = run.wasteLine {
+            out.append("")
+            out.append(waste[waste.startIndex].uppercased() + waste.dropFirst() + ".")
+        }
         if run.status == .unreadable {
             out.append("")
             out.append("**Incomplete: an input could not be read.**")
@@ -25,11 +29,18 @@ public enum AuditMarkdown {
         }
         if !run.findings.isEmpty {
             out.append("")
-            out.append("| severity | rule | capture | where | finding |")
-            out.append("|---|---|---|---|---|")
-            for f in run.findings {
-                let place = f.connection.map { "#\($0.id) `\(Hex.u16($0.handle))`" } ?? "—"
-                out.append("| \(f.severity.rawValue) | `\(f.id)` \(f.rule) | `\(cell(f.file))` | \(place) | \(cell(f.message)) |")
+            out.append("| severity | rule | capture | where | finding | saves |")
+            out.append("|---|---|---|---|---|---:|")
+            for c in run.captures {
+                // Repeats of one rule on one peer as one row; the rest most severe and costliest first.
+                let (repeats, rest) = AuditCost.grouped(c.findings)
+                for g in repeats {
+                    out.append("| \(g.severity.rawValue) | `\(g.id)` \(g.rule) | `\(cell(c.file))` | \(g.connections) | \(cell(g.line)) | \(AuditCost.mAh(g.charge)) |")
+                }
+                for f in AuditCost.ordered(rest) {
+                    let place = f.connection.map { "#\($0.id) `\(Hex.u16($0.handle))`" } ?? "—"
+                    out.append("| \(f.severity.rawValue) | `\(f.id)` \(f.rule) | `\(cell(f.file))` | \(place) | \(cell(f.message)) | \(f.cost.map { AuditCost.mAh($0.phone.chargeMC) } ?? "—") |")
+                }
             }
             out.append("")
             out.append("<details><summary>What to do instead</summary>")

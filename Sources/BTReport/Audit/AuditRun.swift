@@ -13,6 +13,10 @@ public struct AuditedCapture: Sendable {
     public var connections = 0
     /// The host's platform, where the capture shows it.
     public var platform = PlatformEvidence()
+    /// The phone's radio charge over the capture (`btlens energy`'s total) and the capture's length: what
+    /// findings' savings are shares and rates of.
+    public var radioChargeMC: Double?
+    public var captureSeconds: Double = 0
     /// Findings hidden because the baseline accepts them; kept so a refreshed baseline still lists them.
     public var accepted: [Finding] = []
     public var suppressed: Int { accepted.count }

@@ -21,13 +21,24 @@ public enum AuditTextReport {
                 continue
             }
             out.append(paint(capture.file, "1", colored) + "  (\(capture.records) records, \(Plural.of(capture.connections, "connection")), \(Plural.of(capture.findings.count, "finding")))")
-            // Scan- and advertising-level findings first, then per connection.
+            // Repeats of one rule on one peer as one line each; then scan- and advertising-level findings, then
+            // per connection, each list most severe and costliest first.
+            let (repeats, findings) = AuditCost.grouped(capture.findings)
+            if !repeats.isEmpty {
+                out.append("  repeated on one peer")
+                for g in repeats.sorted(by: { AuditCost.severityRank($0.severity) < AuditCost.severityRank($1.severity) || ($0.severity == $1.severity && $0.charge > $1.charge) }) {
+                    out.append("    \(label(g.severity, colored)) \(paint(g.id, "2", colored)) \(g.line)")
+                    if verbose {
+                        for f in g.findings { out.append("            \(f.message)") }
+                    }
+                }
+            }
             var groups: [(String, [Finding])] = []
-            let general = capture.findings.filter { $0.connection == nil }
+            let general = findings.filter { $0.connection == nil }
             if !general.isEmpty { groups.append(("scanning, advertising and connection attempts", general)) }
             var order: [Int] = []
             var byConnection: [Int: [Finding]] = [:]
-            for f in capture.findings {
+            for f in findings {
                 guard let c = f.connection else { continue }
                 if byConnection[c.id] == nil { order.append(c.id) }
                 byConnection[c.id, default: []].append(f)
@@ -38,9 +49,9 @@ public enum AuditTextReport {
             }
             for (title, list) in groups {
                 out.append("  " + title)
-                for f in list {
+                for f in AuditCost.ordered(list) {
                     out.append("    \(label(f.severity, colored)) \(paint(f.id, "2", colored)) \(f.rule): \(f.message)")
-                    out.append("            records \(AuditText.records(f.records))")
+                    out.append("            " + (AuditCost.words(f.cost).map { $0 + "; " } ?? "") + "records \(AuditText.records(f.records))")
                     if verbose {
                         out.append("            \(f.advice)")
                     }
@@ -56,6 +67,7 @@ public enum AuditTextReport {
         case .unreadable: verdict = " — failing (an input could not be read)"
         }
         out.append(paint(run.summary, run.failed ? "1;31" : "1", colored) + verdict)
+        if let waste = run.wasteLine { out.append(waste[waste.startIndex].uppercased() + waste.dropFirst() + ".") }
         if !verbose && !run.findings.isEmpty { out.append("Run `btlens explain ID` for why a rule matters and what to do instead, or add -v.") }
         return out.joined(separator: "\n")
     }

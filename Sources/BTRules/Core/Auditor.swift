@@ -1,18 +1,24 @@
 import BTCapture
 import BTTrack
+import BTEnergy
 
 /// Runs the enabled rules over a capture's model and returns deterministic, de-duplicated findings.
 public struct Auditor: Sendable {
     public var configuration: AuditConfiguration
+    /// Prices each finding's saving.
+    public var energy: EnergyModel
 
-    public init(configuration: AuditConfiguration = AuditConfiguration()) { self.configuration = configuration }
+    public init(configuration: AuditConfiguration = AuditConfiguration(), energy: EnergyModel = EnergyModel()) {
+        self.configuration = configuration
+        self.energy = energy
+    }
 
     public func audit(_ model: CaptureModel, file: String) -> [Finding] {
         var findings: [Finding] = []
         for rule in RuleRegistry.all {
             let d = rule.description
             guard configuration.isEnabled(d) else { continue }
-            let context = RuleContext(description: d, overrides: configuration.options[d.id] ?? [:])
+            let context = RuleContext(description: d, overrides: configuration.options[d.id] ?? [:], energy: energy)
             var produced = rule.init().evaluate(model, context: context)
             if let severity = configuration.severities[d.id] {
                 for i in produced.indices { produced[i].severity = severity }

@@ -1,4 +1,5 @@
 import BTTrack
+import BTEnergy
 
 /// A rule's documentation, which is also its test: id, name, rationale, advice, options and the fixture
 /// captures that must trigger it (and where) and must not (as SwiftLint and clippy document their rules).
@@ -81,9 +82,12 @@ public struct RuleFixture: Sendable {
 public struct RuleContext: Sendable {
     public var options: [String: Double]
     public var description: RuleDescription
+    /// Prices findings' counterfactuals (`FindingCost`).
+    public var energy: EnergyModel
 
-    public init(description: RuleDescription, overrides: [String: Double] = [:]) {
+    public init(description: RuleDescription, overrides: [String: Double] = [:], energy: EnergyModel = EnergyModel()) {
         self.description = description
+        self.energy = energy
         var values: [String: Double] = [:]
         for o in description.options { values[o.name] = overrides[o.name] ?? o.defaultValue }
         self.options = values

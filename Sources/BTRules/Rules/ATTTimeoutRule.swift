@@ -35,7 +35,9 @@ public struct ATTTimeoutRule: Rule {
                     discriminator: repeats.discriminator(opcode, key: "\(c.id)|\(handle.map { Hex.u16($0) } ?? "-")"),
                     start: e.at.timestamp, end: e.at.timestamp.adding(nanoseconds: Int64(saturating: waited.seconds * 1e9)),
                     records: [e.at] + (c.end.map { [$0] } ?? []),
-                    message: "\(request)\(handle.map { " to " + RuleText.attribute($0, in: c) } ?? "") on \(RuleText.connection(c)) was not answered for \(RuleText.seconds(waited))."))
+                    message: "\(request)\(handle.map { " to " + RuleText.attribute($0, in: c) } ?? "") on \(RuleText.connection(c)) was not answered for \(RuleText.seconds(waited)).")
+                    // Saved: the link kept waiting for the answer (a peer that hangs is better dropped at once).
+                    .costing(RuleCost.idleLink(c, seconds: waited.seconds, context)))
             }
         }
         return findings

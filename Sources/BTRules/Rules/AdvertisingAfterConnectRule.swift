@@ -44,7 +44,8 @@ public struct AdvertisingAfterConnectRule: Rule {
                 rule: Self.description, controller: c.controller, connection: c,
                 discriminator: resumed ? "resumed" : "left-on", start: Timestamp(nanoseconds: start),
                 end: Timestamp(nanoseconds: end), records: [c.start, a.start],
-                message: "Advertising (set \(a.setHandle)) was on for \(RuleText.seconds(end - start)) while \(RuleText.connection(c)) was up\(resumed ? ": it was turned back on \(RuleText.seconds(a.start.timestamp.nanoseconds - up)) after the central connected" : "")."))
+                message: "Advertising (set \(a.setHandle)) was on for \(RuleText.seconds(end - start)) while \(RuleText.connection(c)) was up\(resumed ? ": it was turned back on \(RuleText.seconds(a.start.timestamp.nanoseconds - up)) after the central connected" : "").")
+                    .costing(RuleCost.advertising(a, seconds: Double(end - start) / 1e9, context)))
         }
         return findings
     }

@@ -49,7 +49,10 @@ public struct ConnectionChurnRule: Rule {
             findings.append(Finding(
                 rule: Self.description, controller: span[0].controller, connection: span[0], perPeer: true,
                 discriminator: "connections", start: span[0].start.timestamp, end: last.timestamp, records: span.map(\.start),
-                message: "\(span.count) connections to \(peer) within \(RuleText.seconds(span[span.count - 1].start.timestamp.nanoseconds - span[0].start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average."))
+                message: "\(span.count) connections to \(peer) within \(RuleText.seconds(span[span.count - 1].start.timestamp.nanoseconds - span[0].start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average.")
+                    .costing(RuleCost.initiating(seconds: span.dropFirst().reduce(0) { sum, c in
+                        sum + (c.connectRequested.map { Double(c.start.timestamp.nanoseconds - $0.timestamp.nanoseconds) / 1e9 } ?? 0)
+                    }, context)))
         }
         let failures = model.failedConnections.filter { !$0.cancelledByHost }  // withdrawn by the host: not the radio failing
         if failures.count >= Int(context.option("minimum_failures")), let first = failures.first, let last = failures.last {
@@ -58,7 +61,8 @@ public struct ConnectionChurnRule: Rule {
                 rule: Self.description, controller: first.at.controller, discriminator: "failed-attempts",
                 start: first.at.timestamp, end: last.at.timestamp,
                 records: failures.prefix(8).map(\.at),
-                message: "\(Plural.of(failures.count, "connection attempt")) failed: \(statuses.joined(separator: ", "))."))
+                message: "\(Plural.of(failures.count, "connection attempt")) failed: \(statuses.joined(separator: ", ")).")
+                    .costing(RuleCost.initiating(seconds: failures.reduce(0) { $0 + ($1.attemptDuration?.seconds ?? 0) }, context)))
         }
         return findings
     }

@@ -48,7 +48,8 @@ public struct DiscoverAllCharacteristicsRule: Rule {
             findings.append(Finding(
                 rule: Self.description, controller: c.controller, connection: c, start: first.first.timestamp,
                 end: last.timestamp, records: (characteristicDiscoveries + descriptorDiscoveries).flatMap { $0.records.prefix(1) },
-                message: "\(RuleText.connection(c)) discovered \(parts.joined(separator: " and ")); \(requests) discovery requests in all."))
+                message: "\(RuleText.connection(c)) discovered \(parts.joined(separator: " and ")); \(requests) discovery requests in all.")
+                    .costing(RuleCost.transactions(requests * count / max(1, c.gatt.services.count + c.gatt.characteristics.count), on: c, context)))
         }
         return findings
     }

@@ -54,6 +54,8 @@ public struct DiscoverAllServicesRule: Rule {
                     discriminator: repeats.discriminator(key: "\(c.id)"), start: d.first.timestamp,
                     end: d.last.timestamp, records: d.records, message: message)
                 if let advice { finding.advice = advice }
+                // Saved: the sweep's requests beyond one discovery by UUID per service the app used.
+                finding.cost = RuleCost.transactions(d.requests - (appServices.count - unused.count), on: c, context)
                 findings.append(finding)
             }
         }

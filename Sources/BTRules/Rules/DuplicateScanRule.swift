@@ -55,6 +55,7 @@ public struct DuplicateScanRule: Rule {
                 rule: Self.description, severity: severity, controller: s.controller,
                 discriminator: discriminator, start: s.start.timestamp,
                 end: endTime, records: records, message: message)
+                .costing(RuleCost.redundantReports(s, seconds: seconds, context))
             if android {
                 // The app cannot turn duplicate filtering on: say what it can do.
                 finding.advice = "Android: \(Self.description.android) The duplicate-filter setting is the stack's, not the app's."

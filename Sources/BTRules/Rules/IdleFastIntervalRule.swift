@@ -12,6 +12,7 @@ public struct IdleFastIntervalRule: Rule {
         android: "call requestConnectionPriority(CONNECTION_PRIORITY_HIGH) only for a transfer and return to CONNECTION_PRIORITY_BALANCED or LOW_POWER when it ends.",
         options: [
             RuleOption("maximum_interval_ms", 15, unit: "ms", "Intervals at or below this count as fast."),
+            RuleOption("relaxed_interval_ms", 100, unit: "ms", "The interval the cost is counted against: what the link could have idled at."),
             RuleOption("idle_seconds", 5, unit: "s", "Idle time at a fast interval that is reported. At least 5 s: ATT operations of one kind on one attribute less than 5 s apart form one activity run, whose inner gaps are not kept, so lower values act as 5 s."),
         ],
         fixtures: [.triggers("wasteful-central", findings: 2), .clean("heart-rate-session")]
@@ -74,7 +75,9 @@ public struct IdleFastIntervalRule: Rule {
             findings.append(Finding(
                 rule: Self.description, controller: c.controller, connection: c, start: w.from.timestamp,
                 end: Timestamp(nanoseconds: w.to), records: [c.start, w.from],
-                message: "\(RuleText.connection(c)) stayed at a \(RuleText.ms(w.interval)) connection interval for \(RuleText.seconds(w.to - w.from.timestamp.nanoseconds)) without ATT traffic."))
+                message: "\(RuleText.connection(c)) stayed at a \(RuleText.ms(w.interval)) connection interval for \(RuleText.seconds(w.to - w.from.timestamp.nanoseconds)) without ATT traffic.")
+                .costing(RuleCost.relaxedInterval(c, seconds: Double(w.to - w.from.timestamp.nanoseconds) / 1e9, intervalMs: w.interval,
+                                                  relaxedMs: context.option("relaxed_interval_ms"), context)))
         }
         return findings
     }

@@ -30,7 +30,8 @@ public struct InvalidOperationRule: Rule {
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, attributeHandle: handle,
                     start: e.at.timestamp, end: e.at.timestamp, records: [e.at],
-                    message: "\(request) to \(RuleText.attribute(handle, in: c)) on \(RuleText.connection(c)) failed with \(error)\(props)."))
+                    message: "\(request) to \(RuleText.attribute(handle, in: c)) on \(RuleText.connection(c)) failed with \(error)\(props).")
+                    .costing(RuleCost.transactions(1, on: c, context)))
             }
             // Operations the discovered properties rule out, even when the peer did not object.
             // (Usage counts both sides' operations: in the peripheral role the peer is the client, so skip.)
@@ -47,7 +48,8 @@ public struct InvalidOperationRule: Rule {
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, attributeHandle: ch.valueHandle,
                     start: at.timestamp, end: at.timestamp, records: [at],
-                    message: "\(RuleText.attribute(ch.valueHandle, in: c)) on \(RuleText.connection(c)) was \(problems.joined(separator: " and ")) (properties: \(ch.properties))."))
+                    message: "\(RuleText.attribute(ch.valueHandle, in: c)) on \(RuleText.connection(c)) was \(problems.joined(separator: " and ")) (properties: \(ch.properties)).")
+                    .costing(RuleCost.transactions(1, on: c, context)))
             }
             // CCCD writes for characteristics that can neither notify nor indicate.
             for e in c.events {
@@ -57,7 +59,8 @@ public struct InvalidOperationRule: Rule {
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, attributeHandle: cccd,
                     start: e.at.timestamp, end: e.at.timestamp, records: [e.at],
-                    message: "\(RuleText.connection(c)) enabled \(value & 2 != 0 ? "indications" : "notifications") on \(ch.name), which declares neither Notify nor Indicate."))
+                    message: "\(RuleText.connection(c)) enabled \(value & 2 != 0 ? "indications" : "notifications") on \(ch.name), which declares neither Notify nor Indicate.")
+                    .costing(RuleCost.transactions(1, on: c, context)))
             }
         }
         return findings

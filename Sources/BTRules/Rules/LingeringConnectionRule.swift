@@ -35,7 +35,8 @@ public struct LingeringConnectionRule: Rule {
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, start: lastATT.timestamp,
                     end: Timestamp(nanoseconds: endTime), records: [lastATT] + (endRef.map { [$0] } ?? []),
-                    message: "\(RuleText.connection(c)) stayed up \(RuleText.seconds(idle)) without ATT traffic before \(how)."))
+                    message: "\(RuleText.connection(c)) stayed up \(RuleText.seconds(idle)) without ATT traffic before \(how).")
+                    .costing(RuleCost.idleLink(c, seconds: Double(idle) / 1e9, context)))  // a prompt disconnect saves it all
                 continue
             }
             // Every subscription turned off, then the link kept: measured from the later of the unsubscribe and
@@ -78,7 +79,7 @@ public struct LingeringConnectionRule: Rule {
             findings.append(Finding(
                 rule: Self.description, controller: c.controller, connection: c, start: from.timestamp,
                 end: Timestamp(nanoseconds: endTime), records: (from == off ? [off] : [off, from]) + (endRef.map { [$0] } ?? []),
-                message: message))
+                message: message).costing(RuleCost.idleLink(c, seconds: Double(kept) / 1e9, context)))
         }
         return findings
     }

@@ -34,7 +34,8 @@ public struct PollInsteadOfNotifyRule: Rule {
                     rule: Self.description, controller: c.controller, connection: c, attributeHandle: s.handle,
                     discriminator: repeats.discriminator(key: "\(c.id)|\(s.handle)"),
                     start: s.first.timestamp, end: s.last.timestamp, records: s.records,
-                    message: "\(RuleText.connection(c)) read \(RuleText.attribute(s.handle, in: c)) \(s.count) times every \(RuleText.seconds(Int64(saturating: period * 1e9))) over \(RuleText.seconds(s.duration))\(Self.interleaving(s, in: c)) although \(why)."))
+                    message: "\(RuleText.connection(c)) read \(RuleText.attribute(s.handle, in: c)) \(s.count) times every \(RuleText.seconds(Int64(saturating: period * 1e9))) over \(RuleText.seconds(s.duration))\(Self.interleaving(s, in: c)) although \(why).")
+                    .costing(RuleCost.polling(reads: s.count, valueBytes: s.count > 0 ? s.bytes / s.count : 0, on: c, context)))
             }
         }
         return findings

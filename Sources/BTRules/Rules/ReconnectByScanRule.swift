@@ -51,7 +51,8 @@ public struct ReconnectByScanRule: Rule {
             findings.append(Finding(
                 rule: Self.description, controller: c.controller, connection: c, start: scan.start.timestamp,
                 end: c.start.timestamp, records: [ended, scan.start, c.start],
-                message: "After \(RuleText.connection(previous)) ended, the app scanned again (\(RuleText.seconds(c.start.timestamp.nanoseconds - scan.start.timestamp.nanoseconds)), \(Plural.of(scan.reports, "report"))) to reconnect to \(peer) as \(RuleText.connection(c))."))
+                message: "After \(RuleText.connection(previous)) ended, the app scanned again (\(RuleText.seconds(c.start.timestamp.nanoseconds - scan.start.timestamp.nanoseconds)), \(Plural.of(scan.reports, "report"))) to reconnect to \(peer) as \(RuleText.connection(c)).")
+                    .costing(RuleCost.scanning(scan, seconds: Double(c.start.timestamp.nanoseconds - scan.start.timestamp.nanoseconds) / 1e9, context)))
         }
         return findings
     }

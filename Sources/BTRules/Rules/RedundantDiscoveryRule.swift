@@ -28,7 +28,8 @@ public struct RedundantDiscoveryRule: Rule {
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, start: first.first.timestamp,
                     end: last.timestamp, records: [earlier.start, first.first],
-                    message: "\(RuleText.connection(c)) ran discovery again (\(Plural.of(requests, "request")), \(RuleText.seconds(last.timestamp.nanoseconds - first.first.timestamp.nanoseconds))) although \(RuleText.connection(earlier)) had already discovered \(same ? "the same" : "this peer's") \(Plural.of(c.gatt.services.count, "service"))."))
+                    message: "\(RuleText.connection(c)) ran discovery again (\(Plural.of(requests, "request")), \(RuleText.seconds(last.timestamp.nanoseconds - first.first.timestamp.nanoseconds))) although \(RuleText.connection(earlier)) had already discovered \(same ? "the same" : "this peer's") \(Plural.of(c.gatt.services.count, "service")).")
+                    .costing(RuleCost.transactions(requests, on: c, context)))
             }
             if !serviceDiscovery.isEmpty { discovered[peer] = c }
         }

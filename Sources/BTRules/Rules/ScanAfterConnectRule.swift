@@ -34,7 +34,10 @@ public struct ScanAfterConnectRule: Rule {
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c,
                     discriminator: repeats.discriminator(key: "\(c.id)"), start: c.start.timestamp, end: Timestamp(nanoseconds: endTime), records: records,
-                    message: "Scanning (\(s.isActive ? "active" : "passive"), duty cycle \(Int(saturating: (s.dutyCycle * 100).rounded())) %) continued \(RuleText.seconds(after)) after \(RuleText.connection(c)) came up\(stillOn)."))
+                    message: "Scanning (\(s.isActive ? "active" : "passive"), duty cycle \(Int(saturating: (s.dutyCycle * 100).rounded())) %) continued \(RuleText.seconds(after)) after \(RuleText.connection(c)) came up\(stillOn).")
+                    // Saved: the scan's duty cycle over all the time it ran with the link up (the grace only
+                    // decides what is reported).
+                    .costing(RuleCost.scanning(s, seconds: Double(after) / 1e9, context)))
             }
         }
         return findings
