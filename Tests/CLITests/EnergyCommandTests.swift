@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("btlens energy")
+struct EnergyCommandTests {
+    static let schema = "Sources/BTReport/Schemas/energy.schema.json"
+
+    static func json(_ args: [String]) throws -> [String: Any] {
+        let r = try CLI.run(["energy", "--json"] + args)
+        #expect(r.status == 0, "\(r.stderr)")
+        try SchemaValidation.validate(r.stdout, schema: schema)
+        return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    }
+
+    static func charge(_ cost: Any?) -> Double { ((cost as? [String: Any])?["charge_mc"] as? NSNumber)?.doubleValue ?? -1 }
+
+    @Test("--json follows energy.schema.json; scans, connections and advertising add up to the total",
+          arguments: ["wasteful-central", "heart-rate-session", "peripheral-role", "beacons", "connection-churn"])
+    func jsonShape(scenario: String) throws {
+        let j = try Self.json([try writeScenario(scenario)])
+        let total = Self.charge((j["total"] as? [String: Any])?["phone"])
+        var sum = 0.0
+        for key in ["scans", "connections", "advertising"] {
+            for item in (j[key] as? [[String: Any]]) ?? [] { sum += Self.charge(item["phone"]) }
+        }
+        #expect(total >= 0 && abs(sum - total) <= max(1e-3, total * 1e-6), "\(scenario): \(sum) vs \(total)")
+        // Each connection is the sum of its phases.
+        for c in (j["connections"] as? [[String: Any]]) ?? [] {
+            let phases = ((c["phases"] as? [[String: Any]]) ?? []).reduce(0) { $0 + Self.charge($1["phone"]) }
+            #expect(abs(phases - Self.charge(c["phone"])) <= 1e-3)
+        }
+    }
+
+    @Test("the text names every activity, the totals and the profile; --side both adds the peripheral")
+    func text() throws {
+        let path = try writeScenario("wasteful-central")
+        let r = try CLI.run(["energy", "--side", "both", path])
+        #expect(r.status == 0 && r.stderr.isEmpty)
+        for part in ["profile: phone Pixel 7", "Scan hci0 active duty 100 %", "Connection #1 handle 0x0040", "peripheral:",
+                     "Total over", "host wake-ups:", "mAh"] {
+            #expect(r.stdout.contains(part), "\(part)")
+        }
+        let phoneOnly = try CLI.run(["energy", path])
+        #expect(!phoneOnly.stdout.contains("    peripheral:"))
+    }
+
+    @Test("--profile: power_profile.xml keys change the phone's charge; a bad profile exits 2 naming it")
+    func profile() throws {
+        let dir = try TemporaryDirectory()
+        let path = try writeScenario("wasteful-central")
+        let pixel4 = try dir.write("pixel4.yml", Array("""
+            phone:
+              name: Pixel 4
+              bluetooth.controller.rx: 9
+              bluetooth.controller.tx: 7
+              bluetooth.controller.voltage: 3300
+            """.utf8))
+        let base = Self.charge(((try Self.json([path]))["total"] as? [String: Any])?["phone"])
+        let other = try Self.json(["--profile", pixel4, path])
+        #expect((other["profile"] as? [String: Any])?["phone"] as? String == "Pixel 4")
+        let charge = Self.charge((other["total"] as? [String: Any])?["phone"])
+        // Scanning dominates the sample: rx at 9 mA against 5.8 mA.
+        #expect(charge > base * 1.4 && charge < base * 1.6, "\(charge) vs \(base)")
+        let bad = try dir.write("bad.yml", Array("phone:\n  bluetooth.controller.rx: lots\n".utf8))
+        let r = try CLI.run(["energy", "--profile", bad, path])
+        #expect(r.status == 2 && r.stderr.contains("bad.yml") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(try CLI.run(["energy"]).status == 2)
+        #expect(try CLI.run(["energy", dir.file("missing.log")]).status == 3)
+        #expect(try CLI.run(["help", "energy"]).stdout.contains("Examples"))
+    }
+
+    @Test("several files give an array; the real captures all follow the schema", arguments: RealCaptureFiles.all)
+    func realCapture(name: String) throws {
+        let r = try CLI.run(["energy", "--json", RealCaptureFiles.path(name)])
+        #expect(r.status == 0, "\(name): \(r.stderr)")
+        try SchemaValidation.validate(r.stdout, schema: Self.schema)
+    }
+
+    @Test("two files: an array of two")
+    func severalFiles() throws {
+        let r = try CLI.run(["energy", "--json", try writeScenario("beacons"), try writeScenario("heart-rate-session")])
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        #expect(array.count == 2)
+    }
+}
