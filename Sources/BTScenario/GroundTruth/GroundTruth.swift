@@ -17,6 +17,7 @@ public enum GroundTruth {
         Episode(name: "poll-cached-earlier", body: PollEpisodes.cachedEarlier),
         Episode(name: "poll-cached-later", body: PollEpisodes.cachedLater),
         Episode(name: "poll-controls", body: PollEpisodes.controls),
+        Episode(name: "poll-spec-mandated", body: PollEpisodes.specMandated),
         Episode(name: "discover-all-services", body: { DiscoveryEpisodes.allServices($0, leaveUnused: true) }),
         Episode(name: "discover-all-services-all-used", body: { DiscoveryEpisodes.allServices($0, leaveUnused: false) }),
         Episode(name: "discover-characteristics-unused", body: { DiscoveryEpisodes.characteristics($0, planted: true) }),
@@ -32,6 +33,7 @@ public enum GroundTruth {
         Episode(name: "disconnect-after-unsubscribe", body: { LinkEpisodes.lingeringAfterUnsubscribe($0, planted: false) }),
         Episode(name: "idle-fast-interval", body: { LinkEpisodes.idleFast($0, planted: true) }),
         Episode(name: "fast-then-relaxed", body: { LinkEpisodes.idleFast($0, planted: false) }),
+        Episode(name: "fast-and-busy", body: LinkEpisodes.busyFast),
         Episode(name: "connection-churn", body: LinkEpisodes.churn),
         Episode(name: "spread-reconnections", body: LinkEpisodes.spreadReconnections),
         Episode(name: "att-timeout-silent", body: { LinkEpisodes.attTimeout($0, variant: 0) }),
@@ -45,14 +47,13 @@ public enum GroundTruth {
     /// The names of every episode kind.
     public static var episodeNames: [String] { catalog.map(\.name) }
 
-    /// Which episodes seed `seed` plays, in order: one chosen by the seed itself (so consecutive seeds cover the
-    /// catalogue in turn) and 5–9 more at random, each kind at most once.
+    /// Which episodes seed `seed` plays, in order: two chosen by the seed itself (so consecutive seeds cover the
+    /// catalogue in turn: seeds 1...15 play every kind at least once) and 4–8 more at random, each kind at most once.
     static func episodes(_ b: TruthBuilder, seed: UInt64) -> [Episode] {
-        let anchor = Int(seed % UInt64(catalog.count))
-        var rest = b.shuffled(Array(catalog.indices).filter { $0 != anchor })
-        rest = Array(rest.prefix(b.int(5...9)))
-        let chosen = b.shuffled([anchor] + rest)
-        return chosen.map { catalog[$0] }
+        let n = UInt64(catalog.count)
+        let anchors = Set([Int((2 * seed) % n), Int((2 * seed + 1) % n)])
+        let rest = b.shuffled(Array(catalog.indices).filter { !anchors.contains($0) }).prefix(b.int(4...8))
+        return b.shuffled(Array(anchors).sorted() + rest).map { catalog[$0] }
     }
 
     static func play(_ s: HCIScript, seed: UInt64) -> GroundTruthManifest {

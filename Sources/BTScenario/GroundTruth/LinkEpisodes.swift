@@ -261,4 +261,27 @@ enum LinkEpisodes {
         for step in b.shuffled(steps) { step() }
         b.hangUp(link)
     }
+
+    /// A 7.5 or 10 ms link kept busy: the peer notifies every 0.5–2 s for 10–25 s, then unsubscribe and disconnect
+    /// (control: a fast interval that is used).
+    static func busyFast(_ b: TruthBuilder) {
+        let p = TruthPeripheral(b, services: [.heartRate], extras: b.int(0...2))
+        let fast = UInt16(b.pick([6, 8]))
+        let link = b.connect(p.peer, interval: fast)
+        let att = b.client(link, p.server())
+        guard let hr = att.find(.heartRate),
+              let m = att.discoverCharacteristics(of: hr).first(where: { $0.uuid == TruthProfiles.heartRateMeasurement }),
+              let cccd = PollEpisodes.subscribe(att, m)
+        else { return }
+        let start = b.t
+        let until = b.elapsed + TruthBuilder.micros(b.uniform(10...25))
+        while b.elapsed < until {
+            b.wait(0.5...2)
+            att.notify(handle: m.valueHandle, value: [SampleProfiles.heartRateFlags, UInt8(b.int(60...90))])
+        }
+        att.unsubscribe(cccd: cccd)
+        b.hangUp(link)
+        b.control("idle-fast-interval", connection: link.id, from: start, to: b.t,
+                  "\(Double(fast) * 1.25) ms interval with notifications every 0.5–2 s: never idle")
+    }
 }

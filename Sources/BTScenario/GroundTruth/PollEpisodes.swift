@@ -99,7 +99,7 @@ enum PollEpisodes {
         }
         let readOnly = b.chance(60) ? p.characteristic(TruthProfiles.pressure).valueHandle : nil
         let period = b.uniform(2...12)
-        let count = period > 8 ? b.int(20...40) : b.int(20...80)
+        let count = b.chance(25) ? b.int(20...200) : b.int(20...60)
         let start = b.elapsed + TruthBuilder.micros(b.uniform(0.5...2))
         var schedule: [(at: Int64, action: () -> Void)] = []
         var spans: [(UInt16, Span)] = []
@@ -251,6 +251,34 @@ enum PollEpisodes {
         if let span = readOnlySpan, let s = span.first, let e = span.last {
             b.control(rule, connection: link.id, handle: p.characteristic(TruthProfiles.pressure).valueHandle, from: s, to: e,
                       "\(span.count) regular reads of a read-only value")
+        }
+        b.hangUp(link)
+    }
+
+    /// A measurement whose specification makes Notify or Indicate mandatory, found without any discovery: a Read
+    /// By Type Request for its UUID (Read Using Characteristic UUID) shows its handle; then it is polled.
+    static func specMandated(_ b: TruthBuilder) {
+        let heartRate = b.chance(50)
+        let uuid = heartRate ? TruthProfiles.heartRateMeasurement : TruthProfiles.temperatureMeasurement
+        // This device also lets the value be read; its declaration is never read by the app.
+        let measurement = GATTCharacteristicDefinition(uuid: uuid, properties: heartRate ? [.read, .notify] : [.read, .indicate],
+                                                       value: heartRate ? [0x00, 72] : [0x00, 0x6E, 0x0E, 0x00, 0xFE])
+        var services = [TruthProfiles.gap(b, name: "GT spec"), SampleProfiles.battery(level: 80)]
+        services.insert(GATTServiceDefinition(uuid: heartRate ? BluetoothUUID(uuid16: GATTUUID.heartRate) : BluetoothUUID(uuid16: 0x1809),
+                                              [measurement]), at: b.int(1...2))
+        if b.chance(50) { services.insert(SampleProfiles.gatt, at: 1) }
+        let database = GATTDatabase(services)
+        guard let handle = database.characteristic(uuid: uuid)?.valueHandle else { return }
+        let link = b.connect(b.newPeer())
+        let att = b.client(link, GATTServer(database: database))
+        att.exchange(ATTPDU.readByTypeRequest(start: 0x0001, end: ATTChannel.lastHandle, type: uuid))
+        let span = Span()
+        let period = b.uniform(2...12)
+        let count = b.int(5...30)
+        b.run(schedule: reads(b, att, handle, regularTimes(b, start: b.elapsed + 500_000, period: period, count: count), span))
+        if let s = span.first, let e = span.last {
+            b.plant(rule, connection: link.id, handle: handle, from: s, to: e,
+                    "\(count) reads every \(Int(period.rounded())) s of \(heartRate ? "Heart Rate Measurement (2A37)" : "Temperature Measurement (2A1C)"), found by Read By Type without discovery; its specification makes \(heartRate ? "Notify" : "Indicate") mandatory")
         }
         b.hangUp(link)
     }

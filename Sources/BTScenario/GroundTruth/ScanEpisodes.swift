@@ -27,13 +27,18 @@ enum ScanEpisodes {
     }
 
     static let duplicateRule = "duplicate-scan"
+    /// Android's LE Advanced Packet Content Filter vendor command.
+    static let apcf = HCIOpcode(rawValue: 0xFD57)
 
-    /// Three scan sessions in a random order: duplicates off with several fast advertisers (planted: well over 100
+    /// Three or four scan sessions in a random order: duplicates off with several fast advertisers (planted: well over 100
     /// redundant reports), duplicates off for about a second with one or two slow advertisers (control), and
-    /// duplicates on with many advertisers (control).
+    /// duplicates on with many advertisers (control); sometimes a long one with duplicates off but the controller
+    /// filtering (Android's APCF), so reports stay few (control).
     static func duplicates(_ b: TruthBuilder) {
-        for kind in b.shuffled([0, 1, 2]) {
-            b.wait(1...4)
+        for kind in b.shuffled([0, 1, 2] + (b.chance(50) ? [3] : [])) {
+            // Scan findings have no connection: sessions are told apart by time alone, so keep them well apart
+            // (more than the ±2 s a finding's span is matched with).
+            b.wait(5...10)
             let start = b.t
             let packetsBefore = b.s.packetCount
             switch kind {
@@ -54,6 +59,19 @@ enum ScanEpisodes {
                 b.s.stopScan()
                 b.control(duplicateRule, connection: nil, from: start, to: b.t,
                           "short scan with duplicate filtering off and \(devices.count) slow advertiser(s): \(b.s.packetCount - packetsBefore - 4) report events")
+            case 3:
+                // Android with offloaded filters: the APCF vendor command (0xFD57) enables filtering in the
+                // controller, which then reports only the one matching device, a report every 1.5–2.5 s.
+                b.s.commandComplete(HCICommand(Self.apcf, parameters: [0x00, 0x01]), returning: [0x00, 0x00, 0x01])
+                let start = b.t
+                let device = advertiser(b, b.newPeer(), interval: b.uniform(1.5...2.5))
+                startScan(b, [SimulatedAdvertiser(peer: device.peer, kind: .legacy(LegacyReportType.advInd), data: device.data,
+                                                  scanResponse: nil, interval: device.interval, rssi: device.rssi)],
+                          filterDuplicates: false)
+                b.wait(20...40)
+                b.s.stopScan()
+                b.control(duplicateRule, connection: nil, from: start, to: b.t,
+                          "\(Int((b.t - start).rounded())) s scan with duplicate filtering off but APCF filters offloaded to the controller: one device reported every 1.5–2.5 s (\(b.s.packetCount - packetsBefore - 5) report events)")
             default:
                 let devices = (0..<b.int(3...8)).map { _ in advertiser(b, b.newPeer(), interval: b.uniform(0.02...0.2)) }
                 startScan(b, devices, filterDuplicates: true)
