@@ -12,7 +12,12 @@ import TestSupport
 /// line per rule with recall and false alarms, and lists every miss, false alarm and unexpected finding.
 @Suite("Ground truth: randomised planted problems and controls")
 struct GroundTruthTests {
-    static let seeds: ClosedRange<UInt64> = 1...24
+    /// Seeds 1...24, or the range in BTLENS_TRUTH_SEEDS ("1...500") to explore more.
+    static let seeds: ClosedRange<UInt64> = {
+        let parts = ProcessInfo.processInfo.environment["BTLENS_TRUTH_SEEDS"]?.components(separatedBy: "...") ?? []
+        if parts.count == 2, let lo = UInt64(parts[0]), let hi = UInt64(parts[1]), lo <= hi { return lo...hi }
+        return 1...24
+    }()
     /// Finding and item time ranges match when they overlap within this many seconds.
     static let tolerance = 2.0
     /// The seeds rotate through the formats the generator writes, so every reader is exercised.

@@ -47,8 +47,9 @@ enum ScanEpisodes {
                 startScan(b, devices, filterDuplicates: false, fullDuty: true)
                 let minimum = b.uniform(2...8)
                 b.wait(minimum)
-                // Every event carries at least one report: keep going until the redundant ones are clearly many.
-                while b.s.packetCount - packetsBefore - devices.count < 200 { b.wait(0.25) }
+                // Every event carries at least one report, advertisement or scan response. Keep going until, even
+                // if half the events were scan responses, the redundant advertisements are well over 100 (≥ 130).
+                while b.s.packetCount - packetsBefore - 4 < 2 * (130 + devices.count) { b.wait(0.25) }
                 b.s.stopScan()
                 b.plant(duplicateRule, connection: nil, from: start, to: b.t,
                         "\(Int((b.t - start).rounded())) s scan with duplicate filtering off, \(devices.count) devices advertising every 20–100 ms: \(b.s.packetCount - packetsBefore - 4)+ report events")
