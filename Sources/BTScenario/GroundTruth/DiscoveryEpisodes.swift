@@ -90,7 +90,7 @@ enum DiscoveryEpisodes {
             if let (n, cccd) = subscribed {
                 for _ in 0..<b.int(2...4) {
                     b.wait(0.5...1.5)
-                    att.notify(handle: n.valueHandle, value: b.s.rng.bytes(n.uuid == TruthProfiles.batteryLevel ? 1 : 2))
+                    att.notify(handle: n.valueHandle, value: TruthProfiles.reading(b, n.uuid))
                 }
                 att.unsubscribe(cccd: cccd)
             }

@@ -61,7 +61,9 @@ enum PollEpisodes {
         times.map { at in
             (at, {
                 span.mark(b.t)
-                if b.chance(50) { att.server.setValue(b.s.rng.bytes(2), at: handle) }
+                if b.chance(50), let type = att.server.database.attribute(handle)?.type {
+                    att.server.setValue(TruthProfiles.reading(b, type), at: handle)
+                }
                 _ = att.read(handle)
             })
         }
@@ -158,7 +160,7 @@ enum PollEpisodes {
         guard let c = characteristics.first(where: { $0.uuid == target }), let cccd = subscribe(att, c) else { return }
         for _ in 0..<b.int(2...4) {
             b.wait(0.8...1.2)
-            att.notify(handle: c.valueHandle, value: b.s.rng.bytes(2))
+            att.notify(handle: c.valueHandle, value: TruthProfiles.reading(b, c.uuid))
         }
         att.unsubscribe(cccd: cccd)
         b.hangUp(first)
@@ -202,7 +204,7 @@ enum PollEpisodes {
         else { return }
         for _ in 0..<b.int(2...5) {
             b.wait(0.8...1.5)
-            again.notify(handle: c.valueHandle, value: b.s.rng.bytes(2))
+            again.notify(handle: c.valueHandle, value: TruthProfiles.reading(b, c.uuid))
         }
         again.unsubscribe(cccd: cccd)
         b.hangUp(second)

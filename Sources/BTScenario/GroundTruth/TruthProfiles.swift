@@ -51,6 +51,23 @@ enum TruthProfiles {
         BluetoothUUID(high: 0x7A11_0000_5EED_4C1E | UInt64(n) << 32, low: 0x8B3A_2F6D_1C0E_9A44)
     }
 
+    /// A plausible new value for a characteristic of `type` (a sensor reading), as its format encodes it.
+    static func reading(_ b: TruthBuilder, _ type: BluetoothUUID) -> [UInt8] {
+        func u16(_ v: Int) -> [UInt8] { ByteWriter.build { $0.u16(UInt16(truncatingIfNeeded: v)) } }
+        switch type {
+        case temperature: return u16(b.int(1800...2600))  // 0.01 °C
+        case humidity: return u16(b.int(3000...7000))  // 0.01 %
+        case pressure: return ByteWriter.build { $0.u32(UInt32(b.int(995_000...1_030_000))) }  // 0.1 Pa
+        case batteryLevel: return [UInt8(b.int(20...100))]
+        case heartRateMeasurement: return [0x00, UInt8(b.int(58...95))]
+        case temperatureMeasurement:
+            // Flags (Celsius), then an IEEE 11073 FLOAT: a 24-bit mantissa in tenths (exponent −1).
+            let tenths = b.int(360...380)
+            return [0x00, UInt8(tenths & 0xFF), UInt8(tenths >> 8), 0x00, 0xFF]
+        default: return b.s.rng.bytes(2)
+        }
+    }
+
     /// A database with GAP, sometimes GATT, the services asked for and `extras` more, in a random order.
     static func database(_ b: TruthBuilder, name: String, services: [Service], extras: Int = 0) -> GATTDatabase {
         var chosen = services
