@@ -23,7 +23,11 @@ extension ScenarioTool {
                 behaviour, Unix seconds), "note"}.
 
                 Formats: btsnoop (btsnoop, H4), pcap (pcap, linktype 201 with direction), pklg (PacketLogger), or \
-                any name `write` accepts (\(ScenarioFormat.allCases.map(\.rawValue).joined(separator: ", "))).
+                any name `write` accepts (\(ScenarioFormat.allCases.map(\.rawValue).joined(separator: ", "))). pcap-187 \
+                records no direction, so a reader takes every ATT request as the host's: the manifest does not hold \
+                for it.
+
+                Example: btlens-scenario truth --seed 7 /tmp/t7.btsnoop && btlens audit /tmp/t7.btsnoop
                 """)
 
         @Option(help: "Seed (a non-negative integer).")
