@@ -139,4 +139,10 @@ struct GroundTruthTests {
         #expect(manifestA.json() == manifestB.json())
         #expect(GroundTruth.scenario(seed: 8).1 != manifestA)
     }
+
+    @Test("seeds 1...24 play every kind of episode")
+    func coverage() {
+        let played = Set((1...24 as ClosedRange<UInt64>).flatMap { GroundTruth.scenario(seed: $0).1.episodes })
+        #expect(played == Set(GroundTruth.episodeNames))
+    }
 }
