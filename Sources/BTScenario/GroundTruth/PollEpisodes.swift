@@ -43,16 +43,33 @@ enum PollEpisodes {
         return variance.squareRoot() / mean
     }
 
-    /// Keeps the first and last time an action ran.
+    /// The times an action ran (Read Requests sent).
     final class Span {
-        var first: Double?
-        var last: Double?
-        var count = 0
-        func mark(_ t: Double) {
-            if first == nil { first = t }
-            last = t
-            count += 1
+        private(set) var times: [Double] = []
+        var first: Double? { times.first }
+        var last: Double? { times.last }
+        var count: Int { times.count }
+        func mark(_ t: Double) { times.append(t) }
+
+        /// The coefficient of variation of the gaps between the requests as the capture has them.
+        var variation: Double {
+            guard times.count > 2 else { return 0 }
+            return PollEpisodes.variation(zip(times.dropFirst(), times).map { $0 - $1 })
         }
+
+        /// " (gaps' coefficient of variation 0.03)", for notes.
+        var variationText: String {
+            let hundredths = Int((variation * 100).rounded())
+            return " (gaps' coefficient of variation \(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100))"
+        }
+    }
+
+    /// Plants a regular poll; the capture's own timing must keep it clearly regular (CV ≤ 0.2, the rule's limit
+    /// being 0.35).
+    static func plantPoll(_ b: TruthBuilder, _ connection: Int, _ handle: UInt16, _ span: Span, _ note: String) {
+        guard let first = span.first, let last = span.last else { return }
+        assert(span.count >= 5 && span.variation <= 0.2, "ground truth: poll of \(handle) not clearly regular")
+        b.plant(rule, connection: connection, handle: handle, from: first, to: last, note + span.variationText)
     }
 
     /// A schedule of reads of `handle` at `times`, each marking `span`.
@@ -138,9 +155,8 @@ enum PollEpisodes {
         }
         b.run(schedule: schedule)
         for (handle, span) in spans {
-            guard let first = span.first, let last = span.last else { continue }
-            b.plant(rule, connection: link.id, handle: handle, from: first, to: last,
-                    "\(span.count) reads of a notifiable value every \(Int(period.rounded())) s, interleaved with \(polled.count - 1) other polled value(s)\(notifying ? ", notifications" : "")\(vendor != nil ? ", writes" : ""); properties discovered in the same connection")
+            plantPoll(b, link.id, handle, span,
+                      "\(span.count) reads of a notifiable value every \(Int(period.rounded())) s, interleaved with \(polled.count - 1) other polled value(s)\(notifying ? ", notifications" : "")\(vendor != nil ? ", writes" : ""); properties discovered in the same connection")
         }
         if let readOnly, let span = readOnlySpan, let first = span.first, let last = span.last {
             b.control(rule, connection: link.id, handle: readOnly, from: first, to: last,
@@ -176,10 +192,8 @@ enum PollEpisodes {
         b.run(schedule: reads(b, again, c.valueHandle, regularTimes(b, start: b.elapsed + 300_000, period: period, count: count), span))
         b.control("redundant-discovery", connection: second.id, from: second.up, to: b.t,
                   "reconnection used the cached database: no discovery")
-        if let s = span.first, let e = span.last {
-            b.plant(rule, connection: second.id, handle: c.valueHandle, from: s, to: e,
-                    "\(count) reads every \(Int(period.rounded())) s on a cached reconnection; Notify was discovered in connection \(first.id)")
-        }
+        plantPoll(b, second.id, c.valueHandle, span,
+                  "\(count) reads every \(Int(period.rounded())) s on a cached reconnection; Notify was discovered in connection \(first.id)")
         b.hangUp(second)
     }
 
@@ -208,10 +222,8 @@ enum PollEpisodes {
         }
         again.unsubscribe(cccd: cccd)
         b.hangUp(second)
-        if let s = span.first, let e = span.last {
-            b.plant(rule, connection: first.id, handle: target.valueHandle, from: s, to: e,
-                    "\(count) reads every \(Int(period.rounded())) s without discovery (cached); Notify is discovered only later, in connection \(second.id)")
-        }
+        plantPoll(b, first.id, target.valueHandle, span,
+                  "\(count) reads every \(Int(period.rounded())) s without discovery (cached); Notify is discovered only later, in connection \(second.id)")
     }
 
     /// Fine reads of notifiable values: irregular ones, and only two; sometimes a read-only value polled.
@@ -244,8 +256,9 @@ enum PollEpisodes {
         }
         b.run(schedule: schedule)
         if let s = irregularSpan.first, let e = irregularSpan.last {
+            assert(irregularSpan.variation >= 0.8, "ground truth: irregular reads not irregular enough")
             b.control(rule, connection: link.id, handle: irregular, from: s, to: e,
-                      "\(irregularCount) reads of a notifiable value at irregular gaps (coefficient of variation ≥ 0.85)")
+                      "\(irregularCount) reads of a notifiable value at irregular gaps, short and long in turn\(irregularSpan.variationText)")
         }
         if let s = twiceSpan.first, let e = twiceSpan.last {
             b.control(rule, connection: link.id, handle: twice, from: s, to: e, "only 2 reads of a notifiable value")
@@ -278,10 +291,8 @@ enum PollEpisodes {
         let period = b.uniform(2...12)
         let count = b.int(5...30)
         b.run(schedule: reads(b, att, handle, regularTimes(b, start: b.elapsed + 500_000, period: period, count: count), span))
-        if let s = span.first, let e = span.last {
-            b.plant(rule, connection: link.id, handle: handle, from: s, to: e,
-                    "\(count) reads every \(Int(period.rounded())) s of \(heartRate ? "Heart Rate Measurement (2A37)" : "Temperature Measurement (2A1C)"), found by Read By Type without discovery; its specification makes \(heartRate ? "Notify" : "Indicate") mandatory")
-        }
+        plantPoll(b, link.id, handle, span,
+                  "\(count) reads every \(Int(period.rounded())) s of \(heartRate ? "Heart Rate Measurement (2A37)" : "Temperature Measurement (2A1C)"), found by Read By Type without discovery; its specification makes \(heartRate ? "Notify" : "Indicate") mandatory")
         b.hangUp(link)
     }
 }
