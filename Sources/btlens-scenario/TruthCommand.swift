@@ -1,0 +1,67 @@
+import ArgumentParser
+import BTScenario
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ScenarioTool {
+    /// `truth --seed N [--format F] OUTPUT`: a randomised ground-truth capture and its manifest.
+    struct Truth: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a randomised ground-truth capture for the audit and its manifest (OUTPUT.truth.json).",
+            discussion: """
+                From the seed, picks a random mix of episodes (connections, scans, the phone advertising) and writes \
+                them as one capture to OUTPUT. Each episode plants a problem one of the audit's rules must report, or \
+                a control: similar behaviour clearly on the fine side of the rule's threshold that it must not report. \
+                Timings, periods, counts, GATT layouts (so attribute handles), addresses, ordering and jitter all \
+                vary with the seed; the same seed always writes the same bytes.
+
+                OUTPUT.truth.json lists them: {"seed", "capture", "episodes", "planted": [...], "controls": [...]}, \
+                each item {"rule" (e.g. "poll-instead-of-notify"), "connection" (the connection's 1-based order in \
+                the capture, as `btlens timeline` numbers it; null for scan-level items), "attribute_handle" (the \
+                value handle when the item is about one attribute, else null), "start", "end" (the span of the \
+                behaviour, Unix seconds), "note"}.
+
+                Formats: btsnoop (btsnoop, H4), pcap (pcap, linktype 201 with direction), pklg (PacketLogger), or \
+                any name `write` accepts (\(ScenarioFormat.allCases.map(\.rawValue).joined(separator: ", "))). pcap-187 \
+                records no direction, so a reader takes every ATT request as the host's: the manifest does not hold \
+                for it.
+
+                Example: btlens-scenario truth --seed 7 /tmp/t7.btsnoop && btlens audit /tmp/t7.btsnoop
+                """)
+
+        @Option(help: "Seed (a non-negative integer).")
+        var seed: UInt64
+
+        @Option(help: "Capture format: btsnoop, pcap or pklg.")
+        var format: String = "btsnoop"
+
+        @Argument(help: "Output capture file; the manifest goes to OUTPUT.truth.json.")
+        var output: String
+
+        static let shortFormats: [String: ScenarioFormat] = [
+            "btsnoop": .btsnoopH4, "pcap": .pcapH4WithDirection, "pklg": .packetLoggerLE,
+        ]
+
+        func run() throws {
+            let chosen = try Self.shortFormats[format] ?? ScenarioTool.format(named: format)
+            let (scenario, manifest) = GroundTruth.scenario(seed: seed)
+            try ScenarioTool.write(scenario, to: output, format: chosen)
+            let path = output + ".truth.json"
+            let name = output.split(separator: "/").last.map(String.init) ?? output
+            try Self.writeText(manifest.json(capture: name), to: path)
+        }
+
+        static func writeText(_ text: String, to path: String) throws {
+            guard let file = fopen(path, "wb") else {
+                throw ToolError.io("\(path): \(String(cString: strerror(errno)))")
+            }
+            let bytes = Array(text.utf8)
+            let written = fwrite(bytes, 1, bytes.count, file)
+            let closed = fclose(file)
+            guard written == bytes.count, closed == 0 else {
+                throw ToolError.io("\(path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}
