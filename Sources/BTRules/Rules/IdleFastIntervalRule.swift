@@ -35,12 +35,29 @@ public struct IdleFastIntervalRule: Rule {
             var interval = c.initialParameters?.intervalMilliseconds
             var lastActivity = c.start
             var worst: (from: RecordRef, to: Int64, interval: Double)?
-            func consider(until t: Int64) {
-                guard let i = interval, i <= maximum else { return }
-                let idle = t - lastActivity.timestamp.nanoseconds
+            // Parameter changes in time order: an idle gap is filed where it starts, before a change inside it,
+            // so a stretch is cut at the changes it spans and each piece judged at its own interval.
+            let changes: [(at: RecordRef, interval: Double)] = c.events.compactMap { e in
+                if case .parametersChanged(let p) = e.kind { return (e.at, p.intervalMilliseconds) }
+                return nil
+            }
+            func judge(from: RecordRef, until t: Int64, at i: Double?) {
+                guard let i, i <= maximum else { return }
+                let idle = t - from.timestamp.nanoseconds
                 if idle > idleLimit, idle > (worst.map { $0.to - $0.from.timestamp.nanoseconds } ?? 0) {
-                    worst = (lastActivity, t, i)
+                    worst = (from, t, i)
                 }
+            }
+            func consider(until t: Int64) {
+                var from = lastActivity
+                var current = interval
+                for change in changes where change.at.timestamp.nanoseconds > from.timestamp.nanoseconds
+                    && change.at.timestamp.nanoseconds < t {
+                    judge(from: from, until: change.at.timestamp.nanoseconds, at: current)
+                    from = change.at
+                    current = change.interval
+                }
+                judge(from: from, until: t, at: current)
             }
             func active(until r: RecordRef) {
                 if r.timestamp.nanoseconds > lastActivity.timestamp.nanoseconds { lastActivity = r }

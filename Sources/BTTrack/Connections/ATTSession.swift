@@ -319,6 +319,8 @@ struct ATTSession {
                     }
                 } else {
                     record(value: entry.value, handle: entry.handle, at: at, connection: c)
+                    // Read Using Characteristic UUID (Core Vol 3 Part G §4.8.2): the handle holds a value of that type.
+                    if let type = request.type { c.gatt.addTypedValue(handle: entry.handle, uuid: type) }
                 }
             }
             found(list.count, last: last, request: request, at: at, connection: c)

@@ -42,6 +42,10 @@ public struct GATTDatabase: Sendable {
     public private(set) var descriptors: [GATTDescriptor] = []
     /// Last value written to each CCCD (0 off, 1 notify, 2 indicate).
     public internal(set) var cccdValues: [UInt16: UInt16] = [:]
+    /// Handles a Read By Type request for a characteristic UUID returned (Read Using Characteristic UUID): the
+    /// type of a value whose declaration the capture may not show. Not part of `isEmpty`: this link's own, kept
+    /// when another link's database names its handles. At most `maximumEntries`.
+    public internal(set) var typedValues: [UInt16: BluetoothUUID] = [:]
     /// The connection this database was copied from, when this one did not discover it (see `origin`).
     public internal(set) var inheritedFrom: Int?
     /// Where the database came from: this link's own discovery, an earlier link's (the OS cached it), or a later
@@ -149,7 +153,12 @@ public struct GATTDatabase: Sendable {
     /// The UUID of the attribute at `handle`, as discovery showed it: a characteristic's value, a descriptor, or
     /// a handle Find Information listed (which names values by their characteristic's UUID).
     public func uuid(of handle: UInt16) -> BluetoothUUID? {
-        characteristic(valueHandle: handle)?.uuid ?? descriptor(handle)?.uuid
+        characteristic(valueHandle: handle)?.uuid ?? descriptor(handle)?.uuid ?? typedValues[handle]
+    }
+
+    mutating func addTypedValue(handle: UInt16, uuid: BluetoothUUID) {
+        guard typedValues.count < Self.maximumEntries || typedValues[handle] != nil else { return }
+        typedValues[handle] = uuid
     }
 
     public func characteristic(valueHandle: UInt16) -> GATTCharacteristic? {
@@ -176,7 +185,7 @@ public struct GATTDatabase: Sendable {
     /// Measurement (2a37)", or nil when discovery did not reveal it.
     public func name(of handle: UInt16) -> String? {
         if let s = services.first(where: { $0.startHandle == handle }) { return "service " + s.name }
-        guard let c = characteristic(containing: handle) else { return nil }
+        guard let c = characteristic(containing: handle) else { return typedValues[handle].map(GATTNames.attribute) }
         if handle == c.valueHandle { return c.name }
         if handle == c.declarationHandle { return "declaration of " + c.name }
         if let d = descriptor(handle) {

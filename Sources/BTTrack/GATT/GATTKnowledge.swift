@@ -66,9 +66,10 @@ enum GATTKnowledge {
                 }
                 guard let (from, origin) = source else { continue }
                 let r = receiver(c)
-                let cccd = r.gatt.cccdValues
+                let cccd = r.gatt.cccdValues, typed = r.gatt.typedValues
                 r.gatt = connections[from].gatt
                 r.gatt.cccdValues = cccd
+                r.gatt.typedValues = typed
                 r.gatt.inheritedFrom = connections[from].id
                 r.gatt.origin = origin
                 connections[i] = r
