@@ -66,11 +66,12 @@ public enum RuleCost {
     static func awake(reports: Int, seconds: Double, hold: Double) -> Double { min(seconds, Double(reports) * hold) }
 
     /// What the reports beyond the first per device cost the host (duplicate-scan): the awake time of all the
-    /// reports against that of one per device, at the profile's awake current. Duplicate filtering changes no
-    /// radio time, so `radio_s` is 0; the range is the hold time's, 0.1–3 s.
+    /// reports (spread over the scan) against that of one per device — which come within the devices' first
+    /// advertising intervals, so at most two holds — at the profile's awake current. Duplicate filtering
+    /// changes no radio time, so `radio_s` is 0; the range is the hold time's, 0.1–3 s.
     public static func redundantReports(_ s: ScanSession, seconds: Double, _ context: RuleContext) -> FindingCost {
         let p = context.energy.profile.phone
-        let unique = s.reports - s.redundantReports
+        let unique = min(s.reports - s.redundantReports, 2)
         func charge(_ hold: Double) -> Double {
             p.awakeMilliamps * (awake(reports: s.reports, seconds: seconds, hold: hold) - awake(reports: unique, seconds: seconds, hold: hold))
         }
