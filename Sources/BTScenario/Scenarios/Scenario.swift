@@ -37,6 +37,7 @@ public enum ScenarioRegistry {
     public static let all: [Scenario] = [
         HeartRateSession.scenario,
         WastefulCentral.scenario,
+        TidyCentral.scenario,
         PeripheralRole.scenario,
         Beacons.scenario,
         FragmentedACL.scenario,
