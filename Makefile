@@ -33,10 +33,13 @@ run: build
 	@echo "== btlens audit $(SAMPLE)"
 	@$(BUILD_DIR)/debug/btlens audit --fail-on never $(SAMPLE)
 
-# The tests validate JSON output against the schemas with Python's jsonschema.
+# The tests validate JSON output against the schemas with Python's jsonschema, and open the HTML report in a
+# real headless browser (Debian's chromium).
 test-deps: deps
 	@python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install --quiet jsonschema || \
 	  (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-jsonschema)
+	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null)
 
 test: test-deps
 	$(SWIFT) build --build-tests

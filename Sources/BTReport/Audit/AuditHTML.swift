@@ -2,6 +2,7 @@ import BTWire
 import BTCapture
 import BTTrack
 import BTRules
+import BTEnergy
 
 /// A self-contained HTML page (no scripts, no external files): per capture, an SVG timeline with scan sessions,
 /// advertising, each connection and the findings on it, then the findings with their advice and each
@@ -25,6 +26,8 @@ public enum AuditHTML {
         .error{color:#c62828}.warning{color:#b26a00}.info{color:#1f77b4}code{font-size:.9em}
         details{margin:.3em 0}summary{cursor:pointer}pre{background:#f8f8f8;padding:.6em;overflow-x:auto;font-size:12px}
         svg text{font-size:11px;fill:#333}.advice{color:#555;font-size:.9em}
+        svg a text{fill:#1a5276;text-decoration:underline}.zoom{display:none;border:1px solid #ddd;padding:.5em;margin:.5em 0}
+        .zoom:target{display:block}.waste{font-weight:bold}td.cost{white-space:nowrap}
         """
 
     public static func render(_ run: AuditRun, models: [String: CaptureModel]) -> String {
@@ -63,13 +66,25 @@ public enum AuditHTML {
         return out.joined(separator: "\n")
     }
 
-    /// Lanes: scans, advertising, one per connection; findings as marks on their lane (or the scan lane).
-    static func timeline(_ model: CaptureModel, findings: [Finding]) -> String {
+    /// Lanes: scans, advertising, one per connection; findings as marks on their lane (or the scan lane); beside
+    /// each lane a bar of its radio charge (the phone's, `EnergyReport`), to scale with the costliest lane. A
+    /// connection's label links to a zoomed view of that connection alone (`zoom`), shown by CSS `:target`.
+    static func timeline(_ model: CaptureModel, findings: [Finding], energy: EnergyModel = EnergyModel()) -> String {
         guard let first = model.firstTimestamp, let last = model.lastTimestamp, last > first else { return "" }
-        let width = 1000.0, left = 150.0, lane = 22.0
+        let report = EnergyReport(model: model, energy: energy)
+        let width = 1000.0, left = 150.0, lane = 22.0, right = 150.0
+        let plotEnd = width - right - 10
         let span = Double(last.nanoseconds - first.nanoseconds)
-        func x(_ t: Timestamp) -> Double { left + (Double(t.nanoseconds - first.nanoseconds) / span) * (width - left - 10) }
-        var lanes: [(label: String, bars: [(Double, Double, String, String)], marks: [Finding])] = []
+        func x(_ t: Timestamp) -> Double { left + (Double(t.nanoseconds - first.nanoseconds) / span) * (plotEnd - left) }
+        struct Lane {
+            var label: String
+            var kind: String
+            var link: String?
+            var bars: [(Double, Double, String, String)]
+            var marks: [Finding]
+            var cost: RadioCost
+        }
+        var lanes: [Lane] = []
         let scanBars = model.scans.map { s in
             (x(s.start.timestamp), x(s.end?.timestamp ?? last), s.filterDuplicates ? "#7fb3d5" : "#e59866",
              "scan \(s.isActive ? "active" : "passive"), duplicates \(s.filterDuplicates ? "filtered" : "not filtered"), \(Plural.of(s.reports, "report"))")
@@ -86,20 +101,21 @@ public enum AuditHTML {
             default: "scanning"
             }
         })
-        lanes.append(("scanning", scanBars, byLane["scanning"] ?? []))
+        lanes.append(Lane(label: "scanning", kind: "scanning", bars: scanBars, marks: byLane["scanning"] ?? [],
+                          cost: report.scans.reduce(.zero) { $0 + $1.phone }))
         if hasAdvertising {
-            lanes.append(("advertising", model.ownAdvertising.map { a in
+            lanes.append(Lane(label: "advertising", kind: "advertising", bars: model.ownAdvertising.map { a in
                 (x(a.start.timestamp), x(a.end?.timestamp ?? last), "#a9cce3", "advertising set \(a.setHandle)")
-            }, byLane["advertising"] ?? []))
+            }, marks: byLane["advertising"] ?? [], cost: report.advertising.reduce(.zero) { $0 + $1.phone }))
         }
         if hasAttempts {
             // From the create command (when the capture shows it) to the event that ended the attempt.
-            lanes.append(("connection attempts", model.failedConnections.map { f in
+            lanes.append(Lane(label: "connection attempts", kind: "attempts", bars: model.failedConnections.map { f in
                 (x((f.requested ?? f.at).timestamp), x(f.at.timestamp), f.cancelledByHost ? "#bfc9ca" : "#f1948a",
                  "connection attempt " + FailedConnectionText.describe(f))
-            }, byLane["attempts"] ?? []))
+            }, marks: byLane["attempts"] ?? [], cost: .zero))
         }
-        for c in model.connections {
+        for (c, link) in zip(model.connections, report.links) {
             let label = "#\(c.id) \(Hex.u16(c.handle))" + (c.peerAddress.map { " \($0.description.suffix(8))" } ?? "")
             var bars = [(x(c.start.timestamp), x(c.end?.timestamp ?? last), "#82e0aa",
                          "connection #\(c.id)" + (c.disconnectReason.map { ", ended: \($0)" } ?? ", open"))]
@@ -108,25 +124,63 @@ public enum AuditHTML {
                 bars.insert((x(requested.timestamp), x(c.start.timestamp), "#d5f5e3",
                              "connecting for \(TimeFormat.human(c.start.timestamp - requested.timestamp))"), at: 0)
             }
-            lanes.append((label, bars, byConnection[c.id] ?? []))
+            lanes.append(Lane(label: label, kind: "connection", link: "zoom-\(anchor(c))", bars: bars,
+                              marks: byConnection[c.id] ?? [], cost: link.phone))
         }
+        let most = max(lanes.map(\.cost.chargeMC).max() ?? 0, 1e-9)
         let height = Double(lanes.count) * lane + 30
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100%\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">"
+        var svg = "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"100%\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">"
         for (i, l) in lanes.enumerated() {
             let y = Double(i) * lane + 4
-            svg += "<text x=\"4\" y=\"\(y + 14)\">\(escape(l.label))</text>"
-            svg += "<line x1=\"\(left)\" y1=\"\(y + 10)\" x2=\"\(width - 10)\" y2=\"\(y + 10)\" stroke=\"#eee\"/>"
+            svg += "<g class=\"lane\" data-lane=\"\(escape(l.kind))\">"
+            let text = "<text x=\"4\" y=\"\(y + 14)\">\(escape(l.label))</text>"
+            svg += l.link.map { "<a href=\"#\($0)\">\(text)</a>" } ?? text
+            svg += "<line x1=\"\(left)\" y1=\"\(y + 10)\" x2=\"\(fmt(plotEnd))\" y2=\"\(y + 10)\" stroke=\"#eee\"/>"
             for (x0, x1, fill, title) in l.bars {
-                svg += "<rect x=\"\(fmt(x0))\" y=\"\(y + 3)\" width=\"\(fmt(max(2, x1 - x0)))\" height=\"14\" rx=\"3\" fill=\"\(fill)\"><title>\(escape(title))</title></rect>"
+                svg += "<rect class=\"activity\" x=\"\(fmt(x0))\" y=\"\(y + 3)\" width=\"\(fmt(max(2, x1 - x0)))\" height=\"14\" rx=\"3\" fill=\"\(fill)\"><title>\(escape(title))</title></rect>"
             }
             for f in l.marks {
-                svg += "<circle cx=\"\(fmt(x(f.start)))\" cy=\"\(y + 10)\" r=\"5\" fill=\"\(color(f.severity))\" stroke=\"#fff\"><title>\(escape("\(f.id) \(f.rule): \(f.message)"))</title></circle>"
+                svg += "<circle class=\"finding\" data-rule=\"\(f.id)\" cx=\"\(fmt(x(f.start)))\" cy=\"\(y + 10)\" r=\"5\" fill=\"\(color(f.severity))\" stroke=\"#fff\"><title>\(escape("\(f.id) \(f.rule): \(f.message)"))</title></circle>"
             }
+            // Radio charge of the lane, to scale with the costliest lane.
+            let barWidth = max(1, (right - 70) * l.cost.chargeMC / most)
+            svg += "<rect class=\"radio-bar\" x=\"\(fmt(plotEnd + 8))\" y=\"\(y + 5)\" width=\"\(fmt(barWidth))\" height=\"10\" fill=\"#5d6d7e\"><title>\(escape(radioTitle(l.cost)))</title></rect>"
+            svg += "<text x=\"\(fmt(plotEnd + 12 + barWidth))\" y=\"\(y + 14)\">\(escape(DecimalText.fixed(l.cost.chargeMC, fractionDigits: 1))) mC</text>"
+            svg += "</g>"
         }
         let axisY = Double(lanes.count) * lane + 20
         svg += "<text x=\"\(left)\" y=\"\(axisY)\">\(escape(TimeFormat.utc(first, digits: 0))) UTC</text>"
-        svg += "<text x=\"\(width - 10)\" y=\"\(axisY)\" text-anchor=\"end\">+\(escape(TimeFormat.human(last - first)))</text></svg>"
+        svg += "<text x=\"\(fmt(plotEnd))\" y=\"\(axisY)\" text-anchor=\"end\">+\(escape(TimeFormat.human(last - first)))</text>"
+        svg += "<text x=\"\(fmt(plotEnd + 8))\" y=\"\(axisY)\">radio charge (phone)</text></svg>"
+        for (c, link) in zip(model.connections, report.links) {
+            svg += zoom(c, link: link, findings: byConnection[c.id] ?? [])
+        }
         return svg
+    }
+
+    static func anchor(_ c: Connection) -> String { "c\(c.id)" }
+
+    static func radioTitle(_ c: RadioCost) -> String {
+        "radio \(DecimalText.fixed(c.radioSeconds, fractionDigits: 2)) s, \(DecimalText.fixed(c.chargeMC, fractionDigits: 2)) mC (\(DecimalText.fixed(c.lowMC, fractionDigits: 2))–\(DecimalText.fixed(c.highMC, fractionDigits: 2)))"
+    }
+
+    /// One connection over its own time: its phases as bars (with their radio charge) and its findings pinned.
+    static func zoom(_ c: Connection, link: EnergyReport.Link, findings: [Finding]) -> String {
+        let start = link.start, end = link.end
+        let span = max(1, Double(end.nanoseconds - start.nanoseconds))
+        let width = 1000.0, left = 10.0
+        func x(_ t: Timestamp) -> Double { left + Double(t.nanoseconds - start.nanoseconds) / span * (width - 2 * left) }
+        var svg = "<section class=\"zoom\" id=\"zoom-\(anchor(c))\"><h3>Connection #\(c.id) \(Hex.u16(c.handle))\(c.peerAddress.map { " — \($0)" } ?? "") "
+            + "<a href=\"#\">(close)</a></h3><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100%\" viewBox=\"0 0 \(Int(width)) 70\">"
+        for p in link.phases {
+            svg += "<rect class=\"phase\" x=\"\(fmt(x(p.start)))\" y=\"10\" width=\"\(fmt(max(2, x(p.end) - x(p.start))))\" height=\"18\" fill=\"#82e0aa\" stroke=\"#fff\"><title>\(escape(p.name + ": " + radioTitle(p.phone)))</title></rect>"
+        }
+        for f in findings {
+            svg += "<circle class=\"finding\" data-rule=\"\(f.id)\" cx=\"\(fmt(x(f.start)))\" cy=\"19\" r=\"6\" fill=\"\(color(f.severity))\" stroke=\"#fff\"><title>\(escape("\(f.id) \(f.rule): \(f.message)"))</title></circle>"
+        }
+        svg += "<text x=\"\(left)\" y=\"50\">\(escape(TimeFormat.utc(start, digits: 3))) UTC</text>"
+        svg += "<text x=\"\(width - left)\" y=\"50\" text-anchor=\"end\">+\(escape(TimeFormat.human(end - start))), \(escape(radioTitle(link.phone)))</text>"
+        return svg + "</svg></section>"
     }
 
     static func fmt(_ v: Double) -> String { DecimalText.fixed(v, fractionDigits: 1) }

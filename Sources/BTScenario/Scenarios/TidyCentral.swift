@@ -2,7 +2,7 @@ import BTWire
 
 /// `tidy-central`: `wasteful-central`'s app with its waste removed, the "after" of a fix for `btlens diff`. The
 /// same sensor and bystanders: a short scan filtered by duplicates at a 10 % duty cycle, stopped when the sensor
-/// is found; a 30–50 ms link; discovery of the sensor's service by UUID; notifications instead of polling;
+/// is found; a 30–50 ms link; discovery of the sensor's service by UUID; 40 notifications (every 200 ms) instead of polling;
 /// unsubscribe and a prompt disconnect; later a direct reconnection (no scan, the database cached) whose write
 /// is answered.
 public enum TidyCentral {
@@ -16,6 +16,8 @@ public enum TidyCentral {
     /// 10 % duty: a 10 ms window every 100 ms.
     public static let scanInterval = HCIUnits.slots(microseconds: Micros.ms(100))
     public static let scanWindow = HCIUnits.slots(microseconds: Micros.ms(10))
+    public static let notificationCount = 40
+    public static let notificationPeriod = Micros.ms(200)
 
     public static let scenario = Scenario(
         name: name,
@@ -48,8 +50,9 @@ public enum TidyCentral {
         else { return }
         s.note("app: setNotifyValue(true, sensor data)")
         _ = att.subscribe(cccd: cccd)
-        for _ in 0..<WastefulCentral.pollCount {
-            s.wait(ms: WastefulCentral.pollPeriod / Micros.perMillisecond)
+        // The sensor pushes each change: more readings than the polls got, for less radio time.
+        for _ in 0..<Self.notificationCount {
+            s.wait(ms: Self.notificationPeriod / Micros.perMillisecond)
             att.notify(handle: data.valueHandle, value: s.rng.bytes(WastefulCentral.sensorReadingLength))
         }
         _ = att.unsubscribe(cccd: cccd)
