@@ -13,6 +13,9 @@ public enum HostPlatform: String, Sendable, CaseIterable {
     case android
     /// Linux with BlueZ (its monitor records).
     case linux
+    /// BTstack, an embedded stack that writes PacketLogger files of its own (its log lines as notes): the
+    /// app drives the stack directly, on whatever system.
+    case btstack
 
     public var name: String {
         switch self {
@@ -21,6 +24,7 @@ public enum HostPlatform: String, Sendable, CaseIterable {
         case .apple: "iOS or macOS"
         case .android: "Android"
         case .linux: "Linux (BlueZ)"
+        case .btstack: "BTstack"
         }
     }
 
@@ -42,9 +46,20 @@ public struct PlatformEvidence: Sendable, Equatable {
     static let iOSWords = ["iPhone", "iPad", "iPod", "iOS", "watchOS", "Apple Watch"]
     static let macOSWords = ["macOS", "Mac OS", "MacBook", "iMac", "Mac mini", "Mac Pro", "Macmini", "Macintosh"]
 
+    /// BTstack's log lines: `hci.c.2862: hci_power_control: …`, or its well-known messages without the source.
+    static func isBTstackLog(_ text: String) -> Bool {
+        if text.contains("hci_power_control") || text.contains("hci_transport_") || text.lowercased().contains("btstack") { return true }
+        // "file.c.123: " at the start.
+        guard let colon = text.firstIndex(of: ":") else { return false }
+        let head = text[..<colon]
+        let parts = head.split(separator: ".")
+        return parts.count == 3 && parts[1] == "c" && !parts[0].isEmpty && parts[2].allSatisfy(\.isNumber)
+    }
+
     mutating func set(_ p: HostPlatform, _ why: String) {
-        // A more specific Apple system refines `apple`; anything else keeps the first evidence.
-        if platform == nil || (platform == .apple && p.isApple) {
+        // A more specific Apple system refines `apple`, and so does BTstack (whose files are PacketLogger's
+        // format); anything else keeps the first evidence.
+        if platform == nil || (platform == .apple && (p.isApple || p == .btstack)) {
             platform = p
             evidence = why
         }
@@ -80,7 +95,9 @@ public struct PlatformEvidence: Sendable, Equatable {
         case .userLogging(_, let ident, let message): text = "\(ident) \(message)"
         default: return
         }
-        if let word = Self.iOSWords.first(where: { text.contains($0) }) {
+        if Self.isBTstackLog(text) {
+            set(.btstack, "BTstack log lines in the capture's notes")
+        } else if let word = Self.iOSWords.first(where: { text.contains($0) }) {
             set(.iOS, "a capture note names \(word)")
         } else if let word = Self.macOSWords.first(where: { text.contains($0) }) {
             set(.macOS, "a capture note names \(word)")
