@@ -15,7 +15,12 @@ public struct EnergyReport: Sendable {
     }
 
     public struct Phase: Sendable {
-        public var name: String
+        /// nil when the capture never showed the link's parameters.
+        public var parameters: ConnectionParameters?
+        /// "interval 7.5 ms latency 0": made when asked, since audits price every phase and print none.
+        public var name: String {
+            parameters.map { "interval \(Format.ms($0.intervalMilliseconds)) ms latency \($0.latency)" } ?? "parameters unknown"
+        }
         public var start: Timestamp
         public var end: Timestamp
         public var radio: RadioTime
@@ -124,16 +129,15 @@ public struct EnergyReport: Sendable {
         let end = c.end?.timestamp ?? captureEnd
         let modelled = c.transport == .le || c.transport == .unknown
         var phases: [Phase] = []
-        let source = c.phases.isEmpty
-            ? [LinkPhase.whole(c)]
-            : c.phases
+        var source = c.closedPhases
+        source.append(c.currentPhase ?? LinkPhase.whole(c))
+        phases.reserveCapacity(source.count)
         for (i, p) in source.enumerated() {
             let from = i == 0 ? c.start.timestamp : p.start.timestamp
             let to = i + 1 < source.count ? source[i + 1].start.timestamp : end
             let seconds = Self.seconds(from, to)
-            let name = p.parameters.map { "interval \(Format.ms($0.intervalMilliseconds)) ms latency \($0.latency)" } ?? "parameters unknown"
             guard modelled else {
-                phases.append(Phase(name: name, start: from, end: to, radio: RadioTime(), phone: .zero, peripheral: nil))
+                phases.append(Phase(parameters: p.parameters, start: from, end: to, radio: RadioTime(), phone: .zero, peripheral: nil))
                 continue
             }
             let central = c.role != .peripheral
@@ -142,7 +146,7 @@ public struct EnergyReport: Sendable {
             let peripheral = central
                 ? energy.peripheralCost(t, seconds: seconds, peripheralSent: t.dataAirReceived, peripheralReceived: t.dataAirSent)
                 : nil
-            phases.append(Phase(name: name, start: from, end: to, radio: t.phoneLow, phone: energy.phoneCost(t),
+            phases.append(Phase(parameters: p.parameters, start: from, end: to, radio: t.phoneLow, phone: energy.phoneCost(t),
                                 peripheral: peripheral))
         }
         return Link(connection: c, start: c.start.timestamp, end: end, phases: phases, modelled: modelled)

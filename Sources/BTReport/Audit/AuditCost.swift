@@ -37,13 +37,12 @@ enum AuditCost {
             : DecimalText.fixed(s * 1000, fractionDigits: 1) + " ms"
     }
 
-    /// "saves about 0.0034 mAh (12.3 mC, 4.2 s radio)" — the phone side.
+    /// "saves about 0.0034 mAh (4.2 s radio)" — the phone side.
     static func words(_ c: FindingCost?) -> String? {
         guard let c, c.phone.chargeMC > 0 || c.phone.radioSeconds > 0 else { return nil }
-        var parts = ["\(DecimalText.fixed(c.phone.chargeMC, fractionDigits: 2)) mC"]
-        if c.phone.radioSeconds > 0 { parts.append("\(radio(c.phone.radioSeconds)) radio") }
-        if c.hostMC > 0 { parts.append(c.hostMC >= c.phone.chargeMC ? "host wake-ups" : "\(mAh(c.hostMC)) of it host wake-ups") }
-        return "saves about \(mAh(c.phone.chargeMC)) (" + parts.joined(separator: ", ") + ")"
+        let detail = c.hostMC >= c.phone.chargeMC ? "host wake-ups"
+            : "\(radio(c.phone.radioSeconds)) radio" + (c.hostMC > 0 ? ", \(mAh(c.hostMC)) of it host wake-ups" : "")
+        return "saves about \(mAh(c.phone.chargeMC)) (\(detail))"
     }
 
     /// Findings of one rule on one peer, when there are `groupedFrom` or more: text and Markdown show them as one
@@ -69,27 +68,30 @@ enum AuditCost {
         }
     }
 
+    struct GroupKey: Hashable {
+        var id: String
+        var peer: BDAddr
+    }
+
     /// Splits findings into groups of repeats and the rest.
     static func grouped(_ findings: [Finding]) -> (groups: [Group], rest: [Finding]) {
-        var byKey: [String: [Finding]] = [:]
-        for f in findings {
+        var byKey: [GroupKey: [Int]] = [:]
+        for (i, f) in findings.enumerated() {
             guard let peer = f.connection?.peerAddress else { continue }
-            byKey["\(f.id)|\(peer)", default: []].append(f)
+            byKey[GroupKey(id: f.id, peer: peer), default: []].append(i)
         }
+        guard byKey.values.contains(where: { $0.count >= groupedFrom }) else { return ([], findings) }
         var groups: [Group] = []
-        var grouped = Set<String>()
+        var inGroup = [Bool](repeating: false, count: findings.count)
+        var done = Set<GroupKey>()
         for f in findings {
             guard let peer = f.connection?.peerAddress else { continue }
-            let key = "\(f.id)|\(peer)"
-            guard let list = byKey[key], list.count >= groupedFrom, !grouped.contains(key) else { continue }
-            grouped.insert(key)
-            groups.append(Group(rule: f.rule, id: f.id, peer: peer, findings: list))
+            let key = GroupKey(id: f.id, peer: peer)
+            guard let list = byKey[key], list.count >= groupedFrom, done.insert(key).inserted else { continue }
+            for i in list { inGroup[i] = true }
+            groups.append(Group(rule: f.rule, id: f.id, peer: peer, findings: list.map { findings[$0] }))
         }
-        let rest = findings.filter { f in
-            guard let peer = f.connection?.peerAddress else { return true }
-            return !grouped.contains("\(f.id)|\(peer)")
-        }
-        return (groups, rest)
+        return (groups, findings.indices.filter { !inGroup[$0] }.map { findings[$0] })
     }
 }
 

@@ -1,11 +1,11 @@
 import BTWire
 import BTCapture
 
-/// Gaps between the operations of a sequence, summed as integers so that adding one costs no division.
+/// Gaps between the operations of a sequence: their squares (as Doubles: they overflow 64 bits) and the
+/// longest. Their sum needs no keeping: it is the span from the first operation to the last.
 public struct IntervalStatistics: Sendable, Equatable {
     /// Operations seen (one more than the gaps).
     public internal(set) var count = 0
-    var sumNanoseconds: Int64 = 0
     var sumSquaredNanoseconds: Double = 0
     public internal(set) var longestNanoseconds: Int64 = 0
 
@@ -13,19 +13,18 @@ public struct IntervalStatistics: Sendable, Equatable {
 
     @inline(__always)
     mutating func add(gapNanoseconds gap: Int64) {
-        sumNanoseconds &+= gap
         sumSquaredNanoseconds += Double(gap) * Double(gap)
         if gap > longestNanoseconds { longestNanoseconds = gap }
     }
 
-    /// Mean seconds between operations.
-    public var meanInterval: Double? { count > 1 ? Double(sumNanoseconds) / 1e9 / Double(count - 1) : nil }
+    /// Mean seconds between operations over `span` nanoseconds.
+    public func meanInterval(span: Int64) -> Double? { count > 1 ? Double(span) / 1e9 / Double(count - 1) : nil }
 
     /// Coefficient of variation of the gaps: near 0 for a timer-driven (polling) pattern. Needs two gaps.
-    public var variation: Double? {
-        guard count > 2, sumNanoseconds > 0 else { return nil }
+    public func variation(span: Int64) -> Double? {
+        guard count > 2, span > 0 else { return nil }
         let n = Double(count - 1)
-        let mean = Double(sumNanoseconds) / n  // nanoseconds, as the squares are
+        let mean = Double(span) / n  // nanoseconds, as the squares are
         let variance = max(0, sumSquaredNanoseconds / n - mean * mean)
         return variance.squareRoot() / mean
     }
@@ -67,8 +66,9 @@ public struct ActivitySeries: Sendable {
     }
 
     public var count: Int { intervals.count }
-    public var meanInterval: Double? { intervals.meanInterval }
-    public var intervalVariation: Double? { intervals.variation }
+    var spanNanoseconds: Int64 { last.timestamp.nanoseconds &- first.timestamp.nanoseconds }
+    public var meanInterval: Double? { intervals.meanInterval(span: spanNanoseconds) }
+    public var intervalVariation: Double? { intervals.variation(span: spanNanoseconds) }
     public var longestGap: Duration { intervals.longestGap }
     public var duration: Duration { .nanoseconds(last.timestamp.nanoseconds &- first.timestamp.nanoseconds) }
 

@@ -102,27 +102,32 @@ public final class Connection: @unchecked Sendable {
     /// Packets and bytes of ACL data each way.
     public internal(set) var aclPacketsSent = 0
     public internal(set) var aclPacketsReceived = 0
-    /// L2CAP traffic as link-layer data PDUs each way (`LinkLayerTraffic`), for the radio-time model.
-    public internal(set) var linkLayerSent = LinkLayerTraffic()
-    public internal(set) var linkLayerReceived = LinkLayerTraffic()
     /// Stretches of the link with one set of parameters and PHYs, each with its traffic: what the radio-time
-    /// model prices event by event. The first starts at the link's start; at most `maximumPhases`.
-    public internal(set) var phases: [LinkPhase] = []
+    /// model prices event by event. The first starts at the link's start; at most `maximumPhases`. The current
+    /// one is kept apart, so counting a packet touches no array.
+    public var phases: [LinkPhase] { closedPhases + (currentPhase.map { [$0] } ?? []) }
+    public internal(set) var closedPhases: [LinkPhase] = []
+    public internal(set) var currentPhase: LinkPhase?
     public static let maximumPhases = 256
+    /// L2CAP traffic as link-layer data PDUs each way (`LinkLayerTraffic`), over all phases.
+    public var linkLayerSent: LinkLayerTraffic { phases.reduce(LinkLayerTraffic()) { $0 + $1.sent } }
+    public var linkLayerReceived: LinkLayerTraffic { phases.reduce(LinkLayerTraffic()) { $0 + $1.received } }
     /// The PHYs now (LE PHY Update Complete; 1M until one is seen).
     public internal(set) var txPHY: UInt8 = LinkPhase.phy1M
     public internal(set) var rxPHY: UInt8 = LinkPhase.phy1M
 
-    /// New parameters or PHYs: a new phase (past the limit, the last one goes on).
+    /// New parameters or PHYs: a new phase (past the limit, or at the same record, the current one changes).
     func beginPhase(at: RecordRef) {
-        if let last = phases.last, last.start.number == at.number || phases.count >= Self.maximumPhases {
-            phases[phases.count - 1].parameters = parameters
-            phases[phases.count - 1].txPHY = txPHY
-            phases[phases.count - 1].rxPHY = rxPHY
+        if let current = currentPhase, current.start.number == at.number || closedPhases.count + 1 >= Self.maximumPhases {
+            currentPhase?.parameters = parameters
+            currentPhase?.txPHY = txPHY
+            currentPhase?.rxPHY = rxPHY
             return
         }
-        phases.append(LinkPhase(start: at, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY))
+        if let current = currentPhase { closedPhases.append(current) }
+        currentPhase = LinkPhase(start: at, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY)
     }
+
     /// The LE data length each way (LE Data Length Change; 27 until one is seen).
     public internal(set) var maxTxOctets = LinkLayerTraffic.minimumOctets
     public internal(set) var maxRxOctets = LinkLayerTraffic.minimumOctets
@@ -131,14 +136,11 @@ public final class Connection: @unchecked Sendable {
     /// ⌈bytes / data length⌉ link-layer PDUs (ENERGY.md §3.1), whatever the HCI fragments were.
     @inline(__always)
     func countLinkLayer(l2capBytes: Int, sent: Bool) {
-        if phases.isEmpty { phases.append(LinkPhase(start: start, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY)) }
-        let p = phases.count - 1
+        if currentPhase == nil { currentPhase = LinkPhase(start: start, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY) }
         if sent {
-            linkLayerSent.add(bytes: l2capBytes, octets: maxTxOctets)
-            phases[p].sent.add(bytes: l2capBytes, octets: maxTxOctets)
+            currentPhase!.sent.add(bytes: l2capBytes, octets: maxTxOctets)
         } else {
-            linkLayerReceived.add(bytes: l2capBytes, octets: maxRxOctets)
-            phases[p].received.add(bytes: l2capBytes, octets: maxRxOctets)
+            currentPhase!.received.add(bytes: l2capBytes, octets: maxRxOctets)
         }
     }
 
@@ -231,7 +233,15 @@ public struct LinkLayerTraffic: Sendable, Equatable {
     @inline(__always)
     mutating func add(bytes n: Int, octets: Int) {
         bytes &+= n
-        pdus &+= (n + octets - 1) / octets
+        // Most PDUs fit one link-layer PDU: no division for them.
+        pdus &+= n <= octets ? 1 : (n + octets - 1) / octets
+    }
+
+    public static func + (a: LinkLayerTraffic, b: LinkLayerTraffic) -> LinkLayerTraffic {
+        var t = a
+        t.pdus &+= b.pdus
+        t.bytes &+= b.bytes
+        return t
     }
 }
 

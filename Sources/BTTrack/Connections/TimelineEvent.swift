@@ -133,9 +133,6 @@ public struct ActivityRun: Sendable {
     public var blobReads = 0
     /// Records of the first few operations, to cite.
     public var records: [RecordRef] = []
-    /// Sums of the gaps between operations, in nanoseconds: integers need no division per operation.
-    var sumIntervalNanoseconds: Int64 = 0
-    var sumSquaredIntervalNanoseconds: Double = 0
 
     public static let citedRecords = 8
 
@@ -149,12 +146,6 @@ public struct ActivityRun: Sendable {
 
     @inline(__always)
     mutating func add(at: RecordRef, bytes: Int) {
-        if count > 0 {
-            // Integer nanoseconds: Duration arithmetic (128-bit attoseconds) is too slow for every packet.
-            let gap = at.timestamp.nanoseconds &- last.timestamp.nanoseconds
-            sumIntervalNanoseconds &+= gap
-            sumSquaredIntervalNanoseconds += Double(gap) * Double(gap)
-        }
         count += 1
         self.bytes &+= bytes
         last = at
@@ -168,17 +159,13 @@ public struct ActivityRun: Sendable {
     }
 
     /// Mean seconds between operations.
-    public var meanInterval: Double? { count > 1 ? Double(sumIntervalNanoseconds) / 1e9 / Double(count - 1) : nil }
+    /// The gaps add up to the run's span, so it needs no sum of its own. (Regularity is judged on the whole
+    /// series, `ActivitySeries`.)
+    public var meanInterval: Double? {
+        count > 1 ? Double(last.timestamp.nanoseconds &- first.timestamp.nanoseconds) / 1e9 / Double(count - 1) : nil
+    }
     /// Operations per second over the run.
     public var rate: Double? { meanInterval.map { $0 > 0 ? 1 / $0 : 0 } }
-    /// Coefficient of variation of the intervals: near 0 for a timer-driven (polling) pattern.
-    public var intervalVariation: Double? {
-        guard count > 2, sumIntervalNanoseconds > 0 else { return nil }
-        let n = Double(count - 1)
-        let mean = Double(sumIntervalNanoseconds) / n  // nanoseconds, as the squares are
-        let variance = max(0, sumSquaredIntervalNanoseconds / n - mean * mean)
-        return variance.squareRoot() / mean
-    }
 }
 
 extension Duration {

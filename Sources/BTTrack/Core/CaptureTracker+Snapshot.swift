@@ -102,10 +102,9 @@ extension Connection {
         c.attOpcodeCounts = attOpcodeCounts
         c.aclPacketsSent = aclPacketsSent
         c.aclPacketsReceived = aclPacketsReceived
-        c.linkLayerSent = linkLayerSent
-        c.linkLayerReceived = linkLayerReceived
         c.maxTxOctets = maxTxOctets
-        c.phases = phases
+        c.closedPhases = closedPhases
+        c.currentPhase = currentPhase
         c.txPHY = txPHY
         c.rxPHY = rxPHY
         c.maxRxOctets = maxRxOctets
