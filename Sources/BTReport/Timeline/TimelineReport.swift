@@ -75,7 +75,7 @@ public enum TimelineReport {
         att.append(("mean_latency_ms", optional(t.meanLatency) { .number(Format.ms(TimelineEventDescription.ms($0))) }))
         att.append(("max_latency_ms", .number(Format.ms(TimelineEventDescription.ms(t.maximumLatency)))))
         m.append(("att", .object(att)))
-        m.append(("series", .array(c.series.map { seriesJSON($0, in: c) })))
+        m.append(("series", .array(c.series.indices.map { seriesJSON(at: $0, in: c) })))
         m.append(("events", .array(c.events.map { eventJSON($0, in: c) })))
         m.append(("dropped_events", .int(c.droppedEvents)))
         return .object(m)
@@ -211,8 +211,9 @@ public enum TimelineReport {
         return text
     }
 
-    static func seriesJSON(_ s: ActivitySeries, in c: Connection) -> JSONValue {
-        .object([
+    static func seriesJSON(at index: Int, in c: Connection) -> JSONValue {
+        let s = c.series[index]
+        return .object([
             ("operation", .string(s.kind.rawValue)), ("handle", .string(Hex.u16(s.handle))),
             ("name", c.gatt.name(of: s.handle).map { .string($0) } ?? .null), ("by_host", .bool(s.sent)),
             ("count", .int(s.count)), ("bytes", .int(s.bytes)),
@@ -221,7 +222,7 @@ public enum TimelineReport {
             ("interval_cv", s.intervalVariation.map { .number(DecimalText.fixed($0, fractionDigits: 3)) } ?? .null),
             ("longest_gap_s", seconds(s.intervals.longestNanoseconds)),
             ("runs", .int(s.runs)), ("regular", .bool(s.isRegular())),
-            ("records", .array(s.records.map { .int($0.number) })),
+            ("records", .array(c.records(ofSeries: index).map { .int($0.number) })),
         ])
     }
 

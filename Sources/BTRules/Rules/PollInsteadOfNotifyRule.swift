@@ -27,13 +27,13 @@ public struct PollInsteadOfNotifyRule: Rule {
         let minimumReads = Int(context.option("minimum_reads"))
         let maximumVariation = context.option("maximum_variation")
         for c in model.connections {
-            for s in c.series where s.kind == .read && s.sent
+            for (index, s) in c.series.enumerated() where s.kind == .read && s.sent
                 && s.isRegular(minimumCount: minimumReads, maximumVariation: maximumVariation) {
                 guard let why = Self.canNotify(s.handle, in: c), let period = s.meanInterval else { continue }
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, attributeHandle: s.handle,
                     discriminator: repeats.discriminator(key: "\(c.id)|\(s.handle)"),
-                    start: s.first.timestamp, end: s.last.timestamp, records: s.records,
+                    start: s.first.timestamp, end: s.last.timestamp, records: c.records(ofSeries: index),
                     message: "\(RuleText.connection(c)) read \(RuleText.attribute(s.handle, in: c)) \(s.count) times every \(RuleText.seconds(Int64(saturating: period * 1e9))) over \(RuleText.seconds(s.duration))\(Self.interleaving(s, in: c)) although \(why).")
                     .costing(RuleCost.polling(reads: s.count, valueBytes: s.count > 0 ? s.bytes / s.count : 0, on: c, context)))
             }

@@ -48,8 +48,6 @@ public struct ActivitySeries: Sendable {
     public internal(set) var intervals = IntervalStatistics()
     /// Timeline runs the series was cut into.
     public internal(set) var runs = 0
-    /// Records of the first few operations, to cite.
-    public internal(set) var records: [RecordRef] = []
 
     public static let citedRecords = ActivityRun.citedRecords
     /// A series is regular, for the timeline, from this many operations…
@@ -78,10 +76,6 @@ public struct ActivitySeries: Sendable {
         intervals.count += 1
         self.bytes &+= bytes
         last = at
-        if intervals.count <= Self.citedRecords {
-            if intervals.count == 2 { records.reserveCapacity(Self.citedRecords) }
-            records.append(at)
-        }
     }
 
     /// At least `minimumCount` operations at a steady period (gaps varying at most `maximumVariation`).

@@ -90,6 +90,19 @@ public final class Connection: @unchecked Sendable {
     /// Every operation of a kind on an attribute by one side, over the whole link (`ActivitySeries`), in first-use
     /// order; at most `TrackerOptions.maximumSeriesPerConnection`.
     public internal(set) var series: [ActivitySeries] = []
+    /// Records of the first operations of series `index` (at most `ActivitySeries.citedRecords`), to cite: taken
+    /// from its runs, so a series keeps no array of its own.
+    public func records(ofSeries index: Int) -> [RecordRef] {
+        var out: [RecordRef] = []
+        for run in runs where Int(run.series) == index {
+            for r in run.records {
+                out.append(r)
+                if out.count == ActivitySeries.citedRecords { return out }
+            }
+        }
+        return out
+    }
+
     /// Discovery procedures referenced by `.discovery` events.
     public internal(set) var discoveries: [DiscoveryProcedure] = []
     public internal(set) var transactions = TransactionStatistics()

@@ -14,7 +14,7 @@ public struct TrackerOptions: Sendable {
     public var maximumEventsPerConnection = 20_000
     /// Activity series kept per connection (one per kind of operation, attribute and side): a link's series
     /// are as many as the attributes it uses, so only a corrupt or hostile capture gets near this. Each costs
-    /// about 120 bytes and its cited records (at most 8 × 32 bytes).
+    /// 112 bytes (its records to cite are its runs').
     public var maximumSeriesPerConnection = 4096
     /// Finished connections kept: the first this many; later ones are counted, not kept, so memory stays bounded
     /// on endless captures (live capture then stops reporting closed links).
