@@ -78,6 +78,9 @@ public struct EnergyReport: Sendable {
     public var advertising: [Advertising] = []
     public var measured: [Measured] = []
     public var hostWakeups: Int
+    /// The host kept awake by them (the profile's awake current; the range is the hold's, 0.1–3 s). Never in
+    /// the radio totals.
+    public var host: RadioCost
     public var firstTimestamp: Timestamp?
     public var lastTimestamp: Timestamp?
 
@@ -101,7 +104,10 @@ public struct EnergyReport: Sendable {
 
     public init(model: CaptureModel, energy: EnergyModel = EnergyModel()) {
         profile = energy.profile
-        hostWakeups = model.hostWakeups
+        hostWakeups = model.hostWakeups.count
+        let awake = model.hostWakeups.awakeSeconds, current = energy.profile.phone.awakeMilliamps
+        host = RadioCost(radioSeconds: 0, chargeMC: current * awake.typical, lowMC: current * awake.low,
+                         highMC: current * awake.high)
         firstTimestamp = model.firstTimestamp
         lastTimestamp = model.lastTimestamp
         let captureEnd = model.lastTimestamp ?? Timestamp(nanoseconds: 0)

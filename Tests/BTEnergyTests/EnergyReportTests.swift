@@ -58,6 +58,21 @@ struct EnergyReportTests {
         }
     }
 
+    @Test("host wake-ups: counted, and the awake time a union of holds, within the capture")
+    func hostWakeups() throws {
+        let capture = try OpenedCapture.open(path: try writeScenario("wasteful-central"))
+        var collector = TrackingCollector(options: .withoutAdvertisers)
+        let model = try capture.accept(&collector)
+        let r = EnergyReport(model: model)
+        #expect(r.hostWakeups == model.hostWakeups.count && r.hostWakeups > 1000)
+        let awake = model.hostWakeups.awakeSeconds
+        #expect(awake.low <= awake.typical && awake.typical <= awake.high)
+        // Reports every few ms during the 84 s: awake nearly all of it, never longer than the capture plus a hold.
+        #expect(awake.typical > r.captureSeconds * 0.9 && awake.high <= r.captureSeconds + 3)
+        #expect(abs(r.host.chargeMC - PhoneProfile().awakeMilliamps * awake.typical) < 1e-6)
+        #expect(r.host.lowMC <= r.host.chargeMC && r.host.chargeMC <= r.host.highMC)
+    }
+
     @Test("doubling a scenario's duration doubles its cost")
     func proportional() throws {
         let short = try Self.report(Self.scenario(seconds: 20))

@@ -45,6 +45,7 @@ public enum EnergyJSON {
                          ("phone", cost(a.phone))])
             })),
             ("host_wakeups", .int(r.hostWakeups)),
+            ("host", cost(r.host)),
             ("measured", .array(r.measured.map { m in
                 .object([("start", time(m.start)), ("end", time(m.end)), ("tx_s", round(m.txSeconds, 3)),
                          ("rx_s", round(m.rxSeconds, 3)), ("idle_s", round(m.idleSeconds, 3)), ("energy", .int(Int(m.energy))),

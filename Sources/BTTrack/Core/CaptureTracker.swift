@@ -71,7 +71,7 @@ public struct CaptureModel: Sendable {
     /// The controller's own activity counters, each time the stack read them (Android `0xFD59`).
     public var controllerActivity: [ControllerActivityReport] = []
     /// HCI events and ACL packets the controller delivered to the host: each wakes it.
-    public var hostWakeups = 0
+    public var hostWakeups = HostWakeups()
 }
 
 /// Turns decoded frames into connections, scans, advertisers, ATT transactions and GATT databases.
@@ -90,7 +90,7 @@ public final class CaptureTracker {
     /// What the capture shows of the host's platform.
     public var platform = PlatformEvidence()
     var controllerActivity: [ControllerActivityReport] = []
-    var hostWakeups = 0
+    var hostWakeups = HostWakeups()
     /// Where to report advertising events whose reports do not fit, when the decoder was told not to check
     /// them (`PacketDecoder.validatesAdvertisingReports`).
     public var issues: IssueLog?
@@ -136,7 +136,7 @@ public final class CaptureTracker {
                 connections.command(opcode: command.opcode, parameters: command.parameters, at: at)
             }
         case .event(let event):
-            hostWakeups &+= 1
+            hostWakeups.delivered(at: at.timestamp.nanoseconds)
             // Advertising reports are most records of a scanning capture: handled here, inline, not through
             // `observeEvent`'s large frame.
             if let sub = event.subevent, sub == .advertisingReport || sub == .extendedAdvertisingReport {
@@ -145,7 +145,7 @@ public final class CaptureTracker {
                 observeEvent(event, frame: frame, at: at)
             }
         case .acl(let acl):
-            if frame.record.direction == .received { hostWakeups &+= 1 }
+            if frame.record.direction == .received { hostWakeups.delivered(at: at.timestamp.nanoseconds) }
             if frame.isControllerDebugLog {
                 controllerDebugLog += 1  // the controller's own log, on no link
             } else if let feed = borrowedLinkFeed {
