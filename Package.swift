@@ -66,7 +66,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
-        .target(name: "TestSupport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport", "BTScenario"],
+        .target(name: "TestSupport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules", "BTReport", "BTScenario"],
                 path: "Tests/TestSupport"),
         // The fuzz harness (`make fuzz`: libFuzzer when built with -sanitize=fuzzer -D FUZZING, else a replayer of
         // inputs) and the declaration of libFuzzer's driver it calls.

@@ -1,6 +1,7 @@
 import BTCapture
 import BTDecode
 import BTTrack
+import BTEnergy
 import BTRules
 import BTReport
 
@@ -42,6 +43,11 @@ public enum PipelineExercise {
         _ = AuditHTML.render(run, models: [name: model])
         let devices = DevicesReport(file: name, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
         _ = DevicesText.render(devices) + DevicesJSON.object(devices).serialized()
+        let energy = EnergyReport(model: model)
+        _ = EnergyText.render(file: name, report: energy, side: .both) + EnergyJSON.object(file: name, report: energy).serialized()
+        let side = DiffSide(label: name, model: model, findings: findings, energy: EnergyModel())
+        let diff = CaptureDiff(base: side, head: side)
+        _ = diff.text() + diff.markdown() + diff.json().serialized()
         let issues = capture.issues
         return Outcome(records: model.records, keptIssues: issues.issues.count, keepLimit: issues.keepLimit)
     }
@@ -57,7 +63,9 @@ public enum PipelineExercise {
         let model = try capture.accept(&collector)
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let devices = DevicesReport(file: name, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
-        return [TimelineReport.json(file: name, model: model).serialized(),
+        let energy = EnergyReport(model: model)
+        // The energy report rides with the timeline JSON, so the issue log stays the fifth element.
+        return [TimelineReport.json(file: name, model: model).serialized() + EnergyJSON.object(file: name, report: energy).serialized(),
                 TimelineReport.text(file: name, model: model),
                 GATTReport.text(file: name, model: model),
                 DevicesJSON.object(devices).serialized(),
