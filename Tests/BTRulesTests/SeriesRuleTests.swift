@@ -110,6 +110,31 @@ struct SeriesRuleTests {
         #expect(found.first?.message.contains("connection #2, which discovered it later") == true, "\(found)")
     }
 
+    @Test("the same peer behind a resolvable private address: its identity (SMP) carries the database")
+    func identityAddress() throws {
+        let identity = PeerAddress(BDAddr(rawValue: 0xC1_22_33_44_55_66), type: LEParameter.randomAddress)
+        let resolvable = PeerAddress(BDAddr(rawValue: 0x5A_11_22_33_44_55), type: LEParameter.randomAddress)
+        let parameters = BTScenario.ConnectionParameters(intervalMin: Self.interval, intervalMax: Self.interval,
+                                                         supervisionTimeout: HCIUnits.supervisionTimeout(microseconds: Micros.seconds(4)))
+        func link(_ s: HCIScript, _ peer: PeerAddress, _ handle: UInt16) -> ATTChannel {
+            let c = s.connect(to: peer, handle: handle, parameters: parameters, scanInterval: RuleScript.scanInterval,
+                              scanWindow: RuleScript.scanInterval, chosenInterval: Self.interval)
+            return ATTChannel(script: s, connection: c, server: GATTServer(database: Self.database), clientSide: .local)
+        }
+        let model = ScriptTracker.model(seed: 13) { s in
+            let first = link(s, resolvable, 0x0041)
+            _ = first.discoverEverything()
+            s.smp(BTScenario.SMPPDU.identityAddressInformation(identity), first.connection, from: .remote)
+            s.disconnect(first.connection)
+            let later = link(s, identity, 0x0042)
+            Self.poll(later, s, handles: [Self.handle(Self.temperature)], rounds: 6, periodMs: 2_000)
+            s.disconnect(later.connection)
+        }
+        #expect(model.connections.first?.peerIdentityAddress == identity.address)
+        #expect(model.connections.map(\.gatt.origin) == [.discovered, .inherited])
+        #expect(findings(PollInsteadOfNotifyRule.self, model).count == 1)
+    }
+
     @Test("a Service Changed indication stops an earlier database from being carried forward")
     func serviceChangedBarrier() {
         let model = ScriptTracker.model(seed: 10) { s in

@@ -63,7 +63,7 @@ extension HCIScript {
     }
 
     /// One SMP PDU from `side`, with the time it takes the other side to answer.
-    func smp(_ pdu: [UInt8], _ connection: LEConnection, from side: Side) {
+    public func smp(_ pdu: [UInt8], _ connection: LEConnection, from side: Side) {
         sendL2CAP(pdu, cid: .smp, on: connection, from: side)
         if side == .local {
             completeTransmission(on: connection)
