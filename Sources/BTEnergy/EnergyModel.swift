@@ -84,11 +84,15 @@ public struct EnergyModel: Sendable {
 
     static func phy(_ v: UInt8) -> AirTime.PHY { AirTime.PHY(rawValue: v) ?? .le1M }
 
+    /// The connection interval's range (Core Vol 6 Part B §4.5.1), seconds.
+    static let shortestInterval = 0.0075, longestInterval = 4.0
+
     /// The phone's view of a phase lasting `seconds` with `parameters`, `sent` and `received` traffic.
     public func linkTime(seconds: Double, parameters: ConnectionParameters?, txPHY: UInt8, rxPHY: UInt8,
                          sent: LinkLayerTraffic, received: LinkLayerTraffic, encrypted: Bool,
                          phoneIsCentral: Bool) -> LinkTime {
-        let interval = (parameters?.intervalMilliseconds ?? 30) / 1000  // unseen parameters: a common 30 ms
+        // Unseen parameters: a common 30 ms; values outside the spec's 7.5 ms–4 s (a damaged event) are clamped.
+        let interval = min(max((parameters?.intervalMilliseconds ?? 30) / 1000, Self.shortestInterval), Self.longestInterval)
         let latency = Double(parameters?.latency ?? 0)
         let n = max(0, seconds / interval)
         let dc = Double(phoneIsCentral ? sent.pdus : received.pdus)  // central → peripheral

@@ -6,7 +6,10 @@ import BTEnergy
 /// `btlens energy --json`; schema in Schemas/energy.schema.json. Times in Unix seconds; a cost is
 /// `{"radio_s", "charge_mc", "low_mc", "high_mc"}` (radio-on seconds, charge in millicoulombs and its range).
 public enum EnergyJSON {
-    static func round(_ v: Double, _ digits: Int = 6) -> JSONValue { .number(DecimalText.fixed(v, fractionDigits: digits)) }
+    /// A non-finite value (only a damaged capture could lead there) prints as 0: JSON has no infinity.
+    static func round(_ v: Double, _ digits: Int = 6) -> JSONValue {
+        .number(DecimalText.fixed(v.isFinite ? v : 0, fractionDigits: digits))
+    }
 
     public static func cost(_ c: RadioCost) -> JSONValue {
         .object([("radio_s", round(c.radioSeconds)), ("charge_mc", round(c.chargeMC, 4)), ("low_mc", round(c.lowMC, 4)),
