@@ -143,14 +143,7 @@ struct AuditCommand: ParsableCommand {
             throw ExitStatus.inputUnreadable
         }
 
-        var energyProfile = EnergyProfile()
-        if let profile {
-            do { energyProfile = try EnergyProfile.load(path: profile) } catch {
-                Diagnostics.error(file: profile, "\(error)".replacingOccurrences(of: "\(profile): ", with: ""))
-                throw ExitStatus.usage
-            }
-        }
-        let auditor = Auditor(configuration: configuration, energy: EnergyModel(profile: energyProfile))
+        let auditor = Auditor(configuration: configuration, energy: try ProfileLoading.energyModel(profile))
         let results = ResultSlots(count: files.count)
         let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(files.count, 1))
         let queue = DispatchQueue(label: "btlens.audit", attributes: .concurrent)

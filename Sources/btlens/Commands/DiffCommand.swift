@@ -64,15 +64,9 @@ struct DiffCommand: ParsableCommand {
     }
 
     func run() throws {
-        var energyProfile = EnergyProfile()
-        if let profile {
-            do { energyProfile = try EnergyProfile.load(path: profile) } catch {
-                Diagnostics.error(file: profile, "\(error)".replacingOccurrences(of: "\(profile): ", with: ""))
-                throw ExitStatus.usage
-            }
-        }
+        let energy = try ProfileLoading.energyModel(profile)
         let (configuration, _) = try rules.load()
-        let auditor = Auditor(configuration: configuration, energy: EnergyModel(profile: energyProfile))
+        let auditor = Auditor(configuration: configuration, energy: energy)
         let baseSide = try side(base, auditor: auditor)
         let headSide = try side(head, auditor: auditor)
         let diff = CaptureDiff(base: baseSide, head: headSide)

@@ -46,14 +46,7 @@ struct EnergyCommand: ParsableCommand {
     var side: EnergyText.Side = .phone
 
     func run() throws {
-        var energyProfile = EnergyProfile()
-        if let profile {
-            do { energyProfile = try EnergyProfile.load(path: profile) } catch {
-                Diagnostics.error(file: profile, "\(error)".replacingOccurrences(of: "\(profile): ", with: ""))
-                throw ExitStatus.usage
-            }
-        }
-        let model = EnergyModel(profile: energyProfile)
+        let model = try ProfileLoading.energyModel(profile)
         try inputs.report.run(
             makeVisitor: { TrackingCollector(options: .withoutAdvertisers, progress: $0) },
             render: { path, name, _, tracked in
