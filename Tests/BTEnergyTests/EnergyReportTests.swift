@@ -68,7 +68,7 @@ struct EnergyReportTests {
         let awake = model.hostWakeups.awakeSeconds
         #expect(awake.low <= awake.typical && awake.typical <= awake.high)
         // Reports every few ms during the 84 s: awake nearly all of it, never longer than the capture plus a hold.
-        #expect(awake.typical > r.captureSeconds * 0.9 && awake.high <= r.captureSeconds + 3)
+        #expect(awake.typical > r.captureSeconds * 0.9 && awake.typical <= r.captureSeconds + 1)
         #expect(abs(r.host.chargeMC - PhoneProfile().awakeMilliamps * awake.typical) < 1e-6)
         #expect(r.host.lowMC <= r.host.chargeMC && r.host.chargeMC <= r.host.highMC)
     }

@@ -75,7 +75,7 @@ public enum EnergyText {
                        + (capture > 0 ? ", \(DecimalText.fixed(total.chargeMAh / capture * 3600, fractionDigits: 3)) mAh per hour of capture" : ""))
         }
         if peripheral, let p = r.peripheralTotal { out.append("    peripherals: \(mc(p)) = \(mAh(p)), radio \(seconds(p.radioSeconds))") }
-        out.append("    host wake-ups: \(r.hostWakeups) HCI events and ACL packets delivered to the host, keeping it awake about \(mc(r.host)) = \(mAh(r.host)) at \(DecimalText.fixed(r.profile.phone.awakeMilliamps, fractionDigits: 0)) mA (each holding it 1 s, range 0.1–3 s; not in the radio totals)")
+        out.append("    host wake-ups: \(r.hostWakeups) HCI events and ACL packets delivered to the host, keeping it awake about \(mc(r.host)) = \(mAh(r.host)) at \(DecimalText.fixed(r.profile.phone.awakeMilliamps, fractionDigits: 0)) mA (each holding it 1 s; the range bounds holds of 0.1–3 s; not in the radio totals)")
         if !r.measured.isEmpty {
             out.append("  Controller activity counters (Android 0xFD59) against the model:")
             for m in r.measured {
