@@ -2,7 +2,7 @@
 SWIFT      ?= swift
 PREFIX     ?= /usr/local
 BUILD_DIR  ?= .build
-APT_PKGS   := libpcap-dev libbluetooth-dev pkg-config python3
+APT_PKGS   := libpcap-dev libbluetooth-dev libarchive-dev zlib1g-dev pkg-config python3
 SAMPLE     := samples/wasteful-central.btsnoop
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -10,7 +10,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
-# System libraries btlens links against (libpcap, libbluetooth headers).
+# System libraries btlens links against (libpcap, libbluetooth, libarchive and zlib headers).
 deps:
 	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

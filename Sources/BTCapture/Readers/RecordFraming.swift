@@ -57,6 +57,7 @@ enum RecordFraming {
             return Frame(header: UnsafeRawBufferPointer(rebasing: bytes[..<headerLength]),
                          body: UnsafeRawBufferPointer(rebasing: bytes[headerLength...]), offset: offset, length: total)
         } catch {
+            if let refused = error as? CaptureError, refused.code == .refused { issues.refuse(refused.message) }
             issues.report(.readError, record: recordNumber + 1, offset: offset, "\(error)")
             stopped = true
             return nil
