@@ -15,6 +15,9 @@ public final class ArchiveReader {
     private let source: ByteSource?
     /// The member the cursor is on.
     public private(set) var member: Member?
+    /// The rest of the data block libarchive handed out last (valid until its next call).
+    private var block: UnsafeRawPointer?
+    private var blockRemaining = 0
     /// Bytes libarchive had read from the archive itself when the current member began (for the ratio check).
     private var compressedAtMemberStart: Int64 = 0
 
@@ -41,14 +44,25 @@ public final class ArchiveReader {
     /// libarchive's block size for reading files.
     static let blockSize = 64 << 10
 
-    /// Opens the archive at `path` (seekable, so zip is read from its central directory).
+    /// Opens the archive or compressed file at `path`: gzip through zlib (`GzipInput`, so a cut-short file still
+    /// gives what it holds), the rest through libarchive.
+    public static func open(path: String, limits: Limits = Limits()) throws -> ArchiveReader {
+        let file = try ByteSource(path: path)
+        _ = try file.ensure(2)
+        if file.peek(2).elementsEqual([0x1F, 0x8B]) {
+            return try ArchiveReader(source: ByteSource(input: GzipInput(source: file, limits: limits)), limits: limits)
+        }
+        return try ArchiveReader(path: path, limits: limits)
+    }
+
+    /// Opens the archive at `path` with libarchive (seekable, so zip is read from its central directory).
     public init(path: String, limits: Limits = Limits()) throws {
         self.limits = limits
         handle = try Self.newHandle()
         source = nil
         guard archive_read_open_filename(handle, path, Self.blockSize) == ARCHIVE_OK else {
+            // Fully initialised: deinit frees the handle.
             let message = Self.errorText(handle)
-            archive_read_free(handle)
             throw CaptureError(.notACapture, "not a readable archive: \(message)")
         }
     }
@@ -65,6 +79,8 @@ public final class ArchiveReader {
             do {
                 guard try source.ensure(1) else { return 0 }
             } catch {
+                // libarchive reports only that the read failed: the cause is kept for the error message.
+                source.failure = error as? CaptureError ?? CaptureError(.readFailed, "\(error)")
                 return -1
             }
             let bytes = source.peek(source.available)
@@ -73,8 +89,8 @@ public final class ArchiveReader {
             return bytes.count
         }, nil)
         guard status == ARCHIVE_OK else {
+            // Fully initialised: deinit frees the handle.
             let message = Self.errorText(handle)
-            archive_read_free(handle)
             throw CaptureError(.notACapture, "not a readable archive: \(message)")
         }
     }
@@ -111,13 +127,14 @@ public final class ArchiveReader {
         if status == ARCHIVE_EOF { member = nil; return nil }
         guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
             member = nil
-            throw CaptureError(.readFailed, "damaged archive: \(Self.errorText(handle))")
+            throw failure
         }
         let isRaw = archive_format(handle) == ARCHIVE_FORMAT_RAW
         let path = isRaw ? nil : archive_entry_pathname(entry).map { String(cString: $0) }
         let size: Int64? = archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : nil
         let regular = isRaw || archive_entry_filetype(entry) == 0o100000
         member = Member(path: path, declaredSize: size, isRegularFile: regular)
+        blockRemaining = 0
         compressedAtMemberStart = archive_filter_bytes(handle, -1)
         if let size, size > limits.maximumMemberSize {
             throw CaptureError(.refused, "\(path ?? "the compressed data") would expand to \(size) bytes, more than "
@@ -126,15 +143,33 @@ public final class ArchiveReader {
         return member
     }
 
+    /// Why libarchive failed: the cause behind its read callback when there is one (gzip cut short, a bomb).
+    private var failure: CaptureError {
+        source?.failure ?? CaptureError(.readFailed, "damaged archive: \(Self.errorText(handle))")
+    }
+
     /// The current member's bytes as they are decompressed.
     public func memberInput() -> ArchiveMemberInput { ArchiveMemberInput(archive: self) }
 
     /// Reads decompressed bytes of the current member, refusing a bomb (see `Limits`).
     func read(into buffer: UnsafeMutableRawPointer, count: Int, expanded: Int64) throws -> Int {
-        let n = archive_read_data(handle, buffer, count)
-        if n < 0 {
-            throw CaptureError(.readFailed, "damaged archive: \(Self.errorText(handle))")
+        // Block by block, not archive_read_data: that one drops the bytes it already copied when the archive
+        // fails part-way through the buffer, so a cut-short member would lose up to a buffer of its last records.
+        if blockRemaining == 0 {
+            var block: UnsafeRawPointer?
+            var size = 0
+            var offset: Int64 = 0
+            let status = archive_read_data_block(handle, &block, &size, &offset)
+            if status == ARCHIVE_EOF { return 0 }
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN else { throw failure }
+            self.block = block
+            blockRemaining = block == nil ? 0 : size
+            if blockRemaining == 0 { return try read(into: buffer, count: count, expanded: expanded) }
         }
+        let n = min(count, blockRemaining)
+        buffer.copyMemory(from: block!, byteCount: n)
+        block = block! + n
+        blockRemaining -= n
         let total = expanded + Int64(n)
         if total > limits.maximumMemberSize {
             throw CaptureError(.refused, "\(member?.path ?? "the compressed data") expands beyond "

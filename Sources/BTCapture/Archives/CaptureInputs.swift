@@ -110,7 +110,7 @@ public enum CaptureInputs {
     /// One pass over the archive: each regular member's first bytes say whether it is a capture. Damage stops
     /// the pass; what was listed before it stays.
     static func list(_ archivePath: String) throws -> (members: [Listed], damage: String?) {
-        let archive = try ArchiveReader(path: archivePath)
+        let archive = try ArchiveReader.open(path: archivePath)
         var members: [Listed] = []
         do {
             while let member = try archive.nextMember() {
@@ -274,7 +274,7 @@ public struct CaptureInput: Sendable {
             case .standardInput:
                 return try ByteSource(path: "-")
             case .member(let archivePath, let inside):
-                let archive = try ArchiveReader(path: archivePath)
+                let archive = try ArchiveReader.open(path: archivePath)
                 while let member = try archive.nextMember() {
                     if member.isRegularFile && member.path == inside {
                         return ByteSource(input: archive.memberInput())
@@ -312,7 +312,8 @@ public struct CaptureInput: Sendable {
             guard ArchiveMagic.kind(source.peek(CaptureInputs.sniffLength)) != nil else {
                 return try OpenedCapture.open(source: source, issues: issues)
             }
-            let archive = try ArchiveReader(source: source)
+            let isGzip = source.peek(2).elementsEqual([0x1F, 0x8B])
+            let archive = try ArchiveReader(source: isGzip ? ByteSource(input: GzipInput(source: source)) : source)
             while let member = try archive.nextMember() {
                 guard member.isRegularFile else { continue }
                 let inner = ByteSource(input: archive.memberInput())
@@ -335,8 +336,9 @@ public struct CaptureInput: Sendable {
         return .joined(try JoinedCapture(parts: joined, issues: issues))
     }
 
-    /// Whether this is a plain file (so a rotated pair given on the command line may join).
-    var isPlainFile: Bool {
+    /// Whether this is a plain capture file (so a rotated pair given on the command line may join), not an
+    /// archive member, a btsnooz summary or a joined chain.
+    public var isPlainFile: Bool {
         if parts.count == 1, case .file = parts[0] { return true }
         return false
     }

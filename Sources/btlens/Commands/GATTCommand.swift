@@ -42,7 +42,7 @@ struct GATTCommand: ParsableCommand {
                 shown += 1
             }
         }
-        printJSONReports(reports, single: files.count == 1)
+        printJSONReports(reports, single: !failed)
         Output.flushStandardOutput()
         if failed { throw ExitStatus.inputUnreadable }
     }

@@ -109,7 +109,8 @@ struct MultiFileReport {
             }
         }
         if json {
-            Output.line(results.count == 1 && files.count == 1 && inputs.count == 1 ? results[0].serialized() : JSONValue.array(results).serialized())
+            // One object for one capture (a file, an archive holding one, rotated logs read as one); an array otherwise.
+            Output.line(results.count == 1 && inputs.count == 1 && !failed ? results[0].serialized() : JSONValue.array(results).serialized())
         }
         Output.flushStandardOutput()
         if failed { throw ExitStatus.inputUnreadable }

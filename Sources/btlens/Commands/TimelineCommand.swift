@@ -33,10 +33,11 @@ enum Tracking {
     nonisolated(unsafe) private static var keptUntilExit: [CaptureModel] = []
 }
 
-/// Several captures' JSON reports print as an array, one alone as its object (as `stats` does).
-func printJSONReports(_ reports: [JSONValue], single: Bool) {
+/// Several captures' JSON reports print as an array, one alone as its object (as `stats` does); `complete`: no
+/// path failed (then even one report is an array, as for several paths).
+func printJSONReports(_ reports: [JSONValue], single complete: Bool) {
     guard !reports.isEmpty else { return }
-    Output.line(single && reports.count == 1 ? reports[0].serialized() : JSONValue.array(reports).serialized())
+    Output.line(complete && reports.count == 1 ? reports[0].serialized() : JSONValue.array(reports).serialized())
 }
 
 struct TimelineCommand: ParsableCommand {
@@ -108,7 +109,7 @@ struct TimelineCommand: ParsableCommand {
                 shown += 1
             }
         }
-        printJSONReports(reports, single: files.count == 1)
+        printJSONReports(reports, single: !failed)
         Output.flushStandardOutput()
         if failed { throw ExitStatus.inputUnreadable }
     }
