@@ -28,7 +28,7 @@ struct BTLens: ParsableCommand {
               btlens help audit
             """,
         version: version,
-        subcommands: [StatsCommand.self, DecodeCommand.self, DevicesCommand.self, TimelineCommand.self, GATTCommand.self, AuditCommand.self, RulesCommand.self, ExplainCommand.self, LiveCommand.self]
+        subcommands: [StatsCommand.self, DecodeCommand.self, DevicesCommand.self, TimelineCommand.self, GATTCommand.self, AuditCommand.self, RulesCommand.self, ExplainCommand.self, LiveCommand.self, AnonymizeCommand.self]
     )
 }
 
