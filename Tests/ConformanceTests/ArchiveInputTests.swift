@@ -76,6 +76,23 @@ struct ArchiveInputTests {
         #expect(try Self.summary(inputs[1]) == Self.summary(path: try ScenarioFixtures.path("heart-rate-session", format: .pcapH4WithDirection)))
     }
 
+    @Test("a compressed capture inside an archive (btsnoop_hci.log.gz, .zst in a zip) is read one level deep")
+    func nested() throws {
+        let dir = try TemporaryDirectory()
+        let plain = try ScenarioFixtures.path("wasteful-central")
+        var members: [(String, [UInt8])] = []
+        for container in [ArchiveFixtures.Container.gzip, .zstd, .xz] {
+            let inner = dir.file("inner.\(container.rawValue)")
+            try ArchiveFixtures.write(inner, container, members: [("x", try TemporaryDirectory.contents(of: plain))])
+            members.append(("logs/btsnoop_hci.log.\(container.rawValue)", try TemporaryDirectory.contents(of: inner)))
+        }
+        let path = dir.file("outer.zip")
+        try ArchiveFixtures.write(path, .zip, members: members)
+        let inputs = try CaptureInputs.resolve(path)
+        #expect(inputs.map(\.displayName) == ["outer.zip:logs/btsnoop_hci.log.gzip", "outer.zip:logs/btsnoop_hci.log.zstd", "outer.zip:logs/btsnoop_hci.log.xz"])
+        for input in inputs { #expect(try Self.summary(input) == Self.summary(path: plain)) }
+    }
+
     /// The layout `adb bugreport` writes: the text at the top, the file system under FS/.
     static func bugReport(_ path: String, log: [UInt8]?, last: [UInt8]? = nil, summary: [UInt8]? = nil) throws {
         var members: [(String, [UInt8])] = [

@@ -96,7 +96,7 @@ public enum CaptureInputs {
             }
         }
         if let damage {
-            for i in inputs.indices { inputs[i].notices.append("the archive is damaged after the captures read here: \(damage)") }
+            for i in inputs.indices { inputs[i].notices.append("the archive is damaged (\(damage)); what comes before the damage is read") }
         }
         guard !inputs.isEmpty else {
             if let damage { throw CaptureError(.readFailed, "damaged \(kind) archive: \(damage)") }
@@ -122,9 +122,16 @@ public enum CaptureInputs {
                 } catch let error as CaptureError where error.code != .refused {
                     damage = error  // the bytes before the damage still say what the member is
                 }
-                let head = source.peek(sniffLength)
+                var head = source.peek(sniffLength)
+                var inner: ByteSource?
+                if damage == nil, !OpenedCapture.recognises(head), member.path != nil,
+                   let nested = try? decompressed(source), (try? nested.ensure(sniffLength)) != nil {
+                    // A compressed capture inside the archive (btsnoop_hci.log.gz in a zip): one level deep.
+                    inner = nested
+                    head = nested.peek(sniffLength)
+                }
                 let name = member.path.map(baseName) ?? ""
-                let isText = looksLikeText(head)
+                let isText = inner == nil && looksLikeText(head)
                 members.append(Listed(path: member.path, isCapture: OpenedCapture.recognises(head),
                                       isBugReportText: isText && (member.path == nil || (name.hasPrefix("bugreport") && name.hasSuffix(".txt")))))
                 if let damage { throw damage }
@@ -133,6 +140,22 @@ public enum CaptureInputs {
             return (members, error.message.replacingPrefix("damaged archive: "))
         }
         return (members, nil)
+    }
+
+    /// The decompressed bytes of `source` when it starts as a single compressed stream (gzip, xz, zstd, bzip2);
+    /// nil otherwise. For captures compressed inside an archive, one level deep.
+    static func decompressed(_ source: ByteSource) throws -> ByteSource? {
+        _ = try source.ensure(sniffLength)
+        switch ArchiveMagic.kind(source.peek(sniffLength)) {
+        case "gzip":
+            return ByteSource(input: try GzipInput(source: source))
+        case "xz", "zstd", "bzip2":
+            let nested = try ArchiveReader(source: source)
+            guard try nested.nextMember() != nil, nested.member?.path == nil else { return nil }
+            return ByteSource(input: nested.memberInput())
+        default:
+            return nil
+        }
     }
 
     // MARK: - Joining
@@ -277,7 +300,13 @@ public struct CaptureInput: Sendable {
                 let archive = try ArchiveReader.open(path: archivePath)
                 while let member = try archive.nextMember() {
                     if member.isRegularFile && member.path == inside {
-                        return ByteSource(input: archive.memberInput())
+                        let source = ByteSource(input: archive.memberInput())
+                        _ = try source.ensure(CaptureInputs.sniffLength)
+                        if inside != nil, !OpenedCapture.recognises(source.peek(CaptureInputs.sniffLength)),
+                           let nested = try CaptureInputs.decompressed(source) {
+                            return nested
+                        }
+                        return source
                     }
                 }
                 throw CaptureError(.cannotOpen, "\(inside ?? "the compressed data") is no longer in \(archivePath)")
