@@ -64,6 +64,10 @@ public enum CaptureInputs {
         var path: String?
         var isCapture: Bool
         var isBugReportText: Bool
+        /// The first record's time, and for a log that may be followed by another (a rotated `.last`, a
+        /// sysdiagnose's PacketLogger file) the last's: read in the listing pass, so joining costs no pass more.
+        var first: Timestamp?
+        var last: Timestamp?
     }
 
     static func resolveArchive(_ archivePath: String, kind: String) throws -> [CaptureInput] {
@@ -74,8 +78,11 @@ public enum CaptureInputs {
                 // A compressed capture: the file is the capture.
                 return CaptureInput(path: archivePath, displayName: shownArchive, parts: [.member(archive: archivePath, path: nil)])
             }
-            return CaptureInput(path: archivePath + ":" + inside, displayName: shownArchive + ":" + inside,
-                                parts: [.member(archive: archivePath, path: inside)])
+            var input = CaptureInput(path: archivePath + ":" + inside, displayName: shownArchive + ":" + inside,
+                                     parts: [.member(archive: archivePath, path: inside)])
+            input.knownFirst = member.first
+            input.knownLast = member.last
+            return input
         }
         var inputs = members.filter(\.isCapture).map(input)
         inputs = joinRotated(inputs)
@@ -132,8 +139,19 @@ public enum CaptureInputs {
                 }
                 let name = member.path.map(baseName) ?? ""
                 let isText = inner == nil && looksLikeText(head)
-                members.append(Listed(path: member.path, isCapture: OpenedCapture.recognises(head),
-                                      isBugReportText: isText && (member.path == nil || (name.hasPrefix("bugreport") && name.hasSuffix(".txt")))))
+                var listed = Listed(path: member.path, isCapture: OpenedCapture.recognises(head),
+                                    isBugReportText: isText && (member.path == nil || (name.hasPrefix("bugreport") && name.hasSuffix(".txt"))))
+                if listed.isCapture, damage == nil, let inside = member.path,
+                   let capture = try? OpenedCapture.open(source: inner ?? source, issues: IssueLog()),
+                   let firstRecord = capture.nextRecord() {
+                    listed.first = firstRecord.timestamp
+                    if inside.hasSuffix(rotatedSuffix) || isSysdiagnoseLog(inside) {
+                        var last = firstRecord.timestamp
+                        while let record = capture.nextRecord() { last = record.timestamp }
+                        listed.last = last
+                    }
+                }
+                members.append(listed)
                 if let damage { throw damage }
             }
         } catch let error as CaptureError where error.code != .refused {
@@ -179,14 +197,10 @@ public enum CaptureInputs {
     /// A sysdiagnose's `logs/Bluetooth/bluetoothd-hci-*.pklg`: oldest first (by first record), as one capture
     /// while each begins after the one before ends.
     static func joinSysdiagnose(_ inputs: [CaptureInput]) -> [CaptureInput] {
-        let isSysdiagnose: (CaptureInput) -> Bool = {
-            guard let member = $0.memberPath else { return false }
-            return ("/" + member).contains("/" + sysdiagnoseDirectory) && baseName(member).hasPrefix(sysdiagnosePrefix)
-        }
+        let isSysdiagnose: (CaptureInput) -> Bool = { $0.memberPath.map(isSysdiagnoseLog) ?? false }
         let found = inputs.filter(isSysdiagnose)
         guard found.count > 1 else { return inputs }
-        // Each file is read once here for its first and last times.
-        let spans = found.map { ($0, $0.timeSpan()) }
+        let spans = found.map { ($0, $0.bounds(needLast: true).flatMap { b in b.last.map { (first: b.first, last: $0) } }) }
         let ordered = spans.sorted { ($0.1?.first.nanoseconds ?? .max) < ($1.1?.first.nanoseconds ?? .max) }
         var chains: [[(CaptureInput, (first: Timestamp, last: Timestamp)?)]] = []
         for item in ordered {
@@ -226,8 +240,8 @@ public enum CaptureInputs {
     static func join(_ inputs: [CaptureInput], checked: Bool = false) -> CaptureInput? {
         if !checked {
             var end: Timestamp?
-            for input in inputs {
-                guard let span = input.timeSpan() else { return nil }
+            for (i, input) in inputs.enumerated() {
+                guard let span = input.bounds(needLast: i < inputs.count - 1) else { return nil }
                 if let end, span.first < end { return nil }
                 end = span.last
             }
@@ -239,10 +253,16 @@ public enum CaptureInputs {
         joined.path = ([inputs[0].path] + rest).joined(separator: "+")
         joined.displayName = ([inputs[0].displayName] + rest).joined(separator: "+")
         joined.notices = inputs.flatMap(\.notices)
+        joined.knownLast = inputs.last?.knownLast
         return joined
     }
 
     // MARK: - Helpers
+
+    /// A sysdiagnose's PacketLogger file: `…/logs/Bluetooth/bluetoothd-hci-*.pklg`.
+    static func isSysdiagnoseLog(_ member: String) -> Bool {
+        ("/" + member).contains("/" + sysdiagnoseDirectory) && baseName(member).hasPrefix(sysdiagnosePrefix)
+    }
 
     static func baseName(_ path: String) -> String {
         path == "-" ? "-" : String(path.split(separator: "/").last ?? Substring(path))
@@ -380,6 +400,16 @@ public struct CaptureInput: Sendable {
 
     /// Android's snoop log (`…/bluetooth/logs/btsnoop_hci.log…`).
     var isAndroidSnoopLog: Bool { path.contains("btsnoop_hci.log") }
+
+    /// Times the listing pass already read (members of an archive); nil for files.
+    var knownFirst: Timestamp?
+    var knownLast: Timestamp?
+
+    /// The first record's time, and the last's when `needLast`: known from the listing, or read now.
+    func bounds(needLast: Bool) -> (first: Timestamp, last: Timestamp?)? {
+        if let knownFirst, !needLast || knownLast != nil { return (knownFirst, knownLast) }
+        return timeSpan().map { ($0.first, $0.last) }
+    }
 
     /// The first and last record times, reading every record (no decoding); nil when it has none or cannot
     /// be read. For deciding whether parts follow each other.
