@@ -408,6 +408,11 @@ public struct CaptureInput: Sendable {
     /// The first record's time, and the last's when `needLast`: known from the listing, or read now.
     func bounds(needLast: Bool) -> (first: Timestamp, last: Timestamp?)? {
         if let knownFirst, !needLast || knownLast != nil { return (knownFirst, knownLast) }
+        if !needLast {
+            // Only where it begins: one record, not the whole file.
+            guard let first = (try? open())?.nextRecord()?.timestamp else { return nil }
+            return (first, nil)
+        }
         return timeSpan().map { ($0.first, $0.last) }
     }
 
