@@ -3,9 +3,12 @@ import BTDecode
 import BTTrack
 import BTRules
 import BTReport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Everything btlens does to a capture, for the bad-input tests and the fuzz harness (`btlens-fuzz`): describe
-/// every record (`decode -v`), count (`stats`), track, run every rule and render every report.
+/// every record (`decode -v`), anonymize it, count (`stats`), track, run every rule and render every report.
 public enum PipelineExercise {
     public struct Outcome: Sendable {
         /// Records the tracker observed.
@@ -35,6 +38,15 @@ public enum PipelineExercise {
         guard var capture = try? input.open() else { return nil }
         var describe = DescribeEveryRecord()
         _ = try capture.accept(&describe)
+        // `btlens anonymize`: every packet rewritten in place (into /dev/null).
+        capture = try input.open()
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        if null >= 0 {
+            let writer = try BTSnoopWriter(fd: null, datalink: BTSnoopDatalink.h4, ownsDescriptor: true)
+            var copier = AnonymizingCopier(writer: writer)
+            _ = try capture.accept(&copier)
+            try writer.finish()
+        }
         capture = try input.open()
         var statistics = StatisticsCollector()
         let counted = try capture.accept(&statistics)
