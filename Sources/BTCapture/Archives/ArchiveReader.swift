@@ -155,7 +155,8 @@ public final class ArchiveReader {
     func read(into buffer: UnsafeMutableRawPointer, count: Int, expanded: Int64) throws -> Int {
         // Block by block, not archive_read_data: that one drops the bytes it already copied when the archive
         // fails part-way through the buffer, so a cut-short member would lose up to a buffer of its last records.
-        if blockRemaining == 0 {
+        // A loop, not a recursion: an archive may hand out any number of empty blocks (sparse entries).
+        while blockRemaining == 0 {
             var block: UnsafeRawPointer?
             var size = 0
             var offset: Int64 = 0
@@ -164,7 +165,6 @@ public final class ArchiveReader {
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN else { throw failure }
             self.block = block
             blockRemaining = block == nil ? 0 : size
-            if blockRemaining == 0 { return try read(into: buffer, count: count, expanded: expanded) }
         }
         let n = min(count, blockRemaining)
         buffer.copyMemory(from: block!, byteCount: n)
