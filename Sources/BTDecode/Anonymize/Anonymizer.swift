@@ -165,6 +165,7 @@ public final class Anonymizer {
         case 0x2036: address(p, at: 15)                                 // LE Set Extended Advertising Parameters
         case 0x2037, 0x2038: advertisingData(p, from: 7, length: Int(p.count > 6 ? p[6] : 0))
         case 0x2043, 0x2044: address(p, at: 6)                          // LE Extended Create Connection, Periodic Create Sync
+        case 0x203F: advertisingData(p, from: 6, length: Int(p.count > 5 ? p[5] : 0))  // LE Set Periodic Advertising Data
         default: break
         }
     }
@@ -240,6 +241,7 @@ public final class Anonymizer {
             }
         case 0x05: zero(p, from: s + 3, count: 10)                                    // LTK Request: Rand, EDIV
         case 0x13: address(p, at: s + 3)                                              // Scan Request Received
+        case 0x0F: advertisingData(p, from: s + 8, length: Int(p.count > s + 7 ? p[s + 7] : 0))  // Periodic Advertising Report
         case 0x0E, 0x24: address(p, at: s + 6)                                        // Periodic Advertising Sync Established
         default: break
         }
