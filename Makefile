@@ -2,7 +2,7 @@
 SWIFT      ?= swift
 PREFIX     ?= /usr/local
 BUILD_DIR  ?= .build
-APT_PKGS   := libpcap-dev libbluetooth-dev pkg-config python3
+APT_PKGS   := libpcap-dev libbluetooth-dev libarchive-dev zlib1g-dev pkg-config python3
 SAMPLE     := samples/wasteful-central.btsnoop
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -10,7 +10,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
-# System libraries btlens links against (libpcap, libbluetooth headers).
+# System libraries btlens links against (libpcap, libbluetooth, libarchive and zlib headers).
 deps:
 	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -61,8 +61,8 @@ bench: release
 	@command -v btmon >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq bluez)
 	@sh Tests/Benchmarks/run-bench.sh $(BUILD_DIR)/release
 
-# Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of everything btlens does to a capture, seeded with
-# samples/: a crash, a hang (10 s on one input of at most 16 KiB), too much memory, or one thread and two
+# Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of everything btlens does to a capture (archives and
+# compressed files included), seeded with samples/: a crash, a hang (10 s on one input of at most 16 KiB), too much memory, or one thread and two
 # disagreeing stops it and leaves the input in fuzz-data/artifacts/. `.build/debug/btlens-fuzz FILE...` replays
 # inputs without the fuzzer.
 FUZZ_SECONDS ?= 300
@@ -73,6 +73,9 @@ fuzz: deps
 	@mkdir -p fuzz-data/corpus fuzz-data/artifacts
 	@for f in samples/*.btsnoop samples/*.pcap samples/*.pklg; do \
 	  [ -e "fuzz-data/corpus/$${f##*/}" ] || cp "$$f" fuzz-data/corpus/; done
+	@# The archive path too (gzip and tar are essential on Debian): a compressed capture and a tar.gz of two.
+	@[ -e fuzz-data/corpus/heart-rate-session.btsnoop.gz ] || gzip -9 -n -c samples/heart-rate-session.btsnoop > fuzz-data/corpus/heart-rate-session.btsnoop.gz
+	@[ -e fuzz-data/corpus/two.tar.gz ] || tar -czf fuzz-data/corpus/two.tar.gz -C samples connection-churn.btsnoop heart-rate-session.pklg
 	.build-fuzz/release/btlens-fuzz -max_len=16384 -timeout=10 -max_total_time=$(FUZZ_SECONDS) -fork=$(FUZZ_JOBS) \
 	  -artifact_prefix=fuzz-data/artifacts/ fuzz-data/corpus
 

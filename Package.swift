@@ -24,6 +24,10 @@ let package = Package(
         // System libraries (Debian: libpcap-dev, libbluetooth-dev).
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // Archives and compression (gzip, xz, zstd, zip, tar) of captures as people send them; zlib for the
+        // btsnooz summary in Android bug reports (Debian: libarchive-dev, zlib1g-dev).
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc's malloc.h (mallopt), part of libc.
         .systemLibrary(name: "CMalloc"),
 
@@ -32,7 +36,7 @@ let package = Package(
         // Bytes, code tables, addresses, UUIDs. No dependencies.
         .target(name: "BTWire", exclude: ["AssignedNumbers/generate.py"]),
         // Capture readers and writers: one record model for every source.
-        .target(name: "BTCapture", dependencies: ["BTWire", "CPcap", "CStreamSupport"], swiftSettings: hotPath),
+        .target(name: "BTCapture", dependencies: ["BTWire", "CPcap", "CStreamSupport", "CArchive", "CZlib"], swiftSettings: hotPath),
         // HCI, ACL/L2CAP reassembly, ATT, SMP, signalling, advertising data.
         .target(name: "BTDecode", dependencies: ["BTWire", "BTCapture"], swiftSettings: hotPath),
         // Tracking: connections, scans, advertisers, ATT transactions, GATT databases, timelines.
@@ -66,7 +70,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
-        .target(name: "TestSupport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules", "BTReport", "BTScenario"],
+        .target(name: "TestSupport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules", "BTReport", "BTScenario",
+                                             "CArchive", "CZlib"],
                 path: "Tests/TestSupport"),
         // The fuzz harness (`make fuzz`: libFuzzer when built with -sanitize=fuzzer -D FUZZING, else a replayer of
         // inputs) and the declaration of libFuzzer's driver it calls.

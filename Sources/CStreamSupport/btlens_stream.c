@@ -65,3 +65,44 @@ FILE *btlens_prefixed_stream(int fd, const void *prefix, size_t prefix_len, long
     if (!f) prefixed_close(p);
     return f;
 }
+
+struct callback_stream {
+    void *context;
+    btlens_read_callback read;
+    long long position;
+};
+
+static ssize_t callback_read(void *cookie, char *buf, size_t size) {
+    struct callback_stream *c = cookie;
+    ssize_t n = c->read(c->context, buf, size);
+    if (n > 0) c->position += n;
+    if (n < 0) errno = EIO;
+    return n;
+}
+
+static int callback_seek(void *cookie, off64_t *offset, int whence) {
+    struct callback_stream *c = cookie;
+    if (whence == SEEK_CUR && *offset == 0) {
+        *offset = c->position;
+        return 0;
+    }
+    errno = ESPIPE;
+    return -1;
+}
+
+static int callback_close(void *cookie) {
+    free(cookie);
+    return 0;
+}
+
+FILE *btlens_callback_stream(void *context, btlens_read_callback read_bytes, long long start_offset) {
+    struct callback_stream *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->context = context;
+    c->read = read_bytes;
+    c->position = start_offset;
+    cookie_io_functions_t io = { .read = callback_read, .write = NULL, .seek = callback_seek, .close = callback_close };
+    FILE *f = fopencookie(c, "r", io);
+    if (!f) free(c);
+    return f;
+}

@@ -13,6 +13,9 @@ struct BTLens: ParsableCommand {
         discussion: """
             Captures are recognised by content, not by name: btsnoop (H1, H4, Linux monitor), pcap and pcapng \
             (linktypes 187, 201, 254; LE air-sniffer captures are counted only) and Apple PacketLogger (.pklg). \
+            Compressed captures and archives (gzip, xz, zstd, bzip2, zip, tar, 7z), Android bug reports (the snoop \
+            log, or the btsnooz summary in the report's text) and iOS sysdiagnoses are read as they are, each capture \
+            inside named archive:path; a rotated btsnoop_hci.log.last and the log after it are read as one. \
             Use - to read a capture from standard input.
 
             Exit codes: 0 success, 1 findings at or above the failure threshold (audit), 2 usage error, \
@@ -24,11 +27,13 @@ struct BTLens: ParsableCommand {
               btlens timeline samples/heart-rate-session.btsnoop
               btlens stats --json capture.log other.pcapng
               btlens decode -v --handle 0x0040 --cid 4 btsnoop_hci.log
+              btlens audit bugreport.zip
+              btlens anonymize btsnoop_hci.log shared.btsnoop
               adb exec-out cat /data/misc/bluetooth/logs/btsnoop_hci.log | btlens audit -
               btlens help audit
             """,
         version: version,
-        subcommands: [StatsCommand.self, DecodeCommand.self, DevicesCommand.self, TimelineCommand.self, GATTCommand.self, EnergyCommand.self, AuditCommand.self, DiffCommand.self, RulesCommand.self, ExplainCommand.self, LiveCommand.self]
+        subcommands: [StatsCommand.self, DecodeCommand.self, DevicesCommand.self, TimelineCommand.self, GATTCommand.self, EnergyCommand.self, AuditCommand.self, DiffCommand.self, RulesCommand.self, ExplainCommand.self, LiveCommand.self, AnonymizeCommand.self]
     )
 }
 

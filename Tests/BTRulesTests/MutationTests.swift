@@ -22,7 +22,8 @@ struct MutationTests {
         let path = try dir.write(name, bytes)
         guard let outcome = try PipelineExercise.run(path: path, name: name) else { return nil }
         // Bounded: never more records than bytes could hold, and issues are counted, not kept without end.
-        #expect(outcome.records <= bytes.count / 4 + 1)
+        // (A compressed file may expand: up to 1000-fold, or 16 MiB, before it is refused as a bomb.)
+        #expect(outcome.records <= (outcome.expanded ? max(16 << 20, bytes.count * 1000) : bytes.count) / 4 + 1)
         #expect(outcome.keptIssues <= outcome.keepLimit)
         return outcome.records
     }
@@ -77,5 +78,56 @@ struct MutationTests {
             }
         }
         #expect(opened >= 80)  // every file with a valid header opens; pure noise is refused
+    }
+
+    @Test("damaged archives and compressed captures: bytes flipped, cut short, garbage inserted",
+          arguments: ArchiveFixtures.Container.allCases)
+    func archives(container: ArchiveFixtures.Container) throws {
+        let dir = try TemporaryDirectory()
+        var rng = SplitMix64(seed: 0xA2C ^ UInt64(container.rawValue.utf8.count))
+        let capture = try TemporaryDirectory.contents(of: try ScenarioFixtures.path("wasteful-central", format: .btsnoopH4))
+        let path = dir.file("original.\(container.rawValue)")
+        try ArchiveFixtures.write(path, container, members: [("FS/data/misc/bluetooth/logs/btsnoop_hci.log", capture)])
+        let original = try TemporaryDirectory.contents(of: path)
+        #expect(try Self.survive(original, in: dir, name: "whole.\(container.rawValue)") == 1523)
+        for round in 0..<30 {
+            var bytes = original
+            switch round % 3 {
+            case 0:
+                for _ in 0..<rng.int(in: 1...8) {
+                    let i = rng.int(in: 0...(bytes.count - 1))
+                    bytes[i] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
+                }
+            case 1:
+                bytes = Array(bytes.prefix(rng.int(in: 0...bytes.count)))
+            default:
+                let at = rng.int(in: 0...bytes.count)
+                bytes.insert(contentsOf: (0..<rng.int(in: 1...300)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }, at: at)
+            }
+            _ = try Self.survive(bytes, in: dir, name: "\(container.rawValue)-\(round).bin")
+        }
+    }
+
+    @Test("damaged btsnooz summaries in a bug report's text")
+    func btsnooz() throws {
+        let dir = try TemporaryDirectory()
+        var rng = SplitMix64(seed: 0x5A002)
+        let capture = try TemporaryDirectory.contents(of: try ScenarioFixtures.path("heart-rate-session", format: .btsnoopH4))
+        for version in [1, 2] {
+            let summary = ArchiveFixtures.btsnooz(fromBTSnoop: capture, version: version)
+            for round in 0..<20 {
+                var damaged = summary
+                switch round % 3 {
+                case 0:
+                    for _ in 0..<rng.int(in: 1...6) {
+                        let i = rng.int(in: 9...(damaged.count - 1))
+                        damaged[i] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
+                    }
+                case 1: damaged = Array(damaged.prefix(rng.int(in: 0...damaged.count)))
+                default: damaged[0] = UInt8(truncatingIfNeeded: rng.next())
+                }
+                _ = try Self.survive(ArchiveFixtures.bugReportText(summary: damaged), in: dir, name: "bugreport-\(version)-\(round).txt")
+            }
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `btlens-fuzz` as the plain build makes it: it replays inputs through the checks `make fuzz` runs under libFuzzer
 /// (the whole pipeline, and one thread against two), so the harness keeps building and passing on every sample.
@@ -15,6 +16,19 @@ struct FuzzHarnessTests {
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "btlens-fuzz: \(samples.count) inputs replayed, none failed\n")
         #expect(samples.count >= 10)
+    }
+
+    @Test("replays archives, compressed captures and a bug report's btsnooz summary: the archive path is covered")
+    func replaysArchives() throws {
+        let dir = try TemporaryDirectory()
+        let capture = try TemporaryDirectory.contents(of: CLI.packageRoot.appendingPathComponent("samples/heart-rate-session.btsnoop").path)
+        for container in ArchiveFixtures.Container.allCases {
+            try ArchiveFixtures.write(dir.file("capture.\(container.rawValue)"), container, members: [("btsnoop_hci.log", capture)])
+        }
+        _ = try dir.write("bugreport.txt", ArchiveFixtures.bugReportText(summary: ArchiveFixtures.btsnooz(fromBTSnoop: capture, version: 2)))
+        let r = try CLI.run([dir.path], executable: Self.harness)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "btlens-fuzz: \(ArchiveFixtures.Container.allCases.count + 1) inputs replayed, none failed\n")
     }
 
     @Test("an input it cannot read is an error")

@@ -4,9 +4,12 @@ import BTTrack
 import BTEnergy
 import BTRules
 import BTReport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Everything btlens does to a capture, for the bad-input tests and the fuzz harness (`btlens-fuzz`): describe
-/// every record (`decode -v`), count (`stats`), track, run every rule and render every report.
+/// every record (`decode -v`), anonymize it, count (`stats`), track, run every rule and render every report.
 public enum PipelineExercise {
     public struct Outcome: Sendable {
         /// Records the tracker observed.
@@ -14,20 +17,44 @@ public enum PipelineExercise {
         /// Problems kept in detail, and how many may be.
         public var keptIssues: Int
         public var keepLimit: Int
+        /// A capture came out of an archive, a compressed file or a btsnooz summary: it may hold more records
+        /// than its file's bytes could (within the decompression-bomb limits).
+        public var expanded: Bool = false
     }
 
-    /// Runs `path` through the whole pipeline; nil when it is refused outright (not a capture).
+    /// Runs `path` — each capture it holds, when it is an archive or a bug report — through the whole pipeline;
+    /// nil when it is refused outright (not a capture, no capture inside).
     public static func run(path: String, name: String, linkThread: LinkThreadPolicy = .whenTwoProcessors) throws -> Outcome? {
-        guard var capture = try? OpenedCapture.open(path: path) else { return nil }
+        guard let inputs = try? CaptureInputs.resolve(path) else { return nil }
+        var total: Outcome?
+        for input in inputs {
+            guard let one = try run(input, name: inputs.count == 1 ? name : input.displayName, linkThread: linkThread) else { continue }
+            total = Outcome(records: (total?.records ?? 0) + one.records, keptIssues: max(total?.keptIssues ?? 0, one.keptIssues),
+                            keepLimit: one.keepLimit, expanded: (total?.expanded ?? false) || !input.isPlainFile)
+        }
+        return total
+    }
+
+    static func run(_ input: CaptureInput, name: String, linkThread: LinkThreadPolicy) throws -> Outcome? {
+        guard var capture = try? input.open() else { return nil }
         var describe = DescribeEveryRecord()
         _ = try capture.accept(&describe)
-        capture = try OpenedCapture.open(path: path)
+        // `btlens anonymize`: every packet rewritten in place (into /dev/null).
+        capture = try input.open()
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        if null >= 0 {
+            let writer = try BTSnoopWriter(fd: null, datalink: BTSnoopDatalink.h4, ownsDescriptor: true)
+            var copier = AnonymizingCopier(writer: writer)
+            _ = try capture.accept(&copier)
+            try writer.finish()
+        }
+        capture = try input.open()
         var statistics = StatisticsCollector()
         let counted = try capture.accept(&statistics)
         _ = StatisticsText.render(file: name, info: capture.info, statistics: counted, notices: capture.issues.notices)
         _ = StatisticsJSON.object(file: name, info: capture.info, statistics: counted).serialized()
 
-        capture = try OpenedCapture.open(path: path)
+        capture = try input.open()
         var options = TrackerOptions()
         options.linkThread = linkThread
         var collector = TrackingCollector(options: options)
@@ -56,7 +83,16 @@ public enum PipelineExercise {
     /// what must be the same on one thread and on two.
     public static func trackingReports(path: String, linkThread: LinkThreadPolicy) throws -> [String] {
         let issues = IssueLog()
-        let capture = try OpenedCapture.open(path: path, issues: issues)
+        var reports: [String] = []
+        for input in try CaptureInputs.resolve(path) {
+            reports += try trackingReports(input, issues: issues, linkThread: linkThread)
+        }
+        return reports
+    }
+
+    static func trackingReports(_ input: CaptureInput, issues: IssueLog, linkThread: LinkThreadPolicy) throws -> [String] {
+        let capture = try input.open(issues: issues)
+        let path = input.path
         var options = TrackerOptions()
         options.linkThread = linkThread
         var collector = TrackingCollector(options: options)

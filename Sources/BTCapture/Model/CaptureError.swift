@@ -8,6 +8,8 @@ public struct CaptureError: Error, Sendable, CustomStringConvertible, Equatable 
         case notACapture = "not-a-capture"
         case unsupportedLinktype = "unsupported-linktype"
         case empty = "empty"
+        /// An archive member refused before it could fill memory, disk or time (a decompression bomb).
+        case refused = "refused"
     }
 
     public var code: Code

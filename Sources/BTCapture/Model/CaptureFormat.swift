@@ -4,6 +4,8 @@ public enum CaptureFormat: Hashable, Sendable, CustomStringConvertible {
     case pcap(linktype: Int)
     case pcapng(linktype: Int)
     case packetLogger(bigEndian: Bool)
+    /// The btsnooz summary in an Android bug report's text (only the last packets, ACL payloads cut).
+    case btsnooz(version: Int)
 
     /// The `format` value of `stats --json`.
     public var name: String {
@@ -18,6 +20,7 @@ public enum CaptureFormat: Hashable, Sendable, CustomStringConvertible {
         case .pcap: "pcap"
         case .pcapng: "pcapng"
         case .packetLogger: "pklg"
+        case .btsnooz: "btsnooz"
         }
     }
 
@@ -26,7 +29,7 @@ public enum CaptureFormat: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .btsnoop(let d): Int(d)
         case .pcap(let l), .pcapng(let l): l
-        case .packetLogger: nil
+        case .packetLogger, .btsnooz: nil
         }
     }
 

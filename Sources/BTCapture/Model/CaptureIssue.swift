@@ -45,6 +45,9 @@ public final class IssueLog: @unchecked Sendable {
     public private(set) var issues: [CaptureIssue] = []
     /// One-off remarks about the capture as a whole ("link-layer payload not decoded yet").
     public private(set) var notices: [String] = []
+    /// Why reading was refused part-way (a decompression bomb inside an archive): the commands report the
+    /// input as unreadable with this cause rather than as a capture with a read error.
+    public private(set) var refusal: String?
     public let keepLimit: Int
 
     public init(keepLimit: Int = 1000) { self.keepLimit = keepLimit }
@@ -77,6 +80,23 @@ public final class IssueLog: @unchecked Sendable {
         }
         issues = merged
         for text in other.notices { notice(text) }
+    }
+
+    /// Records that reading was refused (see `refusal`); the first cause is kept.
+    public func refuse(_ cause: String) {
+        if refusal == nil { refusal = cause }
+    }
+
+    /// Takes in the issues a part of a joined capture found (its own record numbers shifted by the records of the
+    /// parts before it), after this log's, naming the part.
+    func absorb(_ other: IssueLog, recordShift: Int, part: String) {
+        let uncounted = other.count - other.issues.count
+        for issue in other.issues {
+            report(issue.code, record: issue.recordNumber + recordShift, offset: issue.byteOffset, "in \(part): \(issue.message)")
+        }
+        count += uncounted
+        for text in other.notices { notice(text) }
+        if let cause = other.refusal { refuse(cause) }
     }
 
     public func notice(_ text: String) {

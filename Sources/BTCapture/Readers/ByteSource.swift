@@ -23,6 +23,11 @@ public final class ByteSource {
     /// Waits for bytes that have not arrived yet (a file being written, a pipe), so readers see only whole
     /// records and never mistake "not yet" for the end. nil: end of data is final, as for a finished file.
     public weak var waiter: (any ByteSourceWaiter)?
+    /// Where the bytes come from when they are not a descriptor's: a member of an archive or a decompressed
+    /// stream (libarchive), read as it is decompressed. nil: `fd`.
+    public let input: (any ByteInput)?
+    /// Why `input` failed, when a reader that cannot receive the error (libpcap, through a C callback) needs it.
+    public var failure: CaptureError?
 
     public static let defaultCapacity = 1 << 20
 
@@ -32,6 +37,17 @@ public final class ByteSource {
         self.capacity = capacity
         self.buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         self.bufferOrigin = startOffset
+        self.input = nil
+    }
+
+    /// Reads `input` instead of a descriptor (`fd` is -1).
+    public init(input: any ByteInput, capacity: Int = ByteSource.defaultCapacity) {
+        self.fd = -1
+        self.ownsDescriptor = false
+        self.capacity = capacity
+        self.buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        self.bufferOrigin = 0
+        self.input = input
     }
 
     /// Opens a path read-only; "-" is standard input.
@@ -83,7 +99,7 @@ public final class ByteSource {
         while end - start < count {
             if reachedEOF && !allowGrowth { return false }
             if let waiter, !waiter.waitUntilReadable(self) { return false }
-            let n = read(fd, buffer + end, capacity - end)
+            let n = try input?.read(into: buffer + end, count: capacity - end) ?? read(fd, buffer + end, capacity - end)
             if n > 0 {
                 end += n
             } else if n == 0 {
@@ -131,6 +147,13 @@ public final class ByteSource {
 
     /// Clears EOF so a follower can read bytes appended since (live --follow).
     public func resetEOF() { reachedEOF = false }
+}
+
+/// Bytes that are not a file descriptor's: what `ByteSource` reads from an archive member or a decompressed
+/// stream. Like read(2): returns how many bytes it wrote (at most `count`), 0 at the end; throws a
+/// `CaptureError` when the data cannot be had (a corrupt archive, a member refused as a bomb).
+public protocol ByteInput: AnyObject {
+    func read(into buffer: UnsafeMutableRawPointer, count: Int) throws -> Int
 }
 
 /// Lets a `ByteSource` wait for data that arrives over time (btlens live: a growing file, standard input).

@@ -6,6 +6,10 @@ public enum OpenedCapture {
     case btsnoop(BTSnoopReader)
     case packetLogger(PacketLoggerReader)
     case pcap(PcapReader)
+    /// Several captures read as one (rotated logs, a sysdiagnose's PacketLogger files).
+    case joined(JoinedCapture)
+    /// The btsnooz summary in an Android bug report.
+    case btsnooz(BTSnoozReader)
 
     /// Opens `path` ("-" = standard input).
     public static func open(path: String, issues: IssueLog = IssueLog()) throws -> OpenedCapture {
@@ -34,9 +38,22 @@ public enum OpenedCapture {
         if let bigEndian = PacketLoggerReader.sniff(head) {
             return .packetLogger(PacketLoggerReader(source: source, bigEndian: bigEndian, issues: issues))
         }
+        if let kind = ArchiveMagic.kind(head) {
+            // Archives are resolved into their captures by `CaptureInputs` (every command but live does); this
+            // opener reads one capture as it arrives.
+            throw CaptureError(.notACapture, "a \(kind) archive, not a capture as it is written (btlens live reads captures; the other commands open archives)")
+        }
         let first = Hex.string(UnsafeRawBufferPointer(rebasing: head.prefix(8)), separator: " ")
         throw CaptureError(.notACapture,
                            "not a Bluetooth capture (btsnoop, pcap, pcapng or PacketLogger); it starts with \(first)")
+    }
+
+    /// Whether a file's first bytes announce a capture format btlens reads (not whether every record is sound).
+    public static func recognises(_ head: UnsafeRawBufferPointer) -> Bool {
+        guard head.count >= 4 else { return false }
+        if head.prefix(4).elementsEqual(BTSnoopReader.magic.prefix(4)) { return true }
+        let word = ByteReader(head).get(UInt32.self, at: 0, bigEndian: true) ?? 0
+        return PcapMagic.isPcap(word) || word == PcapMagic.pcapngSection || PacketLoggerReader.sniff(head) != nil
     }
 
     public var info: CaptureInfo {
@@ -44,6 +61,20 @@ public enum OpenedCapture {
         case .btsnoop(let r): r.info
         case .packetLogger(let r): r.info
         case .pcap(let r): r.info
+        case .joined(let r): r.info
+        case .btsnooz(let r): r.info
+        }
+    }
+
+    /// The next record of whichever reader this is (one switch per record: for joining captures, not for the
+    /// hot loops, which `accept` specialises).
+    public func nextRecord() -> CaptureRecord? {
+        switch self {
+        case .btsnoop(let r): r.next()
+        case .packetLogger(let r): r.next()
+        case .pcap(let r): r.next()
+        case .joined(let r): r.next()
+        case .btsnooz(let r): r.next()
         }
     }
 
@@ -52,6 +83,8 @@ public enum OpenedCapture {
         case .btsnoop(let r): r.issues
         case .packetLogger(let r): r.issues
         case .pcap(let r): r.issues
+        case .joined(let r): r.issues
+        case .btsnooz(let r): r.issues
         }
     }
 
@@ -61,6 +94,8 @@ public enum OpenedCapture {
         case .btsnoop(let r): try visitor.visit(r)
         case .packetLogger(let r): try visitor.visit(r)
         case .pcap(let r): try visitor.visit(r)
+        case .joined(let r): try visitor.visit(r)
+        case .btsnooz(let r): try visitor.visit(r)
         }
     }
 }

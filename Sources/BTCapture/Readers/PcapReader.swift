@@ -25,10 +25,19 @@ public final class PcapReader: RecordSource {
     public init(source: ByteSource, isPcapng: Bool, issues: IssueLog = IssueLog()) throws {
         self.issues = issues
         let startOffset = source.offset
-        let prefix = source.takeBuffered()
-        guard let stream = prefix.withUnsafeBytes({
-            btlens_prefixed_stream(source.fd, $0.baseAddress, $0.count, startOffset)
-        }) else {
+        let prefix: [UInt8]
+        let opened: UnsafeMutablePointer<FILE>?
+        if source.input != nil {
+            // An archive member has no descriptor: libpcap reads through the source itself, sniffed bytes first.
+            prefix = [UInt8](source.peek(source.available))
+            opened = btlens_callback_stream(Unmanaged.passUnretained(source).toOpaque(), Self.readFromSource, startOffset)
+        } else {
+            prefix = source.takeBuffered()
+            opened = prefix.withUnsafeBytes({
+                btlens_prefixed_stream(source.fd, $0.baseAddress, $0.count, startOffset)
+            })
+        }
+        guard let stream = opened else {
             throw CaptureError(.cannotOpen, "cannot allocate a stream for libpcap")
         }
         var errbuf = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
@@ -60,6 +69,22 @@ public final class PcapReader: RecordSource {
     }
 
     deinit { pcap_close(handle) }
+
+    /// libpcap's read of an archive member: the `ByteSource` (kept alive by the reader) hands out what it has.
+    static let readFromSource: btlens_read_callback = { context, buffer, count in
+        guard let context, let buffer else { return -1 }
+        let source = Unmanaged<ByteSource>.fromOpaque(context).takeUnretainedValue()
+        do {
+            guard try source.ensure(1) else { return 0 }
+        } catch {
+            source.failure = error as? CaptureError ?? CaptureError(.readFailed, "\(error)")
+            return -1
+        }
+        let bytes = source.peek(min(count, source.available))
+        buffer.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        source.consume(bytes.count)
+        return bytes.count
+    }
 
     /// pcapng: the Interface Description Block type, its if_tsresol option, the end of an option list, and
     /// the if_tsresol value for nanoseconds (10^-9).
@@ -130,6 +155,13 @@ public final class PcapReader: RecordSource {
             // libpcap returns the same error for a file that ends inside a record and for a read error or a
             // header it refuses; only its wording tells them apart. The stream does not depend on wording: it is
             // at end of file only when the data ran out before the record did.
+            if let failure = source.failure {
+                // The archive member under libpcap failed (damaged, or refused as a bomb): its cause, not EIO.
+                if failure.code == .refused { issues.refuse(failure.message) }
+                issues.report(.readError, record: recordNumber + 1, offset: startOffset, failure.message)
+                stopped = true
+                return nil
+            }
             let message = String(cString: pcap_geterr(handle))
             let code: CaptureIssue.Code = feof(file) != 0 ? .truncatedRecord : .readError
             issues.report(code, record: recordNumber + 1, offset: startOffset, "libpcap: \(message)")

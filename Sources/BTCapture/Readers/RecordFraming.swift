@@ -27,6 +27,8 @@ enum RecordFraming {
     {
         guard !stopped else { return nil }
         let offset = source.offset
+        // The record a read error falls in: the next one until its header is read, then that one.
+        let before = recordNumber
         do {
             guard try source.ensure(headerLength) else {
                 if source.available > 0 {
@@ -57,7 +59,8 @@ enum RecordFraming {
             return Frame(header: UnsafeRawBufferPointer(rebasing: bytes[..<headerLength]),
                          body: UnsafeRawBufferPointer(rebasing: bytes[headerLength...]), offset: offset, length: total)
         } catch {
-            issues.report(.readError, record: recordNumber + 1, offset: offset, "\(error)")
+            if let refused = error as? CaptureError, refused.code == .refused { issues.refuse(refused.message) }
+            issues.report(.readError, record: before + 1, offset: offset, "\(error)")
             stopped = true
             return nil
         }

@@ -96,7 +96,7 @@ public final class FollowingSource: RecordSource {
         switch capture {
         case .btsnoop(let r): r.next()
         case .packetLogger(let r): r.next()
-        case .pcap: nil
+        case .pcap, .joined, .btsnooz: nil
         }
     }
 

@@ -68,6 +68,7 @@ public struct PlatformEvidence: Sendable, Equatable {
     mutating func format(_ f: CaptureFormat) {
         switch f {
         case .packetLogger: set(.apple, "Apple PacketLogger capture")
+        case .btsnooz: set(.android, "btsnooz summary from an Android bug report")
         case .btsnoop(let datalink) where datalink == BTSnoopDatalink.monitor: set(.linux, "BlueZ monitor capture (btsnoop 2001)")
         default: break
         }

@@ -50,7 +50,7 @@ struct AuditCommand: ParsableCommand {
         var severity: Severity? { Severity(rawValue: rawValue) }
     }
 
-    @Argument(help: "Capture files or directories; - reads standard input.")
+    @Argument(help: "Capture files, archives, bug reports or directories; - reads standard input.")
     var inputs: [String]
 
     @Option(name: .long, help: "Report format: text, json, sarif, junit, markdown, html.")
@@ -119,9 +119,11 @@ struct AuditCommand: ParsableCommand {
         return (files, missing)
     }
 
-    /// In a directory, only files whose content is a capture are audited (a README next to them is not).
+    /// In a directory, only files whose content is a capture, or an archive or bug report holding one, are
+    /// audited (a README next to them is not).
     static func looksLikeCapture(_ path: String) -> Bool {
-        (try? OpenedCapture.open(path: path)) != nil
+        guard let inputs = try? CaptureInputs.resolve(path) else { return false }
+        return inputs.count > 1 || inputs.contains { (try? $0.open()) != nil }
     }
 
     func run() throws {
@@ -144,15 +146,22 @@ struct AuditCommand: ParsableCommand {
         }
 
         let auditor = Auditor(configuration: configuration, energy: try ProfileLoading.energyModel(profile))
-        let results = ResultSlots(count: files.count)
-        let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(files.count, 1))
+        // Each capture an input holds is audited on its own (an archive's members, a bug report's log), rotated
+        // pairs as one; an input that holds none is reported unreadable in its place.
+        let units = CaptureInputs.resolve(files)
+        let results = ResultSlots(count: units.count)
+        let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(units.count, 1))
         let queue = DispatchQueue(label: "btlens.audit", attributes: .concurrent)
         let group = DispatchGroup()
         let semaphore = DispatchSemaphore(value: workers)
-        for (index, path) in files.enumerated() {
+        for (index, unit) in units.enumerated() {
             semaphore.wait()
             queue.async(group: group) {
-                let (capture, model) = Self.audit(path, auditor: auditor, baseline: accepted)
+                let (capture, model): (AuditedCapture, CaptureModel?)
+                switch unit {
+                case .success(let input): (capture, model) = Self.audit(input, auditor: auditor, baseline: accepted)
+                case .failure(let failure): (capture, model) = (AuditedCapture(file: failure.path, findings: [], error: failure.error.message), nil)
+                }
                 results.set(index, capture, model: format == .html ? model : nil)
                 semaphore.signal()
             }
@@ -201,12 +210,17 @@ struct AuditCommand: ParsableCommand {
         }
     }
 
-    static func audit(_ path: String, auditor: Auditor, baseline: Baseline?) -> (AuditedCapture, CaptureModel?) {
+    static func audit(_ input: CaptureInput, auditor: Auditor, baseline: Baseline?) -> (AuditedCapture, CaptureModel?) {
+        let path = input.path
         do {
-            let capture = try OpenedCapture.open(path: path)
+            let capture = try input.open()
+            for notice in input.notices { Diagnostics.printRaw("btlens: \(path): note: \(notice)") }
             var collector = TrackingCollector(options: .withoutAdvertisers)
             let model = try capture.accept(&collector)
-            CaptureInput.reportIssues(path, capture.issues)
+            InputFiles.reportIssues(path, capture.issues)
+            if let refusal = capture.issues.refusal {
+                return (AuditedCapture(file: path, findings: [], error: refusal), nil)
+            }
             var findings = auditor.audit(model, file: path)
             var accepted: [Finding] = []
             if let baseline {

@@ -31,8 +31,8 @@ struct DecodeCommand: ParsableCommand {
         case auto, always, never
     }
 
-    @Argument(help: "A capture file; - reads standard input.")
-    var file: String
+    @Argument(help: "Capture files, archives or bug reports (each capture in turn, under a '# name' line when there are several; rotated logs given together are one); - reads standard input.")
+    var files: [String]
 
     @Flag(name: .shortAndLong, help: "Show the decoded fields of each record.")
     var verbose = false
@@ -80,18 +80,29 @@ struct DecodeCommand: ParsableCommand {
     func validate() throws {
         _ = try makeFilter()
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        if files.isEmpty { throw ValidationError("give a capture file (or - for standard input)") }
     }
 
     func run() throws {
         let filter = try makeFilter()
-        guard let capture = CaptureInput.open(file) else { throw ExitStatus.inputUnreadable }
-        let colored = color == .always || (color == .auto && Output.standardOutputIsTerminal)
-        var printer = DecodePrinter(filter: filter, verbose: verbose, time: time, limit: limit, colored: colored,
-                                    digits: capture.info.timestampDigits)
-        try capture.accept(&printer)
-        Output.flushStandardOutput()
-        for notice in capture.issues.notices { Diagnostics.printRaw("btlens: \(file): note: \(notice)") }
-        CaptureInput.reportIssues(file, capture.issues)
+        var (inputs, failed) = InputFiles.resolve(files)
+        for input in inputs {
+            guard let capture = InputFiles.open(input) else {
+                failed = true
+                continue
+            }
+            if inputs.count > 1 || files.count > 1 { Output.line("# \(input.path)") }
+            let colored = color == .always || (color == .auto && Output.standardOutputIsTerminal)
+            var printer = DecodePrinter(filter: filter, verbose: verbose, time: time, limit: limit, colored: colored,
+                                        digits: capture.info.timestampDigits)
+            try capture.accept(&printer)
+            Output.flushStandardOutput()
+            for notice in capture.issues.notices where !input.notices.contains(notice) && !notice.hasPrefix("read as one capture") {
+                Diagnostics.printRaw("btlens: \(input.path): note: \(notice)")
+            }
+            if !InputFiles.finish(input, capture) { failed = true }
+        }
+        if failed { throw ExitStatus.inputUnreadable }
     }
 }
 

@@ -105,7 +105,14 @@ struct DiffCommand: ParsableCommand {
                 }
             }
         }
-        let model = try Tracking.model(path)
-        return DiffSide(label: label, model: model, findings: auditor.audit(model, file: label), energy: auditor.energy)
+        // An archive or bug report is read as `audit` reads it; its first capture is the side compared.
+        var side: DiffSide?
+        let failed = try Tracking.each([path]) { input, model in
+            guard side == nil else { return }
+            let name = input.displayName == path ? label : input.displayName
+            side = DiffSide(label: name, model: model, findings: auditor.audit(model, file: name), energy: auditor.energy)
+        }
+        guard let side, !failed else { throw ExitStatus.inputUnreadable }
+        return side
     }
 }

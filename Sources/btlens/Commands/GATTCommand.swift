@@ -20,19 +20,30 @@ struct GATTCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "A capture file; - reads standard input.")
-    var file: String
+    @Argument(help: "Capture files, archives or bug reports (each capture in turn; rotated logs given together are one); - reads standard input.")
+    var files: [String]
 
     @Flag(name: .long, help: "Print JSON.")
     var json = false
 
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give a capture file (or - for standard input)") }
+    }
+
     func run() throws {
-        let model = try Tracking.model(file)
-        if json {
-            Output.line(GATTReport.json(file: Tracking.displayName(file), model: model).serialized())
-        } else {
-            Output.line(GATTReport.text(file: file, model: model))
+        var reports: [JSONValue] = []
+        var shown = 0
+        let failed = try Tracking.each(files) { input, model in
+            if json {
+                reports.append(GATTReport.json(file: input.displayName, model: model))
+            } else {
+                if shown > 0 { Output.line("") }
+                Output.line(GATTReport.text(file: input.path, model: model))
+                shown += 1
+            }
         }
+        printJSONReports(reports, single: !failed)
         Output.flushStandardOutput()
+        if failed { throw ExitStatus.inputUnreadable }
     }
 }

@@ -3,17 +3,51 @@ import ArgumentParser
 import BTCapture
 import BTReport
 
-/// Opens a capture for a command, turning failures into the one-line `btlens: FILE: cause` form.
-enum CaptureInput {
-    static func open(_ path: String) -> OpenedCapture? {
+/// Opens the captures of a command's paths — files, archives, bug reports, rotated pairs (`CaptureInputs`) —
+/// turning failures into the one-line `btlens: FILE: cause` form.
+enum InputFiles {
+    /// The captures the paths hold, in order; `failed` when a path held none or could not be read (reported).
+    static func resolve(_ paths: [String]) -> (inputs: [CaptureInput], failed: Bool) {
+        var inputs: [CaptureInput] = []
+        var failed = false
+        for result in CaptureInputs.resolve(paths) {
+            switch result {
+            case .success(let input): inputs.append(input)
+            case .failure(let failure):
+                Diagnostics.error(file: failure.path, failure.error.message)
+                failed = true
+            }
+        }
+        return (inputs, failed)
+    }
+
+    /// Opens one capture; nil after reporting why it cannot be read. Says where the capture came from when
+    /// that is not plain (which log of a bug report, a btsnooz summary, joined rotated logs).
+    static func open(_ input: CaptureInput) -> OpenedCapture? {
         do {
-            return try OpenedCapture.open(path: path)
+            let capture = try input.open()
+            for notice in input.notices { Diagnostics.printRaw("btlens: \(input.path): note: \(notice)") }
+            if case .joined = capture, let joined = capture.issues.notices.first(where: { $0.hasPrefix("read as one capture") }) {
+                Diagnostics.printRaw("btlens: \(input.path): note: \(joined)")
+            }
+            return capture
         } catch let error as CaptureError {
-            Diagnostics.error(file: path, error.message)
+            Diagnostics.error(file: input.path, error.message)
         } catch {
-            Diagnostics.error(file: path, "\(error)")
+            Diagnostics.error(file: input.path, "\(error)")
         }
         return nil
+    }
+
+    /// After a capture was read: its malformed records on stderr; false (after a one-line error) when reading was
+    /// refused part-way (a decompression bomb), which makes the input unreadable.
+    static func finish(_ input: CaptureInput, _ capture: OpenedCapture) -> Bool {
+        reportIssues(input.path, capture.issues)
+        if let refusal = capture.issues.refusal {
+            Diagnostics.error(file: input.path, refusal)
+            return false
+        }
+        return true
     }
 
     /// Reports malformed records on stderr: a count and the first few locations.
@@ -50,20 +84,22 @@ struct MultiFileReport {
         render: (_ path: String, _ name: String, _ capture: OpenedCapture, _ result: V.Result) -> Rendered
     ) throws {
         var results: [JSONValue] = []
-        var failed = false
+        var (inputs, failed) = InputFiles.resolve(files)
         var printed = 0
-        for path in files {
-            guard let capture = CaptureInput.open(path) else {
+        for input in inputs {
+            guard let capture = InputFiles.open(input) else {
                 failed = true
                 continue
             }
-            var progress = Progress(label: path, total: fileSize(path))
+            var progress = Progress(label: input.path, total: fileSize(input.path))
             var visitor = makeVisitor { progress.update($0) }
             let result = try capture.accept(&visitor)
             progress.finish()
-            CaptureInput.reportIssues(path, capture.issues)
-            let name = path == "-" ? "-" : String(path.split(separator: "/").last ?? Substring(path))
-            switch render(path, name, capture, result) {
+            guard InputFiles.finish(input, capture) else {
+                failed = true
+                continue
+            }
+            switch render(input.path, input.displayName, capture, result) {
             case .json(let value):
                 results.append(value)
             case .text(let text):
@@ -73,7 +109,8 @@ struct MultiFileReport {
             }
         }
         if json {
-            Output.line(results.count == 1 && files.count == 1 ? results[0].serialized() : JSONValue.array(results).serialized())
+            // One object for one capture (a file, an archive holding one, rotated logs read as one); an array otherwise.
+            Output.line(results.count == 1 && inputs.count == 1 && !failed ? results[0].serialized() : JSONValue.array(results).serialized())
         }
         Output.flushStandardOutput()
         if failed { throw ExitStatus.inputUnreadable }
@@ -85,7 +122,7 @@ struct MultiFileOptions: ParsableArguments {
     @Flag(name: .long, help: "Print JSON (an object per file; an array when there are several).")
     var json = false
 
-    @Argument(help: "Capture files (btsnoop, pcap, pcapng, PacketLogger); - reads standard input.")
+    @Argument(help: "Capture files (btsnoop, pcap, pcapng, PacketLogger; compressed or in archives: gzip, xz, zstd, zip, tar; Android bug reports, iOS sysdiagnoses); - reads standard input.")
     var files: [String]
 
     func validate() throws {

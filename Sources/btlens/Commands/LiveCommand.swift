@@ -175,7 +175,7 @@ struct LiveCommand: ParsableCommand {
         }
         session.finish(reason: reason)
         Output.flushStandardOutput()
-        CaptureInput.reportIssues(label, issues)
+        InputFiles.reportIssues(label, issues)
     }
 
     /// Prints the one-line error and picks the documented exit status.

@@ -3,26 +3,41 @@ import BTCapture
 import BTTrack
 import BTReport
 
-/// Runs the tracking pipeline over one capture, with progress and the one-line error form.
+/// Runs the tracking pipeline over each capture of a command's paths, with progress and the one-line error form.
 enum Tracking {
-    static func model(_ path: String) throws -> CaptureModel {
-        guard let capture = CaptureInput.open(path) else { throw ExitStatus.inputUnreadable }
-        var progress = Progress(label: path, total: fileSize(path))
-        var collector = TrackingCollector(options: .withoutAdvertisers, progress: { progress.update($0) })
-        let model = try capture.accept(&collector)
-        progress.finish()
-        CaptureInput.reportIssues(path, capture.issues)
-        keptUntilExit = model
-        return model
+    /// Tracks every capture the paths hold and hands each model to `body`; true when one could not be read
+    /// (reported), so the command exits 3 after printing the others.
+    static func each(_ paths: [String], _ body: (CaptureInput, CaptureModel) throws -> Void) throws -> Bool {
+        var (inputs, failed) = InputFiles.resolve(paths)
+        for input in inputs {
+            guard let capture = InputFiles.open(input) else {
+                failed = true
+                continue
+            }
+            var progress = Progress(label: input.path, total: fileSize(input.path))
+            var collector = TrackingCollector(options: .withoutAdvertisers, progress: { progress.update($0) })
+            let model = try capture.accept(&collector)
+            progress.finish()
+            guard InputFiles.finish(input, capture) else {
+                failed = true
+                continue
+            }
+            keptUntilExit.append(model)
+            try body(input, model)
+        }
+        return failed
     }
 
-    /// The one model of a timeline/gatt run lives until the process exits: releasing tens of thousands of
+    /// The models of a timeline/gatt run live until the process exits: releasing tens of thousands of
     /// connections object by object costs several percent of the run and frees nothing anyone needs.
-    nonisolated(unsafe) private static var keptUntilExit: CaptureModel?
+    nonisolated(unsafe) private static var keptUntilExit: [CaptureModel] = []
+}
 
-    static func displayName(_ path: String) -> String {
-        path == "-" ? "-" : String(path.split(separator: "/").last ?? Substring(path))
-    }
+/// Several captures' JSON reports print as an array, one alone as its object (as `stats` does); `complete`: no
+/// path failed (then even one report is an array, as for several paths).
+func printJSONReports(_ reports: [JSONValue], single complete: Bool) {
+    guard !reports.isEmpty else { return }
+    Output.line(complete && reports.count == 1 ? reports[0].serialized() : JSONValue.array(reports).serialized())
 }
 
 struct TimelineCommand: ParsableCommand {
@@ -53,8 +68,8 @@ struct TimelineCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "A capture file; - reads standard input.")
-    var file: String
+    @Argument(help: "Capture files, archives or bug reports (each capture in turn; rotated logs given together are one); - reads standard input.")
+    var files: [String]
 
     @Option(name: .long, help: "Only this connection (its number in the timeline, #1, #2, …).")
     var connection: Int?
@@ -69,22 +84,33 @@ struct TimelineCommand: ParsableCommand {
     @Flag(name: .customLong("track-only"), help: .hidden)
     var trackOnly = false
 
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give a capture file (or - for standard input)") }
+    }
+
     func run() throws {
-        let model = try Tracking.model(file)
-        if trackOnly {
-            Diagnostics.printRaw("\(model.connections.count) connections, \(model.scans.count) scans, \(model.advertisers.count) advertisers")
-            return
+        var reports: [JSONValue] = []
+        var shown = 0
+        let failed = try Tracking.each(files) { input, model in
+            if trackOnly {
+                Diagnostics.printRaw("\(model.connections.count) connections, \(model.scans.count) scans, \(model.advertisers.count) advertisers")
+                return
+            }
+            if let connection, !model.connections.contains(where: { $0.id == connection }) {
+                Diagnostics.error(file: input.path, "no connection #\(connection) (the capture has \(model.connections.count))")
+                throw ExitStatus.usage
+            }
+            if json {
+                reports.append(TimelineReport.json(file: input.displayName, model: model, connectionFilter: connection))
+            } else {
+                let colored = color == .always || (color == .auto && Output.standardOutputIsTerminal)
+                if shown > 0 { Output.line("") }
+                Output.line(TimelineReport.text(file: input.path, model: model, connectionFilter: connection, colored: colored))
+                shown += 1
+            }
         }
-        if let connection, !model.connections.contains(where: { $0.id == connection }) {
-            Diagnostics.error(file: file, "no connection #\(connection) (the capture has \(model.connections.count))")
-            throw ExitStatus.usage
-        }
-        if json {
-            Output.line(TimelineReport.json(file: Tracking.displayName(file), model: model, connectionFilter: connection).serialized())
-        } else {
-            let colored = color == .always || (color == .auto && Output.standardOutputIsTerminal)
-            Output.line(TimelineReport.text(file: file, model: model, connectionFilter: connection, colored: colored))
-        }
+        printJSONReports(reports, single: !failed)
         Output.flushStandardOutput()
+        if failed { throw ExitStatus.inputUnreadable }
     }
 }

@@ -1,0 +1,378 @@
+import BTWire
+import BTCapture
+
+/// Makes a capture safe to share: rewrites HCI packets in place, keeping every length, handle, UUID, opcode and
+/// time, so the anonymised capture gives the same structure (connections, discovery, the GATT tree, the
+/// findings) without who or what:
+///
+/// - device addresses become stable pseudonyms (`x0:00:00:00:00:01`, …) that keep the two bits that tell a
+///   random address's kind (static, resolvable, non-resolvable);
+/// - names (advertised, local, remote) become `name-1`, `name-2`, … (one per distinct name, cut or padded with
+///   spaces to the original length);
+/// - manufacturer data (after its company identifier), service data (after its UUID), URIs and attribute values
+///   (reads, writes, notifications, indications; Read By Type values except declarations) become zeros of the
+///   same length, except writes of a 2-byte 0–3 (Client Characteristic Configuration: who subscribed to what);
+/// - keys and pairing values are zeroed: SMP confirm/random/keys/public keys/DHKey checks, LTKs, EDIV and Rand,
+///   IRKs, link keys, PINs, passkeys and numeric comparison values;
+/// - Enhanced ATT bearers (LE credit-based channels opened for PSM 0x0027) are rewritten as ATT, keeping their
+///   K-frames' SDU lengths; payloads of other L2CAP dynamic channels (RFCOMM, AVDTP, other credit-based channels)
+///   are zeroed whole, since their protocols are not rewritten field by field.
+///
+/// Works per packet on the packet's own bytes (ACL fragments: the continuation of a rewritten PDU is zeroed), with
+/// fixed per-handle state: no allocation per packet; the pseudonym tables grow with distinct addresses and
+/// names only, up to `tableLimit` (then a keyed hash stands in, still stable).
+public final class Anonymizer {
+    public static let tableLimit = 1 << 20
+
+    private var addresses: [UInt64: UInt64] = [:]
+    private var names: [UInt64: Int] = [:]
+    /// Per ACL handle: zero the continuation fragments of the PDU in progress.
+    private var zeroContinuation = [Bool](repeating: false, count: 4096)
+    /// Per ACL handle: the last Read By Type Request asked for declarations (its response is structure).
+    private var declarationsAsked = [Bool](repeating: false, count: 4096)
+
+    /// Enhanced ATT channels (handle << 16 | CID), learned from credit-based connection signalling, and per
+    /// channel the bytes of the SDU in progress still to come and whether they are zeroed.
+    private var eattChannels: [UInt32: (remaining: Int, zeroRest: Bool)] = [:]
+    /// Per ACL handle: the last credit-based connection request asked for Enhanced ATT.
+    private var eattAsked = [Bool](repeating: false, count: 4096)
+    static let eattPSM: UInt16 = 0x0027
+    static let channelLimit = 4096
+
+    public private(set) var addressesReplaced = 0
+    public private(set) var namesReplaced = 0
+
+    public init() {}
+
+    /// Rewrites one record's payload in place.
+    public func anonymize(kind: RecordKind, payload p: UnsafeMutableRawBufferPointer) {
+        switch kind {
+        case .command: command(p)
+        case .event: event(p)
+        case .acl: acl(p)
+        case .sco, .iso: zero(p, from: kind == .sco ? 3 : 4)  // audio
+        default: break
+        }
+    }
+
+    // MARK: - Fields
+
+    /// Replaces the address at `at` by its pseudonym.
+    func address(_ p: UnsafeMutableRawBufferPointer, at: Int) {
+        guard at >= 0, at + 6 <= p.count else { return }
+        var value: UInt64 = 0
+        for i in 0..<6 { value |= UInt64(p[at + i]) << (8 * UInt64(i)) }
+        if value == 0 || value == 0xFFFF_FFFF_FFFF { return }  // "none" and "any" are not addresses
+        let pseudonym = pseudonym(value)
+        for i in 0..<6 { p[at + i] = UInt8(truncatingIfNeeded: pseudonym >> (8 * UInt64(i))) }
+        addressesReplaced += 1
+    }
+
+    private func pseudonym(_ value: UInt64) -> UInt64 {
+        // Bits 47–46: a random address's kind (11 static, 01 resolvable, 00 non-resolvable); kept.
+        let kindBits = value & 0xC000_0000_0000
+        if let known = addresses[value] { return known }
+        let number: UInt64
+        if addresses.count < Self.tableLimit {
+            number = UInt64(addresses.count + 1)
+        } else {
+            number = (value &* 0x9E37_79B9_7F4A_7C15) >> 20 & 0x3FFF_FFFF_FFFF
+        }
+        let made = kindBits | (number & 0x3FFF_FFFF_FFFF)
+        if addresses.count < Self.tableLimit { addresses[value] = made }
+        return made
+    }
+
+    /// Replaces a name of `length` bytes at `at` (up to a NUL) by `name-N`.
+    func name(_ p: UnsafeMutableRawBufferPointer, at: Int, length: Int) {
+        guard at >= 0, at < p.count else { return }
+        let end = min(p.count, at + length)
+        var used = at
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a
+        while used < end, p[used] != 0 {
+            hash = (hash ^ UInt64(p[used])) &* 0x100_0000_01B3
+            used += 1
+        }
+        guard used > at else { return }
+        let number: Int
+        if let known = names[hash] {
+            number = known
+        } else {
+            number = names.count + 1
+            if names.count < Self.tableLimit { names[hash] = number }
+        }
+        var text = "name-\(number)".utf8.makeIterator()
+        for i in at..<used { p[i] = text.next() ?? 0x20 }
+        namesReplaced += 1
+    }
+
+    func zero(_ p: UnsafeMutableRawBufferPointer, from: Int, count: Int = .max) {
+        guard from >= 0, from < p.count else { return }
+        let end = count == .max ? p.count : min(p.count, from + max(0, count))
+        guard end > from else { return }
+        for i in from..<end { p[i] = 0 }
+    }
+
+    /// Advertising or EIR data: `len type data` structures in `p[from ..< from + length]`.
+    func advertisingData(_ p: UnsafeMutableRawBufferPointer, from: Int, length: Int) {
+        var at = from
+        let end = min(p.count, from + length)
+        while at < end {
+            let l = Int(p[at])
+            guard l > 0, at + 1 + l <= end else { break }
+            let type = p[at + 1], data = at + 2, dataLength = l - 1
+            switch type {
+            case 0x08, 0x09: name(p, at: data, length: dataLength)                   // shortened, complete local name
+            case 0xFF: zero(p, from: data + 2, count: dataLength - 2)               // manufacturer data after the company
+            case 0x16: zero(p, from: data + 2, count: dataLength - 2)               // service data, 16-bit UUID
+            case 0x20: zero(p, from: data + 4, count: dataLength - 4)               // 32-bit UUID
+            case 0x21: zero(p, from: data + 16, count: dataLength - 16)             // 128-bit UUID
+            case 0x24, 0x2A, 0x2B, 0x2C, 0x2E, 0x2F: zero(p, from: data, count: dataLength)  // URI, mesh, BIGInfo, RSI
+            case 0x17, 0x18:                                                         // target addresses
+                var a = data
+                while a + 6 <= data + dataLength { address(p, at: a); a += 6 }
+            case 0x1B: address(p, at: data)                                          // LE Bluetooth Device Address
+            case 0x0E, 0x0F, 0x22, 0x23: zero(p, from: data, count: dataLength)     // pairing hash and randomizer values
+            default: break
+            }
+            at += 1 + l
+        }
+    }
+
+    // MARK: - HCI commands (opcode 2, length 1, parameters from 3)
+
+    func command(_ p: UnsafeMutableRawBufferPointer) {
+        guard p.count >= 3 else { return }
+        let opcode = UInt16(p[0]) | UInt16(p[1]) << 8
+        switch opcode {
+        case 0x0405, 0x0409, 0x040A, 0x040C, 0x0419, 0x041A, 0x042B, 0x042C, 0x042D, 0x042F, 0x0434:
+            address(p, at: 3)                                           // BR/EDR commands naming the peer
+        case 0x040B: address(p, at: 3); zero(p, from: 9, count: 16)    // Link Key Request Reply
+        case 0x040D: address(p, at: 3); zero(p, from: 10, count: 16)   // PIN Code Request Reply
+        case 0x042E: address(p, at: 3); zero(p, from: 9, count: 4)     // User Passkey Request Reply
+        case 0x0430: address(p, at: 3); zero(p, from: 9, count: 32)    // Remote OOB Data Request Reply
+        case 0x0C13: name(p, at: 3, length: 248)                        // Write Local Name
+        case 0x0C52: advertisingData(p, from: 4, length: 240)           // Write Extended Inquiry Response
+        case 0x2005: address(p, at: 3)                                  // LE Set Random Address
+        case 0x2006: address(p, at: 10)                                 // LE Set Advertising Parameters
+        case 0x2008, 0x2009: advertisingData(p, from: 4, length: Int(p.count > 3 ? p[3] : 0))
+        case 0x200D: address(p, at: 9)                                  // LE Create Connection
+        case 0x2011, 0x2012, 0x2028, 0x202B, 0x202C: address(p, at: 4)  // accept and resolving lists, peer RPAs
+        case 0x2019: zero(p, from: 5, count: 26)                        // LE Enable Encryption: Rand, EDIV, LTK
+        case 0x201A: zero(p, from: 5, count: 16)                        // LE Long Term Key Request Reply
+        case 0x2027: address(p, at: 4); zero(p, from: 10, count: 32)   // LE Add Device To Resolving List: IRKs
+        case 0x2035: address(p, at: 4)                                  // LE Set Advertising Set Random Address
+        case 0x2036: address(p, at: 15)                                 // LE Set Extended Advertising Parameters
+        case 0x2037, 0x2038: advertisingData(p, from: 7, length: Int(p.count > 6 ? p[6] : 0))
+        case 0x2043, 0x2044: address(p, at: 6)                          // LE Extended Create Connection, Periodic Create Sync
+        case 0x203F: advertisingData(p, from: 6, length: Int(p.count > 5 ? p[5] : 0))  // LE Set Periodic Advertising Data
+        default: break
+        }
+    }
+
+    // MARK: - HCI events (code 1, length 1, parameters from 2)
+
+    func event(_ p: UnsafeMutableRawBufferPointer) {
+        guard p.count >= 2 else { return }
+        switch p[0] {
+        case 0x03: address(p, at: 5)                                    // Connection Complete: status, handle, address
+        case 0x12, 0x36: address(p, at: 3)                              // Role Change, Simple Pairing Complete
+        case 0x04, 0x16, 0x17, 0x31, 0x32, 0x34, 0x3D, 0x35: address(p, at: 2)
+        case 0x18: address(p, at: 2); zero(p, from: 8, count: 16)      // Link Key Notification
+        case 0x33, 0x3B: address(p, at: 2); zero(p, from: 8, count: 4) // User Confirmation Request, Passkey Notification
+        case 0x07: address(p, at: 3); name(p, at: 9, length: 248)     // Remote Name Request Complete
+        case 0x02:                                                      // Inquiry Result
+            let n = p.count > 2 ? Int(p[2]) : 0
+            for i in 0..<n { address(p, at: 3 + 14 * i) }
+        case 0x22:                                                      // Inquiry Result with RSSI
+            let n = p.count > 2 ? Int(p[2]) : 0
+            for i in 0..<n { address(p, at: 3 + 14 * i) }
+        case 0x2F: address(p, at: 3); advertisingData(p, from: 17, length: 240)  // Extended Inquiry Result
+        case 0x0E: commandComplete(p)
+        case 0x3E: leMeta(p)
+        default: break
+        }
+    }
+
+    func commandComplete(_ p: UnsafeMutableRawBufferPointer) {
+        guard p.count >= 5 else { return }
+        let opcode = UInt16(p[3]) | UInt16(p[4]) << 8
+        switch opcode {
+        case 0x1009: address(p, at: 6)                   // Read BD_ADDR: status, address
+        case 0x0C14: name(p, at: 6, length: 248)         // Read Local Name
+        case 0x0C51: advertisingData(p, from: 7, length: 240)  // Read Extended Inquiry Response
+        case 0x040B, 0x040C, 0x040D, 0x040E, 0x042B, 0x042C, 0x042D, 0x042E, 0x042F, 0x0430, 0x0434:
+            address(p, at: 6)                             // replies echo the peer
+        case 0x202B, 0x202C: address(p, at: 6)           // Read Peer/Local Resolvable Address
+        default: break
+        }
+    }
+
+    func leMeta(_ p: UnsafeMutableRawBufferPointer) {
+        guard p.count >= 3 else { return }
+        // Parameters start at 2: subevent, then its fields.
+        let s = 2
+        switch p[s] {
+        case 0x01: address(p, at: s + 6)                                              // Connection Complete
+        case 0x0A, 0x29: address(p, at: s + 6); address(p, at: s + 12); address(p, at: s + 18)  // Enhanced
+        case 0x02:                                                                    // Advertising Report
+            guard p.count > s + 1 else { return }
+            var at = s + 2
+            for _ in 0..<Int(p[s + 1]) {
+                guard at + 9 <= p.count else { return }
+                address(p, at: at + 2)
+                let length = Int(p[at + 8])
+                advertisingData(p, from: at + 9, length: length)
+                at += 9 + length + 1
+            }
+        case 0x0B:                                                                    // Directed Advertising Report
+            guard p.count > s + 1 else { return }
+            for i in 0..<Int(p[s + 1]) { address(p, at: s + 2 + 16 * i + 2); address(p, at: s + 2 + 16 * i + 9) }
+        case 0x0D:                                                                    // Extended Advertising Report
+            guard p.count > s + 1 else { return }
+            var at = s + 2
+            for _ in 0..<Int(p[s + 1]) {
+                guard at + 24 <= p.count else { return }
+                address(p, at: at + 3)
+                address(p, at: at + 17)
+                let length = Int(p[at + 23])
+                advertisingData(p, from: at + 24, length: length)
+                at += 24 + length
+            }
+        case 0x05: zero(p, from: s + 3, count: 10)                                    // LTK Request: Rand, EDIV
+        case 0x13: address(p, at: s + 3)                                              // Scan Request Received
+        case 0x0F: advertisingData(p, from: s + 8, length: Int(p.count > s + 7 ? p[s + 7] : 0))  // Periodic Advertising Report
+        case 0x0E, 0x24: address(p, at: s + 6)                                        // Periodic Advertising Sync Established
+        default: break
+        }
+    }
+
+    // MARK: - ACL: L2CAP, ATT, SMP
+
+    func acl(_ p: UnsafeMutableRawBufferPointer) {
+        guard p.count >= 4 else { return }
+        let handle = Int(UInt16(p[0]) | UInt16(p[1] & 0x0F) << 8)
+        let boundary = p[1] >> 4 & 0x3
+        if boundary == 0x1 {  // continuation
+            if zeroContinuation[handle] { zero(p, from: 4) }
+            return
+        }
+        zeroContinuation[handle] = false
+        guard p.count >= 8 else { return }
+        let cid = UInt16(p[6]) | UInt16(p[7]) << 8
+        let pdu = 8
+        switch cid {
+        case 0x0004: att(p, at: pdu, handle: handle)
+        case 0x0006, 0x0007: smp(p, at: pdu, handle: handle)
+        case 0x0001: break  // BR/EDR signalling: PSMs, CIDs, MTUs
+        case 0x0005: leSignalling(p, at: pdu, handle: handle)
+        default:
+            let key = UInt32(handle) << 16 | UInt32(cid)
+            if var channel = eattChannels[key] {
+                kFrame(p, at: pdu, handle: handle, channel: &channel)
+                eattChannels[key] = channel
+                return
+            }
+            // Dynamic channels (and unknown fixed ones): their protocols are not rewritten field by field.
+            if cid >= 0x0040 || cid == 0x0002 || cid == 0x003F {
+                zero(p, from: pdu)
+                zeroContinuation[handle] = true
+            }
+        }
+    }
+
+    /// LE signalling: which credit-based channels carry Enhanced ATT (the request names the PSM and its own
+    /// CIDs, the response the responder's).
+    func leSignalling(_ p: UnsafeMutableRawBufferPointer, at a: Int, handle: Int) {
+        guard a + 4 <= p.count else { return }
+        let code = p[a]
+        let data = a + 4
+        func cids(from: Int) {
+            var c = from
+            while c + 2 <= p.count {
+                let cid = UInt16(p[c]) | UInt16(p[c + 1]) << 8
+                if cid != 0, eattChannels.count < Self.channelLimit {
+                    eattChannels[UInt32(handle) << 16 | UInt32(cid)] = (0, false)
+                }
+                c += 2
+            }
+        }
+        switch code {
+        case 0x17:  // L2CAP_CREDIT_BASED_CONNECTION_REQ: SPSM, MTU, MPS, credits, source CIDs
+            guard data + 2 <= p.count else { return }
+            eattAsked[handle] = (UInt16(p[data]) | UInt16(p[data + 1]) << 8) == Self.eattPSM
+            if eattAsked[handle] { cids(from: data + 8) }
+        case 0x18:  // L2CAP_CREDIT_BASED_CONNECTION_RSP: MTU, MPS, credits, result, destination CIDs
+            if eattAsked[handle] { cids(from: data + 8) }
+        default: break
+        }
+    }
+
+    /// A K-frame of an Enhanced ATT bearer: the first of an SDU has its length, then the ATT PDU.
+    func kFrame(_ p: UnsafeMutableRawBufferPointer, at a: Int, handle: Int, channel: inout (remaining: Int, zeroRest: Bool)) {
+        let payload = max(0, p.count - a)
+        if channel.remaining > 0 {
+            if channel.zeroRest { zero(p, from: a) }
+            zeroContinuation[handle] = channel.zeroRest
+            channel.remaining = max(0, channel.remaining - payload)
+            return
+        }
+        guard a + 2 <= p.count else { return }
+        let sduLength = Int(p[a]) | Int(p[a + 1]) << 8
+        zeroContinuation[handle] = false
+        att(p, at: a + 2, handle: handle)
+        channel.zeroRest = zeroContinuation[handle]
+        channel.remaining = max(0, sduLength - (payload - 2))
+    }
+
+    func att(_ p: UnsafeMutableRawBufferPointer, at a: Int, handle: Int) {
+        guard a < p.count else { return }
+        let opcode = p[a]
+        var from: Int?
+        switch opcode {
+        case 0x0B, 0x0D, 0x0F: from = a + 1                     // Read, Read Blob, Read Multiple responses
+        case 0x12, 0x52:                                        // Write Request, Write Command
+            // A 2-byte value of 0 to 3 is a Client Characteristic Configuration (subscribing or not): structure.
+            let isConfiguration = p.count - a == 5 && p[a + 4] == 0 && p[a + 3] <= 3
+            if !isConfiguration { from = a + 3 }
+        case 0xD2, 0x1B, 0x1D: from = a + 3                     // signed writes, notifications, indications
+        case 0x16, 0x17: from = a + 5                           // Prepare Write request and response
+        case 0x08:                                              // Read By Type Request: declarations asked?
+            let type = a + 5 + 2 <= p.count ? UInt16(p[a + 5]) | UInt16(p[a + 6]) << 8 : 0
+            declarationsAsked[handle] = p.count - a == 7 && (type == 0x2803 || type == 0x2802)
+        case 0x09:                                              // Read By Type Response
+            guard !declarationsAsked[handle], a + 2 <= p.count else { return }
+            let element = Int(p[a + 1])
+            guard element > 2 else { return }
+            var e = a + 2
+            while e + element <= p.count { zero(p, from: e + 2, count: element - 2); e += element }
+            if e < p.count { zero(p, from: e); zeroContinuation[handle] = true }
+            return
+        case 0x21, 0x23:                                        // Read Multiple Variable, Multiple Handle Value Ntf
+            var e = a + 1 + (opcode == 0x23 ? 2 : 0)
+            while e + 2 <= p.count {
+                let length = Int(p[e]) | Int(p[e + 1]) << 8
+                zero(p, from: e + 2, count: length)
+                e += 2 + length + (opcode == 0x23 ? 2 : 0)
+            }
+            zeroContinuation[handle] = true
+            return
+        default: break
+        }
+        if let from {
+            zero(p, from: from)
+            zeroContinuation[handle] = true
+        }
+    }
+
+    func smp(_ p: UnsafeMutableRawBufferPointer, at a: Int, handle: Int) {
+        guard a < p.count else { return }
+        switch p[a] {
+        case 0x03, 0x04, 0x06, 0x07, 0x08, 0x0A, 0x0C, 0x0D:   // confirm, random, keys, public key, DHKey check
+            zero(p, from: a + 1)
+            zeroContinuation[handle] = true
+        case 0x09: address(p, at: a + 2)                        // Identity Address Information
+        default: break
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import BTCapture
+import BTDecode
+import BTWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct AnonymizeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "anonymize",
+        abstract: "Write a copy of a capture that is safe to share: no addresses, names, data, values or keys.",
+        discussion: """
+            Addresses become stable pseudonyms that keep a random address's kind (static, resolvable, \
+            non-resolvable); names become name-1, name-2, …; manufacturer and service data, URIs and attribute \
+            values become zeros of the same length; SMP keys and values, LTKs, IRKs, link keys, PINs and \
+            passkeys are zeroed; payloads of L2CAP dynamic channels (RFCOMM, AVDTP, credit-based channels, \
+            Enhanced ATT) are zeroed whole. Structure, timing, handles, opcodes and UUIDs are kept, so timeline, \
+            gatt and audit give the same connections, GATT tree and findings.
+
+            The copy is btsnoop H4 (Android's format): HCI packets only; notes and other records are left out \
+            (counted on standard error), and controller indexes are not kept.
+
+            Examples:
+              btlens anonymize btsnoop_hci.log shared.btsnoop
+              btlens anonymize bugreport.zip shared.btsnoop
+            """
+    )
+
+    @Argument(help: "The capture (file, archive or bug report holding one capture); - reads standard input.")
+    var input: String
+
+    @Argument(help: "Where to write the anonymised btsnoop file (replaced if it exists).")
+    var output: String
+
+    func validate() throws {
+        if input == output && input != "-" { throw ValidationError("the output must not be the input") }
+    }
+
+    func run() throws {
+        let (inputs, failed) = InputFiles.resolve([input])
+        if failed { throw ExitStatus.inputUnreadable }
+        guard inputs.count == 1, let only = inputs.first else {
+            Diagnostics.error(file: input, "holds \(inputs.count) captures (\(inputs.map(\.displayName).joined(separator: ", "))); anonymize one at a time")
+            throw ExitStatus.usage
+        }
+        guard let capture = InputFiles.open(only) else { throw ExitStatus.inputUnreadable }
+        let writer: BTSnoopWriter
+        do {
+            writer = try BTSnoopWriter(path: output, datalink: BTSnoopDatalink.h4)
+        } catch {
+            Diagnostics.error(file: output, "cannot write: \(error)")
+            throw ExitStatus.inputUnreadable
+        }
+        var visitor = AnonymizingCopier(writer: writer)
+        let result: AnonymizingCopier.Result
+        do {
+            result = try capture.accept(&visitor)
+            try writer.finish()
+        } catch {
+            Diagnostics.error(file: output, "cannot write: \(error)")
+            throw ExitStatus.inputUnreadable
+        }
+        guard InputFiles.finish(only, capture) else {
+            unlink(output)
+            throw ExitStatus.inputUnreadable
+        }
+        Diagnostics.printRaw("btlens: wrote \(output): \(Plural.of(result.written, "record")), "
+            + "\(Plural.of(result.addresses, "address", plural: "addresses")) and \(Plural.of(result.names, "name")) replaced"
+            + (result.leftOut > 0 ? "; \(Plural.of(result.leftOut, "record")) that are not HCI packets left out" : ""))
+    }
+}
+
