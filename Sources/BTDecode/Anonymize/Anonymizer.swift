@@ -41,8 +41,21 @@ public final class Anonymizer {
 
     public private(set) var addressesReplaced = 0
     public private(set) var namesReplaced = 0
+    /// With a key, an address's pseudonym is a keyed hash of it: the same in every run and capture given the
+    /// same key. Without, pseudonyms are numbered in order of appearance (stable within one run).
+    let key: UInt64?
+    /// Keep attribute values (ATT payloads) as they are: addresses, names, advertising data and keys are still
+    /// rewritten.
+    public let keepValues: Bool
 
-    public init() {}
+    public init(key: String? = nil, keepValues: Bool = false) {
+        self.key = key.map { text in
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a
+            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+            return hash
+        }
+        self.keepValues = keepValues
+    }
 
     /// Rewrites one record's payload in place.
     public func anonymize(kind: RecordKind, payload p: UnsafeMutableRawBufferPointer) {
@@ -73,7 +86,9 @@ public final class Anonymizer {
         let kindBits = value & 0xC000_0000_0000
         if let known = addresses[value] { return known }
         let number: UInt64
-        if addresses.count < Self.tableLimit {
+        if let key {
+            number = max(1, Self.mix(value ^ key) & 0x3FFF_FFFF_FFFF)
+        } else if addresses.count < Self.tableLimit {
             number = UInt64(addresses.count + 1)
         } else {
             number = (value &* 0x9E37_79B9_7F4A_7C15) >> 20 & 0x3FFF_FFFF_FFFF
@@ -81,6 +96,14 @@ public final class Anonymizer {
         let made = kindBits | (number & 0x3FFF_FFFF_FFFF)
         if addresses.count < Self.tableLimit { addresses[value] = made }
         return made
+    }
+
+    /// SplitMix64's finaliser: every bit of the input reaches every bit of the output.
+    static func mix(_ v: UInt64) -> UInt64 {
+        var z = v &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 
     /// Replaces a name of `length` bytes at `at` (up to a NUL) by `name-N`.
@@ -326,7 +349,7 @@ public final class Anonymizer {
     }
 
     func att(_ p: UnsafeMutableRawBufferPointer, at a: Int, handle: Int) {
-        guard a < p.count else { return }
+        guard a < p.count, !keepValues else { return }
         let opcode = p[a]
         var from: Int?
         switch opcode {

@@ -11,11 +11,14 @@ public struct AnonymizingCopier: RecordSourceVisitor {
     }
 
     let writer: BTSnoopWriter
+    let anonymizer: Anonymizer
 
-    public init(writer: BTSnoopWriter) { self.writer = writer }
+    public init(writer: BTSnoopWriter, anonymizer: Anonymizer = Anonymizer()) {
+        self.writer = writer
+        self.anonymizer = anonymizer
+    }
 
     public mutating func visit<S: RecordSource>(_ source: S) throws -> Result {
-        let anonymizer = Anonymizer()
         var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BTSnoopReader.maximumRecordLength, alignment: 8)
         defer { buffer.deallocate() }
         var result = Result()

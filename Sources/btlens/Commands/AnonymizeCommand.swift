@@ -21,9 +21,14 @@ struct AnonymizeCommand: ParsableCommand {
             The copy is btsnoop H4 (Android's format): HCI packets only; notes and other records are left out \
             (counted on standard error), and controller indexes are not kept.
 
+            --anonymize-key K keys the pseudonyms, so an address gets the same one in every run and capture (without \
+            it they are numbered in order of appearance); --keep-values keeps attribute values. Every command that \
+            prints also takes --anonymize (and --anonymize-key): it reports on the rewritten bytes.
+
             Examples:
               btlens anonymize btsnoop_hci.log shared.btsnoop
-              btlens anonymize bugreport.zip shared.btsnoop
+              btlens anonymize --anonymize-key team-secret bugreport.zip shared.btsnoop
+              btlens audit --anonymize --format markdown btsnoop_hci.log > for-the-issue.md
             """
     )
 
@@ -32,6 +37,12 @@ struct AnonymizeCommand: ParsableCommand {
 
     @Argument(help: "Where to write the anonymised btsnoop file (replaced if it exists).")
     var output: String
+
+    @Option(name: .long, help: "Key the pseudonyms: the same address gets the same pseudonym in every run and capture.")
+    var anonymizeKey: String?
+
+    @Flag(name: .long, help: "Keep attribute values (ATT payloads); addresses, names, advertising data and keys are still rewritten.")
+    var keepValues = false
 
     func validate() throws {
         if input == output && input != "-" { throw ValidationError("the output must not be the input") }
@@ -52,7 +63,7 @@ struct AnonymizeCommand: ParsableCommand {
             Diagnostics.error(file: output, "cannot write: \(error)")
             throw ExitStatus.inputUnreadable
         }
-        var visitor = AnonymizingCopier(writer: writer)
+        var visitor = AnonymizingCopier(writer: writer, anonymizer: Anonymizer(key: anonymizeKey, keepValues: keepValues))
         let result: AnonymizingCopier.Result
         do {
             result = try capture.accept(&visitor)

@@ -3,6 +3,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import BTCapture
+import BTDecode
 import BTTrack
 import BTEnergy
 import BTRules
@@ -63,6 +64,8 @@ struct AuditCommand: ParsableCommand {
     var failOn: FailOn?
 
     @OptionGroup var rules: RuleOptions
+
+    @OptionGroup var anonymizing: AnonymizeOptions
 
     @Option(name: .long, help: "Findings listed in this baseline file are accepted and not reported.")
     var baseline: String?
@@ -159,7 +162,8 @@ struct AuditCommand: ParsableCommand {
             queue.async(group: group) {
                 let (capture, model): (AuditedCapture, CaptureModel?)
                 switch unit {
-                case .success(let input): (capture, model) = Self.audit(input, auditor: auditor, baseline: accepted)
+                case .success(let input): (capture, model) = Self.audit(input, auditor: auditor, baseline: accepted,
+                                                                  anonymizer: anonymizing.makeAnonymizer())
                 case .failure(let failure): (capture, model) = (AuditedCapture(file: failure.path, findings: [], error: failure.error.message), nil)
                 }
                 results.set(index, capture, model: format == .html ? model : nil)
@@ -210,13 +214,14 @@ struct AuditCommand: ParsableCommand {
         }
     }
 
-    static func audit(_ input: CaptureInput, auditor: Auditor, baseline: Baseline?) -> (AuditedCapture, CaptureModel?) {
+    static func audit(_ input: CaptureInput, auditor: Auditor, baseline: Baseline?, anonymizer: Anonymizer? = nil)
+        -> (AuditedCapture, CaptureModel?) {
         let path = input.path
         do {
             let capture = try input.open()
             for notice in input.notices { Diagnostics.printRaw("btlens: \(path): note: \(notice)") }
             var collector = TrackingCollector(options: .withoutAdvertisers)
-            let model = try capture.accept(&collector)
+            let model = try capture.accept(&collector, anonymizer: anonymizer)
             InputFiles.reportIssues(path, capture.issues)
             if let refusal = capture.issues.refusal {
                 return (AuditedCapture(file: path, findings: [], error: refusal), nil)

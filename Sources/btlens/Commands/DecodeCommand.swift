@@ -34,6 +34,8 @@ struct DecodeCommand: ParsableCommand {
     @Argument(help: "Capture files, archives or bug reports (each capture in turn, under a '# name' line when there are several; rotated logs given together are one); - reads standard input.")
     var files: [String]
 
+    @OptionGroup var anonymizing: AnonymizeOptions
+
     @Flag(name: .shortAndLong, help: "Show the decoded fields of each record.")
     var verbose = false
 
@@ -95,7 +97,7 @@ struct DecodeCommand: ParsableCommand {
             let colored = color == .always || (color == .auto && Output.standardOutputIsTerminal)
             var printer = DecodePrinter(filter: filter, verbose: verbose, time: time, limit: limit, colored: colored,
                                         digits: capture.info.timestampDigits)
-            try capture.accept(&printer)
+            try capture.accept(&printer, anonymizer: anonymizing.makeAnonymizer())
             Output.flushStandardOutput()
             for notice in capture.issues.notices where !input.notices.contains(notice) && !notice.hasPrefix("read as one capture") {
                 Diagnostics.printRaw("btlens: \(input.path): note: \(notice)")

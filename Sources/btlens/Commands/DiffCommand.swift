@@ -59,6 +59,8 @@ struct DiffCommand: ParsableCommand {
 
     @OptionGroup var rules: RuleOptions
 
+    @OptionGroup var anonymizing: AnonymizeOptions
+
     func validate() throws {
         if let failOnIncrease, !(failOnIncrease >= 0) { throw ValidationError("--fail-on-increase must be a percentage ≥ 0") }
     }
@@ -107,7 +109,7 @@ struct DiffCommand: ParsableCommand {
         }
         // An archive or bug report is read as `audit` reads it; its first capture is the side compared.
         var side: DiffSide?
-        let failed = try Tracking.each([path]) { input, model in
+        let failed = try Tracking.each([path], anonymizing: anonymizing) { input, model in
             guard side == nil else { return }
             let name = input.displayName == path ? label : input.displayName
             side = DiffSide(label: name, model: model, findings: auditor.audit(model, file: name), energy: auditor.energy)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BTCapture
+import BTDecode
 import BTTrack
 import BTReport
 
@@ -23,6 +24,8 @@ struct GATTCommand: ParsableCommand {
     @Argument(help: "Capture files, archives or bug reports (each capture in turn; rotated logs given together are one); - reads standard input.")
     var files: [String]
 
+    @OptionGroup var anonymizing: AnonymizeOptions
+
     @Flag(name: .long, help: "Print JSON.")
     var json = false
 
@@ -33,7 +36,7 @@ struct GATTCommand: ParsableCommand {
     func run() throws {
         var reports: [JSONValue] = []
         var shown = 0
-        let failed = try Tracking.each(files) { input, model in
+        let failed = try Tracking.each(files, anonymizing: anonymizing) { input, model in
             if json {
                 reports.append(GATTReport.json(file: input.displayName, model: model))
             } else {

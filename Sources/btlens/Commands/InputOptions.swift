@@ -1,6 +1,7 @@
 import BTWire
 import ArgumentParser
 import BTCapture
+import BTDecode
 import BTReport
 
 /// Opens the captures of a command's paths — files, archives, bug reports, rotated pairs (`CaptureInputs`) —
@@ -71,6 +72,7 @@ enum InputFiles {
 struct MultiFileReport {
     let files: [String]
     let json: Bool
+    var anonymizing = AnonymizeOptions()
 
     /// One capture's report, in the form asked for.
     enum Rendered {
@@ -93,7 +95,7 @@ struct MultiFileReport {
             }
             var progress = Progress(label: input.path, total: fileSize(input.path))
             var visitor = makeVisitor { progress.update($0) }
-            let result = try capture.accept(&visitor)
+            let result = try capture.accept(&visitor, anonymizer: anonymizing.makeAnonymizer())
             progress.finish()
             guard InputFiles.finish(input, capture) else {
                 failed = true
@@ -129,5 +131,7 @@ struct MultiFileOptions: ParsableArguments {
         if files.isEmpty { throw ValidationError("give at least one capture file (or - for standard input)") }
     }
 
-    var report: MultiFileReport { MultiFileReport(files: files, json: json) }
+    @OptionGroup var anonymizing: AnonymizeOptions
+
+    var report: MultiFileReport { MultiFileReport(files: files, json: json, anonymizing: anonymizing) }
 }

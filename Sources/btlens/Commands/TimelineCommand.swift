@@ -1,5 +1,6 @@
 import ArgumentParser
 import BTCapture
+import BTDecode
 import BTTrack
 import BTReport
 
@@ -7,7 +8,8 @@ import BTReport
 enum Tracking {
     /// Tracks every capture the paths hold and hands each model to `body`; true when one could not be read
     /// (reported), so the command exits 3 after printing the others.
-    static func each(_ paths: [String], _ body: (CaptureInput, CaptureModel) throws -> Void) throws -> Bool {
+    static func each(_ paths: [String], anonymizing: AnonymizeOptions = AnonymizeOptions(),
+                     _ body: (CaptureInput, CaptureModel) throws -> Void) throws -> Bool {
         var (inputs, failed) = InputFiles.resolve(paths)
         for input in inputs {
             guard let capture = InputFiles.open(input) else {
@@ -16,7 +18,7 @@ enum Tracking {
             }
             var progress = Progress(label: input.path, total: fileSize(input.path))
             var collector = TrackingCollector(options: .withoutAdvertisers, progress: { progress.update($0) })
-            let model = try capture.accept(&collector)
+            let model = try capture.accept(&collector, anonymizer: anonymizing.makeAnonymizer())
             progress.finish()
             guard InputFiles.finish(input, capture) else {
                 failed = true
@@ -71,6 +73,8 @@ struct TimelineCommand: ParsableCommand {
     @Argument(help: "Capture files, archives or bug reports (each capture in turn; rotated logs given together are one); - reads standard input.")
     var files: [String]
 
+    @OptionGroup var anonymizing: AnonymizeOptions
+
     @Option(name: .long, help: "Only this connection (its number in the timeline, #1, #2, …).")
     var connection: Int?
 
@@ -91,7 +95,7 @@ struct TimelineCommand: ParsableCommand {
     func run() throws {
         var reports: [JSONValue] = []
         var shown = 0
-        let failed = try Tracking.each(files) { input, model in
+        let failed = try Tracking.each(files, anonymizing: anonymizing) { input, model in
             if trackOnly {
                 Diagnostics.printRaw("\(model.connections.count) connections, \(model.scans.count) scans, \(model.advertisers.count) advertisers")
                 return
