@@ -61,6 +61,21 @@ struct LinkLayerDecoderTests {
         #expect(ll.retransmittedControl[0x0C] == 1 && ll.retransmittedControl[0x12] == 1)
     }
 
+    /// crackle_ubertooth_ppi_pairing_ltk.pcap records 518–521: Ubertooth missed the peripheral's PDU of the
+    /// event in between, which the central's NESN acknowledged; the next empty PDU with the old SN is new.
+    @Test("a same-SN empty PDU after the peer acknowledged the last one is new: packets were missed")
+    func missedPackets() throws {
+        let h = LLHarness()
+        h.feed(phdrRecord(flags: phdrBaseFlags, Self.connectInd))
+        #expect(h.feed(Self.data(.centralToPeripheral, llid: 1, sn: 1, nesn: 1, []))?.retransmission == false)
+        #expect(h.feed(Self.data(.peripheralToCentral, llid: 1, sn: 1, nesn: 0, []))?.retransmission == false)
+        #expect(h.feed(Self.data(.centralToPeripheral, llid: 1, sn: 0, nesn: 0, []))?.retransmission == false)  // acks P's SN 1
+        // (P's SN 0 missed here, acknowledged by the central's NESN 1 below.)
+        #expect(h.feed(Self.data(.centralToPeripheral, llid: 1, sn: 1, nesn: 1, []))?.retransmission == false)
+        #expect(h.feed(Self.data(.peripheralToCentral, llid: 1, sn: 1, nesn: 0, []))?.retransmission == false)
+        #expect(h.statistics.linkLayer.retransmissions == 0)
+    }
+
     @Test("without a direction in the container: each event starts with the central, then the sides alternate")
     func directionInference() throws {
         let h = LLHarness()

@@ -26,9 +26,10 @@ public struct LLDecoder {
         var handle: UInt16 = 0
         var lastUse = 0
         var connection: LLConnectionRequestData?
-        /// Last accepted SN and payload hash, by direction (0 C→P, 1 P→C).
-        var lastSN: (UInt8?, UInt8?) = (nil, nil)
-        var lastHash: (UInt64, UInt64) = (0, 0)
+        /// Per direction (C→P, P→C): the last accepted PDU's SN and payload hash, and whether the other side
+        /// has acknowledged it since.
+        var central = Sender()
+        var peripheral = Sender()
         /// Plaintext LL_START_ENC_REQ seen: later non-empty PDUs are ciphertext.
         var encrypted = false
         /// Event timing for direction inference.
@@ -39,12 +40,42 @@ public struct LLDecoder {
         func reset(accessAddress: UInt32) {
             self.accessAddress = accessAddress
             connection = nil
-            lastSN = (nil, nil)
-            lastHash = (0, 0)
+            central = Sender()
+            peripheral = Sender()
             encrypted = false
             lastTime = 0
             lastChannel = nil
             lastDirection = .unknown
+        }
+    }
+
+    /// What one side sent last, for telling resends from new PDUs [Core Vol 6 Part B §4.5.9].
+    struct Sender {
+        enum Acknowledgement { case unknown, acknowledged, notAcknowledged }
+        var sn: UInt8?
+        var hash: UInt64 = 0
+        var acknowledgement = Acknowledgement.unknown
+
+        /// Takes `sn` and `hash` as this side's latest PDU; true when it resends the previous one: same SN and
+        /// payload, and the peer has not acknowledged that one since. A peer's NESN that did acknowledge it
+        /// means packets were missed in between (empty PDUs look alike).
+        mutating func accept(sn: UInt8, hash: UInt64) -> Bool {
+            let resent = self.sn == sn && self.hash == hash && acknowledgement != .acknowledged
+            self.sn = sn
+            self.hash = hash
+            acknowledgement = .unknown
+            return resent
+        }
+
+        /// The peer sent `nesn`: it acknowledges our last PDU when it differs from that PDU's SN. An
+        /// acknowledgement stands: a later NESN equal to the SN acknowledges a PDU the sniffer missed.
+        mutating func peer(nesn: UInt8) {
+            guard let sn else { return }
+            if nesn != sn {
+                acknowledgement = .acknowledged
+            } else if acknowledgement == .unknown {
+                acknowledgement = .notAcknowledged
+            }
         }
     }
 
@@ -116,13 +147,11 @@ public struct LLDecoder {
         let hash = Self.hash(packet.pdu, header: pdu.header)
         switch frame.direction {
         case .centralToPeripheral:
-            if link.lastSN.0 == pdu.header.sn && link.lastHash.0 == hash { frame.isRetransmission = true }
-            link.lastSN.0 = pdu.header.sn
-            link.lastHash.0 = hash
+            frame.isRetransmission = link.central.accept(sn: pdu.header.sn, hash: hash)
+            link.peripheral.peer(nesn: pdu.header.nesn)
         case .peripheralToCentral:
-            if link.lastSN.1 == pdu.header.sn && link.lastHash.1 == hash { frame.isRetransmission = true }
-            link.lastSN.1 = pdu.header.sn
-            link.lastHash.1 = hash
+            frame.isRetransmission = link.peripheral.accept(sn: pdu.header.sn, hash: hash)
+            link.central.peer(nesn: pdu.header.nesn)
         case .unknown:
             break
         }
