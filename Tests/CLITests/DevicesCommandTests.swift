@@ -6,10 +6,14 @@ import TestSupport
 enum RealCaptureFiles {
     static let directory = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/real")
 
-    /// Every capture file (not the manifest or the expected/ folder), or [] with a note on stderr.
+    /// Every capture file (not the manifest or the expected/ and expected-ll/ folders), or [] with a note on stderr.
     static let all: [String] = {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        let captures = files.filter { !$0.hasSuffix(".tsv") && !$0.hasSuffix(".md") && $0 != "expected" }.sorted()
+        let captures = files.filter { name in
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: path(name), isDirectory: &isDirectory)
+            return !isDirectory.boolValue && !name.hasSuffix(".tsv") && !name.hasSuffix(".md")
+        }.sorted()
         if captures.isEmpty {
             FileHandle.standardError.write(Data("""
                 NOTE: \(directory.path) is absent: btlens devices was NOT run over the real captures.\n

@@ -75,7 +75,12 @@ public struct PacketDecoder {
     public mutating func decodeWithoutL2CAP(_ record: CaptureRecord) -> DecodedFrame {
         var frame = DecodedFrame(record: record)
         guard record.kind.isHCIPacket else {
-            if record.kind == .controllerAdded || record.kind == .controllerRemoved { forget(controller: record.controller) }
+            // Air records are decoded whole here: their L2CAP is the link layer's, not the link thread's.
+            if record.kind == .linkLayer {
+                decodeLinkLayer(record, into: &frame)
+            } else if record.kind == .controllerAdded || record.kind == .controllerRemoved {
+                forget(controller: record.controller)
+            }
             return frame
         }
         let issuesBefore = issues.count
