@@ -85,6 +85,10 @@ public struct LLCapturedPacket {
     public var isCutShort = false
     /// Channel index 0–39 (37–39 primary advertising), when the container says.
     public var channel: UInt8?
+    /// An advertising PDU heard on a secondary channel (0–36), where types 3, 5 and 7 have their AUX_ names.
+    /// Set only where the container's channel can be trusted for it (LINKLAYER.md §5: WHAD writes the channel
+    /// index into PHDR's RF-channel byte, so there only the auxiliary PDU type counts).
+    public var isSecondaryChannel = false
     public var rssi: Int8?
     public var crc: LLCRCStatus = .unchecked
     public var direction: LLDirection = .unknown
@@ -107,6 +111,9 @@ public struct LLCapturedPacket {
         self.accessAddress = accessAddress
         self.pdu = pdu
     }
+
+    /// Channel indices 37–39 are the primary advertising channels [Core Vol 6 Part B §1.4.1].
+    public static let firstPrimaryAdvertisingChannel: UInt8 = 37
 
     /// The advertising physical channel's access address [Core Vol 6 Part B §2.1.2].
     public static let advertisingAccessAddress: UInt32 = 0x8E89_BED6

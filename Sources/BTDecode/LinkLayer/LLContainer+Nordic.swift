@@ -37,7 +37,6 @@ enum NordicBLEHeader {
     /// Advertising PDUs on a secondary channel: the aux type in bits 1–2.
     static let auxTypeMask: UInt8 = 0x06
     static let auxTypeShift: UInt8 = 1
-    static let firstPrimaryChannel: UInt8 = 37
 }
 
 extension LLContainer {
@@ -87,7 +86,11 @@ extension LLContainer {
         let advertising = packet.pduClass == .advertising
             || (packet.pduClass == .unspecified && aa == LLCapturedPacket.advertisingAccessAddress)
         if advertising {
-            if packet.channel ?? N.firstPrimaryChannel < N.firstPrimaryChannel {
+            // SweynTooth's v2 records say channel 0 for every packet: below v3 only a 2M packet (never on a
+            // primary channel) proves a secondary one.
+            if bytes[N.channelOffset] < LLCapturedPacket.firstPrimaryAdvertisingChannel,
+               version >= N.firstAbsoluteTimeVersion || packet.phy == .le2M {
+                packet.isSecondaryChannel = true
                 packet.auxiliaryType = (flags & N.auxTypeMask) >> N.auxTypeShift
             }
         } else {

@@ -40,6 +40,8 @@ extension LLContainer {
                 if let mhz = reader.get(UInt16.self, at: data + PPIHeader.btleChannelOffset) {
                     let rf = (Int(mhz) - PPIHeader.baseFrequency) / PPIHeader.channelSpacing
                     packet.channel = channelIndex(rfChannel: rf)
+                    packet.isSecondaryChannel = (packet.channel ?? LLCapturedPacket.firstPrimaryAdvertisingChannel)
+                        < LLCapturedPacket.firstPrimaryAdvertisingChannel
                 }
                 packet.rssi = reader.get(Int8.self, at: data + PPIHeader.btleRSSIAverageOffset)
             }

@@ -47,6 +47,7 @@ extension LLContainer {
         switch LLPseudoHeader.PDUType(rawValue: (flags & LLPseudoHeader.pduTypeMask) >> LLPseudoHeader.pduTypeShift) {
         case .auxiliaryAdvertising:
             packet.pduClass = .advertising
+            packet.isSecondaryChannel = true
             packet.auxiliaryType = UInt8((flags & LLPseudoHeader.auxTypeMask) >> LLPseudoHeader.auxTypeShift)
         case .dataCentralToPeripheral:
             packet.pduClass = .data

@@ -39,7 +39,4 @@ public struct LLFrame {
     /// The control PDU, when this is a plaintext LL control PDU.
     public var control: LLControlPDU? { isEncrypted ? nil : data?.control }
 
-    /// Whether the secondary-channel names apply (a channel index below 37).
-    public var onSecondaryChannel: Bool { (packet.channel ?? LLFrame.firstPrimaryChannel) < LLFrame.firstPrimaryChannel }
-    static let firstPrimaryChannel: UInt8 = 37
 }

@@ -57,7 +57,7 @@ enum LinkLayerDescription {
 
     static func advertising(_ ll: LLFrame) -> (String, [DecodedField]) {
         guard let pdu = ll.advertising else { return ("LL advertising PDU \(ll.packet.pdu.count) bytes (no header)", []) }
-        let name = pdu.type.name(secondary: ll.onSecondaryChannel, auxiliaryType: ll.packet.auxiliaryType)
+        let name = pdu.type.name(secondary: ll.packet.isSecondaryChannel, auxiliaryType: ll.packet.auxiliaryType)
         var fields = [DecodedField("PDU type", "\(name) (\(Hex.u8(pdu.type.rawValue)))"),
                       DecodedField("length", "\(pdu.length)")]
         if pdu.channelSelection2 { fields.append(DecodedField("ChSel", "CSA #2 supported")) }
