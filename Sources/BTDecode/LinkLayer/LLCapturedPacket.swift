@@ -81,7 +81,7 @@ public struct LLCapturedPacket {
     public var pdu: UnsafeRawBufferPointer
     /// The CRC as stored (the LE u24 of the last 3 bytes), nil when the record ends before it.
     public var storedCRC: UInt32?
-    /// The capture kept fewer bytes than the packet had (snap length, or a container that says so).
+    /// The record ends before the packet's CRC (snap length, or a Length the record does not hold).
     public var isCutShort = false
     /// Channel index 0–39 (37–39 primary advertising), when the container says.
     public var channel: UInt8?

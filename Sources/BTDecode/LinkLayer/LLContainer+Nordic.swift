@@ -102,7 +102,6 @@ extension LLContainer {
                 packet.encryption = .plaintext
             }
         }
-        return split(UnsafeRawBufferPointer(rebasing: bytes[N.packetOffset...]),
-                     cutShort: originalLength > bytes.count, into: packet)
+        return split(UnsafeRawBufferPointer(rebasing: bytes[N.packetOffset...]), into: packet)
     }
 }

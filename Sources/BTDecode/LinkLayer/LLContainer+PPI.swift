@@ -20,7 +20,7 @@ enum PPIHeader {
 }
 
 extension LLContainer {
-    static func unwrapPPI(_ bytes: UnsafeRawBufferPointer, cutShort: Bool) -> Result<LLCapturedPacket, LLDecodeError> {
+    static func unwrapPPI(_ bytes: UnsafeRawBufferPointer) -> Result<LLCapturedPacket, LLDecodeError> {
         let reader = ByteReader(bytes)
         guard let headerLength = reader.get(UInt16.self, at: 2).map(Int.init),
               let innerLinktype = reader.get(UInt32.self, at: 4).map(Int.init),
@@ -50,6 +50,6 @@ extension LLContainer {
         guard foundBTLE || innerLinktype == Linktype.bluetoothLELL else {
             return .failure(LLDecodeError(.containerNotLinkLayer, "PPI record with inner linktype \(innerLinktype) and no BTLE field"))
         }
-        return split(UnsafeRawBufferPointer(rebasing: bytes[headerLength...]), cutShort: cutShort, into: packet)
+        return split(UnsafeRawBufferPointer(rebasing: bytes[headerLength...]), into: packet)
     }
 }

@@ -31,7 +31,7 @@ enum LLPseudoHeader {
 }
 
 extension LLContainer {
-    static func unwrapPseudoHeader(_ bytes: UnsafeRawBufferPointer, cutShort: Bool) -> Result<LLCapturedPacket, LLDecodeError> {
+    static func unwrapPseudoHeader(_ bytes: UnsafeRawBufferPointer) -> Result<LLCapturedPacket, LLDecodeError> {
         let reader = ByteReader(bytes)
         guard bytes.count >= LLPseudoHeader.length, let flags = reader.get(UInt16.self, at: 8) else {
             return .failure(LLDecodeError(.containerTooShort, "\(bytes.count) bytes are shorter than the 10-byte pseudo-header"))
@@ -60,6 +60,6 @@ extension LLContainer {
         case .unspecified, .reserved, nil:
             break  // the access address decides
         }
-        return split(UnsafeRawBufferPointer(rebasing: bytes[LLPseudoHeader.length...]), cutShort: cutShort, into: packet)
+        return split(UnsafeRawBufferPointer(rebasing: bytes[LLPseudoHeader.length...]), into: packet)
     }
 }

@@ -19,16 +19,15 @@ public enum LLContainer {
     public static func unwrap(linktype: Int, _ bytes: UnsafeRawBufferPointer, originalLength: Int)
         -> Result<LLCapturedPacket, LLDecodeError>
     {
-        let cutShort = originalLength > bytes.count
         switch linktype {
         case Linktype.bluetoothLELL:
-            return split(bytes, cutShort: cutShort, into: LLCapturedPacket(accessAddress: 0, pdu: bytes))
+            return split(bytes, into: LLCapturedPacket(accessAddress: 0, pdu: bytes))
         case Linktype.bluetoothLELLWithPHDR:
-            return unwrapPseudoHeader(bytes, cutShort: cutShort)
+            return unwrapPseudoHeader(bytes)
         case Linktype.nordicBLE:
             return unwrapNordic(bytes, originalLength: originalLength)
         case Linktype.ppi:
-            return unwrapPPI(bytes, cutShort: cutShort)
+            return unwrapPPI(bytes)
         default:
             return .failure(LLDecodeError(.containerNotLinkLayer, "linktype \(linktype) is not an LE link-layer capture"))
         }
@@ -36,7 +35,7 @@ public enum LLContainer {
 
     /// Splits the LL packet (access address, [CI], header, payload, CRC) into `packet`, whose container
     /// metadata is already set (the PHY decides the CI byte, the class the CTEInfo byte).
-    static func split(_ bytes: UnsafeRawBufferPointer, cutShort: Bool, into start: LLCapturedPacket)
+    static func split(_ bytes: UnsafeRawBufferPointer, into start: LLCapturedPacket)
         -> Result<LLCapturedPacket, LLDecodeError>
     {
         var packet = start
@@ -62,14 +61,13 @@ public enum LLContainer {
         let pduEnd = offset + header + length
         let available = min(bytes.count, pduEnd)
         packet.pdu = UnsafeRawBufferPointer(rebasing: bytes[offset..<max(offset, available)])
+        // A packet cut before its CRC keeps the sniffer's CRC flag, which it set on air; without a flag its CRC
+        // stays unchecked.
         if bytes.count >= pduEnd + crcLength {
             packet.storedCRC = UInt32(bytes[pduEnd]) | UInt32(bytes[pduEnd + 1]) << 8 | UInt32(bytes[pduEnd + 2]) << 16
         } else {
             packet.isCutShort = true
-            // A record cut before its CRC cannot confirm what the container said about it.
-            if !cutShort { packet.crc = packet.crc == .bad ? .bad : .unchecked }
         }
-        if cutShort { packet.isCutShort = true }
         return .success(packet)
     }
 

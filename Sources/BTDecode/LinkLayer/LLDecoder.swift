@@ -80,6 +80,8 @@ public struct LLDecoder {
     }
 
     var links: [Link] = []
+    /// The link of the previous data packet: a capture mostly follows one connection.
+    var lastLink: Link?
     var clock = 0
     public private(set) var l2cap = L2CAPDecoder()
 
@@ -175,14 +177,14 @@ public struct LLDecoder {
                                 broadcast: 0, declaredLength: pdu.payload.count, data: pdu.payload)
             var hci = record
             hci.controller = Self.controller
-            // A packet shorter than its Length cannot be joined: marked cut short, the reassembler skips it.
-            if packet.isCutShort { hci.originalLength = max(hci.originalLength, hci.payload.count + 1) }
+            // The reassembler skips a record cut short; what counts is whether this packet is whole.
+            hci.originalLength = packet.isCutShort ? hci.payload.count + 1 : hci.payload.count
+            // The reassembler keeps a message per direction: C→P takes the `sent` slot, P→C `received`.
             hci.direction = switch frame.direction {
             case .centralToPeripheral: .sent
             case .peripheralToCentral: .received
             case .unknown: .unknown
             }
-            // A record cut short by the snap length says so (`originalLength`): the reassembler skips it.
             return l2cap.decode(acl, record: hci, issues: issues)
         default:
             break
@@ -203,7 +205,12 @@ public struct LLDecoder {
     /// The state of `accessAddress`, created (or taken from the least recently used) when missing.
     mutating func link(_ accessAddress: UInt32) -> Link {
         clock += 1
+        if let last = lastLink, last.accessAddress == accessAddress {
+            last.lastUse = clock
+            return last
+        }
         for link in links where link.accessAddress == accessAddress {
+            lastLink = link
             link.lastUse = clock
             return link
         }
@@ -220,6 +227,7 @@ public struct LLDecoder {
         }
         link.reset(accessAddress: accessAddress)
         link.lastUse = clock
+        lastLink = link
         return link
     }
 }
