@@ -15,8 +15,8 @@ public struct DecodedFrame {
     public var advertisingReports = 0
     /// An ACL packet that is a Qualcomm controller's debug log (`ACLPacket.isQualcommDebugLog`), not L2CAP.
     public var isControllerDebugLog = false
-    /// An air sniffer's LE link-layer packet (`.linkLayer` records), with the L2CAP PDU it completed. Kept
-    /// apart from `l2cap`, which the tracker follows as HCI connections.
+    /// An air sniffer's LE link-layer packet (`.linkLayer` records). The L2CAP PDU its data PDU completed is in
+    /// `l2cap`, as for ACL; the tracker reads `l2cap` only beside an HCI ACL packet, so air frames open no link.
     public var linkLayer: LLFrame?
 
     public init(record: CaptureRecord) { self.record = record }

@@ -6,7 +6,7 @@ import BTDecode
 /// 2 for the rest.
 public enum StatisticsJSON {
     public static func object(file: String, info: CaptureInfo, statistics s: CaptureStatistics) -> JSONValue {
-        func table(_ t: [Int], _ width: Int) -> JSONValue {
+        func table(_ t: [Int], width: Int) -> JSONValue {
             .object(CaptureStatistics.nonZero(t).map { (Hex.format($0.code, width: width), .int($0.count)) })
         }
         func time(_ t: Timestamp?) -> JSONValue {
@@ -23,20 +23,20 @@ public enum StatisticsJSON {
             ("first_timestamp", time(s.firstTimestamp)),
             ("last_timestamp", time(s.lastTimestamp)),
             ("hci", .object([
-                ("commands", table(s.commands, 4)),
-                ("events", table(s.events, 2)),
-                ("le_subevents", table(s.leSubevents, 2)),
+                ("commands", table(s.commands, width: 4)),
+                ("events", table(s.events, width: 2)),
+                ("le_subevents", table(s.leSubevents, width: 2)),
             ])),
             ("acl_packets", .object(acl)),
             ("controller_debug_log_packets", .int(s.controllerDebugLog)),
             ("advertising_reports", .int(s.advertisingReports)),
             ("connections", .int(s.connections)),
-            ("disconnections", table(s.disconnections, 2)),
-            ("att", table(s.att, 2)),
+            ("disconnections", table(s.disconnections, width: 2)),
+            ("att", table(s.att, width: 2)),
             ("malformed", .int(s.malformed)),
         ]
         if let l = info.format.linktype, info.format.isPcapFamily, Linktype.isLELinkLayer(l) {
-            fields.append(("link_layer", linkLayer(s.linkLayer, table: table)))
+            fields.append(("link_layer", linkLayer(s.linkLayer) { table($0, width: $1) }))
         }
         return .object(fields)
     }
