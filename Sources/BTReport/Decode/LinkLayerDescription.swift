@@ -239,14 +239,6 @@ enum LinkLayerDescription {
         return versionNames.indices.contains(i) ? "\(versionNames[i]) (\(v))" : "\(v)"
     }
 
-    /// Milliseconds with at most two decimals (1.25 ms units).
-    static func milliseconds(_ microseconds: Int) -> String {
-        let whole = microseconds / 1000
-        let rest = microseconds % 1000
-        if rest == 0 { return "\(whole)" }
-        var fraction = String(rest / 10)
-        if fraction.count < 2 { fraction = "0" + fraction }
-        while fraction.hasSuffix("0") { fraction.removeLast() }
-        return "\(whole).\(fraction)"
-    }
+    /// Milliseconds with at most two decimals (1.25 ms units), as the HCI descriptions print them.
+    static func milliseconds(_ microseconds: Int) -> String { Format.ms(Double(microseconds) / 1000) }
 }
