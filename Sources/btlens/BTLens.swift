@@ -12,7 +12,8 @@ struct BTLens: ParsableCommand {
         abstract: "Read Bluetooth HCI captures and explain what an app did on the radio.",
         discussion: """
             Captures are recognised by content, not by name: btsnoop (H1, H4, Linux monitor), pcap and pcapng \
-            (linktypes 187, 201, 254; LE air-sniffer captures are counted only) and Apple PacketLogger (.pklg). \
+            (linktypes 187, 201, 254; LE air-sniffer captures 251, 256, 272 and PPI are decoded by stats and decode) \
+            and Apple PacketLogger (.pklg). \
             Use - to read a capture from standard input.
 
             Exit codes: 0 success, 1 findings at or above the failure threshold (audit), 2 usage error, \
