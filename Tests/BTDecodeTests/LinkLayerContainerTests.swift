@@ -182,6 +182,7 @@ struct LinkLayerContainerTests {
     func ppi() throws {
         let p = try unwrap(Linktype.ppi, Self.ppiAdvertising).get()
         #expect(p.channel == 37 && p.rssi == -18 && p.isAdvertising && p.pdu.count == 11)
+        #expect(p.snifferTime == 0x00E3_366B && p.snifferTimeUnitNanoseconds == 100)
         #expect(LLCRC.compute(p.pdu, initialValue: LLCRC.advertisingInitialValue) == p.storedCRC)
         let bare = try unwrap(Linktype.bluetoothLELL, Array(Self.ppiAdvertising[24...])).get()
         #expect(bare.channel == nil && bare.crc == .unchecked && bare.storedCRC == p.storedCRC)

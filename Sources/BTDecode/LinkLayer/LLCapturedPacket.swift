@@ -102,10 +102,12 @@ public struct LLCapturedPacket {
     public var encryption: LLEncryptionFlag = .unknown
     /// nRF: the connection event counter the sniffer followed (0 on advertising).
     public var eventCounter: UInt16?
-    /// nRF: v3 firmware time at the packet start in µs (wraps at 2³²); v0–v2 µs from the end of the previous
-    /// reported packet. `snifferTimeIsDelta` says which.
+    /// The sniffer's own clock, in ticks of `snifferTimeUnitNanoseconds`: nRF v3 firmware time at the packet
+    /// start in µs (wraps at 2³² µs); nRF v0–v2 µs from the end of the previous reported packet
+    /// (`snifferTimeIsDelta`); Ubertooth's PPI clk100ns, 100 ns ticks (wraps at 2³² ticks, 429.5 s).
     public var snifferTime: UInt32?
     public var snifferTimeIsDelta = false
+    public var snifferTimeUnitNanoseconds: UInt32 = 1000
 
     public init(accessAddress: UInt32, pdu: UnsafeRawBufferPointer) {
         self.accessAddress = accessAddress

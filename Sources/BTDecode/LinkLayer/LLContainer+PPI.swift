@@ -12,6 +12,8 @@ enum PPIHeader {
     static let fieldHeaderLength = 4
     static let btleFieldType: UInt16 = 30006
     static let btleChannelOffset = 1
+    static let btleClockOffset = 4
+    static let btleClockTickNanoseconds: UInt32 = 100
     static let btleRSSIAverageOffset = 10
     static let btleFieldLength = 12
     /// Channel MHz → RF channel: 2402 + 2k MHz.
@@ -44,6 +46,8 @@ extension LLContainer {
                         < LLCapturedPacket.firstPrimaryAdvertisingChannel
                 }
                 packet.rssi = reader.get(Int8.self, at: data + PPIHeader.btleRSSIAverageOffset)
+                packet.snifferTime = reader.get(UInt32.self, at: data + PPIHeader.btleClockOffset)
+                packet.snifferTimeUnitNanoseconds = PPIHeader.btleClockTickNanoseconds
             }
             offset = data + length
         }

@@ -49,7 +49,10 @@ enum LinkLayerDescription {
             f.append(DecodedField("direction", "\(ll.direction)" + (ll.directionInferred ? " (inferred from timing)" : "")))
         }
         if let e = p.eventCounter, !ll.isAdvertising { f.append(DecodedField("event counter", "\(e)")) }
-        if let t = p.snifferTime { f.append(DecodedField(p.snifferTimeIsDelta ? "sniffer delta" : "sniffer time", "\(t) µs")) }
+        if let t = p.snifferTime {
+            let unit = p.snifferTimeUnitNanoseconds == 1000 ? "µs" : "× \(p.snifferTimeUnitNanoseconds) ns"
+            f.append(DecodedField(p.snifferTimeIsDelta ? "sniffer delta" : "sniffer time", "\(t) \(unit)"))
+        }
         return f
     }
 
