@@ -12,7 +12,8 @@ struct BTLens: ParsableCommand {
         abstract: "Read Bluetooth HCI captures and explain what an app did on the radio.",
         discussion: """
             Captures are recognised by content, not by name: btsnoop (H1, H4, Linux monitor), pcap and pcapng \
-            (linktypes 187, 201, 254; LE air-sniffer captures are counted only) and Apple PacketLogger (.pklg). \
+            (linktypes 187, 201, 254; LE air-sniffer captures 251, 256, 272 and PPI are decoded by stats and decode) \
+            and Apple PacketLogger (.pklg). \
             Compressed captures and archives (gzip, xz, zstd, bzip2, zip, tar, 7z), Android bug reports (the snoop \
             log, or the btsnooz summary in the report's text) and iOS sysdiagnoses are read as they are, each capture \
             inside named archive:path; a rotated btsnoop_hci.log.last and the log after it are read as one. \

@@ -33,6 +33,14 @@ public enum CaptureFormat: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// pcap or pcapng, whose linktype is a pcap LINKTYPE.
+    public var isPcapFamily: Bool {
+        switch self {
+        case .pcap, .pcapng: true
+        default: false
+        }
+    }
+
     public var description: String {
         if let l = linktype { return "\(name) (linktype \(l))" }
         return name
@@ -66,10 +74,15 @@ public enum Linktype {
     public static let user15 = 162
     public static let bluetoothBREDRBB = 255
 
-    /// Air-sniffer linktypes: recognised, counted, link layer not decoded yet.
+    /// Air-sniffer linktypes: recognised and read as `.linkLayer` records (`isLELinkLayer` ones are decoded).
     public static func isLinkLayerSniffer(_ l: Int) -> Bool {
         l == bluetoothLELL || l == bluetoothLELLWithPHDR || l == nordicBLE || l == ppi || l == bluetoothBREDRBB
             || (user0...user15).contains(l)
+    }
+
+    /// The air-sniffer linktypes whose records hold LE link-layer packets, which BTDecode decodes.
+    public static func isLELinkLayer(_ l: Int) -> Bool {
+        l == bluetoothLELL || l == bluetoothLELLWithPHDR || l == nordicBLE || l == ppi
     }
 
     public static func name(_ l: Int) -> String {

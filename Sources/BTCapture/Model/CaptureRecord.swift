@@ -27,7 +27,8 @@ public enum RecordKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case controllerAdded, controllerRemoved, controllerOpened, controllerClosed, controllerInfo
     case vendorDiagnostic
     case managementOpened, managementClosed, managementCommand, managementEvent
-    /// An LE link-layer frame from an air sniffer (linktypes 251, 256, 272, PPI): counted, not decoded yet.
+    /// A frame from an air sniffer, the whole pcap record (`sourceType` is its linktype): LE link-layer packets
+    /// (251, 256, 272, PPI), decoded by BTDecode's `LLDecoder`; BR/EDR baseband and user linktypes are only counted.
     case linkLayer
     /// A record of a type the container defines but btlens does not know; kept opaque.
     case unknown

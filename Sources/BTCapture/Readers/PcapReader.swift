@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// Reads pcap and pcapng through libpcap (which handles both byte orders, µs/ns resolution and pcapng blocks).
-/// Bluetooth linktypes 187, 201 and 254 are decoded; LE air-sniffer linktypes are counted with a notice.
+/// Bluetooth linktypes 187, 201 and 254 are decoded; LE air-sniffer records (251, 256, 272, PPI) are handed
+/// on whole for BTDecode's link-layer decoder; other air captures are counted with a notice.
 public final class PcapReader: RecordSource {
     public let info: CaptureInfo
     public let issues: IssueLog
@@ -63,7 +64,9 @@ public final class PcapReader: RecordSource {
         let format: CaptureFormat = isPcapng ? .pcapng(linktype: linktype) : .pcap(linktype: linktype)
         // libpcap scales every file to ns; a µs file shows 6 digits, as Wireshark does.
         info = CaptureInfo(format: format, timestampDigits: Self.sourceIsNano(prefix, isPcapng) ? 9 : 6)
-        if Linktype.isLinkLayerSniffer(linktype) {
+        if Linktype.isLELinkLayer(linktype) {
+            issues.notice("\(Linktype.name(linktype)) (linktype \(linktype)) is an air capture: stats and decode read its link layer; connections, scans and GATT are not followed from air captures yet")
+        } else if Linktype.isLinkLayerSniffer(linktype) {
             issues.notice("\(Linktype.name(linktype)) (linktype \(linktype)) is an air capture: records and timestamps are counted, its link-layer payload is not decoded yet")
         }
     }

@@ -15,6 +15,9 @@ public struct DecodedFrame {
     public var advertisingReports = 0
     /// An ACL packet that is a Qualcomm controller's debug log (`ACLPacket.isQualcommDebugLog`), not L2CAP.
     public var isControllerDebugLog = false
+    /// An air sniffer's LE link-layer packet (`.linkLayer` records). The L2CAP PDU its data PDU completed is in
+    /// `l2cap`, as for ACL; the tracker reads `l2cap` only beside an HCI ACL packet, so air frames open no link.
+    public var linkLayer: LLFrame?
 
     public init(record: CaptureRecord) { self.record = record }
 
@@ -45,13 +48,19 @@ public struct PacketDecoder {
     /// Walk every advertising report to count it and check the event's layout. A consumer that walks the
     /// reports itself (the tracker) turns this off and reports bad layouts, so each report is read once.
     public var validatesAdvertisingReports = true
+    /// Air-sniffer records: per access address state, and L2CAP over LL fragments.
+    public private(set) var linkLayer = LLDecoder()
 
     public init(issues: IssueLog) { self.issues = issues }
 
     public mutating func decode(_ record: CaptureRecord) -> DecodedFrame {
         var frame = DecodedFrame(record: record)
         guard record.kind.isHCIPacket else {
-            if record.kind == .controllerAdded || record.kind == .controllerRemoved { forget(controller: record.controller) }
+            if record.kind == .linkLayer {
+                decodeLinkLayer(record, into: &frame)
+            } else if record.kind == .controllerAdded || record.kind == .controllerRemoved {
+                forget(controller: record.controller)
+            }
             return frame
         }
         let issuesBefore = issues.count
@@ -66,7 +75,12 @@ public struct PacketDecoder {
     public mutating func decodeWithoutL2CAP(_ record: CaptureRecord) -> DecodedFrame {
         var frame = DecodedFrame(record: record)
         guard record.kind.isHCIPacket else {
-            if record.kind == .controllerAdded || record.kind == .controllerRemoved { forget(controller: record.controller) }
+            // Air records are decoded whole here: their L2CAP is the link layer's, not the link thread's.
+            if record.kind == .linkLayer {
+                decodeLinkLayer(record, into: &frame)
+            } else if record.kind == .controllerAdded || record.kind == .controllerRemoved {
+                forget(controller: record.controller)
+            }
             return frame
         }
         let issuesBefore = issues.count
@@ -161,6 +175,14 @@ public struct PacketDecoder {
               (UInt16(p[1]) | UInt16(p[2]) << 8) & 0x0FFF == ACLPacket.qualcommDebugLogHandle
         else { return }
         debugLogHandleIsLink.insert(controller)
+    }
+
+    /// Out of line: air captures are rare, and inlined into `decode` this would make every frame be copied.
+    @inline(never)
+    mutating func decodeLinkLayer(_ record: CaptureRecord, into frame: inout DecodedFrame) {
+        let issuesBefore = issues.count
+        linkLayer.decode(record, issues: issues, into: &frame)
+        frame.isMalformed = issues.count != issuesBefore
     }
 
     /// HCI Reset, or the controller came or went: its links are gone, and handles will be reused, so partial

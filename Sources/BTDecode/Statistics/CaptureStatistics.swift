@@ -28,6 +28,8 @@ public struct CaptureStatistics {
     public var recordsByKind = [Int](repeating: 0, count: RecordKind.allCases.count)
     /// Records with a problem (reader and decoder issues).
     public var malformed = 0
+    /// Air captures: the LE link layer.
+    public var linkLayer = LinkLayerStatistics()
 
     public init() {}
 
@@ -38,7 +40,10 @@ public struct CaptureStatistics {
         if firstTimestamp == nil { firstTimestamp = record.timestamp }
         lastTimestamp = record.timestamp
         recordsByKind[Int(record.kind.rawValue)] += 1
-        guard let hci = frame.hci else { return }
+        guard let hci = frame.hci else {
+            if let ll = frame.linkLayer { addLinkLayer(ll, frame) }
+            return
+        }
         switch hci {
         case .command(let c):
             commands[Int(c.opcode.rawValue)] += 1
@@ -70,6 +75,13 @@ public struct CaptureStatistics {
         case .sco, .iso:
             break
         }
+    }
+
+    /// Out of line: only air captures come here.
+    @inline(never)
+    mutating func addLinkLayer(_ ll: LLFrame, _ frame: DecodedFrame) {
+        linkLayer.add(ll)
+        if let pdu = frame.attPDU, let opcode = pdu.first { att[Int(opcode)] += 1 }
     }
 
     /// Non-zero entries of a table as (code, count), in code order.

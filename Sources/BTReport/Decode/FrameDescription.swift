@@ -14,7 +14,10 @@ public enum FrameDescription {
 
     static func describe(_ frame: DecodedFrame, wantFields: Bool) -> (String, [DecodedField]) {
         let record = frame.record
-        guard let hci = frame.hci else { return nonHCI(record) }
+        guard let hci = frame.hci else {
+            if let ll = frame.linkLayer { return LinkLayerDescription.describe(frame, ll) }
+            return nonHCI(record)
+        }
         switch hci {
         case .command(let c):
             let (detail, fields) = HCIDescription.command(c)

@@ -52,7 +52,7 @@ public struct FrameFilter {
         case .att: return frame.l2cap?.channel.carriesATT ?? false
         case .smp: return frame.l2cap.map { $0.channel == .smp || $0.channel == .brEdrSMP } ?? false
         case .signaling: return frame.l2cap.map { $0.channel == .leSignaling || $0.channel == .brEdrSignaling } ?? false
-        case .advertising: return frame.advertisingReports > 0
+        case .advertising: return frame.advertisingReports > 0 || (frame.linkLayer?.isAdvertising ?? false)
         }
     }
 
@@ -99,7 +99,8 @@ public struct FrameFilter {
     }
 
     /// Every opcode-like value of a frame: HCI command opcode (also the one a Command Complete/Status
-    /// answers), event code, LE subevent, and the first byte of ATT, SMP and signalling PDUs.
+    /// answers), event code, LE subevent, the first byte of ATT, SMP and signalling PDUs, and on air captures
+    /// the LL control opcode and the advertising PDU type.
     public static func opcodes(of frame: DecodedFrame) -> [UInt32] {
         var out: [UInt32] = []
         switch frame.hci {
@@ -114,6 +115,10 @@ public struct FrameFilter {
         if let pdu = frame.l2cap {
             let bytes = pdu.attPayload ?? pdu.payload
             if let first = bytes.first { out.append(UInt32(first)) }
+        }
+        if let ll = frame.linkLayer {
+            if let control = ll.control { out.append(UInt32(control.opcode.rawValue)) }
+            if let adv = ll.advertising { out.append(UInt32(adv.type.rawValue)) }
         }
         return out
     }

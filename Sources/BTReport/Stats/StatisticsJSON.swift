@@ -15,7 +15,7 @@ public enum StatisticsJSON {
         }
         var acl: [(String, JSONValue)] = [("sent", .int(s.aclSent)), ("received", .int(s.aclReceived))]
         if s.aclUnknownDirection > 0 { acl.append(("unknown", .int(s.aclUnknownDirection))) }
-        return .object([
+        var fields: [(String, JSONValue)] = [
             ("file", .string(file)),
             ("format", .string(info.format.name)),
             ("linktype", info.format.linktype.map { .int($0) } ?? .null),
@@ -34,6 +34,28 @@ public enum StatisticsJSON {
             ("disconnections", table(s.disconnections, width: 2)),
             ("att", table(s.att, width: 2)),
             ("malformed", .int(s.malformed)),
+        ]
+        if let l = info.format.linktype, info.format.isPcapFamily, Linktype.isLELinkLayer(l) {
+            fields.append(("link_layer", linkLayer(s.linkLayer) { table($0, width: $1) }))
+        }
+        return .object(fields)
+    }
+
+    /// Air captures: the LE link layer counted as tshark counts it (README, "Air captures").
+    static func linkLayer(_ l: LinkLayerStatistics, table: ([Int], Int) -> JSONValue) -> JSONValue {
+        .object([
+            ("packets", .int(l.packets)),
+            ("advertising_pdus", table(l.advertisingPDUs, 2)),
+            ("connect_requests", .int(l.connectRequests)),
+            ("crc_errors", .int(l.crcErrors)),
+            ("crc_unchecked", .int(l.crcUnchecked)),
+            ("data_pdus", .int(l.dataPDUs)),
+            ("empty_pdus", .int(l.emptyPDUs)),
+            ("retransmissions", .int(l.retransmissions)),
+            ("encrypted_pdus", .int(l.encryptedPDUs)),
+            ("isochronous_pdus", .int(l.isochronousPDUs)),
+            ("data_access_addresses", .int(l.dataAccessAddresses.count)),
+            ("control", table(l.control, 2)),
         ])
     }
 }

@@ -32,6 +32,9 @@ public enum StatisticsText {
         let reasons = disconnections.map { "\(HCIStatus(rawValue: UInt8($0.code))) ×\($0.count)" }.joined(separator: ", ")
         lines.append(row("connections", "\(s.connections)"))
         lines.append(row("disconnections", "\(disconnections.reduce(0) { $0 + $1.count })" + (reasons.isEmpty ? "" : " (\(reasons))")))
+        if let l = info.format.linktype, info.format.isPcapFamily, Linktype.isLELinkLayer(l) {
+            lines += linkLayer(s.linkLayer)
+        }
         let attTotal = s.att.reduce(0) { $0 + Int($1) }
         lines.append(row("ATT PDUs", "\(attTotal)" + top(s.att, width: 2) { ATTOpcode(rawValue: UInt8($0)).description }))
         let other = RecordKind.allCases.filter { !$0.isHCIPacket && s.recordsByKind[Int($0.rawValue)] > 0 }
@@ -41,6 +44,24 @@ public enum StatisticsText {
         lines.append(row("malformed", "\(s.malformed)"))
         for n in notices { lines.append("  note: \(n)") }
         return lines.joined(separator: "\n")
+    }
+
+    /// Air captures: the LE link layer (the `link_layer` object of `--json`).
+    static func linkLayer(_ l: LinkLayerStatistics) -> [String] {
+        let advertising = l.advertisingPDUs.reduce(0, +)
+        let control = l.control.reduce(0, +)
+        let addresses = l.dataAccessAddresses.count
+        var data = "\(l.dataPDUs) on \(addresses) access address\(addresses == 1 ? "" : "es") (\(l.emptyPDUs) empty, \(l.encryptedPDUs) encrypted), \(l.retransmissions) retransmissions"
+        if l.isochronousPDUs > 0 { data += ", \(l.isochronousPDUs) isochronous" }
+        var crc = "\(l.crcErrors) bad"
+        if l.crcUnchecked > 0 { crc += ", \(l.crcUnchecked) not checkable" }
+        return [
+            row("LL advertising", "\(advertising)" + top(l.advertisingPDUs, width: 2) { LLAdvertisingPDUType(rawValue: UInt8($0)).description }),
+            row("LL connect requests", "\(l.connectRequests)"),
+            row("LL data PDUs", data),
+            row("LL control PDUs", "\(control)" + top(l.control, width: 2) { LLControlOpcode(rawValue: UInt8($0)).description }),
+            row("LL CRC", crc),
+        ]
     }
 
     static func row(_ label: String, _ value: String) -> String {

@@ -14,7 +14,8 @@ struct StatsCommand: ParsableCommand {
             (sent = host to controller, received), controller_debug_log_packets (a Qualcomm controller's \
             firmware log on ACL handle 0x0edc: counted among the ACL packets, not decoded as L2CAP), advertising_reports, connections, disconnections \
             (by reason), att (complete PDUs by opcode, after reassembly) and malformed; an array when \
-            several files are given.
+            several files are given. Air captures add link_layer: advertising_pdus by type, connect_requests, \
+            crc_errors, data_pdus, retransmissions, control (LL control opcodes) and more.
 
             Examples:
               btlens stats samples/heart-rate-session.btsnoop

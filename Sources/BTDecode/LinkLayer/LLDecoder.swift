@@ -1,0 +1,233 @@
+import BTWire
+import BTCapture
+
+extension CaptureIssue.Code {
+    /// An air-sniffer record whose container or LL packet could not be read.
+    public static let linkLayerRecord = CaptureIssue.Code(rawValue: "ll.record")
+}
+
+/// Decodes air-sniffer records (`.linkLayer`) into `LLFrame`s, keeping per access address what the following
+/// PDUs need: the CRCInit and parameters from the CONNECT_IND, the last accepted SN and payload per direction
+/// (retransmissions), whether LL_START_ENC made the link encrypted, the event timing that infers a direction,
+/// and L2CAP reassembly over LL fragments (the HCI path's `L2CAPDecoder`, one handle per access address).
+///
+/// Memory: at most `maximumLinks` access addresses, the least recently used forgotten first.
+public struct LLDecoder {
+    /// Access addresses followed at once; fuzzed captures and promiscuous sniffers invent many.
+    public static let maximumLinks = 64
+    /// A gap longer than this between two packets on one access address starts a new connection event: the
+    /// interval is at least 7.5 ms, the longest PDU plus T_IFS about 2.3 ms (LINKLAYER.md §3).
+    static let eventGapNanoseconds: Int64 = 3_000_000
+    /// The controller number given to the L2CAP decoder: air links are not any controller's.
+    static let controller: UInt16 = 0
+
+    final class Link {
+        var accessAddress: UInt32 = 0
+        var handle: UInt16 = 0
+        var lastUse = 0
+        var connection: LLConnectionRequestData?
+        /// Per direction (C→P, P→C): the last accepted PDU's SN and payload hash, and whether the other side
+        /// has acknowledged it since.
+        var central = Sender()
+        var peripheral = Sender()
+        /// Plaintext LL_START_ENC_REQ seen: later non-empty PDUs are ciphertext.
+        var encrypted = false
+        /// Event timing for direction inference.
+        var lastTime: Int64 = 0
+        var lastChannel: UInt8?
+        var lastDirection: LLDirection = .unknown
+
+        func reset(accessAddress: UInt32) {
+            self.accessAddress = accessAddress
+            connection = nil
+            central = Sender()
+            peripheral = Sender()
+            encrypted = false
+            lastTime = 0
+            lastChannel = nil
+            lastDirection = .unknown
+        }
+    }
+
+    /// What one side sent last, for telling resends from new PDUs [Core Vol 6 Part B §4.5.9].
+    struct Sender {
+        enum Acknowledgement { case unknown, acknowledged, notAcknowledged }
+        var sn: UInt8?
+        var hash: UInt64 = 0
+        var acknowledgement = Acknowledgement.unknown
+
+        /// Takes `sn` and `hash` as this side's latest PDU; true when it resends the previous one: same SN and
+        /// payload, and the peer has not acknowledged that one since. A peer's NESN that did acknowledge it
+        /// means packets were missed in between (empty PDUs look alike).
+        mutating func accept(sn: UInt8, hash: UInt64) -> Bool {
+            let resent = self.sn == sn && self.hash == hash && acknowledgement != .acknowledged
+            self.sn = sn
+            self.hash = hash
+            acknowledgement = .unknown
+            return resent
+        }
+
+        /// The peer sent `nesn`: it acknowledges our last PDU when it differs from that PDU's SN. An
+        /// acknowledgement stands: a later NESN equal to the SN acknowledges a PDU the sniffer missed.
+        mutating func peer(nesn: UInt8) {
+            guard let sn else { return }
+            if nesn != sn {
+                acknowledgement = .acknowledged
+            } else if acknowledgement == .unknown {
+                acknowledgement = .notAcknowledged
+            }
+        }
+    }
+
+    var links: [Link] = []
+    /// The link of the previous data packet: a capture mostly follows one connection.
+    var lastLink: Link?
+    var clock = 0
+    public private(set) var l2cap = L2CAPDecoder()
+
+    public init() {}
+
+    /// Decodes one `.linkLayer` record into `frame.linkLayer`, and `frame.l2cap` when its data PDU completed an
+    /// L2CAP PDU (plaintext, CRC not bad, not a retransmission). A container that cannot be read is reported
+    /// and leaves `frame.linkLayer` nil.
+    public mutating func decode(_ record: CaptureRecord, issues: IssueLog, into decoded: inout DecodedFrame) {
+        // BR/EDR baseband and user linktypes are air captures too, but not of the LE link layer.
+        guard Linktype.isLELinkLayer(Int(record.sourceType)) else { return }
+        switch LLContainer.unwrap(record) {
+        case .failure(let error):
+            issues.report(.linkLayerRecord, record: record.number, offset: record.offset, error.message)
+        case .success(let packet):
+            var frame = LLFrame(packet: packet)
+            if packet.isAdvertising {
+                advertising(&frame)
+            } else if packet.pduClass != .isochronous {
+                decoded.l2cap = dataChannel(&frame, record: record, issues: issues)
+            }
+            decoded.linkLayer = frame
+        }
+    }
+
+    mutating func advertising(_ frame: inout LLFrame) {
+        let packet = frame.packet
+        if frame.crc == .unchecked, let stored = packet.storedCRC,
+           packet.accessAddress == LLCapturedPacket.advertisingAccessAddress {
+            frame.crc = LLCRC.compute(packet.pdu, initialValue: LLCRC.advertisingInitialValue) == stored ? .good : .bad
+        }
+        guard frame.crc != .bad, packet.pdu.count >= 2,
+              LLAdvertisingPDUType(rawValue: packet.pdu[0] & LLAdvertisingPDU.typeMask) == .connectInd,
+              let pdu = LLAdvertisingPDU(packet.pdu), case .connectRequest(_, _, let data) = pdu.body
+        else { return }
+        // A new CONNECT_IND for an access address starts that connection afresh (the psoc6 sample sends 52
+        // with one address).
+        let link = self.link(data.accessAddress)
+        l2cap.linkClosed(controller: Self.controller, handle: link.handle)
+        link.reset(accessAddress: data.accessAddress)
+        link.connection = data
+    }
+
+    mutating func dataChannel(_ frame: inout LLFrame, record: CaptureRecord, issues: IssueLog) -> L2CAPPDU? {
+        let packet = frame.packet
+        let link = self.link(packet.accessAddress)
+        frame.connectionKnown = link.connection != nil
+        if frame.crc == .unchecked, let stored = packet.storedCRC, let connection = link.connection {
+            frame.crc = LLCRC.compute(packet.pdu, initialValue: connection.crcInit) == stored ? .good : .bad
+        }
+        let time = record.timestamp.nanoseconds
+        if frame.direction == .unknown {
+            // Each connection event starts with the central; the sides then alternate.
+            let newEvent = link.lastDirection == .unknown || time - link.lastTime > Self.eventGapNanoseconds
+                || (packet.channel != nil && packet.channel != link.lastChannel)
+            frame.direction = newEvent ? .centralToPeripheral : link.lastDirection.opposite
+            frame.directionInferred = true
+        }
+        link.lastTime = time
+        link.lastChannel = packet.channel
+        link.lastDirection = frame.direction
+        // A bad CRC may have corrupted LLID, SN and Length: such a packet counts for RF statistics only.
+        guard frame.crc != .bad, let pdu = LLDataPDU(packet.pdu) else { return nil }
+
+        let hash = Self.hash(packet.pdu, header: pdu.header)
+        switch frame.direction {
+        case .centralToPeripheral:
+            frame.isRetransmission = link.central.accept(sn: pdu.header.sn, hash: hash)
+            link.peripheral.peer(nesn: pdu.header.nesn)
+        case .peripheralToCentral:
+            frame.isRetransmission = link.peripheral.accept(sn: pdu.header.sn, hash: hash)
+            link.central.peer(nesn: pdu.header.nesn)
+        case .unknown:
+            break
+        }
+        switch packet.encryption {
+        case .encrypted: frame.isEncrypted = !pdu.header.isEmpty
+        case .decrypted, .plaintext: frame.isEncrypted = false
+        case .unknown: frame.isEncrypted = link.encrypted && !pdu.header.isEmpty
+        }
+        guard !frame.isRetransmission, !frame.isEncrypted, !pdu.header.isEmpty else { return nil }
+
+        switch pdu.header.llid {
+        case .control:
+            // The peripheral sends LL_START_ENC_REQ in plaintext; everything after it is encrypted, starting
+            // with the central's LL_START_ENC_RSP [Core Vol 6 Part B §5.1.3.1].
+            if packet.encryption == .unknown, pdu.payload.first == LLControlOpcode.startEncReq.rawValue {
+                link.encrypted = true
+            }
+        case .start, .continuation:
+            let acl = ACLPacket(handle: link.handle,
+                                packetBoundary: pdu.header.llid == .start ? .firstFlushable : .continuation,
+                                broadcast: 0, declaredLength: pdu.payload.count, data: pdu.payload)
+            var hci = record
+            hci.controller = Self.controller
+            // The reassembler skips a record cut short; what counts is whether this packet is whole.
+            hci.originalLength = packet.isCutShort ? hci.payload.count + 1 : hci.payload.count
+            // The reassembler keeps a message per direction: C→P takes the `sent` slot, P→C `received`.
+            hci.direction = switch frame.direction {
+            case .centralToPeripheral: .sent
+            case .peripheralToCentral: .received
+            case .unknown: .unknown
+            }
+            return l2cap.decode(acl, record: hci, issues: issues)
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// FNV-1a over LLID, Length and payload: what must repeat for a same-SN PDU to be a retransmission.
+    static func hash(_ pdu: UnsafeRawBufferPointer, header: LLDataHeader) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        let prime: UInt64 = 0x0000_0100_0000_01B3
+        h = (h ^ UInt64(header.llid.rawValue)) &* prime
+        h = (h ^ UInt64(header.length)) &* prime
+        for byte in pdu.dropFirst(header.size) { h = (h ^ UInt64(byte)) &* prime }
+        return h
+    }
+
+    /// The state of `accessAddress`, created (or taken from the least recently used) when missing.
+    mutating func link(_ accessAddress: UInt32) -> Link {
+        clock += 1
+        if let last = lastLink, last.accessAddress == accessAddress {
+            last.lastUse = clock
+            return last
+        }
+        for link in links where link.accessAddress == accessAddress {
+            lastLink = link
+            link.lastUse = clock
+            return link
+        }
+        let link: Link
+        if links.count < Self.maximumLinks {
+            link = Link()
+            link.handle = UInt16(links.count)
+            links.append(link)
+        } else {
+            var oldest = 0
+            for i in links.indices where links[i].lastUse < links[oldest].lastUse { oldest = i }
+            link = links[oldest]
+            l2cap.linkClosed(controller: Self.controller, handle: link.handle)
+        }
+        link.reset(accessAddress: accessAddress)
+        link.lastUse = clock
+        lastLink = link
+        return link
+    }
+}

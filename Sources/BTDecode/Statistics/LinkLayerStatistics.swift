@@ -1,0 +1,107 @@
+import BTWire
+import BTCapture
+
+/// The `link_layer` counts of `btlens stats` for air captures, counted as tshark 4.0 does where it is right:
+/// a packet with a bad CRC counts only as a CRC error; advertising PDUs by type; data PDUs once, their
+/// retransmissions apart; plaintext control PDUs by opcode. Fixed tables, no growth with the file except the
+/// set of data access addresses (bounded).
+public struct LinkLayerStatistics {
+    /// LE link-layer records decoded (the container could be read).
+    public var packets = 0
+    /// Advertising PDUs whose CRC is not bad, by PDU type (4 bits).
+    public var advertisingPDUs = [Int](repeating: 0, count: 16)
+    /// Advertising PDUs with a bad CRC, by the (possibly corrupted) type: how tshark's counts differ from ours.
+    public var advertisingCRCErrors = [Int](repeating: 0, count: 16)
+    /// CONNECT_IND and AUX_CONNECT_REQ (CRC not bad).
+    public var connectRequests = 0
+    /// Packets whose CRC is bad, advertising and data.
+    public var crcErrors = 0
+    /// Packets whose CRC nobody could check (no flag, no CRCInit, or cut before the CRC).
+    public var crcUnchecked = 0
+    /// Data-channel PDUs, CRC not bad, retransmissions not counted; empty and encrypted ones included.
+    public var dataPDUs = 0
+    public var emptyPDUs = 0
+    /// Data PDUs resent with the same SN and payload (counted once in `dataPDUs`).
+    public var retransmissions = 0
+    /// Non-empty data PDUs still encrypted in the file (no key): counted, not decoded.
+    public var encryptedPDUs = 0
+    /// Plaintext LL control PDUs by opcode.
+    public var control = [Int](repeating: 0, count: 256)
+    /// Encrypted LLID-3 PDUs by their first (ciphertext) byte: what a decoder that ignores encryption reads as
+    /// an opcode.
+    public var encryptedControlFirstByte = [Int](repeating: 0, count: 256)
+    /// Retransmitted plaintext control PDUs by opcode, and retransmitted single-PDU ATT messages (LLID 2,
+    /// CID 0x0004, the whole L2CAP PDU in one LL PDU) by ATT opcode: counted once above, but twice by a
+    /// decoder that does not know the direction (tshark on linktypes 251 and PHDR type 0).
+    public var retransmittedControl = [Int](repeating: 0, count: 256)
+    public var retransmittedATT = [Int](repeating: 0, count: 256)
+    /// Isochronous PDUs (CIS, BIS): counted, not decoded.
+    public var isochronousPDUs = 0
+    /// Access addresses that carried a data PDU with a CRC that is not bad.
+    public var dataAccessAddresses: Set<UInt32> = []
+    /// Addresses remembered at most; a fuzzed capture cannot grow the set beyond it.
+    static let maximumAccessAddresses = 4096
+
+    public init() {}
+
+    /// Packets with a bad CRC on the data channel.
+    public var dataCRCErrors: Int { crcErrors - advertisingCRCErrors.reduce(0, +) }
+
+    @inline(never)
+    mutating func countRetransmitted(_ pdu: UnsafeRawBufferPointer) {
+        guard let header = LLDataHeader(pdu), !header.isEmpty, pdu.count > header.size else { return }
+        let payload = UnsafeRawBufferPointer(rebasing: pdu[header.size...])
+        if header.llid == .control {
+            retransmittedControl[Int(payload[0])] += 1
+        } else if header.llid == .start, payload.count > L2CAPPDU.headerLength,
+                  Int(payload[0]) | Int(payload[1]) << 8 == payload.count - L2CAPPDU.headerLength,
+                  UInt16(payload[2]) | UInt16(payload[3]) << 8 == L2CAPChannelID.att.rawValue {
+            retransmittedATT[Int(payload[L2CAPPDU.headerLength])] += 1
+        }
+    }
+
+    public mutating func add(_ frame: LLFrame) {
+        packets += 1
+        if frame.crc == .unchecked { crcUnchecked += 1 }
+        let pdu = frame.packet.pdu
+        if frame.isAdvertising {
+            let type = pdu.first.map { Int($0 & LLAdvertisingPDU.typeMask) }
+            if frame.crc == .bad {
+                crcErrors += 1
+                if let type { advertisingCRCErrors[type] += 1 }
+                return
+            }
+            guard let type else { return }
+            advertisingPDUs[type] += 1
+            if type == Int(LLAdvertisingPDUType.connectInd.rawValue) { connectRequests += 1 }
+            return
+        }
+        if frame.crc == .bad {
+            crcErrors += 1
+            return
+        }
+        if frame.packet.pduClass == .isochronous {
+            isochronousPDUs += 1
+            return
+        }
+        if frame.isRetransmission {
+            retransmissions += 1
+            if !frame.isEncrypted { countRetransmitted(pdu) }
+            return
+        }
+        dataPDUs += 1
+        if dataAccessAddresses.count < Self.maximumAccessAddresses { dataAccessAddresses.insert(frame.packet.accessAddress) }
+        guard let header = LLDataHeader(pdu) else { return }
+        if header.isEmpty {
+            emptyPDUs += 1
+            return
+        }
+        let first = pdu.count > header.size ? Int(pdu[header.size]) : nil
+        if frame.isEncrypted {
+            encryptedPDUs += 1
+            if header.llid == .control, let first { encryptedControlFirstByte[first] += 1 }
+        } else if header.llid == .control, let first {
+            control[first] += 1
+        }
+    }
+}
