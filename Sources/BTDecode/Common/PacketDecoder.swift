@@ -17,7 +17,11 @@ public struct DecodedFrame {
     public var isControllerDebugLog = false
     /// An air sniffer's LE link-layer packet (`.linkLayer` records). The L2CAP PDU its data PDU completed is in
     /// `l2cap`, as for ACL; the tracker reads `l2cap` only beside an HCI ACL packet, so air frames open no link.
-    public var linkLayer: LLFrame?
+    /// Valid until the next record is decoded, as the payload is.
+    public var linkLayer: LLFrame? { linkLayerSlot?.takeUnretainedValue().frame }
+    /// The decoder's one slot for it: a frame is copied for every record (a few hundred bytes), so the link-layer
+    /// packet (about as big again) stays out of it, behind a reference that costs no retain.
+    var linkLayerSlot: Unmanaged<LLFrameSlot>?
 
     public init(record: CaptureRecord) { self.record = record }
 
@@ -49,20 +53,16 @@ public struct PacketDecoder {
     /// reports itself (the tracker) turns this off and reports bad layouts, so each report is read once.
     public var validatesAdvertisingReports = true
     /// Air-sniffer records: per access address state, and L2CAP over LL fragments.
-    public private(set) var linkLayer = LLDecoder()
+    public let linkLayer = LLDecoder()
 
     public init(issues: IssueLog) { self.issues = issues }
 
     public mutating func decode(_ record: CaptureRecord) -> DecodedFrame {
-        var frame = DecodedFrame(record: record)
         guard record.kind.isHCIPacket else {
-            if record.kind == .linkLayer {
-                decodeLinkLayer(record, into: &frame)
-            } else if record.kind == .controllerAdded || record.kind == .controllerRemoved {
-                forget(controller: record.controller)
-            }
-            return frame
+            if record.kind == .controllerAdded || record.kind == .controllerRemoved { forget(controller: record.controller) }
+            return decodeOther(record)
         }
+        var frame = DecodedFrame(record: record)
         let issuesBefore = issues.count
         decodeHCI(record, l2cap: true, into: &frame)
         frame.isMalformed = issues.count != issuesBefore
@@ -73,16 +73,12 @@ public struct PacketDecoder {
     /// on two threads, which decodes L2CAP on the link thread (its own `L2CAPDecoder`, which reports the L2CAP
     /// issues). The same body as `decode`: a flag, or a shared helper, makes `decode` copy its frame.
     public mutating func decodeWithoutL2CAP(_ record: CaptureRecord) -> DecodedFrame {
-        var frame = DecodedFrame(record: record)
+        // Air records are decoded whole there: their L2CAP is the link layer's, not the link thread's.
         guard record.kind.isHCIPacket else {
-            // Air records are decoded whole here: their L2CAP is the link layer's, not the link thread's.
-            if record.kind == .linkLayer {
-                decodeLinkLayer(record, into: &frame)
-            } else if record.kind == .controllerAdded || record.kind == .controllerRemoved {
-                forget(controller: record.controller)
-            }
-            return frame
+            if record.kind == .controllerAdded || record.kind == .controllerRemoved { forget(controller: record.controller) }
+            return decodeOther(record)
         }
+        var frame = DecodedFrame(record: record)
         let issuesBefore = issues.count
         decodeHCI(record, l2cap: false, into: &frame)
         frame.isMalformed = issues.count != issuesBefore
@@ -177,12 +173,18 @@ public struct PacketDecoder {
         debugLogHandleIsLink.insert(controller)
     }
 
-    /// Out of line: air captures are rare, and inlined into `decode` this would make every frame be copied.
+    /// Records that are not HCI packets (an air sniffer's link-layer packet, notes, controllers coming and going).
+    /// Out of line, returning its own frame and changing nothing of `self`: a frame passed `inout` to a call made
+    /// `decode` copy every frame, and a mutating call made it check its tables' uniqueness at every record.
     @inline(never)
-    mutating func decodeLinkLayer(_ record: CaptureRecord, into frame: inout DecodedFrame) {
-        let issuesBefore = issues.count
-        linkLayer.decode(record, issues: issues, into: &frame)
-        frame.isMalformed = issues.count != issuesBefore
+    func decodeOther(_ record: CaptureRecord) -> DecodedFrame {
+        var frame = DecodedFrame(record: record)
+        if record.kind == .linkLayer {
+            let issuesBefore = issues.count
+            linkLayer.decode(record, issues: issues, into: &frame)
+            frame.isMalformed = issues.count != issuesBefore
+        }
+        return frame
     }
 
     /// HCI Reset, or the controller came or went: its links are gone, and handles will be reused, so partial

@@ -12,7 +12,16 @@ extension CaptureIssue.Code {
 /// and L2CAP reassembly over LL fragments (the HCI path's `L2CAPDecoder`, one handle per access address).
 ///
 /// Memory: at most `maximumLinks` access addresses, the least recently used forgotten first.
-public struct LLDecoder {
+/// Where the decoder leaves the link-layer packet of the record it decoded last (`DecodedFrame.linkLayer`).
+final class LLFrameSlot {
+    var frame: LLFrame?
+}
+
+/// A class: the packet decoder calls it out of line, and a struct mutated there would make the decoder check its
+/// own tables' uniqueness again at every record.
+public final class LLDecoder {
+    /// The last decoded packet, lent to `DecodedFrame` until the next record.
+    let slot = LLFrameSlot()
     /// Access addresses followed at once; fuzzed captures and promiscuous sniffers invent many.
     public static let maximumLinks = 64
     /// A gap longer than this between two packets on one access address starts a new connection event: the
@@ -90,7 +99,7 @@ public struct LLDecoder {
     /// Decodes one `.linkLayer` record into `frame.linkLayer`, and `frame.l2cap` when its data PDU completed an
     /// L2CAP PDU (plaintext, CRC not bad, not a retransmission). A container that cannot be read is reported
     /// and leaves `frame.linkLayer` nil.
-    public mutating func decode(_ record: CaptureRecord, issues: IssueLog, into decoded: inout DecodedFrame) {
+    public func decode(_ record: CaptureRecord, issues: IssueLog, into decoded: inout DecodedFrame) {
         // BR/EDR baseband and user linktypes are air captures too, but not of the LE link layer.
         guard Linktype.isLELinkLayer(Int(record.sourceType)) else { return }
         switch LLContainer.unwrap(record) {
@@ -103,11 +112,12 @@ public struct LLDecoder {
             } else if packet.pduClass != .isochronous {
                 decoded.l2cap = dataChannel(&frame, record: record, issues: issues)
             }
-            decoded.linkLayer = frame
+            slot.frame = frame
+            decoded.linkLayerSlot = Unmanaged.passUnretained(slot)
         }
     }
 
-    mutating func advertising(_ frame: inout LLFrame) {
+    func advertising(_ frame: inout LLFrame) {
         let packet = frame.packet
         if frame.crc == .unchecked, let stored = packet.storedCRC,
            packet.accessAddress == LLCapturedPacket.advertisingAccessAddress {
@@ -125,7 +135,7 @@ public struct LLDecoder {
         link.connection = data
     }
 
-    mutating func dataChannel(_ frame: inout LLFrame, record: CaptureRecord, issues: IssueLog) -> L2CAPPDU? {
+    func dataChannel(_ frame: inout LLFrame, record: CaptureRecord, issues: IssueLog) -> L2CAPPDU? {
         let packet = frame.packet
         let link = self.link(packet.accessAddress)
         frame.connectionKnown = link.connection != nil
@@ -203,7 +213,7 @@ public struct LLDecoder {
     }
 
     /// The state of `accessAddress`, created (or taken from the least recently used) when missing.
-    mutating func link(_ accessAddress: UInt32) -> Link {
+    func link(_ accessAddress: UInt32) -> Link {
         clock += 1
         if let last = lastLink, last.accessAddress == accessAddress {
             last.lastUse = clock

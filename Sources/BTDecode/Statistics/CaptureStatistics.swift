@@ -24,12 +24,20 @@ public struct CaptureStatistics {
     /// Disconnection Complete with status 0, by reason.
     public var disconnections = [Int](repeating: 0, count: 256)
     /// Complete ATT PDUs by opcode, after reassembly.
-    public var att = [Int](repeating: 0, count: 256)
+    /// ATT PDUs by opcode: those over HCI ACL and those an air capture's link layer carried.
+    public var att: [Int] {
+        zip(hciATT, linkLayerCounts.att).map { $0 + $1 }
+    }
+    var hciATT = [Int](repeating: 0, count: 256)
     public var recordsByKind = [Int](repeating: 0, count: RecordKind.allCases.count)
     /// Records with a problem (reader and decoder issues).
     public var malformed = 0
     /// Air captures: the LE link layer.
-    public var linkLayer = LinkLayerStatistics()
+    public var linkLayer: LinkLayerStatistics { linkLayerCounts.statistics }
+    /// Kept behind a reference: counting into it out of line, from a record loop that mutates this struct's
+    /// tables, would make every table increment check its array's uniqueness again. (Copies of the statistics
+    /// share it; they are only ever the finished counts.)
+    let linkLayerCounts = LinkLayerCounts()
 
     public init() {}
 
@@ -41,7 +49,8 @@ public struct CaptureStatistics {
         lastTimestamp = record.timestamp
         recordsByKind[Int(record.kind.rawValue)] += 1
         guard let hci = frame.hci else {
-            if let ll = frame.linkLayer { addLinkLayer(ll, frame) }
+            // Only the two fields it needs cross the call: passed the frame, `add` copied every record's frame.
+            if let slot = frame.linkLayerSlot { Self.addLinkLayer(slot, attOpcode: frame.attPDU?.first, to: linkLayerCounts) }
             return
         }
         switch hci {
@@ -71,7 +80,7 @@ public struct CaptureStatistics {
             case .unknown: aclUnknownDirection += 1
             }
             if frame.isControllerDebugLog { controllerDebugLog += 1 }
-            if let pdu = frame.attPDU, let opcode = pdu.first { att[Int(opcode)] += 1 }
+            if let pdu = frame.attPDU, let opcode = pdu.first { hciATT[Int(opcode)] += 1 }
         case .sco, .iso:
             break
         }
@@ -79,15 +88,22 @@ public struct CaptureStatistics {
 
     /// Out of line: only air captures come here.
     @inline(never)
-    mutating func addLinkLayer(_ ll: LLFrame, _ frame: DecodedFrame) {
-        linkLayer.add(ll)
-        if let pdu = frame.attPDU, let opcode = pdu.first { att[Int(opcode)] += 1 }
+    static func addLinkLayer(_ slot: Unmanaged<LLFrameSlot>, attOpcode: UInt8?, to counts: LinkLayerCounts) {
+        guard let ll = slot.takeUnretainedValue().frame else { return }
+        counts.statistics.add(ll)
+        if let opcode = attOpcode { counts.att[Int(opcode)] += 1 }
     }
 
     /// Non-zero entries of a table as (code, count), in code order.
     public static func nonZero(_ table: [Int]) -> [(code: Int, count: Int)] {
         table.indices.compactMap { table[$0] == 0 ? nil : ($0, Int(table[$0])) }
     }
+}
+
+/// The link-layer counts of `CaptureStatistics`.
+final class LinkLayerCounts {
+    var statistics = LinkLayerStatistics()
+    var att = [Int](repeating: 0, count: 256)
 }
 
 /// Reads a whole capture into statistics: the `stats` pipeline, generic over the reader type.
