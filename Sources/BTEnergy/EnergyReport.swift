@@ -131,6 +131,35 @@ public struct EnergyReport: Sendable {
         measured = Self.measured(model.controllerActivity, report: self, paging: paging)
     }
 
+    /// The phone's total alone (what an audit's summary needs), without keeping each activity: no array per link.
+    public static func phoneTotal(model: CaptureModel, energy: EnergyModel = EnergyModel()) -> RadioCost {
+        let captureEnd = model.lastTimestamp ?? Timestamp(nanoseconds: 0)
+        var total = RadioCost.zero
+        for s in model.scans {
+            total += energy.scanCost(s, duration: seconds(s.start.timestamp, s.endTimestamp ?? captureEnd))
+        }
+        for a in model.ownAdvertising {
+            total += energy.advertisingCost(a, seconds: seconds(a.start.timestamp, a.end?.timestamp ?? captureEnd))
+        }
+        for c in model.connections where c.transport == .le || c.transport == .unknown {
+            let end = c.end?.timestamp ?? captureEnd
+            let central = c.role != .peripheral
+            func add(_ p: LinkPhase, from: Timestamp, to: Timestamp) {
+                let t = energy.linkTime(seconds: seconds(from, to), parameters: p.parameters, txPHY: p.txPHY, rxPHY: p.rxPHY,
+                                        sent: p.sent, received: p.received, encrypted: c.encrypted, phoneIsCentral: central)
+                total += energy.phoneCost(t)
+            }
+            // The phases tile the link: each from its start (the first from the link's) to the next one's.
+            let closed = c.closedPhases, current = c.currentPhase ?? LinkPhase.whole(c)
+            for i in 0...closed.count {
+                let p = i < closed.count ? closed[i] : current
+                let to = i + 1 < closed.count ? closed[i + 1].start.timestamp : i < closed.count ? current.start.timestamp : end
+                add(p, from: i == 0 ? c.start.timestamp : p.start.timestamp, to: to)
+            }
+        }
+        return total
+    }
+
     static func link(_ c: Connection, captureEnd: Timestamp, energy: EnergyModel) -> Link {
         let end = c.end?.timestamp ?? captureEnd
         let modelled = c.transport == .le || c.transport == .unknown

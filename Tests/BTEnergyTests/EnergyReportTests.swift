@@ -43,12 +43,15 @@ struct EnergyReportTests {
         for name in ["wasteful-central", "heart-rate-session", "connection-churn", "peripheral-role", "fragmented-acl"] {
             let capture = try OpenedCapture.open(path: try writeScenario(name))
             var collector = TrackingCollector(options: .withoutAdvertisers)
-            let r = EnergyReport(model: try capture.accept(&collector))
+            let model = try capture.accept(&collector)
+            let r = EnergyReport(model: model)
             let scans: Double = r.scans.reduce(0) { $0 + $1.phone.chargeMC }
             let links: Double = r.links.reduce(0) { $0 + $1.phone.chargeMC }
             let advertising: Double = r.advertising.reduce(0) { $0 + $1.phone.chargeMC }
             let parts = scans + links + advertising
             #expect(abs(parts - r.phoneTotal.chargeMC) < 1e-9, "\(name)")
+            // The audit's summary takes the total without keeping each activity: the same number.
+            #expect(abs(EnergyReport.phoneTotal(model: model).chargeMC - r.phoneTotal.chargeMC) < 1e-6)
             for l in r.links {
                 let phases: Double = l.phases.reduce(0) { $0 + $1.phone.chargeMC }
                 #expect(abs(phases - l.phone.chargeMC) < 1e-9)

@@ -28,12 +28,17 @@ public struct DiscoverAllServicesRule: Rule {
         var findings: [Finding] = []
         var repeats = RepeatNumbering()
         let android = model.platform.platform == .android
+        // Links that took their database from another's cache, by that other link: built once, not per discovery.
+        var inheritors: [Int: [Connection]] = [:]
+        for c in model.connections where c.gatt.origin == .inherited {
+            if let from = c.gatt.inheritedFrom { inheritors[from, default: []].append(c) }
+        }
         for c in model.connections {
             for d in c.discoveries where d.kind == .allPrimaryServices && d.isFullRange && d.byHost {
                 let services = c.gatt.services.filter { $0.isPrimary }
                 let appServices = services.filter { !Self.systemServices.contains($0.uuid) }
                 // The database serves this link and the later links that took it from the OS's cache.
-                let users = [c] + model.connections.filter { $0.gatt.origin == .inherited && $0.gatt.inheritedFrom == c.id }
+                let users = [c] + (inheritors[c.id] ?? [])
                 let unused = appServices.filter { s in
                     !users.contains { u in
                         u.usage.contains { handle, use in handle >= s.startHandle && handle <= s.endHandle && use.total > 0 }

@@ -234,9 +234,10 @@ struct AuditCommand: ParsableCommand {
             }
             var audited = AuditedCapture(file: path, findings: findings, records: model.records,
                                          connections: model.connections.count, accepted: accepted, platform: model.platform)
-            let energy = EnergyReport(model: model, energy: auditor.energy)
-            audited.radioChargeMC = energy.phoneTotal.chargeMC
-            audited.captureSeconds = energy.captureSeconds
+            audited.radioChargeMC = EnergyReport.phoneTotal(model: model, energy: auditor.energy).chargeMC
+            if let first = model.firstTimestamp, let last = model.lastTimestamp {
+                audited.captureSeconds = max(0, Double(last.nanoseconds - first.nanoseconds) / 1e9)
+            }
             return (audited, model)
         } catch let error as CaptureError {
             return (AuditedCapture(file: path, findings: [], error: error.message), nil)
