@@ -37,6 +37,28 @@ struct AnonymizeFlagTests {
         }
     }
 
+    @Test("a pcap is anonymised into a pcap (the same format family), with the same counts")
+    func pcapFamily() throws {
+        let pcap = try ScenarioFixtures.path("heart-rate-session", format: .pcapH4WithDirection)
+        let dir = try TemporaryDirectory()
+        let out = dir.file("shared.pcap")
+        #expect(try CLI.run(["anonymize", pcap, out]).status == 0)
+        let bytes = try TemporaryDirectory.contents(of: out)
+        #expect(bytes.prefix(4) == [0xD4, 0xC3, 0xB2, 0xA1] || bytes.prefix(4) == [0xA1, 0xB2, 0xC3, 0xD4])
+        let before = try CLI.run(["stats", "--json", pcap]), after = try CLI.run(["stats", "--json", out])
+        // The counts: HCI packets by kind and code, ACL, advertising reports, connections, ATT.
+        let counts = { (text: String) -> NSDictionary in
+            var d = ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]) ?? [:]
+            for key in ["file", "format", "linktype"] { d[key] = nil }
+            return NSDictionary(dictionary: d)
+        }
+        #expect(counts(before.stdout).count > 5)
+        #expect(counts(before.stdout) == counts(after.stdout))
+        let timeline = try CLI.run(["timeline", out])
+        #expect(!after.stdout.contains("D4:3A:2C:81:5E:07") && !timeline.stdout.contains("D4:3A:2C:81:5E:07"))
+        #expect(timeline.stdout.contains("Connection #1"))
+    }
+
     @Test("--anonymize-key: the same pseudonyms every run, others with another key; anonymize --keep-values keeps values")
     func keyed() throws {
         let sample = try writeScenario("wasteful-central")

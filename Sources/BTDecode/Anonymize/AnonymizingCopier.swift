@@ -10,10 +10,10 @@ public struct AnonymizingCopier: RecordSourceVisitor {
         public var names = 0
     }
 
-    let writer: BTSnoopWriter
+    let writer: any HCIRecordWriter
     let anonymizer: Anonymizer
 
-    public init(writer: BTSnoopWriter, anonymizer: Anonymizer = Anonymizer()) {
+    public init(writer: any HCIRecordWriter, anonymizer: Anonymizer = Anonymizer()) {
         self.writer = writer
         self.anonymizer = anonymizer
     }
@@ -35,8 +35,8 @@ public struct AnonymizingCopier: RecordSourceVisitor {
             let packet = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
             if count > 0 { packet.copyMemory(from: record.payload) }
             anonymizer.anonymize(kind: record.kind, payload: packet)
-            try writer.write(kind: record.kind, direction: record.direction, timestamp: record.timestamp,
-                             payload: UnsafeRawBufferPointer(packet))
+            try writer.write(kind: record.kind, direction: record.direction, timestamp: record.timestamp, controller: 0,
+                             monitorOpcode: nil, payload: UnsafeRawBufferPointer(packet))
             result.written += 1
         }
         result.addresses = anonymizer.addressesReplaced

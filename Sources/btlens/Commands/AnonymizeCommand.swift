@@ -18,7 +18,8 @@ struct AnonymizeCommand: ParsableCommand {
             Enhanced ATT) are zeroed whole. Structure, timing, handles, opcodes and UUIDs are kept, so timeline, \
             gatt and audit give the same connections, GATT tree and findings.
 
-            The copy is btsnoop H4 (Android's format): HCI packets only; notes and other records are left out \
+            The copy is in the input's format family: pcap (linktype 201, H4 with direction) for pcap and pcapng, \
+            btsnoop H4 (Android's format) for the rest; HCI packets only: notes and other records are left out \
             (counted on standard error), and controller indexes are not kept.
 
             --anonymize-key K keys the pseudonyms, so an address gets the same one in every run and capture (without \
@@ -56,9 +57,15 @@ struct AnonymizeCommand: ParsableCommand {
             throw ExitStatus.usage
         }
         guard let capture = InputFiles.open(only) else { throw ExitStatus.inputUnreadable }
-        let writer: BTSnoopWriter
+        // The same format family as the input: pcap (H4 with its direction pseudo-header) for pcap and pcapng,
+        // btsnoop H4 for the rest (btsnoop, PacketLogger, archives' captures).
+        let writer: any HCIRecordWriter
         do {
-            writer = try BTSnoopWriter(path: output, datalink: BTSnoopDatalink.h4)
+            if capture.info.format.isPcapFamily {
+                writer = try PcapWriter(path: output, linktype: Linktype.bluetoothHCIH4WithPHDR)
+            } else {
+                writer = try BTSnoopWriter(path: output, datalink: BTSnoopDatalink.h4)
+            }
         } catch {
             Diagnostics.error(file: output, "cannot write: \(error)")
             throw ExitStatus.inputUnreadable
