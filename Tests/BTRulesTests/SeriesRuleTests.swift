@@ -76,6 +76,28 @@ struct SeriesRuleTests {
                 "\(lines.prefix(1))")
     }
 
+    @Test("a poll the app paused (irregular as a whole): its steady stretch is reported; five steady reads are not")
+    func pausedPoll() throws {
+        let model = ScriptTracker.model(seed: 14) { s in
+            let att = Self.connect(s, handle: 0x0041)
+            _ = att.discoverEverything()
+            Self.poll(att, s, handles: [Self.handle(Self.temperature)], rounds: 10, periodMs: 5_000)
+            s.wait(seconds: 60)
+            Self.poll(att, s, handles: [Self.handle(Self.temperature)], rounds: 8, periodMs: 5_000)
+            // Humidity: five steady reads, a pause, four more: no stretch of six.
+            Self.poll(att, s, handles: [Self.handle(Self.humidity)], rounds: 5, periodMs: 3_000)
+            s.wait(seconds: 40)
+            Self.poll(att, s, handles: [Self.handle(Self.humidity)], rounds: 4, periodMs: 3_000)
+            s.disconnect(att.connection)
+        }
+        let c = try #require(model.connections.first)
+        let series = try #require(c.series.first { $0.kind == .read && $0.handle == Self.handle(Self.temperature) })
+        #expect(!series.isRegular() && series.steady.count >= 10)
+        let found = findings(PollInsteadOfNotifyRule.self, model)
+        #expect(found.map(\.attributeHandle) == [Self.handle(Self.temperature)], "\(found.map(\.message))")
+        #expect(found.first?.message.contains("of 18 reads") == true, "\(found.map(\.message))")
+    }
+
     @Test("controls: a read-only value polled, two reads, irregular reads of a notifying value: no finding")
     func pollControls() {
         let model = ScriptTracker.model(seed: 8) { s in

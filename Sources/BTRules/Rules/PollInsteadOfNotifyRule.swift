@@ -14,6 +14,7 @@ public struct PollInsteadOfNotifyRule: Rule {
         options: [
             RuleOption("minimum_reads", 3, "Reads of one value in a connection needed to report."),
             RuleOption("maximum_variation", 0.35, "Largest coefficient of variation of the gaps between the reads that still counts as a regular period."),
+            RuleOption("minimum_steady_reads", 6, "When the whole series is not regular (the app paused its timer), reads in a row whose gaps each stay within 20 % of the one before that still count as a poll."),
         ],
         fixtures: [.triggers("wasteful-central", findings: 1, connection: 1, attributeHandle: 0x0019),
                    .clean("heart-rate-session"), .clean("fragmented-acl")]
@@ -26,16 +27,26 @@ public struct PollInsteadOfNotifyRule: Rule {
         var repeats = RepeatNumbering()
         let minimumReads = Int(context.option("minimum_reads"))
         let maximumVariation = context.option("maximum_variation")
+        let minimumSteady = max(minimumReads, Int(context.option("minimum_steady_reads")))
         for c in model.connections {
-            for (index, s) in c.series.enumerated() where s.kind == .read && s.sent
-                && s.isRegular(minimumCount: minimumReads, maximumVariation: maximumVariation) {
-                guard let why = Self.canNotify(s.handle, in: c), let period = s.meanInterval else { continue }
+            for (index, s) in c.series.enumerated() where s.kind == .read && s.sent {
+                let regular = s.isRegular(minimumCount: minimumReads, maximumVariation: maximumVariation)
+                // Not regular as a whole: a timer that ran for a while (paused, or other reads at other times).
+                guard regular || s.steady.count >= minimumSteady,
+                      let why = Self.canNotify(s.handle, in: c),
+                      let period = regular ? s.meanInterval : s.steady.meanInterval
+                else { continue }
+                let count = regular ? s.count : s.steady.count
+                let start = regular ? s.first.timestamp : Timestamp(nanoseconds: s.steady.firstNanoseconds)
+                let end = regular ? s.last.timestamp : Timestamp(nanoseconds: s.steady.lastNanoseconds)
+                let span = RuleText.seconds(end.nanoseconds - start.nanoseconds)
+                let of = regular ? "" : " (of \(s.count) reads over \(RuleText.seconds(s.duration)))"
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, attributeHandle: s.handle,
                     discriminator: repeats.discriminator(key: "\(c.id)|\(s.handle)"),
-                    start: s.first.timestamp, end: s.last.timestamp, records: c.records(ofSeries: index),
-                    message: "\(RuleText.connection(c)) read \(RuleText.attribute(s.handle, in: c)) \(s.count) times every \(RuleText.seconds(Int64(saturating: period * 1e9))) over \(RuleText.seconds(s.duration))\(Self.interleaving(s, in: c)) although \(why).")
-                    .costing(RuleCost.polling(reads: s.count, valueBytes: s.count > 0 ? s.bytes / s.count : 0, on: c, context)))
+                    start: start, end: end, records: c.records(ofSeries: index),
+                    message: "\(RuleText.connection(c)) read \(RuleText.attribute(s.handle, in: c)) \(count) times every \(RuleText.seconds(Int64(saturating: period * 1e9))) over \(span)\(of)\(Self.interleaving(s, in: c)) although \(why).")
+                    .costing(RuleCost.polling(reads: count, valueBytes: s.count > 0 ? s.bytes / s.count : 0, on: c, context)))
             }
         }
         return findings

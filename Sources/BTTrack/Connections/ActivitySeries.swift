@@ -32,6 +32,46 @@ public struct IntervalStatistics: Sendable, Equatable {
     public var longestGap: Duration { .nanoseconds(longestNanoseconds) }
 }
 
+/// The longest stretch of a series whose gaps each stay within `tolerance` of the one before: a timer that ran
+/// for a while, even when the app paused it (or other reads came at other times) so that the whole series is not
+/// regular. Kept as operations arrive, a few comparisons each.
+public struct SteadyStretch: Sendable, Equatable {
+    /// How much one gap may differ from the one before (a timer's jitter).
+    public static let tolerance = 0.2
+    /// The longest stretch: operations in it, its first and last operation's time.
+    public internal(set) var count = 0
+    public internal(set) var firstNanoseconds: Int64 = 0
+    public internal(set) var lastNanoseconds: Int64 = 0
+    // The stretch being followed.
+    var currentCount = 0
+    var currentFirst: Int64 = 0
+    var previousGap: Int64 = 0
+
+    public init() {}
+
+    /// Mean seconds between the stretch's operations.
+    public var meanInterval: Double? { count > 1 ? Double(lastNanoseconds &- firstNanoseconds) / 1e9 / Double(count - 1) : nil }
+
+    /// The next operation, `gap` after the one before at `previousAt`.
+    @inline(__always)
+    mutating func add(gap: Int64, previousAt: Int64, at: Int64) {
+        let limit = Double(previousGap) * Self.tolerance
+        if currentCount >= 2 && abs(Double(gap &- previousGap)) <= limit {
+            currentCount += 1
+        } else {
+            // A new stretch begins with this gap: the operation before it and this one.
+            currentCount = 2
+            currentFirst = previousAt
+        }
+        previousGap = gap
+        if currentCount > count {
+            count = currentCount
+            firstNanoseconds = currentFirst
+            lastNanoseconds = at
+        }
+    }
+}
+
 /// Every ATT operation of one kind on one attribute by one side over a whole connection, whatever other traffic
 /// came between: what a timer in an app produces (a value polled every 10 s), which the timeline's runs cut
 /// into pieces wherever the gaps are long or other operations interleave. Bearers of one link share a series:
@@ -46,6 +86,8 @@ public struct ActivitySeries: Sendable {
     /// Value bytes: written or notified, or for reads returned.
     public internal(set) var bytes = 0
     public internal(set) var intervals = IntervalStatistics()
+    /// The longest steady stretch of the series.
+    public internal(set) var steady = SteadyStretch()
     /// Timeline runs the series was cut into.
     public internal(set) var runs = 0
 
@@ -72,7 +114,12 @@ public struct ActivitySeries: Sendable {
 
     @inline(__always)
     mutating func add(at: RecordRef, bytes: Int) {
-        if intervals.count > 0 { intervals.add(gapNanoseconds: at.timestamp.nanoseconds &- last.timestamp.nanoseconds) }
+        if intervals.count > 0 {
+            let gap = at.timestamp.nanoseconds &- last.timestamp.nanoseconds
+            intervals.add(gapNanoseconds: gap)
+            // Only reads are judged for steadiness (polling); other operations skip the work.
+            if kind == .read { steady.add(gap: gap, previousAt: last.timestamp.nanoseconds, at: at.timestamp.nanoseconds) }
+        }
         intervals.count += 1
         self.bytes &+= bytes
         last = at
