@@ -19,7 +19,7 @@ struct BTLens: ParsableCommand {
             inside named archive:path; a rotated btsnoop_hci.log.last and the log after it are read as one. \
             Use - to read a capture from standard input.
 
-            Exit codes: 0 success, 1 findings at or above the failure threshold (audit), 2 usage error, \
+            Exit codes: 0 success, 1 findings at or above the failure threshold (audit; diff: also a radio charge that rose past --fail-on-increase), 2 usage error, \
             3 input unreadable (missing, not a capture, not Bluetooth) or output unwritable; live capture: 4 no Bluetooth in the \
             kernel, 5 no permission (root or CAP_NET_RAW), 6 no controller.
 
@@ -28,6 +28,8 @@ struct BTLens: ParsableCommand {
               btlens timeline samples/heart-rate-session.btsnoop
               btlens stats --json capture.log other.pcapng
               btlens decode -v --handle 0x0040 --cid 4 btsnoop_hci.log
+              btlens energy samples/wasteful-central.btsnoop
+              btlens diff samples/wasteful-central.btsnoop samples/tidy-central.btsnoop
               btlens audit bugreport.zip
               btlens anonymize btsnoop_hci.log shared.btsnoop
               adb exec-out cat /data/misc/bluetooth/logs/btsnoop_hci.log | btlens audit -
