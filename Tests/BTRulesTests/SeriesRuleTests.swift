@@ -30,13 +30,24 @@ struct SeriesRuleTests {
     static func handle(_ uuid: BluetoothUUID) -> UInt16 { database.characteristic(uuid: uuid)!.valueHandle }
     static let interval = HCIUnits.connectionInterval(microseconds: 45_000)
 
-    static func connect(_ s: HCIScript, handle: UInt16, database: BTScenario.GATTDatabase = database) -> ATTChannel {
+    static func connect(_ s: HCIScript, handle: UInt16, to peer: PeerAddress = RuleScript.sensor,
+                        database: BTScenario.GATTDatabase = database) -> ATTChannel {
         let parameters = BTScenario.ConnectionParameters(intervalMin: interval, intervalMax: interval,
                                                          supervisionTimeout: HCIUnits.supervisionTimeout(microseconds: Micros.seconds(4)))
         s.stopScan()
-        let link = s.connect(to: RuleScript.sensor, handle: handle, parameters: parameters, scanInterval: RuleScript.scanInterval,
+        let link = s.connect(to: peer, handle: handle, parameters: parameters, scanInterval: RuleScript.scanInterval,
                              scanWindow: RuleScript.scanInterval, chosenInterval: interval)
         return ATTChannel(script: s, connection: link, server: GATTServer(database: database), clientSide: .local)
+    }
+
+    /// A first link discovers; a second, relying on the cache, polls Temperature six times 2 s apart.
+    static func discoverThenPollCached(_ s: HCIScript) {
+        let first = connect(s, handle: 0x0041)
+        _ = first.discoverEverything()
+        s.disconnect(first.connection)
+        let cached = connect(s, handle: 0x0042)
+        poll(cached, s, handles: [handle(temperature)], rounds: 6, periodMs: 2_000)
+        s.disconnect(cached.connection)
     }
 
     /// Reads of `handles` in turn, `rounds` times, `period` ms apart (± 5 %), with a write between.
@@ -136,19 +147,12 @@ struct SeriesRuleTests {
     func identityAddress() throws {
         let identity = PeerAddress(BDAddr(rawValue: 0xC1_22_33_44_55_66), type: LEParameter.randomAddress)
         let resolvable = PeerAddress(BDAddr(rawValue: 0x5A_11_22_33_44_55), type: LEParameter.randomAddress)
-        let parameters = BTScenario.ConnectionParameters(intervalMin: Self.interval, intervalMax: Self.interval,
-                                                         supervisionTimeout: HCIUnits.supervisionTimeout(microseconds: Micros.seconds(4)))
-        func link(_ s: HCIScript, _ peer: PeerAddress, _ handle: UInt16) -> ATTChannel {
-            let c = s.connect(to: peer, handle: handle, parameters: parameters, scanInterval: RuleScript.scanInterval,
-                              scanWindow: RuleScript.scanInterval, chosenInterval: Self.interval)
-            return ATTChannel(script: s, connection: c, server: GATTServer(database: Self.database), clientSide: .local)
-        }
         let model = ScriptTracker.model(seed: 13) { s in
-            let first = link(s, resolvable, 0x0041)
+            let first = Self.connect(s, handle: 0x0041, to: resolvable)
             _ = first.discoverEverything()
             s.smp(BTScenario.SMPPDU.identityAddressInformation(identity), first.connection, from: .remote)
             s.disconnect(first.connection)
-            let later = link(s, identity, 0x0042)
+            let later = Self.connect(s, handle: 0x0042, to: identity)
             Self.poll(later, s, handles: [Self.handle(Self.temperature)], rounds: 6, periodMs: 2_000)
             s.disconnect(later.connection)
         }
@@ -175,14 +179,7 @@ struct SeriesRuleTests {
 
     @Test("an earlier discovery is inherited; one that disagrees with a later discovery is not trusted")
     func inheritedAndConflicting() {
-        let model = ScriptTracker.model(seed: 11) { s in
-            let first = Self.connect(s, handle: 0x0041)
-            _ = first.discoverEverything()
-            s.disconnect(first.connection)
-            let cached = Self.connect(s, handle: 0x0042)
-            Self.poll(cached, s, handles: [Self.handle(Self.temperature)], rounds: 6, periodMs: 2_000)
-            s.disconnect(cached.connection)
-        }
+        let model = ScriptTracker.model(seed: 11) { s in Self.discoverThenPollCached(s) }
         #expect(model.connections.map(\.gatt.origin) == [.discovered, .inherited])
         #expect(findings(PollInsteadOfNotifyRule.self, model).count == 1)
 
@@ -193,12 +190,7 @@ struct SeriesRuleTests {
             GATTServiceDefinition(0x181A, [GATTCharacteristicDefinition(0x2A6E, [.read, .notify], value: [0x10, 0x09])]),
         ])
         let changed = ScriptTracker.model(seed: 11) { s in
-            let first = Self.connect(s, handle: 0x0041)
-            _ = first.discoverEverything()
-            s.disconnect(first.connection)
-            let cached = Self.connect(s, handle: 0x0042)
-            Self.poll(cached, s, handles: [Self.handle(Self.temperature)], rounds: 6, periodMs: 2_000)
-            s.disconnect(cached.connection)
+            Self.discoverThenPollCached(s)
             let updated = Self.connect(s, handle: 0x0043, database: moved)
             _ = updated.discoverEverything()
             s.disconnect(updated.connection)

@@ -76,16 +76,8 @@ public final class ArchiveReader {
             guard let context, let buffer else { return -1 }
             let source = Unmanaged<ByteSource>.fromOpaque(context).takeUnretainedValue()
             // libarchive keeps the block until its next read call, which is when the source may reuse it.
-            do {
-                guard try source.ensure(1) else { return 0 }
-            } catch {
-                // libarchive reports only that the read failed: the cause is kept for the error message.
-                source.failure = error as? CaptureError ?? CaptureError(.readFailed, "\(error)")
-                return -1
-            }
-            let bytes = source.peek(source.available)
+            guard let bytes = source.takeBlock(maximum: .max) else { return -1 }
             buffer.pointee = bytes.baseAddress
-            source.consume(bytes.count)
             return bytes.count
         }, nil)
         guard status == ARCHIVE_OK else {

@@ -138,6 +138,21 @@ public final class ByteSource {
         start += min(count, end - start)
     }
 
+    /// For C read callbacks (libarchive's, libpcap's through CStreamSupport): up to `maximum` bytes, consumed and
+    /// valid until the next read; empty at the end; nil when reading failed, the cause kept in `failure` (the C
+    /// side can only say that it failed).
+    public func takeBlock(maximum: Int) -> UnsafeRawBufferPointer? {
+        do {
+            guard try ensure(1) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        } catch {
+            failure = error as? CaptureError ?? CaptureError(.readFailed, "\(error)")
+            return nil
+        }
+        let bytes = peek(min(maximum, available))
+        consume(bytes.count)
+        return bytes
+    }
+
     /// Everything still buffered (for handing sniffed bytes on to libpcap).
     public func takeBuffered() -> [UInt8] {
         let bytes = [UInt8](UnsafeRawBufferPointer(start: buffer + start, count: end - start))

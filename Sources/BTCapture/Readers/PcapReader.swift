@@ -77,15 +77,8 @@ public final class PcapReader: RecordSource {
     static let readFromSource: btlens_read_callback = { context, buffer, count in
         guard let context, let buffer else { return -1 }
         let source = Unmanaged<ByteSource>.fromOpaque(context).takeUnretainedValue()
-        do {
-            guard try source.ensure(1) else { return 0 }
-        } catch {
-            source.failure = error as? CaptureError ?? CaptureError(.readFailed, "\(error)")
-            return -1
-        }
-        let bytes = source.peek(min(count, source.available))
-        buffer.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-        source.consume(bytes.count)
+        guard let bytes = source.takeBlock(maximum: count) else { return -1 }
+        if let base = bytes.baseAddress { buffer.copyMemory(from: base, byteCount: bytes.count) }
         return bytes.count
     }
 
