@@ -191,37 +191,70 @@ public struct EnergyReport: Sendable {
     /// every scan and link prorated by its overlap with the interval.
     static func measured(_ reports: [ControllerActivityReport], report: EnergyReport,
                          paging: [(start: Timestamp, end: Timestamp)]) -> [Measured] {
-        var out: [Measured] = []
-        for (a, b) in zip(reports, reports.dropFirst()) where b.at.controller == a.at.controller {
-            // Each answer counts since the stack's previous read (AOSP resets the counters on read), so the
-            // second of two reads in the capture measures the interval between them; the first read's interval
-            // began before the capture.
-            guard b.at.timestamp > a.at.timestamp else { continue }
-            let from = a.at.timestamp, to = b.at.timestamp
-            var model = RadioTime()
-            var brEdr = paging.contains { $0.start < to && $0.end > from }
-            func share(_ s: Timestamp, _ e: Timestamp) -> Double {
-                let total = Self.seconds(s, e)
-                let overlap = Self.seconds(max(s, from), min(e, to))
-                return total > 0 ? overlap / total : 0
-            }
-            for s in report.scans {
-                let f = share(s.start, s.end)
-                model = model + RadioTime(txSeconds: s.radio.txSeconds * f, rxSeconds: s.radio.rxSeconds * f)
-            }
-            for l in report.links {
-                if !l.modelled && l.start < to && l.end > from && l.connection.transport == .brEdr { brEdr = true }
-                for p in l.phases {
-                    let f = share(p.start, p.end)
-                    model = model + RadioTime(txSeconds: p.radio.txSeconds * f, rxSeconds: p.radio.rxSeconds * f)
-                }
-            }
-            out.append(Measured(start: from, end: to, txSeconds: Double(b.txMilliseconds) / 1000,
-                                rxSeconds: Double(b.rxMilliseconds) / 1000, idleSeconds: Double(b.idleMilliseconds) / 1000,
-                                energy: b.energy, modelTxSeconds: model.txSeconds, modelRxSeconds: model.rxSeconds,
-                                brEdrActive: brEdr))
+        // Each answer counts since the stack's previous read (AOSP resets the counters on read), so the second of
+        // two reads in the capture measures the interval between them; the first read's interval began before it.
+        let intervals = zip(reports, reports.dropFirst()).filter { a, b in
+            b.at.controller == a.at.controller && b.at.timestamp > a.at.timestamp
         }
-        return out
+        guard !intervals.isEmpty else { return [] }
+        // Every scan and link phase spreads its radio time evenly over its span: the model's time in an interval
+        // is F(to) − F(from), F the running integral of the summed rates, made in one sweep over the spans' ends
+        // and the reads (not each interval against each activity: thousands of reads times thousands of links).
+        var changes: [(at: Int64, tx: Double, rx: Double)] = []
+        func spread(_ start: Timestamp, _ end: Timestamp, _ radio: RadioTime) {
+            let span = end.nanoseconds - start.nanoseconds
+            guard span > 0 else { return }
+            let tx = radio.txSeconds / Double(span), rx = radio.rxSeconds / Double(span)
+            changes.append((start.nanoseconds, tx, rx))
+            changes.append((end.nanoseconds, -tx, -rx))
+        }
+        for s in report.scans { spread(s.start, s.end, s.radio) }
+        for l in report.links { for p in l.phases { spread(p.start, p.end, p.radio) } }
+        changes.sort { $0.at < $1.at }
+        let times = Array(Set(intervals.flatMap { [$0.0.at.timestamp.nanoseconds, $0.1.at.timestamp.nanoseconds] })).sorted()
+        var integral: [Int64: (tx: Double, rx: Double)] = [:]
+        var rate = (tx: 0.0, rx: 0.0), total = (tx: 0.0, rx: 0.0), now = Int64.min, next = 0
+        for t in times {
+            while next < changes.count && changes[next].at <= t {
+                if now != .min {
+                    let dt = Double(changes[next].at - now)
+                    total = (total.tx + rate.tx * dt, total.rx + rate.rx * dt)
+                }
+                now = changes[next].at
+                rate = (rate.tx + changes[next].tx, rate.rx + changes[next].rx)
+                next += 1
+            }
+            if now != .min {
+                let dt = Double(t - now)
+                total = (total.tx + rate.tx * dt, total.rx + rate.rx * dt)
+                now = t
+            }
+            integral[t] = total
+        }
+        // BR/EDR links and page attempts: counted by binary search over their sorted starts and ends.
+        var brEdr = paging.map { ($0.start.nanoseconds, $0.end.nanoseconds) }
+        for l in report.links where !l.modelled && l.connection.transport == .brEdr {
+            brEdr.append((l.start.nanoseconds, l.end.nanoseconds))
+        }
+        let starts = brEdr.map(\.0).sorted(), ends = brEdr.map(\.1).sorted()
+        func count(_ sorted: [Int64], below value: Int64, inclusive: Bool) -> Int {
+            var low = 0, high = sorted.count
+            while low < high {
+                let mid = (low + high) / 2
+                if sorted[mid] < value || (inclusive && sorted[mid] == value) { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+        return intervals.map { a, b in
+            let from = a.at.timestamp, to = b.at.timestamp
+            let f = integral[from.nanoseconds] ?? (0, 0), t = integral[to.nanoseconds] ?? (0, 0)
+            // Spans overlapping (from, to): those starting before `to` less those ending at or before `from`.
+            let overlapping = count(starts, below: to.nanoseconds, inclusive: false) - count(ends, below: from.nanoseconds, inclusive: true)
+            return Measured(start: from, end: to, txSeconds: Double(b.txMilliseconds) / 1000,
+                            rxSeconds: Double(b.rxMilliseconds) / 1000, idleSeconds: Double(b.idleMilliseconds) / 1000,
+                            energy: b.energy, modelTxSeconds: max(0, t.tx - f.tx), modelRxSeconds: max(0, t.rx - f.rx),
+                            brEdrActive: overlapping > 0)
+        }
     }
 }
 

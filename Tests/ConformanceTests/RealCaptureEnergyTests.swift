@@ -72,8 +72,7 @@ struct RealCaptureEnergyTests {
                 let total = Double(p.end.nanoseconds - p.start.nanoseconds) / 1e9
                 let overlap = Double(min(p.end, first.end).nanoseconds - max(p.start, first.start).nanoseconds) / 1e9
                 guard total > 0, overlap > 0 else { continue }
-                let interval = (link.connection.phases.first { $0.start.timestamp == p.start }?.parameters?.intervalMilliseconds
-                                ?? link.connection.parameters?.intervalMilliseconds ?? 30) / 1000
+                let interval = (p.parameters?.intervalMilliseconds ?? link.connection.parameters?.intervalMilliseconds ?? 30) / 1000
                 events += overlap / interval
             }
         }

@@ -122,9 +122,6 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var closedPhases: [LinkPhase] = []
     public internal(set) var currentPhase: LinkPhase?
     public static let maximumPhases = 256
-    /// L2CAP traffic as link-layer data PDUs each way (`LinkLayerTraffic`), over all phases.
-    public var linkLayerSent: LinkLayerTraffic { phases.reduce(LinkLayerTraffic()) { $0 + $1.sent } }
-    public var linkLayerReceived: LinkLayerTraffic { phases.reduce(LinkLayerTraffic()) { $0 + $1.received } }
     /// The PHYs now (LE PHY Update Complete; 1M until one is seen).
     public internal(set) var txPHY: UInt8 = LinkPhase.phy1M
     public internal(set) var rxPHY: UInt8 = LinkPhase.phy1M
@@ -248,13 +245,6 @@ public struct LinkLayerTraffic: Sendable, Equatable {
         bytes &+= n
         // Most PDUs fit one link-layer PDU: no division for them.
         pdus &+= n <= octets ? 1 : (n + octets - 1) / octets
-    }
-
-    public static func + (a: LinkLayerTraffic, b: LinkLayerTraffic) -> LinkLayerTraffic {
-        var t = a
-        t.pdus &+= b.pdus
-        t.bytes &+= b.bytes
-        return t
     }
 }
 

@@ -37,6 +37,11 @@ public struct PlatformEvidence: Sendable, Equatable {
     /// In words: `Android vendor command 0xfd57 (LE Advertising Packet Content Filter)`.
     public internal(set) var evidence: String?
 
+    /// Notes read for evidence: each is decoded into text, and an Apple capture can hold a syslog line for every
+    /// few packets, so only the first ones are read (device information comes at the start).
+    static let notesRead = 512
+    var notesSeen = 0
+
     public init() {}
 
     /// Android's LE vendor commands (AOSP hcidefs.h, OGF 0x3F OCF 0x153–0x15A): only Android's stack sends them.
@@ -88,7 +93,8 @@ public struct PlatformEvidence: Sendable, Equatable {
 
     /// A note record (PacketLogger text and syslog, monitor notes): off the hot path.
     mutating func note(_ record: CaptureRecord) {
-        guard platform == nil || platform == .apple else { return }
+        guard platform == nil || platform == .apple, notesSeen < Self.notesRead else { return }
+        notesSeen += 1
         let text: String
         switch NoteRecord(record) {
         case .text(_, let t): text = t
