@@ -47,47 +47,71 @@ enum GATTKnowledge {
             byPeer[key, default: []].append(i)
         }
         for (_, indices) in byPeer where indices.count > 1 {
-            let discovered = indices.filter { !connections[$0].gatt.isEmpty && connections[$0].gatt.inheritedFrom == nil }
-            guard !discovered.isEmpty else { continue }
-            for i in indices {
-                let c = connections[i]
-                guard c.gatt.isEmpty, c.firstATT != nil else { continue }
-                let before = discovered.last { $0 < i }
-                let after = discovered.first { $0 > i }
-                var source: (index: Int, origin: GATTOrigin)?
-                if let b = before, !changed(connections, indices, from: b, to: i, database: connections[b].gatt) {
-                    // A later discovery that disagrees shows the database changed at some point in between: the
-                    // cache this link used may already have been the new one.
-                    if let a = after, connections[a].gatt.conflicts(with: connections[b].gatt) { continue }
-                    source = (b, .inherited)
-                } else if before == nil, let a = after,
-                          !changed(connections, indices, from: i, to: a, database: connections[a].gatt) {
-                    source = (a, .learnedLater)
-                }
-                guard let (from, origin) = source else { continue }
-                let r = receiver(c)
-                let cccd = r.gatt.cccdValues, typed = r.gatt.typedValues
-                r.gatt = connections[from].gatt
-                r.gatt.cccdValues = cccd
-                r.gatt.typedValues = typed
-                r.gatt.inheritedFrom = connections[from].id
-                r.gatt.origin = origin
-                connections[i] = r
-            }
+            share(peer: indices, &connections, receiver: receiver)
         }
     }
 
-    /// Whether a link of the peer after `from`, up to and including `to`, was told the database changed (a
-    /// Service Changed indication, judged with `database` where the link has none of its own).
-    static func changed(_ connections: [Connection], _ indices: [Int], from: Int, to: Int,
-                        database: GATTDatabase) -> Bool {
-        indices.contains { i in
-            guard i > from && i <= to else { return false }
-            let c = connections[i]
-            let db = c.gatt.isEmpty ? database : c.gatt
-            return c.series.contains { s in
-                s.kind == .indication && !s.sent && db.uuid(of: s.handle) == serviceChanged
+    /// One peer's links, `indices` in time order. Linear: the discoveries before and after each link, and prefix
+    /// counts of Service Changed indications, are found in a pass each way (a peer may have thousands of links).
+    static func share(peer indices: [Int], _ connections: inout [Connection], receiver: (Connection) -> Connection) {
+        let n = indices.count
+        let discovered = indices.map { !connections[$0].gatt.isEmpty && connections[$0].gatt.inheritedFrom == nil }
+        guard discovered.contains(true) else { return }
+        // Positions (in `indices`) of the latest discovery strictly before, and the first strictly after, each link.
+        var before = [Int?](repeating: nil, count: n), after = [Int?](repeating: nil, count: n)
+        var last: Int?
+        for k in 0..<n {
+            before[k] = last
+            if discovered[k] { last = k }
+        }
+        last = nil
+        for k in (0..<n).reversed() {
+            after[k] = last
+            if discovered[k] { last = k }
+        }
+        // Told the database changed: a Service Changed indication, judged with the link's own database or, without
+        // one, with the database it would take (the same for every link between two discoveries). Prefix counts
+        // answer "any between" at once.
+        func told(_ k: Int, _ candidate: Int?) -> Bool {
+            let c = connections[indices[k]]
+            let db = c.gatt.isEmpty ? candidate.map { connections[indices[$0]].gatt } ?? GATTDatabase() : c.gatt
+            return c.series.contains { s in s.kind == .indication && !s.sent && db.uuid(of: s.handle) == serviceChanged }
+        }
+        var toldBefore = [0], toldAfter = [0]
+        for k in 0..<n {
+            toldBefore.append(toldBefore[k] + (told(k, before[k]) ? 1 : 0))
+            toldAfter.append(toldAfter[k] + (told(k, discovered[k] ? k : after[k]) ? 1 : 0))
+        }
+        // Links in (from, to] told: prefix(to + 1) − prefix(from + 1).
+        func changed(_ prefix: [Int], from: Int, to: Int) -> Bool { prefix[to + 1] - prefix[from + 1] > 0 }
+        var conflict: (pair: (Int, Int), result: Bool)?
+        for k in 0..<n {
+            let c = connections[indices[k]]
+            guard c.gatt.isEmpty, c.firstATT != nil else { continue }
+            var source: (position: Int, origin: GATTOrigin)?
+            if let b = before[k], !changed(toldBefore, from: b, to: k) {
+                // A later discovery that disagrees shows the database changed at some point in between: the cache
+                // this link used may already have been the new one.
+                if let a = after[k] {
+                    if conflict == nil || conflict!.pair != (b, a) {
+                        conflict = ((b, a), connections[indices[a]].gatt.conflicts(with: connections[indices[b]].gatt))
+                    }
+                    if conflict!.result { continue }
+                }
+                source = (b, .inherited)
+            } else if before[k] == nil, let a = after[k], !changed(toldAfter, from: k, to: a) {
+                source = (a, .learnedLater)
             }
+            guard let (position, origin) = source else { continue }
+            let from = connections[indices[position]]
+            let r = receiver(c)
+            let cccd = r.gatt.cccdValues, typed = r.gatt.typedValues
+            r.gatt = from.gatt
+            r.gatt.cccdValues = cccd
+            r.gatt.typedValues = typed
+            r.gatt.inheritedFrom = from.id
+            r.gatt.origin = origin
+            connections[indices[k]] = r
         }
     }
 }
