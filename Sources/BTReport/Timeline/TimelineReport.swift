@@ -75,7 +75,8 @@ public enum TimelineReport {
         att.append(("mean_latency_ms", optional(t.meanLatency) { .number(Format.ms(TimelineEventDescription.ms($0))) }))
         att.append(("max_latency_ms", .number(Format.ms(TimelineEventDescription.ms(t.maximumLatency)))))
         m.append(("att", .object(att)))
-        m.append(("series", .array(c.series.indices.map { seriesJSON(at: $0, in: c) })))
+        let cited = c.recordsOfEverySeries()
+        m.append(("series", .array(c.series.indices.map { seriesJSON(at: $0, records: cited[$0], in: c) })))
         m.append(("events", .array(c.events.map { eventJSON($0, in: c) })))
         m.append(("dropped_events", .int(c.droppedEvents)))
         return .object(m)
@@ -211,7 +212,7 @@ public enum TimelineReport {
         return text
     }
 
-    static func seriesJSON(at index: Int, in c: Connection) -> JSONValue {
+    static func seriesJSON(at index: Int, records: [RecordRef], in c: Connection) -> JSONValue {
         let s = c.series[index]
         return .object([
             ("operation", .string(s.kind.rawValue)), ("handle", .string(Hex.u16(s.handle))),
@@ -222,7 +223,7 @@ public enum TimelineReport {
             ("interval_cv", s.intervalVariation.map { .number(DecimalText.fixed($0, fractionDigits: 3)) } ?? .null),
             ("longest_gap_s", seconds(s.intervals.longestNanoseconds)),
             ("runs", .int(s.runs)), ("regular", .bool(s.isRegular())),
-            ("records", .array(c.records(ofSeries: index).map { .int($0.number) })),
+            ("records", .array(records.map { .int($0.number) })),
         ])
     }
 

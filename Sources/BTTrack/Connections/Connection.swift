@@ -95,10 +95,18 @@ public final class Connection: @unchecked Sendable {
     public func records(ofSeries index: Int) -> [RecordRef] {
         var out: [RecordRef] = []
         for run in runs where Int(run.series) == index {
-            for r in run.records {
-                out.append(r)
-                if out.count == ActivitySeries.citedRecords { return out }
-            }
+            for r in run.records.prefix(ActivitySeries.citedRecords - out.count) { out.append(r) }
+            if out.count == ActivitySeries.citedRecords { break }
+        }
+        return out
+    }
+
+    /// `records(ofSeries:)` of every series, in one pass over the runs (for listing them all).
+    public func recordsOfEverySeries() -> [[RecordRef]] {
+        var out = [[RecordRef]](repeating: [], count: series.count)
+        for run in runs where run.series >= 0 && Int(run.series) < series.count {
+            let i = Int(run.series)
+            out[i].append(contentsOf: run.records.prefix(ActivitySeries.citedRecords - out[i].count))
         }
         return out
     }
