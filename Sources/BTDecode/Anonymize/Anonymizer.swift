@@ -25,7 +25,8 @@ public final class Anonymizer {
     public static let tableLimit = 1 << 20
 
     private var addresses: [UInt64: UInt64] = [:]
-    private var names: [UInt64: Int] = [:]
+    /// Each distinct name's replacement, `name-N` as bytes, made once (not a String per advertising report).
+    private var names: [UInt64: [UInt8]] = [:]
     /// Per ACL handle: zero the continuation fragments of the PDU in progress.
     private var zeroContinuation = [Bool](repeating: false, count: 4096)
     /// Per ACL handle: the last Read By Type Request asked for declarations (its response is structure).
@@ -117,15 +118,14 @@ public final class Anonymizer {
             used += 1
         }
         guard used > at else { return }
-        let number: Int
+        let replacement: [UInt8]
         if let known = names[hash] {
-            number = known
+            replacement = known
         } else {
-            number = names.count + 1
-            if names.count < Self.tableLimit { names[hash] = number }
+            replacement = Array("name-\(names.count + 1)".utf8)
+            if names.count < Self.tableLimit { names[hash] = replacement }
         }
-        var text = "name-\(number)".utf8.makeIterator()
-        for i in at..<used { p[i] = text.next() ?? 0x20 }
+        for i in at..<used { p[i] = i - at < replacement.count ? replacement[i - at] : 0x20 }
         namesReplaced += 1
     }
 
