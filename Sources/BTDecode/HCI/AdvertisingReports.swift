@@ -263,3 +263,16 @@ public struct AdvertisingReportIterator: IteratorProtocol, Sequence {
                                  data: UnsafeRawBufferPointer(rebasing: bytes[position + Extended.data ..< position + length]))
     }
 }
+
+extension AdvertisingReport {
+    /// A report built elsewhere than from an HCI event (an advertising PDU heard on the air).
+    public init(eventType: UInt16, isExtended: Bool, addressType: AddressType, address: BDAddr, rssi: Int8?,
+                data: UnsafeRawBufferPointer) {
+        self.eventType = eventType
+        self.isExtended = isExtended
+        self.addressType = addressType
+        self.address = address
+        self.rssi = rssi
+        self.data = data
+    }
+}

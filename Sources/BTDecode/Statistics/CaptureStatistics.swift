@@ -19,10 +19,16 @@ public struct CaptureStatistics {
     /// ACL packets that are a Qualcomm controller's debug log (counted among the ACL packets too).
     public var controllerDebugLog = 0
     public var advertisingReports = 0
-    /// Successful LE, LE Enhanced (v1, v2) and BR/EDR Connection Complete events.
-    public var connections = 0
-    /// Disconnection Complete with status 0, by reason.
-    public var disconnections = [Int](repeating: 0, count: 256)
+    /// Successful LE, LE Enhanced (v1, v2) and BR/EDR Connection Complete events, and the connections an air
+    /// capture followed (`LinkLayerStatistics.connectionsFollowed`).
+    public var connections: Int { hciConnections + linkLayerCounts.statistics.connectionsFollowed }
+    var hciConnections = 0
+    /// Disconnection Complete with status 0, and LL_TERMINATE_IND on the air, by reason.
+    public var disconnections: [Int] {
+        let air = linkLayerCounts.statistics.terminations
+        return zip(hciDisconnections, air).map { $0 + $1 }
+    }
+    var hciDisconnections = [Int](repeating: 0, count: 256)
     /// Complete ATT PDUs by opcode, after reassembly.
     /// ATT PDUs by opcode: those over HCI ACL and those an air capture's link layer carried.
     public var att: [Int] {
@@ -64,13 +70,13 @@ public struct CaptureStatistics {
                 if sub == .connectionComplete || sub == .enhancedConnectionComplete
                     || sub == .enhancedConnectionCompleteV2
                 {
-                    if e.parameters.count >= 2 && e.parameters[1] == HCIStatus.success.rawValue { connections += 1 }
+                    if e.parameters.count >= 2 && e.parameters[1] == HCIStatus.success.rawValue { hciConnections += 1 }
                 }
             } else if e.code == .connectionComplete {
-                if e.parameters.first == HCIStatus.success.rawValue { connections += 1 }
+                if e.parameters.first == HCIStatus.success.rawValue { hciConnections += 1 }
             } else if e.code == .disconnectionComplete {
                 if e.parameters.count >= 4 && e.parameters[0] == HCIStatus.success.rawValue {
-                    disconnections[Int(e.parameters[3])] += 1
+                    hciDisconnections[Int(e.parameters[3])] += 1
                 }
             }
         case .acl:

@@ -39,6 +39,17 @@ public struct LinkLayerStatistics {
     public var isochronousPDUs = 0
     /// Access addresses that carried a data PDU with a CRC that is not bad.
     public var dataAccessAddresses: Set<UInt32> = []
+    /// Connections followed: a CONNECT_IND whose access address then carried a data PDU, or an access address
+    /// without one that carried data PDUs in two connection events (the capture joined the link late) — as the
+    /// tracker opens links.
+    public var connectionsFollowed = 0
+    /// LL_TERMINATE_IND (plaintext, CRC not bad, not resent) by reason.
+    public var terminations = [Int](repeating: 0, count: 256)
+    /// Per access address: `requested` after its CONNECT_IND, `followed` once counted, else the time of the
+    /// first data PDU seen without a request.
+    var connectionState: [UInt32: Int64] = [:]
+    static let requested: Int64 = -1
+    static let followed: Int64 = -2
     /// Addresses remembered at most; a fuzzed capture cannot grow the set beyond it.
     static let maximumAccessAddresses = 4096
 
@@ -73,7 +84,12 @@ public struct LinkLayerStatistics {
             }
             guard let type else { return }
             advertisingPDUs[type] += 1
-            if type == Int(LLAdvertisingPDUType.connectInd.rawValue) { connectRequests += 1 }
+            if type == Int(LLAdvertisingPDUType.connectInd.rawValue) {
+                connectRequests += 1
+                if let pdu = frame.advertising, case .connectRequest(_, _, let data) = pdu.body {
+                    follow(data.accessAddress, requested: true, time: 0)
+                }
+            }
             return
         }
         if frame.crc == .bad {
@@ -92,6 +108,9 @@ public struct LinkLayerStatistics {
         dataPDUs += 1
         if dataAccessAddresses.count < Self.maximumAccessAddresses { dataAccessAddresses.insert(frame.packet.accessAddress) }
         guard let header = LLDataHeader(pdu) else { return }
+        if connectionState[frame.packet.accessAddress] != Self.followed {
+            follow(frame.packet.accessAddress, requested: false, time: frame.packet.eventCounter.map(Int64.init) ?? -3)
+        }
         if header.isEmpty {
             emptyPDUs += 1
             return
@@ -102,6 +121,33 @@ public struct LinkLayerStatistics {
             if header.llid == .control, let first { encryptedControlFirstByte[first] += 1 }
         } else if header.llid == .control, let first {
             control[first] += 1
+            if first == LLControlOpcode.terminateInd.rawValue, pdu.count > header.size + 1 {
+                terminations[Int(pdu[header.size + 1])] += 1
+            }
+        }
+    }
+
+    /// A CONNECT_IND (`requested`) or a data PDU on `accessAddress`; `time` tells events apart for a link
+    /// without a request (the sniffer's event counter, or -3 when it has none: then two PDUs are enough).
+    @inline(never)
+    mutating func follow(_ accessAddress: UInt32, requested: Bool, time: Int64) {
+        if requested {
+            if connectionState.count < Self.maximumAccessAddresses || connectionState[accessAddress] != nil {
+                connectionState[accessAddress] = Self.requested
+            }
+            return
+        }
+        switch connectionState[accessAddress] {
+        case Self.requested?:
+            connectionState[accessAddress] = Self.followed
+            connectionsFollowed += 1
+        case let first? where first != time || time == -3:
+            connectionState[accessAddress] = Self.followed
+            connectionsFollowed += 1
+        case nil where connectionState.count < Self.maximumAccessAddresses:
+            connectionState[accessAddress] = time
+        default:
+            break
         }
     }
 }

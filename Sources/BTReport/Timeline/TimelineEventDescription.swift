@@ -20,7 +20,10 @@ public struct TimelineEventDescription {
         switch event.kind {
         case .connected(let parameters):
             var text = "connected"
-            if let peer = c.peerAddress { text += " to \(peer)" }
+            if let air = c.air {
+                text = "CONNECT_IND: central \(air.centralAddress.map { "\($0)" } ?? "?") → peripheral "
+                    + (c.peerAddress.map { "\($0)" } ?? "?") + " AA \(air.accessAddressText)"
+            } else if let peer = c.peerAddress { text += " to \(peer)" }
             if let parameters { text += ", " + parameters.description }
             if c.scanningAtConnect { text += " (scanning still on)" }
             if c.advertisingAtConnect { text += " (advertising on)" }
@@ -153,13 +156,65 @@ public struct TimelineEventDescription {
                          fields: [("end", .number(until.timestamp.decimalString())), ("duration_ms", .number(Format.ms(ms(d))))])
         case .disconnected(let reason, let local):
             let r = reason.map { "\($0) (\(Hex.u8($0.rawValue)))" } ?? "?"
-            return .init(type: "disconnected", text: "disconnected: \(r)" + (local ? ", requested by the host" : ""),
+            let by = c.air != nil ? (local ? ", LL_TERMINATE_IND from the central" : ", LL_TERMINATE_IND from the peripheral")
+                : local ? ", requested by the host" : ""
+            return .init(type: "disconnected", text: "disconnected: \(r)" + by,
                          fields: [("reason", reason.map { .string(Hex.u8($0.rawValue)) } ?? .null),
                                   ("requested_by_host", .bool(local))])
         case .closedByReset:
             return .init(type: "closed_by_reset", text: "link gone: controller reset, removed, or handle reused without a disconnect in the capture", fields: [])
+        case .linkLayerControl(let opcode, let summary):
+            return linkLayerControl(opcode, summary, byCentral: event.byHost)
+        case .linkLost(let silence):
+            return .init(type: "link_lost",
+                         text: "link lost (inferred): no packet for \(TimeFormat.human(silence)), its supervision timeout, while the capture went on",
+                         fields: [("silence_ms", .number(Format.ms(ms(silence)))), ("inferred", .bool(true))])
         }
     }
+
+    /// An LL control PDU as `decode` names it, with what it changes.
+    static func linkLayerControl(_ opcode: LLControlOpcode, _ summary: LLControlSummary, byCentral: Bool)
+        -> TimelineEventDescription
+    {
+        var text = "\(byCentral ? "C→P" : "P→C") \(opcode)"
+        var fields: [(String, JSONValue)] = [("opcode", .string(Hex.u8(opcode.rawValue))), ("name", .string(opcode.description)),
+                                             ("by_central", .bool(byCentral))]
+        switch summary {
+        case .connectionUpdate(let p, let instant):
+            text += " \(p.description) instant \(instant)"
+            fields += [("parameters", parametersJSON(p)), ("instant", .int(Int(instant)))]
+        case .channelMap(let used, let instant):
+            text += " \(used) channels instant \(instant)"
+            fields += [("channels", .int(used)), ("instant", .int(Int(instant)))]
+        case .parameterRange(let range):
+            text += " " + range.description
+        case .features(let features):
+            text += " features \(Hex.format(features, width: 16))"
+            fields.append(("features", .string(Hex.format(features, width: 16))))
+        case .version(let number, let company, let subversion):
+            let version = LinkLayerDescription.versionName(number)
+            text += " Bluetooth \(version) \(CompanyID(rawValue: company)) subversion \(Hex.u16(subversion))"
+            fields += [("version", .string(version)), ("company_id", .string(Hex.u16(company))),
+                       ("subversion", .string(Hex.u16(subversion)))]
+        case .dataLength(let rx, let tx):
+            text += " max tx \(tx) rx \(rx) octets"
+            fields += [("max_tx_octets", .int(Int(tx))), ("max_rx_octets", .int(Int(rx)))]
+        case .phys(let tx, let rx):
+            text += " tx \(LinkLayerDescription.phyNames(tx)) rx \(LinkLayerDescription.phyNames(rx))"
+        case .phyUpdate(let cp, let pc, let instant):
+            let names: [UInt8: String] = [0: "unchanged", 1: "1M", 2: "2M", 3: "Coded"]
+            text += " C→P \(names[cp] ?? "?") P→C \(names[pc] ?? "?") instant \(instant)"
+            fields.append(("instant", .int(Int(instant))))
+        case .rejected(let rejected, let reason):
+            if let rejected { text += " of \(rejected)" }
+            if let reason { text += ": \(reason) (\(Hex.u8(reason.rawValue)))" }
+            fields.append(("reason", reason.map { .string(Hex.u8($0.rawValue)) } ?? .null))
+        case .plain:
+            break
+        }
+        return .init(type: "ll_control", text: text, fields: fields)
+    }
+
 
     static func parametersJSON(_ p: ConnectionParameters) -> JSONValue {
         .object([("interval_ms", .number(Format.ms(p.intervalMilliseconds))), ("latency", .int(Int(p.latency))),

@@ -64,6 +64,7 @@ public enum TimelineReport {
         m.append(("eatt_bearers", .int(c.enhancedATT.opened)))
         m.append(("eatt_mtu", optional(c.enhancedATT.mtu) { .int($0) }))
         m.append(("encrypted", .bool(c.encrypted)))
+        m.append(("air", AirLinkDescription.json(c)))
         m.append(("gatt_inherited_from", optional(c.gatt.inheritedFrom) { .int($0) }))
         m.append(("gatt_origin", c.gatt.isEmpty ? .null : .string(c.gatt.origin.rawValue)))
         var att: [(String, JSONValue)] = []
@@ -144,9 +145,13 @@ public enum TimelineReport {
             var head = "Connection #\(c.id)  handle \(Hex.u16(c.handle))  hci\(c.controller)  \(c.transport.rawValue)"
             if c.role != .unknown { head += "  \(c.role.rawValue)" }
             if let peer = c.peerAddress { head += "  peer \(peer)" + (c.peerAddressType.map { " (\($0))" } ?? "") }
+            if let air = c.air { head = AirLinkDescription.head(c, air) }
             out.append(bold(head))
-            if c.implicitStart { out.append("  (the capture starts mid-connection: first packet at record \(c.start.number))") }
-            for (at, text) in eventLines(c) { out.append("  \(clock(at.timestamp))  \(text)") }
+            if c.implicitStart {
+                out.append(c.air == nil ? "  (the capture starts mid-connection: first packet at record \(c.start.number))"
+                           : "  (no CONNECT_IND in the capture: followed by its access address from record \(c.start.number))")
+            }
+            for (at, text) in linesWithPhases(c) { out.append("  \(clock(at.timestamp))  \(text)") }
             if c.droppedEvents > 0 { out.append("  … \(c.droppedEvents) more events not kept") }
             out.append("  " + summaryLine(c, model: model))
         }
@@ -155,6 +160,23 @@ public enum TimelineReport {
             out.append("no connections, scans or advertising in this capture")
         }
         return out.joined(separator: "\n")
+    }
+
+    /// `eventLines`, with an air link's line per phase after the events of the record it starts at.
+    static func linesWithPhases(_ c: Connection) -> [(at: RecordRef, text: String)] {
+        let phases = AirLinkDescription.phaseLines(c)
+        guard !phases.isEmpty else { return eventLines(c) }
+        var out: [(at: RecordRef, text: String)] = []
+        var next = phases.startIndex
+        for line in eventLines(c) {
+            while next < phases.endIndex && phases[next].at.number < line.at.number {
+                out.append(phases[next])
+                next += 1
+            }
+            out.append(line)
+        }
+        out += phases[next...]
+        return out
     }
 
     /// A connection's events as the text reads them: one line each, a run of contents discovery as one.

@@ -283,13 +283,16 @@ struct ATTSession {
             c.transactions.completed += 1
         }
 
+        // The link's database is the peer's. As central, a peer that discovers ours (a watch reading the phone's
+        // services, as both sides may be clients) describes another database: it is not mixed in.
+        let peerDatabase = request.sent || c.role != .central
         switch pdu {
         case .exchangeMTUResponse(let mtu):
             exchangeMTU(server: Int(mtu), at: at, connection: c)
         case .readByGroupTypeResponse(let list):
             var last: UInt16 = 0
             for entry in list {
-                if let uuid = entry.uuid {
+                if peerDatabase, let uuid = entry.uuid {
                     c.gatt.addService(start: entry.handle, end: entry.endGroupHandle, uuid: uuid,
                                       primary: request.type != .secondaryService)
                 }
@@ -299,7 +302,7 @@ struct ATTSession {
         case .findByTypeValueResponse(let list):
             var last: UInt16 = 0
             for entry in list {
-                if let uuid = request.type {
+                if peerDatabase, let uuid = request.type {
                     c.gatt.addService(start: entry.foundAttributeHandle, end: entry.groupEndHandle, uuid: uuid, primary: true)
                 }
                 last = entry.groupEndHandle
@@ -309,7 +312,9 @@ struct ATTSession {
             var last: UInt16 = 0
             for entry in list {
                 last = entry.handle
-                if request.type == .characteristic, let declaration = entry.characteristicDeclaration {
+                if !peerDatabase {
+                    continue
+                } else if request.type == .characteristic, let declaration = entry.characteristicDeclaration {
                     c.gatt.addCharacteristic(declarationHandle: entry.handle, declaration)
                 } else if request.type == .include {
                     var r = ByteReader(entry.value)
@@ -327,7 +332,7 @@ struct ATTSession {
         case .findInformationResponse(let information):
             var last: UInt16 = 0
             for entry in information {
-                c.gatt.addDescriptor(handle: entry.handle, uuid: entry.uuid)
+                if peerDatabase { c.gatt.addDescriptor(handle: entry.handle, uuid: entry.uuid) }
                 last = entry.handle
             }
             found(information.count, last: last, request: request, at: at, connection: c)

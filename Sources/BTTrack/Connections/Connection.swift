@@ -39,8 +39,9 @@ public struct ConnectionParameters: Equatable, Sendable {
 /// One link from its Connection Complete (or first packet) to its Disconnection Complete (or the capture's end).
 /// A class: trackers update it in place while the capture is read, and reports share it afterwards.
 public final class Connection: @unchecked Sendable {
-    /// 1-based order of appearance in the capture.
-    public let id: Int
+    /// 1-based order of appearance in the capture (links of an air capture and of HCI in one file are numbered
+    /// together when the model is finished).
+    public internal(set) var id: Int
     public let controller: UInt16
     public let handle: UInt16
     public internal(set) var transport: LinkTransport
@@ -70,6 +71,10 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var initialParameters: ConnectionParameters?
     public internal(set) var parameters: ConnectionParameters?
     public internal(set) var encrypted = false
+    /// A link followed on the air (LE link-layer sniffer capture) rather than through a host's HCI: its access
+    /// address, both sides' addresses and what only the air shows. The link is seen from its central, so `role`
+    /// is `.central`, `sent` is central → peripheral and `peerAddress` is the peripheral.
+    public internal(set) var air: AirLink?
     /// Effective ATT MTU of the unenhanced bearer (23 until an exchange).
     public internal(set) var mtu = ATTSession.defaultMTU
     /// Enhanced ATT bearers opened on the link and their MTU.
@@ -228,6 +233,8 @@ public struct LinkPhase: Sendable {
     public var rxPHY: UInt8
     public var sent = LinkLayerTraffic()
     public var received = LinkLayerTraffic()
+    /// Air captures: connection events, empty and retransmitted PDUs, CRC errors, RSSI in this phase.
+    public var air = AirLinkStatistics()
 
     public init(start: RecordRef, parameters: ConnectionParameters?, txPHY: UInt8, rxPHY: UInt8) {
         self.start = start

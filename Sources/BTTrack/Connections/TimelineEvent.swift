@@ -63,7 +63,34 @@ public struct TimelineEvent: Sendable {
         case disconnected(reason: HCIStatus?, locallyRequested: Bool)
         /// The controller was reset or removed with the link up.
         case closedByReset
+        /// Air captures: an LL control PDU (procedure step) and what it said; `byHost` is true when the central
+        /// sent it.
+        case linkLayerControl(opcode: LLControlOpcode, summary: LLControlSummary)
+        /// Air captures: the link went silent for longer than its supervision timeout while the capture went on,
+        /// without LL_TERMINATE_IND: a supervision timeout or the sniffer losing the link (inferred).
+        case linkLost(silence: Duration)
     }
+}
+
+/// What an LL control PDU said, as far as a timeline needs it [Core Vol 6 Part B §2.4.2].
+public enum LLControlSummary: Sendable, Equatable {
+    /// LL_CONNECTION_UPDATE_IND: new parameters from `instant` on.
+    case connectionUpdate(ConnectionParameters, instant: UInt16)
+    /// LL_CHANNEL_MAP_IND: `used` data channels from `instant` on.
+    case channelMap(used: Int, instant: UInt16)
+    /// LL_CONNECTION_PARAM_REQ/RSP.
+    case parameterRange(ConnectionParameterRange)
+    case features(UInt64)
+    case version(versionNumber: UInt8, companyID: UInt16, subversion: UInt16)
+    case dataLength(maxRxOctets: UInt16, maxTxOctets: UInt16)
+    /// LL_PHY_REQ/RSP preferences (bit 0 1M, bit 1 2M, bit 2 Coded).
+    case phys(tx: UInt8, rx: UInt8)
+    /// LL_PHY_UPDATE_IND (PHY numbers after the instant; 0 unchanged).
+    case phyUpdate(centralToPeripheral: UInt8, peripheralToCentral: UInt8, instant: UInt16)
+    /// LL_REJECT_IND, LL_REJECT_EXT_IND (with the rejected opcode), LL_UNKNOWN_RSP.
+    case rejected(opcode: LLControlOpcode?, reason: HCIStatus?)
+    /// Nothing worth a field (LL_START_ENC_REQ, LL_PING_REQ, …).
+    case plain
 }
 
 /// What kind of ATT operation a run counts.

@@ -84,6 +84,7 @@ extension Connection {
         c.initialParameters = initialParameters
         c.parameters = parameters
         c.encrypted = encrypted
+        c.air = air
         c.mtu = mtu
         c.enhancedATT = enhancedATT
         c.l2capChannels = l2capChannels

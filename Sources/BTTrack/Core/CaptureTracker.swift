@@ -72,6 +72,15 @@ public struct CaptureModel: Sendable {
     public var controllerActivity: [ControllerActivityReport] = []
     /// HCI events and ACL packets the controller delivered to the host: each wakes it.
     public var hostWakeups = HostWakeups()
+    /// LE link-layer records (an air sniffer's): the capture shows the radio, not a host. Rules that need the
+    /// host's HCI commands (scanning) have nothing to judge then.
+    public var linkLayerRecords = 0
+    /// CONNECT_INDs whose link the sniffer never heard (it followed another, or the connection failed to be
+    /// established): counted, not made into connections.
+    public var unfollowedConnectRequests = 0
+
+    /// An air capture: link-layer records and no HCI traffic to speak of.
+    public var isAirCapture: Bool { linkLayerRecords > 0 && linkLayerRecords * 2 >= records }
 }
 
 /// Turns decoded frames into connections, scans, advertisers, ATT transactions and GATT databases.
@@ -91,6 +100,8 @@ public final class CaptureTracker {
     public var platform = PlatformEvidence()
     var controllerActivity: [ControllerActivityReport] = []
     var hostWakeups = HostWakeups()
+    /// Links followed on the air (LE link-layer sniffer records), created at the first such record.
+    var air: AirTracker?
     /// Where to report advertising events whose reports do not fit, when the decoder was told not to check
     /// them (`PacketDecoder.validatesAdvertisingReports`).
     public var issues: IssueLog?
@@ -123,6 +134,8 @@ public final class CaptureTracker {
                 linkFeed.send(linkFeed.message(.controllerAdded, at: at))  // the link thread's L2CAP decoder forgets it
             } else if frame.record.kind == .note {
                 platform.note(frame.record)
+            } else if frame.record.kind == .linkLayer, let ll = frame.linkLayer {
+                airFrame(ll, l2cap: frame.l2cap, at: at)
             }
             return
         }
@@ -286,9 +299,29 @@ public final class CaptureTracker {
             sessions = scans.sessions
             self.linkFeed = nil
         }
-        let result = connections.finish(at: last)
-        return model(connections: result.connections, droppedConnections: result.dropped, scans: sessions,
-                     advertisers: &advertisers, ownAdvertising: &ownAdvertising)
+        var result = connections.finish(at: last)
+        var airRecords = 0, unfollowed = 0
+        if let air {
+            let links = air.finish(at: last)
+            result.connections = Self.merge(result.connections, links.connections)
+            result.dropped += links.dropped
+            airRecords = air.records
+            unfollowed = air.unfollowedRequests
+        }
+        var model = model(connections: result.connections, droppedConnections: result.dropped, scans: sessions,
+                          advertisers: &advertisers, ownAdvertising: &ownAdvertising)
+        model.linkLayerRecords = airRecords
+        model.unfollowedConnectRequests = unfollowed
+        return model
+    }
+
+    /// HCI links and air links in one list, numbered by when they started (each list is already in order).
+    static func merge(_ hci: [Connection], _ air: [Connection]) -> [Connection] {
+        guard !hci.isEmpty else { return air }
+        guard !air.isEmpty else { return hci }
+        let all = (hci + air).sorted { ($0.start.number, $0.id) < ($1.start.number, $1.id) }
+        for (i, c) in all.enumerated() { c.id = i + 1 }
+        return all
     }
 
     /// The model from finished links, scan sessions and the other trackers (the tracker's own, or copies for a

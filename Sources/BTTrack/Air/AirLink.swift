@@ -1,0 +1,93 @@
+import BTWire
+import BTCapture
+import BTDecode
+
+/// What an air capture shows of one connection beyond what HCI would: who the two sides are, the access
+/// address, the channel map, and whether the start or end had to be inferred.
+public struct AirLink: Sendable, Equatable {
+    /// The connection's access address (from CONNECT_IND / AUX_CONNECT_REQ, or the packets' own).
+    public var accessAddress: UInt32
+    /// InitA of the CONNECT_IND; nil when the capture missed it.
+    public var centralAddress: BDAddr?
+    public var centralAddressIsRandom = false
+    /// Data channels in use (bit i = channel i), from the CONNECT_IND and later LL_CHANNEL_MAP_IND.
+    public var channelMap: UInt64?
+    /// The interval was estimated from the spacing of connection events (no CONNECT_IND in the capture).
+    public var intervalEstimated = false
+    /// The link ended without LL_TERMINATE_IND: no packet for longer than its supervision timeout while the
+    /// capture went on (a supervision timeout, or the sniffer lost the link — the air cannot tell which).
+    public var endInferred = false
+    /// Procedures that change the link at an instant (connection update, channel map, PHY) whose instant
+    /// passed without a packet of the link around it: applied when the next packet showed the instant was reached.
+    public var lateInstants = 0
+
+    public init(accessAddress: UInt32) { self.accessAddress = accessAddress }
+
+    /// `0x50654d3a` style, as sniffer tools print access addresses.
+    public var accessAddressText: String { Hex.format(accessAddress, width: 8) }
+}
+
+/// Radio statistics only an air capture has, per link phase (`LinkPhase.air`) and summed per link.
+public struct AirLinkStatistics: Sendable, Equatable {
+    /// Connection events in which the sniffer heard at least one packet of the link.
+    public var events = 0
+    /// Events in which either side sent a new non-empty PDU.
+    public var eventsWithData = 0
+    /// Data-channel packets with a CRC that is not bad: empty, data, control, retransmissions.
+    public var packets = 0
+    /// Empty PDUs (LLID 1, length 0): acknowledgements and keep-alives.
+    public var emptyPDUs = 0
+    /// PDUs the sender had to send again (same SN and payload, unacknowledged).
+    public var retransmissions = 0
+    /// Packets of the link whose CRC was bad: interference, or the sniffer's own reception.
+    public var crcErrors = 0
+    /// Non-empty PDUs still encrypted in the file (no key): counted, never decoded.
+    public var encryptedPDUs = 0
+    /// LL_CHANNEL_MAP_IND procedures that took effect.
+    public var channelMapChanges = 0
+    /// Received signal strength of the link's packets as the sniffer heard them (dBm).
+    public var rssiSum = 0
+    public var rssiCount = 0
+    public var rssiMinimum: Int8?
+    public var rssiMaximum: Int8?
+
+    public init() {}
+
+    /// Share of events that carried nothing but empty PDUs.
+    public var emptyEventShare: Double? { events > 0 ? Double(events - eventsWithData) / Double(events) : nil }
+    public var meanRSSI: Double? { rssiCount > 0 ? Double(rssiSum) / Double(rssiCount) : nil }
+    public var isEmpty: Bool { self == AirLinkStatistics() }
+
+    @inline(__always)
+    mutating func rssi(_ value: Int8) {
+        rssiSum += Int(value)
+        rssiCount += 1
+        if rssiMinimum.map({ value < $0 }) ?? true { rssiMinimum = value }
+        if rssiMaximum.map({ value > $0 }) ?? true { rssiMaximum = value }
+    }
+
+    public static func + (a: AirLinkStatistics, b: AirLinkStatistics) -> AirLinkStatistics {
+        var s = a
+        s.events += b.events
+        s.eventsWithData += b.eventsWithData
+        s.packets += b.packets
+        s.emptyPDUs += b.emptyPDUs
+        s.retransmissions += b.retransmissions
+        s.crcErrors += b.crcErrors
+        s.encryptedPDUs += b.encryptedPDUs
+        s.channelMapChanges += b.channelMapChanges
+        s.rssiSum += b.rssiSum
+        s.rssiCount += b.rssiCount
+        if let m = b.rssiMinimum { s.rssiMinimum = min(s.rssiMinimum ?? m, m) }
+        if let m = b.rssiMaximum { s.rssiMaximum = max(s.rssiMaximum ?? m, m) }
+        return s
+    }
+}
+
+extension Connection {
+    /// The air statistics of every phase together (nil for links not followed on the air).
+    public var airStatistics: AirLinkStatistics? {
+        guard air != nil else { return nil }
+        return phases.reduce(AirLinkStatistics()) { $0 + $1.air }
+    }
+}
