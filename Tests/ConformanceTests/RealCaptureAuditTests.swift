@@ -46,6 +46,19 @@ struct RealCaptureAuditTests {
         // still up at the end.
         "xiaomi_wx_vband_smartpen_btsnoop_hci.log": ["BTL003": 2, "BTL004": 2, "BTL006": 1, "BTL007": 1,
                                                      "BTL008": 1, "BTL009": 1, "BTL011": 2],
+        // Air capture (issue 19), judged as the central's (an iPhone): Read By Group Type 0x0001-0xffff found six
+        // services (tshark frames 998, 1002), the phone never touched Device Information or Nordic DFU (BTL003)
+        // and discovered Device Information's characteristics (BTL004); after LL_CONNECTION_UPDATE_IND to 15 ms
+        // (latency 4) at instant 147 the link carried no ATT for 5.9 s (BTL011). The sniffer decrypted the link
+        // (legacy pairing), so nothing was hidden.
+        "nrfsniffer_ble_mouse_hid_pairing.pcapng": ["BTL003": 1, "BTL004": 1, "BTL011": 1],
+        // Air capture of SweynTooth's attack tool: 52 CONNECT_INDs to 00:A0:50:00:00:03, each link discovering
+        // the whole database again (BTL003 on each discovery of all services, BTL008 on every reconnection),
+        // characteristics of unused services on 8 (BTL004), 36 connections within two minutes (BTL009). The
+        // tool behaves as a wasteful central; the findings describe it. The other air captures have no findings:
+        // their links carried ciphertext without the key (the rules that judge an absence of traffic skip them)
+        // or used what they discovered.
+        "sweyntooth_psoc6_llid_crash_misnamed.pcapng": ["BTL003": 56, "BTL004": 8, "BTL008": 51, "BTL009": 1],
         // Background scan (duty 10 %) on through both connections to the lock; full discovery twice. Since
         // issue 17: the 5.9 s session with filter_dup 0 delivered 12 reports from one device (10 redundant, no
         // flood: no BTL002), and both links use the lock's one service (58af3dca-…), so no BTL003.

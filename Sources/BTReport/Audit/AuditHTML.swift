@@ -42,6 +42,7 @@ public enum AuditHTML {
                 out.append("<p class=\"error\">unreadable: \(escape(error))</p>")
                 continue
             }
+            for note in capture.notes { out.append("<p class=\"note\">\(escape(note))</p>") }
             if let model = models[capture.file] { out.append(timeline(model, findings: capture.findings)) }
             if capture.findings.isEmpty {
                 out.append("<p>No findings.</p>")

@@ -47,6 +47,7 @@ public enum AuditJSON {
                      ("radio_charge_mc", c.radioChargeMC.map { EnergyJSON.round($0, 4) } ?? .null),
                      ("capture_s", EnergyJSON.round(c.captureSeconds, 3)),
                      ("platform_evidence", c.platform.evidence.map { .string($0) } ?? .null),
+                     ("notes", .array(c.notes.map { .string($0) })),
                      ("findings", .int(c.findings.count)), ("suppressed", .int(c.suppressed))])
         }
         let root: JSONValue = .object([

@@ -27,6 +27,10 @@ public enum AuditMarkdown {
             let name = c.error.map { "\(c.file) (unreadable: \($0))" } ?? c.file
             out.append("| `\(cell(name))` | \(count(.error)) | \(count(.warning)) | \(count(.info)) |")
         }
+        for c in run.captures where !c.notes.isEmpty {
+            out.append("")
+            for note in c.notes { out.append("> `\(cell(c.file))`: \(note)") }
+        }
         if !run.findings.isEmpty {
             out.append("")
             out.append("| severity | rule | capture | where | finding | saves |")
@@ -38,7 +42,7 @@ public enum AuditMarkdown {
                     out.append("| \(g.severity.rawValue) | `\(g.id)` \(g.rule) | `\(cell(c.file))` | \(g.connections) | \(cell(g.line)) | \(AuditCost.mAh(g.charge)) |")
                 }
                 for f in AuditCost.ordered(rest) {
-                    let place = f.connection.map { "#\($0.id) `\(Hex.u16($0.handle))`" } ?? "—"
+                    let place = f.connection.map { "#\($0.id) `\($0.linkName)`" } ?? "—"
                     out.append("| \(f.severity.rawValue) | `\(f.id)` \(f.rule) | `\(cell(f.file))` | \(place) | \(cell(f.message)) | \(f.cost.map { AuditCost.mAh($0.phone.chargeMC) } ?? "—") |")
                 }
             }

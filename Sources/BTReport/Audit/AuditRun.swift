@@ -20,6 +20,8 @@ public struct AuditedCapture: Sendable {
     /// Findings hidden because the baseline accepts them; kept so a refreshed baseline still lists them.
     public var accepted: [Finding] = []
     public var suppressed: Int { accepted.count }
+    /// What to know about the capture to read its findings (`AuditNotes`): said once.
+    public var notes: [String] = []
 
     public init(file: String, findings: [Finding], error: String? = nil, records: Int = 0, connections: Int = 0,
                 accepted: [Finding] = [], platform: PlatformEvidence = PlatformEvidence()) {
@@ -90,7 +92,7 @@ public struct AuditRun: Sendable {
 /// Shared wording for reports.
 enum AuditText {
     static func connection(_ c: FindingConnection) -> String {
-        "connection #\(c.id) handle \(Hex.u16(c.handle))" + (c.peerAddress.map { " peer \($0)" } ?? "")
+        "connection #\(c.id) \(c.linkName)" + (c.peerAddress.map { " peer \($0)" } ?? "")
     }
 
     static func records(_ refs: [RecordRef], limit: Int = 6) -> String {

@@ -21,6 +21,7 @@ public enum AuditTextReport {
                 continue
             }
             out.append(paint(capture.file, "1", colored) + "  (\(capture.records) records, \(Plural.of(capture.connections, "connection")), \(Plural.of(capture.findings.count, "finding")))")
+            for note in capture.notes { out.append("  " + paint("note: " + note, "2", colored)) }
             // Repeats of one rule on one peer as one line each; then scan- and advertising-level findings, then
             // per connection, each list most severe and costliest first.
             let (repeats, findings) = AuditCost.grouped(capture.findings)

@@ -26,13 +26,23 @@ public struct FindingConnection: Sendable, Hashable {
     /// Which link to that peer it is (`Connection.peerLink`): 1 for the first.
     public var peerLink: Int
     public var start: Timestamp
+    /// Air captures: the link's access address (it has no HCI handle).
+    public var accessAddress: UInt32?
 
     public init(_ c: Connection) {
         id = c.id
         handle = c.handle
+        accessAddress = c.air?.accessAddress
         peerAddress = c.peerAddress
         peerLink = c.peerLink
         start = c.start.timestamp
+    }
+}
+
+extension FindingConnection {
+    /// `handle 0x0040`, or `AA 0x50654d3a` for a link followed on the air.
+    public var linkName: String {
+        accessAddress.map { "AA " + Hex.format($0, width: 8) } ?? "handle \(Hex.u16(handle))"
     }
 }
 

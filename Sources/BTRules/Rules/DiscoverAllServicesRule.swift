@@ -33,7 +33,7 @@ public struct DiscoverAllServicesRule: Rule {
         for c in model.connections where c.gatt.origin == .inherited {
             if let from = c.gatt.inheritedFrom { inheritors[from, default: []].append(c) }
         }
-        for c in model.connections {
+        for c in model.connections where !c.hidesTraffic {
             for d in c.discoveries where d.kind == .allPrimaryServices && d.isFullRange && d.byHost {
                 let services = c.gatt.services.filter { $0.isPrimary }
                 let appServices = services.filter { !Self.systemServices.contains($0.uuid) }

@@ -85,6 +85,14 @@ public struct AirLinkStatistics: Sendable, Equatable {
 }
 
 extension Connection {
+    /// Part of the link's traffic was ciphertext the capture had no key for (an air capture): what it carried is
+    /// unknown, so the absence of ATT traffic (unused services, idle stretches, unanswered requests) cannot be
+    /// judged on it.
+    public var hidesTraffic: Bool {
+        guard air != nil else { return false }
+        return phases.contains { $0.air.encryptedPDUs > 0 }
+    }
+
     /// The air statistics of every phase together (nil for links not followed on the air).
     public var airStatistics: AirLinkStatistics? {
         guard air != nil else { return nil }

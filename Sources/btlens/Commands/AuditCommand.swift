@@ -235,6 +235,7 @@ struct AuditCommand: ParsableCommand {
             var audited = AuditedCapture(file: path, findings: findings, records: model.records,
                                          connections: model.connections.count, accepted: accepted, platform: model.platform)
             audited.radioChargeMC = EnergyReport.phoneTotal(model: model, energy: auditor.energy).chargeMC
+            audited.notes = AuditNotes.notes(model)
             if let first = model.firstTimestamp, let last = model.lastTimestamp {
                 audited.captureSeconds = max(0, Double(last.nanoseconds - first.nanoseconds) / 1e9)
             }
