@@ -65,7 +65,7 @@ public final class PcapReader: RecordSource {
         // libpcap scales every file to ns; a µs file shows 6 digits, as Wireshark does.
         info = CaptureInfo(format: format, timestampDigits: Self.sourceIsNano(prefix, isPcapng) ? 9 : 6)
         if Linktype.isLELinkLayer(linktype) {
-            issues.notice("\(Linktype.name(linktype)) (linktype \(linktype)) is an air capture: stats and decode read its link layer; connections, scans and GATT are not followed from air captures yet")
+            issues.notice("\(Linktype.name(linktype)) (linktype \(linktype)) is an air capture: links are followed on the air, each seen from its central; the host's scanning is not on the air")
         } else if Linktype.isLinkLayerSniffer(linktype) {
             issues.notice("\(Linktype.name(linktype)) (linktype \(linktype)) is an air capture: records and timestamps are counted, its link-layer payload is not decoded yet")
         }

@@ -23,6 +23,8 @@ public struct LLAdvertisingPDUType: RawRepresentable, Hashable, Sendable, Custom
                                "ADV_SCAN_IND", "ADV_EXT_IND", "AUX_CONNECT_RSP"]
     /// Aux types as PHDR and nRF code them (LINKLAYER.md §1.3).
     static let auxiliaryNames = ["AUX_ADV_IND", "AUX_CHAIN_IND", "AUX_SYNC_IND", "AUX_SCAN_RSP"]
+    /// Every name `name(secondary:auxiliaryType:)` gives a known type.
+    public static let allNames: Set<String> = Set(primaryNames + auxiliaryNames + ["AUX_SCAN_REQ", "AUX_CONNECT_REQ"])
 
     /// The spec's name; `secondary` (a channel below 37) renames types 3, 5 and 7, `auxiliaryType` picks
     /// type 7's name when the container gives it.

@@ -15,10 +15,42 @@ public struct FrameFilter {
     public var handles: Set<UInt16> = []
     public var channelIDs: Set<UInt16> = []
     public var opcodes: Set<UInt32> = []
+    /// Air captures: access addresses (a CONNECT_IND matches the address it assigns, so a link's start shows).
+    public var accessAddresses: Set<UInt32> = []
+    /// Air captures: PDU names as `decode` prints them (`ADV_IND`, `AUX_CONNECT_REQ`, `LL_TERMINATE_IND`), or
+    /// `empty` (empty data PDUs) and `data` (data PDUs carrying L2CAP), upper-cased.
+    public var pduTypes: Set<String> = []
+    /// Air captures: data PDUs sent this way.
+    public var directions: Set<LLDirection> = []
 
     public init() {}
 
-    public var isEmpty: Bool { kinds.isEmpty && layers.isEmpty && handles.isEmpty && channelIDs.isEmpty && opcodes.isEmpty }
+    public var isEmpty: Bool {
+        kinds.isEmpty && layers.isEmpty && handles.isEmpty && channelIDs.isEmpty && opcodes.isEmpty && accessAddresses.isEmpty
+            && pduTypes.isEmpty && directions.isEmpty
+    }
+
+    /// Names `--pdu-type` takes besides the advertising PDU and LL control opcode names.
+    public static let dataPDUNames = ["EMPTY", "DATA"]
+
+    /// Parses a `--pdu-type` value: a known PDU name (any case) or `empty`/`data`.
+    public mutating func addPDUType(_ name: String) -> Bool {
+        let upper = name.uppercased()
+        let known = Self.dataPDUNames.contains(upper) || LLAdvertisingPDUType.allNames.contains(upper)
+            || (0...0xFF).contains { LLControlOpcode(rawValue: UInt8($0)).name == upper }
+        if known { pduTypes.insert(upper) }
+        return known
+    }
+
+    /// Parses a `--direction` value: `c2p` (central to peripheral) or `p2c`.
+    public mutating func addDirection(_ name: String) -> Bool {
+        switch name.lowercased() {
+        case "c2p", "central": directions.insert(.centralToPeripheral)
+        case "p2c", "peripheral": directions.insert(.peripheralToCentral)
+        default: return false
+        }
+        return true
+    }
 
     /// Parses a kind name: a record kind (`command`, `event`, `acl`, `note`, …) or a layer (`att`, …).
     public mutating func addKind(_ name: String) -> Bool {
@@ -44,7 +76,38 @@ public struct FrameFilter {
         if !opcodes.isEmpty {
             guard Self.opcodes(of: frame).contains(where: { opcodes.contains($0) }) else { return false }
         }
+        if !accessAddresses.isEmpty || !pduTypes.isEmpty || !directions.isEmpty {
+            guard let ll = frame.linkLayer, matchesLinkLayer(ll) else { return false }
+        }
         return true
+    }
+
+    func matchesLinkLayer(_ ll: LLFrame) -> Bool {
+        if !accessAddresses.isEmpty {
+            var assigned: UInt32?
+            if let adv = ll.advertising, case .connectRequest(_, _, let data) = adv.body { assigned = data.accessAddress }
+            guard accessAddresses.contains(ll.packet.accessAddress) || assigned.map(accessAddresses.contains) == true
+            else { return false }
+        }
+        if !directions.isEmpty {
+            guard !ll.isAdvertising, directions.contains(ll.direction) else { return false }
+        }
+        if !pduTypes.isEmpty {
+            guard let name = Self.pduName(ll), pduTypes.contains(name) else { return false }
+        }
+        return true
+    }
+
+    /// The name `--pdu-type` matches: the advertising PDU's, the control opcode's, or EMPTY/DATA.
+    static func pduName(_ ll: LLFrame) -> String? {
+        if ll.isAdvertising {
+            guard let adv = ll.advertising else { return nil }
+            return adv.type.name(secondary: ll.packet.isSecondaryChannel, auxiliaryType: ll.packet.auxiliaryType)
+        }
+        if let control = ll.control { return control.opcode.name }
+        guard let data = ll.data else { return nil }
+        if data.header.isEmpty { return "EMPTY" }
+        return data.header.llid == .start || data.header.llid == .continuation ? "DATA" : nil
     }
 
     static func hasLayer(_ frame: DecodedFrame, _ layer: Layer) -> Bool {

@@ -12,11 +12,22 @@ extension CaptureTracker {
     /// tracker's own links are never touched. Costs one copy per open link plus a sort of the links by id.
     /// Only for a tracker fed on one thread, as live capture's is (with a `LinkFeed` the links are elsewhere).
     public func snapshot() -> CaptureModel {
-        var all = connections.finished
-        all.reserveCapacity(all.count + connections.open.count)
-        for c in connections.open.values { all.append(c.snapshotCopy(finishingAt: last)) }
-        all.sort { $0.id < $1.id }
-        ConnectionTracker.inheritGATT(&all) { $0.snapshotCopy(finishingAt: nil) }
+        func links(_ tracker: ConnectionTracker) -> [Connection] {
+            var all = tracker.finished
+            all.reserveCapacity(all.count + tracker.open.count)
+            for c in tracker.open.values { all.append(c.snapshotCopy(finishingAt: last)) }
+            all.sort { $0.id < $1.id }
+            ConnectionTracker.inheritGATT(&all) { $0.snapshotCopy(finishingAt: nil) }
+            return all
+        }
+        var all = links(connections)
+        if let air {
+            // Air links are numbered with the HCI ones only when both exist (`merge`): copies, so the tracker's
+            // own numbering stays.
+            let airLinks = links(air.links)
+            all = all.isEmpty ? airLinks
+                : Self.merge(all.map { $0.snapshotCopy(finishingAt: nil) }, airLinks.map { $0.snapshotCopy(finishingAt: nil) })
+        }
         var scans = self.scans
         var advertisers = self.advertisers
         var ownAdvertising = self.ownAdvertising

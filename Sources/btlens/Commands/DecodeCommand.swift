@@ -20,6 +20,8 @@ struct DecodeCommand: ParsableCommand {
               btlens decode -v --kind att --handle 0x0040 btsnoop_hci.log
               btlens decode --opcode 0x200c --opcode 0x2042 capture.pklg   # scan enable commands
               btlens decode --cid 4 --time absolute capture.pcapng
+              btlens decode --access-address 0x50654d3a --direction c2p --pdu-type data sniffer.pcapng
+              btlens decode --pdu-type LL_CONNECTION_UPDATE_IND --pdu-type CONNECT_IND nrf-sniffer.pcapng
             """
     )
 
@@ -51,6 +53,15 @@ struct DecodeCommand: ParsableCommand {
     @Option(name: .long, parsing: .singleValue, help: "Only records with this opcode at any layer: HCI command opcode, event code, LE subevent, ATT/SMP/signalling code (repeatable).")
     var opcode: [String] = []
 
+    @Option(name: .long, parsing: .singleValue, help: "Air captures: only packets of this access address, e.g. 0x50654d3a, and the CONNECT_IND that assigned it (repeatable).")
+    var accessAddress: [String] = []
+
+    @Option(name: .long, parsing: .singleValue, help: "Air captures: only PDUs of this type: ADV_IND, SCAN_REQ, CONNECT_IND, AUX_ADV_IND, …, an LL control PDU (LL_CONNECTION_UPDATE_IND, …), empty or data (repeatable).")
+    var pduType: [String] = []
+
+    @Option(name: .long, parsing: .singleValue, help: "Air captures: only data PDUs sent c2p (central to peripheral) or p2c (repeatable).")
+    var direction: [String] = []
+
     @Option(name: .long, help: "Time column: relative (seconds since the first record), absolute (UTC), unix.")
     var time: TimeStyle = .relative
 
@@ -76,6 +87,15 @@ struct DecodeCommand: ParsableCommand {
         filter.handles = Set(try numbers(handle, "handle", max: 0x0FFF).map { UInt16($0) })
         filter.channelIDs = Set(try numbers(cid, "CID", max: 0xFFFF).map { UInt16($0) })
         filter.opcodes = Set(try numbers(opcode, "opcode", max: 0xFFFF).map { UInt32($0) })
+        filter.accessAddresses = Set(try numbers(accessAddress, "access address", max: 0xFFFF_FFFF).map { UInt32($0) })
+        for t in pduType.flatMap({ $0.split(separator: ",").map(String.init) }) {
+            guard filter.addPDUType(t) else {
+                throw ValidationError("unknown PDU type '\(t)'; give a name as decode prints it (ADV_IND, CONNECT_IND, LL_TERMINATE_IND, …), empty or data")
+            }
+        }
+        for d in direction.flatMap({ $0.split(separator: ",").map(String.init) }) {
+            guard filter.addDirection(d) else { throw ValidationError("unknown direction '\(d)'; use c2p or p2c") }
+        }
         return filter
     }
 

@@ -1,0 +1,31 @@
+import BTTrack
+
+/// What a reader of an audit must know about the capture to read its findings right: said once per capture,
+/// not per finding.
+public enum AuditNotes {
+    /// Rules that judge the host's own HCI scanning and advertising commands: an air capture shows none.
+    static let hostCommandRules = ["BTL001 scan-after-connect", "BTL002 duplicate-scan", "BTL007 reconnect-by-scan",
+                                   "BTL013 advertising-after-connect"]
+    /// Rules that judge an absence of traffic, which ciphertext without the key hides.
+    static let absenceRules = ["BTL003", "BTL004", "BTL006", "BTL010", "BTL011"]
+
+    public static func notes(_ model: CaptureModel) -> [String] {
+        var notes: [String] = []
+        if model.isAirCapture {
+            notes.append("air capture: each link is seen from its central, so discovery, polling, lingering, interval and "
+                         + "churn findings judge the central; " + hostCommandRules.joined(separator: ", ")
+                         + " need the host's HCI scan and advertising commands and do not apply")
+        }
+        let hidden = model.connections.filter(\.hidesTraffic).map { "#\($0.id)" }
+        if !hidden.isEmpty {
+            notes.append("connection\(hidden.count == 1 ? "" : "s") \(hidden.joined(separator: ", ")) carried encrypted PDUs "
+                         + "without the key: " + absenceRules.joined(separator: ", ")
+                         + " (which judge an absence of traffic) skipped \(hidden.count == 1 ? "it" : "them")")
+        }
+        if model.unfollowedConnectRequests > 0 {
+            notes.append("\(model.unfollowedConnectRequests) CONNECT_IND\(model.unfollowedConnectRequests == 1 ? "" : "s") "
+                         + "whose link the sniffer never heard (it followed another, or the link failed to be established)")
+        }
+        return notes
+    }
+}
