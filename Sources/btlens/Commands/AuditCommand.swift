@@ -23,7 +23,14 @@ struct AuditCommand: ParsableCommand {
             finding at or above --fail-on), markdown (a pull-request comment) and html (a self-contained page with an SVG \
             timeline of scans, advertising and connections with the findings on them).
 
-            Cost: every finding carries what its fix would save (radio time and charge, phone and peripheral, with a             low–high range), priced by the energy model of btlens energy (--profile FILE to use another phone or             peripheral). Text, Markdown and HTML order findings by cost within severity, group repeats of one rule             on one peer, and end with the total ("findings waste about 4.1 mAh per hour of use, 38 % of the app's             radio charge").
+            Cost: every finding carries what its fix would save (radio time and charge, phone and peripheral, with a \
+            low–high range), priced by the energy model of btlens energy (--profile FILE to use another phone or \
+            peripheral). Text, Markdown and HTML order findings by cost within severity, group repeats of one rule \
+            on one peer, and end with the total ("findings waste about 4.1 mAh per hour of use, 38 % of the app's \
+            radio charge").
+
+            Air captures: each link is judged as its central's; the rules that need the host's scan and advertising \
+            commands (BTL001, BTL002, BTL007, BTL013) do not apply, and the report says so once (JSON "notes").
 
             Configuration: --config FILE, or .btlens.yml in the current directory when present (YAML: fail_on, \
             disabled, enabled, rules: {ID or name: {severity, options}}). A baseline (--write-baseline, then \

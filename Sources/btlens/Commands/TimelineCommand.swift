@@ -56,6 +56,8 @@ struct TimelineCommand: ParsableCommand {
             own advertising and failed connection attempts (with how long each ran) are their own lanes. A capture that starts mid-connection gets a connection from its first packet \
             (implicit_start); connections still up at the end are open.
 
+            Air captures (nRF Sniffer, Sniffle, WHAD, Ubertooth): each link is seen from its central, opened at its             CONNECT_IND (or by its access address when the capture missed it), with its LL control procedures,             updates at their instants, LL_TERMINATE_IND or an inferred loss, and a line per phase of what only the             air shows ("air: interval 30 ms: events 1,240 (97 % empty), 31 retransmissions, 2 CRC errors");             --json adds "air" per connection.
+
             --json prints {"file", "first_timestamp", "last_timestamp", "controller_debug_log_packets", \
             "connections": [...], "failed_connections", \
             "scans": [...], "advertising": [...]}; each connection has handle ("0x0040"), controller, peer_address, \
@@ -67,6 +69,7 @@ struct TimelineCommand: ParsableCommand {
               btlens timeline samples/heart-rate-session.btsnoop
               btlens timeline --connection 2 samples/wasteful-central.btsnoop
               btlens timeline --json btsnoop_hci.log | jq '.connections[].disconnect_reason'
+              btlens timeline nrf-sniffer.pcapng
             """
     )
 
