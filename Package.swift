@@ -50,8 +50,9 @@ let package = Package(
         // Output shapes (stats JSON, decode lines, timelines, devices, GATT trees, audit reports).
         .target(name: "BTReport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules"],
                 exclude: ["Schemas"]),
-        // Scripted scenarios that write the project's own captures (samples, fixtures, benchmark).
-        .target(name: "BTScenario", dependencies: ["BTWire", "BTCapture"]),
+        // Scripted scenarios that write the project's own captures (samples, fixtures, benchmark), in HCI formats
+        // and as an air sniffer would capture them (BTDecode's link-layer CRC and codes).
+        .target(name: "BTScenario", dependencies: ["BTWire", "BTCapture", "BTDecode"]),
         // Live capture: the HCI monitor socket, growing files and streams behind RecordSource, and the live
         // pipeline (decode → track → print → periodic audit).
         .target(name: "BTLive", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport",
