@@ -67,11 +67,11 @@ public enum ScenarioFormat: String, CaseIterable, Sendable, CustomStringConverti
     public var isMonitor: Bool { self == .btsnoopMonitor || self == .pcapMonitor }
 
     /// Opens a sink that writes this format to `path`. `air` sets how air formats are written (its container
-    /// is replaced by this format's).
+    /// is replaced by this format's, but for the nRF header version of air-272).
     public func makeSink(path: String, air: AirOptions = AirOptions()) throws -> any PacketSink {
         if let container = airContainer {
             var options = air
-            options.container = container
+            if case .nordic = air.container, self == .air272 {} else { options.container = container }
             return try AirSink(path: path, options: options)
         }
         return switch self {
