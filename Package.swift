@@ -79,7 +79,7 @@ let package = Package(
         .systemLibrary(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
         .executableTarget(name: "btlens-fuzz", dependencies: ["BTTrack", "TestSupport", "CFuzzerDriver"], path: "Tests/Fuzz/Harness"),
         .testTarget(name: "BTWireTests", dependencies: ["BTWire", "TestSupport"]),
-        .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTScenario", "TestSupport"]),
+        .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTDecode", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTDecodeTests", dependencies: ["BTDecode", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTTrackTests", dependencies: ["BTTrack", "BTReport", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTRulesTests", dependencies: ["BTRules", "BTTrack", "BTReport", "BTScenario", "TestSupport"]),
