@@ -20,6 +20,12 @@ public final class PcapReader: RecordSource {
     let file: UnsafeMutablePointer<FILE>
     /// Kept alive: libpcap reads its descriptor through the stream.
     let source: ByteSource
+    /// Classic pcap with the standard record header (16 bytes): a record shorter than libpcap's snapshot length
+    /// was not cut by it, so it ends 16 + caplen bytes after it starts and `ftell` (a seek through the stream's
+    /// cookie on every record) is not needed to know where.
+    let classicRecordHeader: Bool
+    let snapshot: Int
+    static let classicRecordHeaderLength: Int64 = 16
 
     /// - Parameters:
     ///   - source: the stream positioned at its start; bytes it already buffered (sniffing) are replayed.
@@ -61,6 +67,9 @@ public final class PcapReader: RecordSource {
         self.handle = pcap
         self.linktype = linktype
         self.lastEnd = Int64(ftell(stream))
+        self.snapshot = Int(pcap_snapshot(pcap))
+        self.classicRecordHeader = !isPcapng && prefix.count >= 4
+            && PcapMagic.isPcap(UInt32(prefix[0]) << 24 | UInt32(prefix[1]) << 16 | UInt32(prefix[2]) << 8 | UInt32(prefix[3]))
         let format: CaptureFormat = isPcapng ? .pcapng(linktype: linktype) : .pcap(linktype: linktype)
         // libpcap scales every file to ns; a µs file shows 6 digits, as Wireshark does.
         info = CaptureInfo(format: format, timestampDigits: Self.sourceIsNano(prefix, isPcapng) ? 9 : 6)
@@ -139,7 +148,12 @@ public final class PcapReader: RecordSource {
         var dataPointer: UnsafePointer<UInt8>?
         let startOffset = lastEnd
         let status = pcap_next_ex(handle, &headerPointer, &dataPointer)
-        let endOffset = Int64(ftell(file))
+        let endOffset: Int64
+        if status == 1, classicRecordHeader, let caplen = headerPointer?.pointee.caplen, Int(caplen) < snapshot {
+            endOffset = startOffset + Self.classicRecordHeaderLength + Int64(caplen)
+        } else {
+            endOffset = Int64(ftell(file))
+        }
         lastEnd = endOffset
         switch status {
         case 1:

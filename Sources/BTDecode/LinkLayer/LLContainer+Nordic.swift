@@ -40,16 +40,21 @@ enum NordicBLEHeader {
 }
 
 extension LLContainer {
-    static func unwrapNordic(_ bytes: UnsafeRawBufferPointer, originalLength: Int) -> Result<LLCapturedPacket, LLDecodeError> {
+    static func unwrapNordic(_ bytes: UnsafeRawBufferPointer, originalLength: Int,
+                             into packet: inout LLCapturedPacket) -> LLDecodeError? {
         typealias N = NordicBLEHeader
-        let reader = ByteReader(bytes)
         guard bytes.count >= N.packetOffset else {
-            return .failure(LLDecodeError(.containerTooShort, "\(bytes.count) bytes are shorter than the nRF Sniffer header"))
+            return LLDecodeError(.containerTooShort, "\(bytes.count) bytes are shorter than the nRF Sniffer header")
+        }
+        // Every field read below lies before the packet at offset 17, which the guard above holds.
+        @inline(__always) func u16(_ offset: Int) -> UInt16 { UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8 }
+        @inline(__always) func u32(_ offset: Int) -> UInt32 {
+            UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
         }
         let version: UInt8
         let headerLength: Int
         let payloadLength: Int
-        if reader.get(UInt16.self, at: 0, bigEndian: true) == N.legacyMagic {
+        if UInt16(bytes[0]) << 8 | UInt16(bytes[1]) == N.legacyMagic {
             version = 0
             headerLength = N.legacyHeaderLength
             payloadLength = Int(bytes[7])
@@ -60,20 +65,19 @@ extension LLContainer {
                 payloadLength = Int(bytes[2])
             } else {
                 headerLength = N.version2HeaderLength
-                payloadLength = Int(reader.get(UInt16.self, at: 1) ?? 0)
+                payloadLength = Int(u16(1))
             }
         }
         // Wireshark dissects nothing further when the lengths disagree; neither does btlens.
         guard headerLength + payloadLength == originalLength else {
-            return .failure(LLDecodeError(.containerLengthMismatch,
-                                          "nRF Sniffer v\(version) header says \(headerLength) + \(payloadLength) bytes, the record has \(originalLength)"))
+            return LLDecodeError(.containerLengthMismatch,
+                                          "nRF Sniffer v\(version) header says \(headerLength) + \(payloadLength) bytes, the record has \(originalLength)")
         }
         let flags = bytes[N.flagsOffset]
-        var packet = LLCapturedPacket(accessAddress: 0, pdu: UnsafeRawBufferPointer(rebasing: bytes[0..<0]))
         packet.channel = bytes[N.channelOffset]
         packet.rssi = Int8(truncatingIfNeeded: -Int(bytes[N.rssiOffset]))
-        packet.eventCounter = reader.get(UInt16.self, at: N.eventCounterOffset)
-        packet.snifferTime = reader.get(UInt32.self, at: N.timeOffset)
+        packet.eventCounter = u16(N.eventCounterOffset)
+        packet.snifferTime = u32(N.timeOffset)
         packet.snifferTimeIsDelta = version < N.firstAbsoluteTimeVersion
         packet.crc = flags & N.crcOK != 0 ? .good : .bad
         packet.phy = LLPHY(rawValue: (flags & N.phyMask) >> N.phyShift) ?? .unknown
@@ -82,7 +86,7 @@ extension LLContainer {
             if id == N.advertisingPacketID { packet.pduClass = .advertising }
             if id == N.dataPacketID { packet.pduClass = .data }
         }
-        let aa = reader.get(UInt32.self, at: N.packetOffset)
+        let aa: UInt32? = bytes.count >= N.packetOffset + 4 ? u32(N.packetOffset) : nil
         let advertising = packet.pduClass == .advertising
             || (packet.pduClass == .unspecified && aa == LLCapturedPacket.advertisingAccessAddress)
         if advertising {
@@ -102,6 +106,6 @@ extension LLContainer {
                 packet.encryption = .plaintext
             }
         }
-        return split(UnsafeRawBufferPointer(rebasing: bytes[N.packetOffset...]), into: packet)
+        return split(UnsafeRawBufferPointer(rebasing: bytes[N.packetOffset...]), into: &packet)
     }
 }

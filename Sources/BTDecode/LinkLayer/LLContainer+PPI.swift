@@ -22,15 +22,14 @@ enum PPIHeader {
 }
 
 extension LLContainer {
-    static func unwrapPPI(_ bytes: UnsafeRawBufferPointer) -> Result<LLCapturedPacket, LLDecodeError> {
+    static func unwrapPPI(_ bytes: UnsafeRawBufferPointer, into packet: inout LLCapturedPacket) -> LLDecodeError? {
         let reader = ByteReader(bytes)
         guard let headerLength = reader.get(UInt16.self, at: 2).map(Int.init),
               let innerLinktype = reader.get(UInt32.self, at: 4).map(Int.init),
               headerLength >= PPIHeader.length, headerLength <= bytes.count
         else {
-            return .failure(LLDecodeError(.containerTooShort, "\(bytes.count) bytes hold no whole PPI header"))
+            return LLDecodeError(.containerTooShort, "\(bytes.count) bytes hold no whole PPI header")
         }
-        var packet = LLCapturedPacket(accessAddress: 0, pdu: UnsafeRawBufferPointer(rebasing: bytes[0..<0]))
         var foundBTLE = false
         var offset = PPIHeader.length
         while offset + PPIHeader.fieldHeaderLength <= headerLength,
@@ -52,8 +51,8 @@ extension LLContainer {
             offset = data + length
         }
         guard foundBTLE || innerLinktype == Linktype.bluetoothLELL else {
-            return .failure(LLDecodeError(.containerNotLinkLayer, "PPI record with inner linktype \(innerLinktype) and no BTLE field"))
+            return LLDecodeError(.containerNotLinkLayer, "PPI record with inner linktype \(innerLinktype) and no BTLE field")
         }
-        return split(UnsafeRawBufferPointer(rebasing: bytes[headerLength...]), into: packet)
+        return split(UnsafeRawBufferPointer(rebasing: bytes[headerLength...]), into: &packet)
     }
 }

@@ -31,12 +31,11 @@ enum LLPseudoHeader {
 }
 
 extension LLContainer {
-    static func unwrapPseudoHeader(_ bytes: UnsafeRawBufferPointer) -> Result<LLCapturedPacket, LLDecodeError> {
+    static func unwrapPseudoHeader(_ bytes: UnsafeRawBufferPointer, into packet: inout LLCapturedPacket) -> LLDecodeError? {
         let reader = ByteReader(bytes)
         guard bytes.count >= LLPseudoHeader.length, let flags = reader.get(UInt16.self, at: 8) else {
-            return .failure(LLDecodeError(.containerTooShort, "\(bytes.count) bytes are shorter than the 10-byte pseudo-header"))
+            return LLDecodeError(.containerTooShort, "\(bytes.count) bytes are shorter than the 10-byte pseudo-header")
         }
-        var packet = LLCapturedPacket(accessAddress: 0, pdu: UnsafeRawBufferPointer(rebasing: bytes[0..<0]))
         // The writer's RF channel; WHAD writes the channel index here instead, which the spec's mapping turns
         // into a neighbouring index: good enough for display, never used to name or classify a PDU.
         packet.channel = channelIndex(rfChannel: Int(bytes[0]))
@@ -60,6 +59,6 @@ extension LLContainer {
         case .unspecified, .reserved, nil:
             break  // the access address decides
         }
-        return split(UnsafeRawBufferPointer(rebasing: bytes[LLPseudoHeader.length...]), into: packet)
+        return split(UnsafeRawBufferPointer(rebasing: bytes[LLPseudoHeader.length...]), into: &packet)
     }
 }

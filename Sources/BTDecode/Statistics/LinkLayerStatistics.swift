@@ -41,6 +41,8 @@ public struct LinkLayerStatistics {
     public var dataAccessAddresses: Set<UInt32> = []
     /// Addresses remembered at most; a fuzzed capture cannot grow the set beyond it.
     static let maximumAccessAddresses = 4096
+    /// The address inserted last: a capture mostly follows one link for a while, so most PDUs skip the hashing.
+    var lastAccessAddress: UInt32?
 
     public init() {}
 
@@ -90,7 +92,11 @@ public struct LinkLayerStatistics {
             return
         }
         dataPDUs += 1
-        if dataAccessAddresses.count < Self.maximumAccessAddresses { dataAccessAddresses.insert(frame.packet.accessAddress) }
+        let aa = frame.packet.accessAddress
+        if aa != lastAccessAddress, dataAccessAddresses.count < Self.maximumAccessAddresses {
+            dataAccessAddresses.insert(aa)
+            lastAccessAddress = aa
+        }
         guard let header = LLDataHeader(pdu) else { return }
         if header.isEmpty {
             emptyPDUs += 1
