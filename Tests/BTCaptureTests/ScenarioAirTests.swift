@@ -1,3 +1,4 @@
+import Foundation
 import BTCapture
 import BTDecode
 import BTScenario
@@ -270,5 +271,24 @@ import TestSupport
         let ll = air.statistics.linkLayer
         #expect(ll.connectRequests > 5 && ll.dataPDUs > 1000 && ll.advertisingPDUs.reduce(0, +) > 1000)
         #expect(air.statistics.att.reduce(0, +) > 500)
+    }
+
+    @Test("the fuzz seeds in Tests/Fuzz/Seeds are what the generator writes (see the README there)")
+    func fuzzSeeds() throws {
+        let seeds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Seeds").path
+        let dir = try TemporaryDirectory()
+        let impairments = AirImpairments(crcErrorRate: 0.1, retransmissionRate: 0.1)
+        var files: [(String, ScenarioFormat, AirOptions)] = [ScenarioFormat.air251, .air256, .airPPI].map {
+            ("connection-churn.\($0.rawValue).pcap", $0, AirOptions(impairments: impairments))
+        }
+        for version: UInt8 in 0...3 {
+            files.append(("connection-churn.air-272-v\(version).pcap", .air272,
+                          AirOptions(container: .nordic(version: version, board: 0), impairments: impairments)))
+        }
+        for (name, format, options) in files {
+            let (path, _) = try Self.write("connection-churn", format, options: options, in: dir)
+            #expect(try TemporaryDirectory.contents(of: path) == TemporaryDirectory.contents(of: seeds + "/" + name), "\(name)")
+        }
     }
 }
