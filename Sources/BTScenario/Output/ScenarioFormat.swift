@@ -21,6 +21,24 @@ public enum ScenarioFormat: String, CaseIterable, Sendable, CustomStringConverti
 
     public var description: String { rawValue }
 
+    /// One line for `btlens-scenario list`.
+    public var summary: String {
+        switch self {
+        case .btsnoopH4: "btsnoop, H4 (Android's btsnoop_hci.log; the default)"
+        case .btsnoopH1: "btsnoop, H1"
+        case .btsnoopMonitor: "btsnoop, Linux monitor (btmon -w)"
+        case .packetLoggerLE: "Apple PacketLogger, little-endian"
+        case .packetLoggerBE: "Apple PacketLogger, big-endian"
+        case .pcapH4: "pcap linktype 187, H4 without direction"
+        case .pcapH4WithDirection: "pcap linktype 201, H4 with direction (tcpdump -i bluetooth0)"
+        case .pcapMonitor: "pcap linktype 254, Linux monitor"
+        case .air272: "air sniffer: pcap linktype 272, nRF Sniffer header v3 (--air-* options)"
+        case .air256: "air sniffer: pcap linktype 256, LE_LL_WITH_PHDR"
+        case .air251: "air sniffer: pcap linktype 251, the bare LE link layer"
+        case .airPPI: "air sniffer: pcap linktype 192, PPI with Ubertooth's BTLE field"
+        }
+    }
+
     /// The usual file extension.
     public var fileExtension: String {
         switch self {
