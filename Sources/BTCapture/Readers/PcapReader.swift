@@ -13,8 +13,9 @@ import Glibc
 /// file of a linktype btlens reads is framed here, as btsnoop is, straight from the `ByteSource`'s buffer:
 /// libpcap's two `fread`s per record through a stdio stream, and `ftell` for each record's offset, cost more
 /// than decoding an air sniffer's record. It does what libpcap's sf-pcap.c does with such a file: records are
-/// cut to the snapshot length (the header's snaplen, or 262 144 when that is 0 or larger) and the rest skipped; a
-/// caplen above 262 144 is a read error; a file that ends inside a record is a truncated record.
+/// cut to the snapshot length (the header's snaplen, or 262 144 when that is 0 or larger) and the rest skipped, and
+/// a caplen above 262 144 stops reading (reported as an impossible length, as in btsnoop, where libpcap's error
+/// was a read error); a file that ends inside a record is a truncated record.
 public final class PcapReader: RecordSource {
     public let info: CaptureInfo
     public let issues: IssueLog
@@ -269,58 +270,36 @@ public final class PcapReader: RecordSource {
         return record
     }
 
-    /// The next record of a classic pcap file framed here (see the type's comment).
+    /// The next record of a classic pcap file framed here (see the type's comment), through the framing btsnoop
+    /// and PacketLogger share: a caplen above 262 144 is an impossible length, a file that ends inside a record a
+    /// truncated record.
     @inline(__always)
     func nextFramed(_ framing: NativeFraming) -> CaptureRecord? {
-        let offset = source.offset
-        let headerLength = Int(Self.classicRecordHeaderLength)
-        do {
-            guard try source.ensure(headerLength) else {
-                if source.available > 0 {
-                    issues.report(.truncatedRecord, record: recordNumber + 1, offset: offset,
-                                  "file ends inside a record header (\(source.available) of \(headerLength) bytes)")
-                }
-                stopped = true
-                return nil
-            }
-            let h = source.peek(headerLength)
-            @inline(__always) func u32(_ o: Int) -> UInt32 {
-                let v = h.loadUnaligned(fromByteOffset: o, as: UInt32.self)
-                return framing.bigEndian ? UInt32(bigEndian: v) : UInt32(littleEndian: v)
-            }
-            // Signed, as libpcap reads them (its pcap_timeval holds two bpf_int32).
-            let seconds = Int64(Int32(bitPattern: u32(0))), fraction = Int64(Int32(bitPattern: u32(4)))
-            let captured = Int(u32(8)), original = Int(u32(12))
-            guard captured <= Self.maximumSnapshot else {
-                issues.report(.readError, record: recordNumber + 1, offset: offset,
-                              "invalid packet capture length \(captured), bigger than maximum of \(Self.maximumSnapshot)")
-                stopped = true
-                return nil
-            }
-            let total = headerLength + captured
-            guard try source.ensure(total) else {
-                issues.report(.truncatedRecord, record: recordNumber + 1, offset: offset,
-                              "file ends inside the record (\(source.available) of \(total) bytes)")
-                stopped = true
-                return nil
-            }
-            recordNumber += 1
-            let bytes = UnsafeRawBufferPointer(rebasing: source.peek(total)[headerLength..<(headerLength + min(captured, snapshot))])
-            source.consume(total)
-            lastEnd = offset + Int64(total)
-            let timestamp = Timestamp(seconds: seconds, nanoseconds: framing.nanoseconds ? fraction : fraction * 1000)
-            var record = CaptureRecord(number: recordNumber, offset: offset, timestamp: timestamp, direction: .unknown,
-                                       kind: .unknown, controller: 0, sourceType: UInt32(linktype),
-                                       originalLength: original, payload: bytes)
-            record.length = total
-            classify(&record, bytes)
-            return record
-        } catch {
-            if let refused = error as? CaptureError, refused.code == .refused { issues.refuse(refused.message) }
-            issues.report(.readError, record: recordNumber + 1, offset: offset, "\(error)")
-            stopped = true
-            return nil
+        @inline(__always) func u32(_ h: UnsafeRawBufferPointer, _ o: Int) -> UInt32 {
+            let v = h.loadUnaligned(fromByteOffset: o, as: UInt32.self)
+            return framing.bigEndian ? UInt32(bigEndian: v) : UInt32(littleEndian: v)
         }
+        let headerLength = Int(Self.classicRecordHeaderLength)
+        guard let frame = RecordFraming.next(source, issues: issues, recordNumber: &recordNumber, stopped: &stopped,
+                                             headerLength: headerLength, totalLength: { h in
+            let captured = Int(u32(h, 8))
+            guard captured <= Self.maximumSnapshot else {
+                return .failure(.init(message: "invalid packet capture length \(captured), bigger than maximum of \(Self.maximumSnapshot); rest of file skipped"))
+            }
+            return .success(headerLength + captured)
+        }) else { return nil }
+        let h = frame.header
+        // Signed, as libpcap reads them (its pcap_timeval holds two bpf_int32).
+        let seconds = Int64(Int32(bitPattern: u32(h, 0))), fraction = Int64(Int32(bitPattern: u32(h, 4)))
+        let bytes = UnsafeRawBufferPointer(rebasing: frame.body.prefix(snapshot))
+        lastEnd = frame.offset + Int64(frame.length)
+        let timestamp = Timestamp(seconds: seconds, nanoseconds: framing.nanoseconds ? fraction : fraction * 1000)
+        var record = CaptureRecord(number: recordNumber, offset: frame.offset, timestamp: timestamp, direction: .unknown,
+                                   kind: .unknown, controller: 0, sourceType: UInt32(linktype),
+                                   originalLength: Int(u32(h, 12)), payload: bytes)
+        record.length = frame.length
+        classify(&record, bytes)
+        return record
     }
 
     /// Kind, direction, controller and payload from the linktype's pseudo-header.
