@@ -108,6 +108,24 @@ import TestSupport
         #expect(counts.count == 2 && counts[0] == counts[1])
     }
 
+    @Test("extended advertising: ADV_EXT_IND on a primary channel, AUX_ADV_IND and AUX_CHAIN_IND on secondary ones")
+    func extendedAdvertising() throws {
+        let dir = try TemporaryDirectory()
+        var seen: [[String]] = []
+        for format in [ScenarioFormat.air272, .air256] {
+            let (path, _) = try Self.write("beacons", format, in: dir)
+            let air = try DecodedAirCapture.load(path)
+            let extended = air.packets.filter { $0.isAdvertising && $0.pdu.first.map { $0 & 0x0F } == 0x07 }
+            #expect(extended.contains { $0.auxiliaryType == 0 } && extended.contains { $0.auxiliaryType == 1 })
+            for p in extended {
+                let secondary = (p.channel ?? 37) < 37
+                #expect(secondary == (p.auxiliaryType != nil))
+            }
+            seen.append(extended.map { "\($0.channel ?? 99)/\($0.auxiliaryType.map(String.init) ?? "-")" })
+        }
+        #expect(seen.count == 2 && seen[0] == seen[1] && !seen[0].isEmpty)
+    }
+
     @Test("the nRF header versions 0–3 decode to the same counts")
     func nordicVersions() throws {
         let dir = try TemporaryDirectory()

@@ -13,6 +13,8 @@ public struct DecodedAirPacket: Sendable {
     public var channel: UInt8?
     public var eventCounter: UInt16?
     public var phy: LLPHY
+    /// Advertising PDUs on a secondary channel: the container's aux type (0 AUX_ADV_IND, 1 AUX_CHAIN_IND, …).
+    public var auxiliaryType: UInt8?
     /// PDU header and payload as written.
     public var pdu: [UInt8]
     public var attOpcode: UInt8?
@@ -44,7 +46,7 @@ public struct DecodedAirCapture {
                     microseconds: r.microseconds, accessAddress: ll.packet.accessAddress, isAdvertising: ll.isAdvertising,
                     direction: ll.direction, crc: ll.crc, isRetransmission: ll.isRetransmission,
                     isEncrypted: ll.isEncrypted, channel: ll.packet.channel, eventCounter: ll.packet.eventCounter,
-                    phy: ll.packet.phy, pdu: Array(ll.packet.pdu), attOpcode: frame.attPDU?.first))
+                    phy: ll.packet.phy, auxiliaryType: ll.packet.auxiliaryType, pdu: Array(ll.packet.pdu), attOpcode: frame.attPDU?.first))
             }
         }
         return DecodedAirCapture(info: loaded.info, statistics: statistics, issues: loaded.issueCount + log.count,

@@ -81,41 +81,11 @@ public struct LinkLayerRecordEncoder: Sendable {
     /// End of the previous packet on air (µs), for nRF v0–v2 time deltas.
     var previousEnd: Int64?
 
-    // PHDR flags [LINKLAYER.md §1.3].
-    static let phdrDewhitened: UInt16 = 0x0001
-    static let phdrSignalValid: UInt16 = 0x0002
-    static let phdrDecrypted: UInt16 = 0x0008
-    static let phdrReferenceAAValid: UInt16 = 0x0010
-    static let phdrPDUTypeShift: UInt16 = 7
-    static let phdrAuxiliaryAdvertising: UInt16 = 1
-    static let phdrDataCentralToPeripheral: UInt16 = 2
-    static let phdrDataPeripheralToCentral: UInt16 = 3
-    static let phdrCRCChecked: UInt16 = 0x0400
-    static let phdrCRCValid: UInt16 = 0x0800
-    static let phdrAuxTypeShift: UInt16 = 12
-    static let phdrMICChecked: UInt16 = 0x1000
-    static let phdrMICValid: UInt16 = 0x2000
-    static let phdrPHYShift: UInt16 = 14
-    static let phdrNoise: UInt8 = 0x80  // −128 dBm, flagged invalid
-    // nRF [LINKLAYER.md §1.4].
-    static let nordicLegacyMagic: [UInt8] = [0xBE, 0xEF]
+    /// The header layouts are `NordicBLEHeader`, `LLPseudoHeader` and `PPIHeader`, which the decoder reads.
     static let nordicEventHeaderLength: UInt8 = 10
     static let nordicVersion1HeaderLength: UInt8 = 6
-    static let nordicAdvertisingID: UInt8 = 0x02
-    static let nordicDataID: UInt8 = 0x06
-    static let nordicCRCOK: UInt8 = 0x01
-    static let nordicCentralToPeripheral: UInt8 = 0x02
-    static let nordicEncrypted: UInt8 = 0x04
-    static let nordicMICOK: UInt8 = 0x08
-    static let nordicPHYShift: UInt8 = 4
-    static let nordicAuxTypeShift: UInt8 = 1
-    static let nordicSecondaryFlag: UInt8 = 0x04
-    // PPI with Ubertooth's BTLE field [LINKLAYER.md §1.5].
-    static let ppiHeaderLength: UInt16 = 24
-    static let ppiBTLEField: UInt16 = 30006
-    static let ppiBTLEFieldLength: UInt16 = 12
-    static let ppiBaseMHz = 2402
-    static let ppiClockTickNanoseconds: Int64 = 100
+    /// PHDR noise: −128 dBm, flagged invalid.
+    static let phdrNoise: UInt8 = 0x80
 
     public init(container: LinkLayerContainer, firmwareEpoch: Int64 = 0) {
         self.container = container
@@ -150,20 +120,20 @@ public struct LinkLayerRecordEncoder: Sendable {
     }
 
     func encodePseudoHeader(_ info: LinkLayerRecordInfo, packet: UnsafeRawBufferPointer, into out: inout [UInt8]) {
-        var flags = Self.phdrDewhitened | Self.phdrSignalValid | Self.phdrReferenceAAValid | Self.phdrCRCChecked
-        if info.crcOK { flags |= Self.phdrCRCValid }
-        flags |= UInt16(info.phy & 3) << Self.phdrPHYShift
+        var flags = LLPseudoHeader.dewhitened | LLPseudoHeader.signalValid | LLPseudoHeader.referenceAccessAddressValid | LLPseudoHeader.crcChecked
+        if info.crcOK { flags |= LLPseudoHeader.crcValid }
+        flags |= UInt16(info.phy & 3) << LLPseudoHeader.phyShift
         if info.isAdvertising {
             if let aux = info.auxiliaryType {
-                flags |= Self.phdrAuxiliaryAdvertising << Self.phdrPDUTypeShift | UInt16(aux & 3) << Self.phdrAuxTypeShift
+                flags |= LLPseudoHeader.PDUType.auxiliaryAdvertising.rawValue << LLPseudoHeader.pduTypeShift | UInt16(aux & 3) << LLPseudoHeader.auxTypeShift
             }
         } else {
             switch info.direction {
-            case .centralToPeripheral: flags |= Self.phdrDataCentralToPeripheral << Self.phdrPDUTypeShift
-            case .peripheralToCentral: flags |= Self.phdrDataPeripheralToCentral << Self.phdrPDUTypeShift
+            case .centralToPeripheral: flags |= LLPseudoHeader.PDUType.dataCentralToPeripheral.rawValue << LLPseudoHeader.pduTypeShift
+            case .peripheralToCentral: flags |= LLPseudoHeader.PDUType.dataPeripheralToCentral.rawValue << LLPseudoHeader.pduTypeShift
             case .unknown: break
             }
-            if info.encryption == .decrypted { flags |= Self.phdrDecrypted | Self.phdrMICChecked | Self.phdrMICValid }
+            if info.encryption == .decrypted { flags |= LLPseudoHeader.decrypted | LLPseudoHeader.micChecked | LLPseudoHeader.micValid }
         }
         out.append(Self.rfChannel(index: info.channel))
         out.append(UInt8(bitPattern: info.rssi))
@@ -178,10 +148,10 @@ public struct LinkLayerRecordEncoder: Sendable {
         let payloadLength = Int(Self.nordicEventHeaderLength) + packetLength
         let counter = packetCounter
         packetCounter &+= 1
-        let id = info.isAdvertising ? Self.nordicAdvertisingID : Self.nordicDataID
+        let id = info.isAdvertising ? NordicBLEHeader.advertisingPacketID : NordicBLEHeader.dataPacketID
         switch version {
         case 0:
-            out.append(contentsOf: Self.nordicLegacyMagic)
+            out.append(contentsOf: [UInt8(NordicBLEHeader.legacyMagic >> 8), UInt8(NordicBLEHeader.legacyMagic & 0xFF)])
             out.append(id)
             appendLE16(counter, &out)
             out.append(0)
@@ -202,16 +172,16 @@ public struct LinkLayerRecordEncoder: Sendable {
             out.append(id)
         }
         if version != 0 { out.append(Self.nordicEventHeaderLength) }
-        var flags = info.crcOK ? Self.nordicCRCOK : 0
-        flags |= (info.phy & 7) << Self.nordicPHYShift
+        var flags = info.crcOK ? NordicBLEHeader.crcOK : 0
+        flags |= (info.phy << NordicBLEHeader.phyShift) & NordicBLEHeader.phyMask
         if info.isAdvertising {
-            if let aux = info.auxiliaryType { flags |= Self.nordicSecondaryFlag | (aux & 3) << Self.nordicAuxTypeShift }
+            if let aux = info.auxiliaryType { flags |= (aux << NordicBLEHeader.auxTypeShift) & NordicBLEHeader.auxTypeMask }
         } else {
-            if info.direction == .centralToPeripheral { flags |= Self.nordicCentralToPeripheral }
+            if info.direction == .centralToPeripheral { flags |= NordicBLEHeader.centralToPeripheral }
             switch info.encryption {
             case .plaintext: break
-            case .decrypted: flags |= Self.nordicEncrypted | Self.nordicMICOK
-            case .encrypted: flags |= Self.nordicEncrypted
+            case .decrypted: flags |= NordicBLEHeader.encrypted | NordicBLEHeader.micOK
+            case .encrypted: flags |= NordicBLEHeader.encrypted
             }
         }
         out.append(flags)
@@ -219,7 +189,7 @@ public struct LinkLayerRecordEncoder: Sendable {
         out.append(UInt8(clamping: -Int(info.rssi)))
         appendLE16(info.isAdvertising ? 0 : info.eventCounter, &out)
         let time: Int64
-        if version >= 3 {
+        if version >= NordicBLEHeader.firstAbsoluteTimeVersion {
             time = info.microseconds - firmwareEpoch
         } else {
             time = previousEnd.map { max(0, info.microseconds - $0) } ?? 0
@@ -230,14 +200,14 @@ public struct LinkLayerRecordEncoder: Sendable {
     func encodePPI(_ info: LinkLayerRecordInfo, into out: inout [UInt8]) {
         out.append(0)  // version
         out.append(0)  // flags
-        appendLE16(Self.ppiHeaderLength, &out)
+        appendLE16(UInt16(PPIHeader.length + PPIHeader.fieldHeaderLength + PPIHeader.btleFieldLength), &out)
         appendLE32(UInt32(Linktype.bluetoothLELL), &out)
-        appendLE16(Self.ppiBTLEField, &out)
-        appendLE16(Self.ppiBTLEFieldLength, &out)
+        appendLE16(PPIHeader.btleFieldType, &out)
+        appendLE16(UInt16(PPIHeader.btleFieldLength), &out)
         out.append(0)  // btle_version
-        appendLE16(UInt16(Self.ppiBaseMHz + 2 * Int(Self.rfChannel(index: info.channel))), &out)
+        appendLE16(UInt16(PPIHeader.baseFrequency + PPIHeader.channelSpacing * Int(Self.rfChannel(index: info.channel))), &out)
         out.append(0)  // clkn_high
-        let ticks = (info.microseconds - firmwareEpoch) * 1000 / Self.ppiClockTickNanoseconds
+        let ticks = (info.microseconds - firmwareEpoch) * 1000 / Int64(PPIHeader.btleClockTickNanoseconds)
         appendLE32(UInt32(truncatingIfNeeded: ticks), &out)
         let rssi = UInt8(bitPattern: info.rssi)
         out.append(rssi)  // max

@@ -1,44 +1,7 @@
 import BTWire
 import BTCapture
 
-/// LINKTYPE_NORDIC_BLE (272): the nRF Sniffer's UART header, then a 10-byte event header, then the LL packet,
-/// which starts at offset 17 in every header version [Wireshark packet-nordic_ble.c; LINKLAYER.md §1.4].
-///
-///     v0:    BE EF · … · payload length u8 @7 · event header @8 without its length byte
-///     v1:    board u8 · header length u8 · payload length u8 · version 1 · packet counter u16 · id u8
-///     v2/v3: board u8 · payload length u16 · version · packet counter u16 · id u8
-///     event header @7: length u8 (10) · flags u8 · channel index u8 · RSSI (−dBm) u8 · event counter u16 ·
-///                      time u32
-enum NordicBLEHeader {
-    static let legacyMagic: UInt16 = 0xBEEF
-    static let legacyHeaderLength = 8
-    static let version1HeaderBase = 1
-    static let version2HeaderLength = 7
-    static let versionOffset = 3
-    static let flagsOffset = 8
-    static let channelOffset = 9
-    static let rssiOffset = 10
-    static let eventCounterOffset = 11
-    static let timeOffset = 13
-    static let packetOffset = 17
-    /// v3's packet ids; below v3 the id is not reliable (SweynTooth writes 0) and the access address decides.
-    static let advertisingPacketID: UInt8 = 0x02
-    static let dataPacketID: UInt8 = 0x06
-    static let firstAbsoluteTimeVersion: UInt8 = 3
-
-    // Flags.
-    static let crcOK: UInt8 = 0x01
-    /// Data PDUs: set when the central sent it.
-    static let centralToPeripheral: UInt8 = 0x02
-    static let encrypted: UInt8 = 0x04
-    static let micOK: UInt8 = 0x08
-    static let phyMask: UInt8 = 0x70
-    static let phyShift: UInt8 = 4
-    /// Advertising PDUs on a secondary channel: the aux type in bits 1–2.
-    static let auxTypeMask: UInt8 = 0x06
-    static let auxTypeShift: UInt8 = 1
-}
-
+/// LINKTYPE_NORDIC_BLE (272): see `NordicBLEHeader` (BTCapture) for the layout.
 extension LLContainer {
     static func unwrapNordic(_ bytes: UnsafeRawBufferPointer, originalLength: Int,
                              into packet: inout LLCapturedPacket) -> LLDecodeError? {
