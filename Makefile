@@ -62,7 +62,7 @@ bench: release
 	@sh Tests/Benchmarks/run-bench.sh $(BUILD_DIR)/release
 
 # Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of everything btlens does to a capture (archives and
-# compressed files included), seeded with samples/: a crash, a hang (10 s on one input of at most 16 KiB), too much memory, or one thread and two
+# compressed files included), seeded with samples/ and the air captures of Tests/Fuzz/Seeds: a crash, a hang (10 s on one input of at most 16 KiB), too much memory, or one thread and two
 # disagreeing stops it and leaves the input in fuzz-data/artifacts/. `.build/debug/btlens-fuzz FILE...` replays
 # inputs without the fuzzer.
 FUZZ_SECONDS ?= 300
@@ -71,7 +71,8 @@ fuzz: deps
 	$(SWIFT) build -c release --product btlens-fuzz --scratch-path .build-fuzz -Xswiftc -use-ld=lld \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xcc -fsanitize=address
 	@mkdir -p fuzz-data/corpus fuzz-data/artifacts
-	@for f in samples/*.btsnoop samples/*.pcap samples/*.pklg; do \
+	@# Air-sniffer captures in every container (251, 256, 272 v0–v3, PPI): Tests/Fuzz/Seeds (README.md there).
+	@for f in samples/*.btsnoop samples/*.pcap samples/*.pklg Tests/Fuzz/Seeds/*.pcap; do \
 	  [ -e "fuzz-data/corpus/$${f##*/}" ] || cp "$$f" fuzz-data/corpus/; done
 	@# The archive path too (gzip and tar are essential on Debian): a compressed capture and a tar.gz of two.
 	@[ -e fuzz-data/corpus/heart-rate-session.btsnoop.gz ] || gzip -9 -n -c samples/heart-rate-session.btsnoop > fuzz-data/corpus/heart-rate-session.btsnoop.gz

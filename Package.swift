@@ -50,8 +50,9 @@ let package = Package(
         // Output shapes (stats JSON, decode lines, timelines, devices, GATT trees, audit reports).
         .target(name: "BTReport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules"],
                 exclude: ["Schemas"]),
-        // Scripted scenarios that write the project's own captures (samples, fixtures, benchmark).
-        .target(name: "BTScenario", dependencies: ["BTWire", "BTCapture"]),
+        // Scripted scenarios that write the project's own captures (samples, fixtures, benchmark), in HCI formats
+        // and as an air sniffer would capture them (BTDecode's link-layer CRC and codes).
+        .target(name: "BTScenario", dependencies: ["BTWire", "BTCapture", "BTDecode"]),
         // Live capture: the HCI monitor socket, growing files and streams behind RecordSource, and the live
         // pipeline (decode → track → print → periodic audit).
         .target(name: "BTLive", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTRules", "BTReport",
@@ -78,7 +79,7 @@ let package = Package(
         .systemLibrary(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
         .executableTarget(name: "btlens-fuzz", dependencies: ["BTTrack", "TestSupport", "CFuzzerDriver"], path: "Tests/Fuzz/Harness"),
         .testTarget(name: "BTWireTests", dependencies: ["BTWire", "TestSupport"]),
-        .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTScenario", "TestSupport"]),
+        .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTDecode", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTDecodeTests", dependencies: ["BTDecode", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTTrackTests", dependencies: ["BTTrack", "BTReport", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTRulesTests", dependencies: ["BTRules", "BTTrack", "BTReport", "BTScenario", "TestSupport"]),

@@ -8,7 +8,14 @@ extension ScenarioTool {
     /// `bench OUTPUT --size 1G`: a large capture for throughput measurements.
     struct Bench: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write a large realistic btsnoop capture for benchmarks (deterministic for a given size).")
+            abstract: "Write a large realistic btsnoop capture for benchmarks (deterministic for a given size).",
+            discussion: """
+                --format btsnoop-h4 (the default) writes the HCI stream itself. An air format (air-272, air-256, \
+                air-251, air-ppi) writes what an air sniffer following the same stream hears: advertising PDUs for \
+                the reports, each connection's CONNECT_IND and connection events (empty PDUs when idle), the ATT \
+                traffic as LL data PDUs; the stream runs until the air capture reaches the size. The --air-* \
+                options of `write` apply.
+                """)
 
         @Argument(help: "Output file.")
         var output: String
@@ -19,14 +26,29 @@ extension ScenarioTool {
         @Flag(help: "Print the record mix and the generation speed to standard error.")
         var verbose = false
 
+        @Option(help: "btsnoop-h4, or an air format (air-272, air-256, air-251, air-ppi).")
+        var format: String = ScenarioFormat.btsnoopH4.rawValue
+
+        @OptionGroup var air: AirArguments
+
         func run() throws {
             guard let bytes = ByteCount.parse(size), bytes > 0 else {
                 throw ToolError.usage("invalid size '\(size)' (use e.g. 100M or 1G)")
             }
+            let chosen = try ScenarioTool.format(named: format)
+            guard chosen == .btsnoopH4 || chosen.airContainer != nil else {
+                throw ToolError.usage("bench writes btsnoop-h4 or an air format, not '\(format)'")
+            }
             let started = Self.monotonicSeconds()
             let stats: BenchmarkStatistics
             do {
-                stats = try BenchmarkGenerator.write(to: output, targetBytes: bytes)
+                if let container = chosen.airContainer {
+                    var options = air.options()
+                    if chosen != .air272 { options.container = container }
+                    stats = try BenchmarkGenerator.writeAir(to: output, targetBytes: bytes, options: options)
+                } else {
+                    stats = try BenchmarkGenerator.write(to: output, targetBytes: bytes)
+                }
             } catch {
                 throw ToolError.io("\(output): \(error)")
             }
@@ -34,7 +56,7 @@ extension ScenarioTool {
             let seconds = max(Self.monotonicSeconds() - started, 1e-9)
             var stderr = StandardError()
             let rate = Double(stats.bytes) / seconds / Double(1 << 20)
-            print("\(output): \(ByteCount.describe(stats.bytes)), \(stats.records) records "
+            print("\(output): \(ByteCount.describe(stats.bytes)), \(stats.records) HCI records "
                   + "(advertising \(Self.percent(stats.advertisingShare)), ATT \(Self.percent(stats.attShare)), "
                   + "other HCI \(Self.percent(1 - stats.advertisingShare - stats.attShare))), "
                   + "\(stats.connectionsOpened) connections; \(Int(rate)) MiB/s", to: &stderr)

@@ -87,9 +87,10 @@ extension ScenarioTool {
     }
 
     /// Writes `scenario`, turning failures into I/O errors that name the file.
-    static func write(_ scenario: Scenario, to path: String, format: ScenarioFormat) throws {
+    static func write(_ scenario: Scenario, to path: String, format: ScenarioFormat,
+                      air: AirOptions = AirOptions()) throws {
         do {
-            try scenario.write(to: path, format: format)
+            try scenario.write(to: path, format: format, air: air)
         } catch let error as CaptureError {
             throw ToolError.io("\(path): \(error.message)")
         }

@@ -23,7 +23,7 @@ extension ScenarioTool {
                 behaviour, Unix seconds), "note"}.
 
                 Formats: btsnoop (btsnoop, H4), pcap (pcap, linktype 201 with direction), pklg (PacketLogger), or \
-                any name `write` accepts (\(ScenarioFormat.allCases.map(\.rawValue).joined(separator: ", "))). pcap-187 \
+                any HCI format `write` accepts (\(ScenarioFormat.hciFormats.map(\.rawValue).joined(separator: ", "))). pcap-187 \
                 records no direction, so a reader takes every ATT request as the host's: the manifest does not hold \
                 for it.
 
@@ -45,6 +45,9 @@ extension ScenarioTool {
 
         func run() throws {
             let chosen = try Self.shortFormats[format] ?? ScenarioTool.format(named: format)
+            guard chosen.airContainer == nil else {
+                throw ToolError.usage("truth writes HCI captures (the audit does not follow air captures yet), not '\(format)'")
+            }
             let (scenario, manifest) = GroundTruth.scenario(seed: seed)
             try ScenarioTool.write(scenario, to: output, format: chosen)
             let path = output + ".truth.json"

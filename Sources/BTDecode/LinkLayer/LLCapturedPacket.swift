@@ -114,6 +114,11 @@ public struct LLCapturedPacket {
         self.pdu = pdu
     }
 
+    /// A packet with nothing read yet, where the containers start.
+    @inlinable public static var none: LLCapturedPacket {
+        LLCapturedPacket(accessAddress: 0, pdu: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
     /// Channel indices 37–39 are the primary advertising channels [Core Vol 6 Part B §1.4.1].
     public static let firstPrimaryAdvertisingChannel: UInt8 = 37
 

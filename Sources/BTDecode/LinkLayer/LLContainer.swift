@@ -19,41 +19,48 @@ public enum LLContainer {
     public static func unwrap(linktype: Int, _ bytes: UnsafeRawBufferPointer, originalLength: Int)
         -> Result<LLCapturedPacket, LLDecodeError>
     {
+        var packet = LLCapturedPacket.none
+        if let error = unwrap(linktype: linktype, bytes, originalLength: originalLength, into: &packet) {
+            return .failure(error)
+        }
+        return .success(packet)
+    }
+
+    /// As `unwrap`, into `packet` (which must start as `LLCapturedPacket.none`): the decoder fills its frame in
+    /// place, as a packet returned and copied along the way costs more than reading it. Nil when it could be read.
+    static func unwrap(linktype: Int, _ bytes: UnsafeRawBufferPointer, originalLength: Int,
+                       into packet: inout LLCapturedPacket) -> LLDecodeError? {
         switch linktype {
         case Linktype.bluetoothLELL:
-            return split(bytes, into: LLCapturedPacket(accessAddress: 0, pdu: bytes))
+            return split(bytes, into: &packet)
         case Linktype.bluetoothLELLWithPHDR:
-            return unwrapPseudoHeader(bytes)
+            return unwrapPseudoHeader(bytes, into: &packet)
         case Linktype.nordicBLE:
-            return unwrapNordic(bytes, originalLength: originalLength)
+            return unwrapNordic(bytes, originalLength: originalLength, into: &packet)
         case Linktype.ppi:
-            return unwrapPPI(bytes)
+            return unwrapPPI(bytes, into: &packet)
         default:
-            return .failure(LLDecodeError(.containerNotLinkLayer, "linktype \(linktype) is not an LE link-layer capture"))
+            return LLDecodeError(.containerNotLinkLayer, "linktype \(linktype) is not an LE link-layer capture")
         }
     }
 
     /// Splits the LL packet (access address, [CI], header, payload, CRC) into `packet`, whose container
     /// metadata is already set (the PHY decides the CI byte, the class the CTEInfo byte).
-    static func split(_ bytes: UnsafeRawBufferPointer, into start: LLCapturedPacket)
-        -> Result<LLCapturedPacket, LLDecodeError>
-    {
-        var packet = start
-        let reader = ByteReader(bytes)
-        guard let aa = reader.get(UInt32.self, at: 0) else {
-            return .failure(LLDecodeError(.packetTooShort, "\(bytes.count) bytes hold no access address"))
+    static func split(_ bytes: UnsafeRawBufferPointer, into packet: inout LLCapturedPacket) -> LLDecodeError? {
+        guard bytes.count >= accessAddressLength else {
+            return LLDecodeError(.packetTooShort, "\(bytes.count) bytes hold no access address")
         }
-        packet.accessAddress = aa
+        packet.accessAddress = UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self))
         var offset = accessAddressLength
         if packet.phy == .coded {
-            guard let ci = reader.get(UInt8.self, at: offset) else {
-                return .failure(LLDecodeError(.packetTooShort, "LE Coded packet ends before its coding indicator"))
+            guard let ci = offset < bytes.count ? bytes[offset] : nil else {
+                return LLDecodeError(.packetTooShort, "LE Coded packet ends before its coding indicator")
             }
             packet.codingIndicator = ci & 0x03
             offset += 1
         }
         guard bytes.count >= offset + headerLength else {
-            return .failure(LLDecodeError(.packetTooShort, "\(bytes.count) bytes end inside the PDU header"))
+            return LLDecodeError(.packetTooShort, "\(bytes.count) bytes end inside the PDU header")
         }
         var header = headerLength
         if !packet.isAdvertising && bytes[offset] & cteInfoPresent != 0 { header += 1 }
@@ -68,7 +75,7 @@ public enum LLContainer {
         } else {
             packet.isCutShort = true
         }
-        return .success(packet)
+        return nil
     }
 
     /// RF channel (0–39, 2402 + 2k MHz) → channel index (37, 38, 39 sit at 2402, 2426, 2480 MHz) [Core Vol 6

@@ -14,7 +14,9 @@ extension CaptureIssue.Code {
 /// Memory: at most `maximumLinks` access addresses, the least recently used forgotten first.
 /// Where the decoder leaves the link-layer packet of the record it decoded last (`DecodedFrame.linkLayer`).
 final class LLFrameSlot {
-    var frame: LLFrame?
+    /// Decoded in place: the containers fill `current.packet`, the decoder the rest.
+    var current = LLFrame(packet: .none)
+    var frame: LLFrame? { current }
 }
 
 /// A class: the packet decoder calls it out of line, and a struct mutated there would make the decoder check its
@@ -102,30 +104,30 @@ public final class LLDecoder {
     public func decode(_ record: CaptureRecord, issues: IssueLog, into decoded: inout DecodedFrame) {
         // BR/EDR baseband and user linktypes are air captures too, but not of the LE link layer.
         guard Linktype.isLELinkLayer(Int(record.sourceType)) else { return }
-        switch LLContainer.unwrap(record) {
-        case .failure(let error):
+        slot.current.packet = .none
+        if let error = LLContainer.unwrap(linktype: Int(record.sourceType), record.payload,
+                                          originalLength: record.originalLength, into: &slot.current.packet) {
             issues.report(.linkLayerRecord, record: record.number, offset: record.offset, error.message)
-        case .success(let packet):
-            var frame = LLFrame(packet: packet)
-            if packet.isAdvertising {
-                advertising(&frame)
-            } else if packet.pduClass != .isochronous {
-                decoded.l2cap = dataChannel(&frame, record: record, issues: issues)
-            }
-            slot.frame = frame
-            decoded.linkLayerSlot = Unmanaged.passUnretained(slot)
+            return
         }
+        slot.current.start()
+        if slot.current.packet.isAdvertising {
+            advertising(&slot.current)
+        } else if slot.current.packet.pduClass != .isochronous {
+            decoded.l2cap = dataChannel(&slot.current, record: record, issues: issues)
+        }
+        decoded.linkLayerSlot = Unmanaged.passUnretained(slot)
     }
 
     func advertising(_ frame: inout LLFrame) {
-        let packet = frame.packet
-        if frame.crc == .unchecked, let stored = packet.storedCRC,
-           packet.accessAddress == LLCapturedPacket.advertisingAccessAddress {
-            frame.crc = LLCRC.compute(packet.pdu, initialValue: LLCRC.advertisingInitialValue) == stored ? .good : .bad
+        // The packet's fields are read where they are: a copy of the whole packet costs more than its use.
+        if frame.crc == .unchecked, let stored = frame.packet.storedCRC,
+           frame.packet.accessAddress == LLCapturedPacket.advertisingAccessAddress {
+            frame.crc = LLCRC.compute(frame.packet.pdu, initialValue: LLCRC.advertisingInitialValue) == stored ? .good : .bad
         }
-        guard frame.crc != .bad, packet.pdu.count >= 2,
-              LLAdvertisingPDUType(rawValue: packet.pdu[0] & LLAdvertisingPDU.typeMask) == .connectInd,
-              let pdu = LLAdvertisingPDU(packet.pdu), case .connectRequest(_, _, let data) = pdu.body
+        guard frame.crc != .bad, frame.packet.pdu.count >= 2,
+              LLAdvertisingPDUType(rawValue: frame.packet.pdu[0] & LLAdvertisingPDU.typeMask) == .connectInd,
+              let pdu = LLAdvertisingPDU(frame.packet.pdu), case .connectRequest(_, _, let data) = pdu.body
         else { return }
         // A new CONNECT_IND for an access address starts that connection afresh (the psoc6 sample sends 52
         // with one address).
@@ -136,27 +138,26 @@ public final class LLDecoder {
     }
 
     func dataChannel(_ frame: inout LLFrame, record: CaptureRecord, issues: IssueLog) -> L2CAPPDU? {
-        let packet = frame.packet
-        let link = self.link(packet.accessAddress)
+        let link = self.link(frame.packet.accessAddress)
         frame.connectionKnown = link.connection != nil
-        if frame.crc == .unchecked, let stored = packet.storedCRC, let connection = link.connection {
-            frame.crc = LLCRC.compute(packet.pdu, initialValue: connection.crcInit) == stored ? .good : .bad
+        if frame.crc == .unchecked, let stored = frame.packet.storedCRC, let connection = link.connection {
+            frame.crc = LLCRC.compute(frame.packet.pdu, initialValue: connection.crcInit) == stored ? .good : .bad
         }
         let time = record.timestamp.nanoseconds
         if frame.direction == .unknown {
             // Each connection event starts with the central; the sides then alternate.
             let newEvent = link.lastDirection == .unknown || time - link.lastTime > Self.eventGapNanoseconds
-                || (packet.channel != nil && packet.channel != link.lastChannel)
+                || (frame.packet.channel != nil && frame.packet.channel != link.lastChannel)
             frame.direction = newEvent ? .centralToPeripheral : link.lastDirection.opposite
             frame.directionInferred = true
         }
         link.lastTime = time
-        link.lastChannel = packet.channel
+        link.lastChannel = frame.packet.channel
         link.lastDirection = frame.direction
         // A bad CRC may have corrupted LLID, SN and Length: such a packet counts for RF statistics only.
-        guard frame.crc != .bad, let pdu = LLDataPDU(packet.pdu) else { return nil }
+        guard frame.crc != .bad, let pdu = LLDataPDU(frame.packet.pdu) else { return nil }
 
-        let hash = Self.hash(packet.pdu, header: pdu.header)
+        let hash = Self.hash(frame.packet.pdu, header: pdu.header)
         switch frame.direction {
         case .centralToPeripheral:
             frame.isRetransmission = link.central.accept(sn: pdu.header.sn, hash: hash)
@@ -167,7 +168,7 @@ public final class LLDecoder {
         case .unknown:
             break
         }
-        switch packet.encryption {
+        switch frame.packet.encryption {
         case .encrypted: frame.isEncrypted = !pdu.header.isEmpty
         case .decrypted, .plaintext: frame.isEncrypted = false
         case .unknown: frame.isEncrypted = link.encrypted && !pdu.header.isEmpty
@@ -178,7 +179,7 @@ public final class LLDecoder {
         case .control:
             // The peripheral sends LL_START_ENC_REQ in plaintext; everything after it is encrypted, starting
             // with the central's LL_START_ENC_RSP [Core Vol 6 Part B §5.1.3.1].
-            if packet.encryption == .unknown, pdu.payload.first == LLControlOpcode.startEncReq.rawValue {
+            if frame.packet.encryption == .unknown, pdu.payload.first == LLControlOpcode.startEncReq.rawValue {
                 link.encrypted = true
             }
         case .start, .continuation:
@@ -188,7 +189,7 @@ public final class LLDecoder {
             var hci = record
             hci.controller = Self.controller
             // The reassembler skips a record cut short; what counts is whether this packet is whole.
-            hci.originalLength = packet.isCutShort ? hci.payload.count + 1 : hci.payload.count
+            hci.originalLength = frame.packet.isCutShort ? hci.payload.count + 1 : hci.payload.count
             // The reassembler keeps a message per direction: C→P takes the `sent` slot, P→C `received`.
             hci.direction = switch frame.direction {
             case .centralToPeripheral: .sent

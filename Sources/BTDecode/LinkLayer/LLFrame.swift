@@ -26,6 +26,16 @@ public struct LLFrame {
         direction = packet.direction
     }
 
+    /// Resets what the decoder works out to what the container said of `packet`, set in place.
+    @inline(__always) mutating func start() {
+        crc = packet.crc
+        direction = packet.direction
+        directionInferred = false
+        isRetransmission = false
+        isEncrypted = false
+        connectionKnown = false
+    }
+
     @inlinable public var isAdvertising: Bool { packet.isAdvertising }
 
     /// The advertising PDU, when this is one.

@@ -95,8 +95,8 @@ public struct CaptureStatistics {
     /// Out of line: only air captures come here.
     @inline(never)
     static func addLinkLayer(_ slot: Unmanaged<LLFrameSlot>, attOpcode: UInt8?, to counts: LinkLayerCounts) {
-        guard let ll = slot.takeUnretainedValue().frame else { return }
-        counts.statistics.add(ll)
+        // The slot's frame in place: a copy of it (packet included) costs more than counting it.
+        counts.statistics.add(slot.takeUnretainedValue().current)
         if let opcode = attOpcode { counts.att[Int(opcode)] += 1 }
     }
 

@@ -52,6 +52,8 @@ public struct LinkLayerStatistics {
     static let followed: Int64 = -2
     /// Addresses remembered at most; a fuzzed capture cannot grow the set beyond it.
     static let maximumAccessAddresses = 4096
+    /// The address inserted last: a capture mostly follows one link for a while, so most PDUs skip the hashing.
+    var lastAccessAddress: UInt32?
 
     public init() {}
 
@@ -106,7 +108,11 @@ public struct LinkLayerStatistics {
             return
         }
         dataPDUs += 1
-        if dataAccessAddresses.count < Self.maximumAccessAddresses { dataAccessAddresses.insert(frame.packet.accessAddress) }
+        let aa = frame.packet.accessAddress
+        if aa != lastAccessAddress, dataAccessAddresses.count < Self.maximumAccessAddresses {
+            dataAccessAddresses.insert(aa)
+            lastAccessAddress = aa
+        }
         guard let header = LLDataHeader(pdu) else { return }
         if connectionState[frame.packet.accessAddress] != Self.followed {
             follow(frame.packet.accessAddress, requested: false, time: frame.packet.eventCounter.map(Int64.init) ?? -3)

@@ -12,6 +12,9 @@ final class BenchRecordBuffer {
     /// Bytes already written to the descriptor.
     private(set) var flushed: Int64 = 0
     var recordStart = 0
+    /// When set, each finished record goes here (H4 indicator, btsnoop flags and time, the HCI packet) and is
+    /// not kept: the air benchmark translates the stream instead of writing it.
+    var forward: ((UInt8, UInt32, Int64, UnsafeRawBufferPointer) throws -> Void)?
 
     /// A record never exceeds this (24-byte header, H4 byte, a full HCI packet), so a flush before a record
     /// that might cross `capacity` keeps every store in bounds.
@@ -46,6 +49,16 @@ final class BenchRecordBuffer {
     }
 
     @inline(__always) func end() throws {
+        if let forward {
+            // Handed on instead of kept: flags and timestamp from the header, the packet after the H4 byte.
+            let flags = base.loadUnaligned(fromByteOffset: recordStart + 8, as: UInt32.self).bigEndian
+            let time = Int64(bitPattern: base.loadUnaligned(fromByteOffset: recordStart + 16, as: UInt64.self).bigEndian)
+            let packetStart = recordStart + BTSnoopReader.recordHeaderLength + 1
+            let indicator = base.load(fromByteOffset: packetStart - 1, as: UInt8.self)
+            try forward(indicator, flags, time, UnsafeRawBufferPointer(start: base + packetStart, count: position - packetStart))
+            position = recordStart
+            return
+        }
         let length = UInt32(truncatingIfNeeded: position - recordStart - BTSnoopReader.recordHeaderLength)
         base.storeBytes(of: length.bigEndian, toByteOffset: recordStart, as: UInt32.self)
         base.storeBytes(of: length.bigEndian, toByteOffset: recordStart + 4, as: UInt32.self)

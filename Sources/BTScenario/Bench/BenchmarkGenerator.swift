@@ -91,6 +91,38 @@ public final class BenchmarkGenerator {
         return stats
     }
 
+    /// The same HCI stream translated by an `AirSink` into an air sniffer's capture of about `targetBytes`
+    /// (`options.container`; the air formats of `btlens-scenario bench`): advertising PDUs for the reports,
+    /// connections with their events (empty PDUs when idle) and the ATT traffic as LL data PDUs. The stream
+    /// runs until the air file reaches the target.
+    public static func writeAir(to path: String, targetBytes: Int64, seed: UInt64 = BenchmarkGenerator.defaultSeed,
+                                options: AirOptions) throws -> BenchmarkStatistics {
+        let sink = try AirSink(path: path, options: options)
+        let generator = BenchmarkGenerator(targetBytes: targetBytes, seed: seed, fd: -1)
+        try sink.begin(controller: ControllerIdentity(address: BDAddr(rawValue: benchLocalAddress)), title: "bench",
+                       timestamp: HCIScript.defaultStart)
+        generator.out.forward = { indicator, flags, time, packet in
+            let kind: RecordKind
+            switch indicator {
+            case H4PacketType.command: kind = .command
+            case H4PacketType.event: kind = .event
+            case H4PacketType.acl: kind = .acl
+            default: return
+            }
+            try sink.packet(kind: kind, direction: flags & 1 == 0 ? .sent : .received,
+                            timestamp: BTSnoopTime.timestamp(fromBTSnoop: time), payload: packet)
+        }
+        while sink.bytesWritten < targetBytes {
+            try generator.step()
+        }
+        try sink.finish()
+        generator.stats.bytes = sink.bytesWritten
+        return generator.stats
+    }
+
+    /// The capturing controller's public address in the air benchmark.
+    static let benchLocalAddress: UInt64 = 0x00_1B_DC_4A_77_01
+
     // MARK: Choosing what happens next
 
     enum Category { case advertising, att, hci }

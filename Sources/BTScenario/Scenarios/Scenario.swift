@@ -26,9 +26,9 @@ public struct Scenario: Sendable {
         try script.finish()
     }
 
-    /// Writes the scenario to `path` in `format`.
-    public func write(to path: String, format: ScenarioFormat = .default) throws {
-        try run(into: try format.makeSink(path: path))
+    /// Writes the scenario to `path` in `format` (`air`: how an air format is written).
+    public func write(to path: String, format: ScenarioFormat = .default, air: AirOptions = AirOptions()) throws {
+        try run(into: try format.makeSink(path: path, air: air))
     }
 }
 
