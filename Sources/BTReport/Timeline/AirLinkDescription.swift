@@ -28,7 +28,8 @@ enum AirLinkDescription {
         if let phase {
             if let p = phase.parameters {
                 text += "interval \(Format.ms(p.intervalMilliseconds)) ms"
-                if c.air?.intervalEstimated == true { text += " (estimated)" }
+                // An estimated interval comes without a supervision timeout (0: no real link has one under 100 ms).
+                if c.air?.intervalEstimated == true && p.supervisionTimeout == 0 { text += " (estimated)" }
                 if p.latency > 0 { text += " latency \(p.latency)" }
             }
             let phys: [UInt8: String] = [1: "1M", 2: "2M", 3: "Coded"]

@@ -303,14 +303,28 @@ final class AirLinkPlayer {
     // MARK: Input
 
     /// Host data sent by now goes out in this event; peer data delivered before the next event came in this one.
+    /// Both in the HCI stream's order, which is cause and effect (a response follows its request): an item waits
+    /// while an earlier one of the other side cannot go yet, and once the peripheral has something in this event
+    /// the central's later items wait for the next one, since the central speaks first in every event.
     func takeInput(at e: Int64) {
-        while localHead < localData.count, localData[localHead].time <= e {
-            sides[localIndex].enqueue(localData[localHead])
-            localHead += 1
-        }
-        while peerHead < peerData.count, peerData[peerHead].time <= e + interval {
-            sides[peerIndex].enqueue(peerData[peerHead])
-            peerHead += 1
+        var peripheralTook = false
+        while true {
+            let local = localHead < localData.count ? localData[localHead] : nil
+            let peer = peerHead < peerData.count ? peerData[peerHead] : nil
+            let takeLocal: Bool
+            switch (local, peer) {
+            case (nil, nil): takeLocal = false
+            case (.some, nil): takeLocal = true
+            case (nil, .some): takeLocal = false
+            case (let l?, let p?): takeLocal = l.time <= p.time
+            }
+            guard let item = takeLocal ? local : peer else { break }
+            guard item.time <= (takeLocal ? e : e + interval) else { break }
+            let index = takeLocal ? localIndex : peerIndex
+            if index == 0 && peripheralTook { break }
+            sides[index].enqueue(item)
+            if index == 1 { peripheralTook = true }
+            if takeLocal { localHead += 1 } else { peerHead += 1 }
         }
         if localHead >= 64 && localHead * 2 >= localData.count {
             localData.removeFirst(localHead)

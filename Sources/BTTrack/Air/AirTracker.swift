@@ -337,6 +337,8 @@ final class AirTracker {
     func applyInstants(_ state: State, _ c: Connection, at: RecordRef) {
         if let update = state.pendingUpdate, Self.reached(update.instant, counter: state.counter) {
             state.pendingUpdate = nil
+            // Known parameters from here on: nothing left to estimate.
+            state.estimatedEvents = Self.estimationEvents
             if UInt16(truncatingIfNeeded: state.counter) != update.instant { c.air!.lateInstants += 1 }
             state.intervalNanoseconds = Int64(update.parameters.interval) * Self.slotNanoseconds
             state.timeoutNanoseconds = Int64(update.parameters.supervisionTimeout) * Self.timeoutUnitNanoseconds

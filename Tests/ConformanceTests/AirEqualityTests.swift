@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import BTWire
+import BTCapture
+import BTTrack
+import BTRules
+import BTScenario
+import TestSupport
+
+/// The same scenario captured on HCI and on the air (the generator's `AirSink`, with CRC errors and
+/// retransmissions planted) must give the same connections, GATT databases and findings: the tracking model
+/// does not care where the packets were heard. The air shows no host, so the rules that need the host's scan
+/// and advertising commands are left out of the comparison, and links are compared as their central saw them.
+@Suite("Air captures: the same scenario on HCI and on the air")
+struct AirEqualityTests {
+    /// Rules the air cannot judge: they read the host's HCI scan and advertising commands.
+    static let hostCommandRules: Set<String> = ["BTL001", "BTL002", "BTL007", "BTL013"]
+    static let impaired = AirImpairments(crcErrorRate: 0.03, retransmissionRate: 0.03)
+
+    static func model(_ path: String) throws -> CaptureModel {
+        let capture = try OpenedCapture.open(path: path)
+        var collector = TrackingCollector()
+        return try capture.accept(&collector)
+    }
+
+    /// What must agree about one link: the peripheral, parameters at the start and end, the database, the ATT
+    /// PDUs by opcode, encryption.
+    static func summary(_ c: Connection, peripheral: BDAddr?) -> String {
+        let gatt = c.gatt.services.map { "\(Hex.u16($0.startHandle))-\(Hex.u16($0.endHandle)) \($0.uuid)" }
+            + c.gatt.characteristics.map { "\(Hex.u16($0.valueHandle)) \($0.uuid) \($0.properties.rawValue)" }
+        let att = c.attCounts.sorted { $0.key < $1.key }.map { "\(Hex.u8($0.key))×\($0.value)" }
+        return "peripheral \(peripheral.map { "\($0)" } ?? "?") initial \(c.initialParameters.map { $0.description } ?? "-") "
+            + "final \(c.parameters.map { $0.description } ?? "-") encrypted \(c.encrypted) mtu \(c.mtu)\n  gatt \(gatt)\n  att \(att)"
+    }
+
+    /// A finding as both captures must show it: rule, connection and attribute.
+    static func key(_ f: Finding) -> String {
+        "\(f.id) #\(f.connection.map { String($0.id) } ?? "-") \(f.attributeHandle.map(Hex.u16) ?? "-")"
+    }
+
+    /// Compares the HCI and air models of one scenario; `central` is true when the capturing host was central
+    /// (then the HCI link's peer is the peripheral; otherwise the capturing device is).
+    @discardableResult
+    static func compare(hci: CaptureModel, air: CaptureModel, peripheralAddress: BDAddr?, label: String) -> Int {
+        let hciLinks = hci.connections.filter { $0.transport == .le }
+        #expect(air.connections.count == hciLinks.count, "\(label): links")
+        for (h, a) in zip(hciLinks, air.connections) {
+            let peripheral = h.role == .peripheral ? peripheralAddress : h.peerAddress
+            #expect(summary(a, peripheral: a.peerAddress) == summary(h, peripheral: peripheral), "\(label): connection #\(h.id)")
+            #expect(a.air?.endInferred == false, "\(label): connection #\(a.id) ended by LL_TERMINATE_IND or the capture")
+        }
+        // Findings about links the capturing host had as central: on the air every link is judged as its
+        // central's, which for the host's peripheral links is the remote device. Findings without a link (scans,
+        // failed connection attempts) come from the host's commands.
+        let centralLinks = Set(hciLinks.filter { $0.role == .central }.map(\.id))
+        let judged = { (f: Finding) in f.connection.map { centralLinks.contains($0.id) } ?? false }
+        let hciFindings = Auditor().audit(hci, file: label).filter { !hostCommandRules.contains($0.id) && judged($0) }.map(key).sorted()
+        let airFindings = Auditor().audit(air, file: label).filter(judged).map(key).sorted()
+        #expect(airFindings == hciFindings, "\(label): findings")
+        return hciFindings.count
+    }
+
+    @Test("named scenarios: connections, GATT and findings agree (272 and 256, CRC errors and retransmissions planted)",
+          arguments: ScenarioRegistry.names)
+    func scenarios(name: String) throws {
+        let scenario = try #require(ScenarioRegistry.named(name))
+        let directory = try TemporaryDirectory(prefix: "btlens-air-equality")
+        let hciPath = directory.file("\(name).btsnoop")
+        try scenario.write(to: hciPath)
+        let hci = try Self.model(hciPath)
+        for format in [ScenarioFormat.air272, .air256] {
+            let path = directory.file("\(name).\(format.rawValue).pcap")
+            var options = AirOptions(container: format.airContainer!, impairments: Self.impaired)
+            options.seed ^= UInt64(name.utf8.count)
+            try scenario.write(to: path, format: format, air: options)
+            let air = try Self.model(path)
+            #expect(air.isAirCapture)
+            Self.compare(hci: hci, air: air, peripheralAddress: SampleDevices.phoneController.address, label: "\(name) \(format)")
+        }
+    }
+
+    @Test("ground truth seeds: the air capture gives the HCI capture's findings")
+    func groundTruth() throws {
+        let directory = try TemporaryDirectory(prefix: "btlens-air-truth")
+        var compared = 0
+        for seed in UInt64(1)...8 {
+            let (scenario, _) = GroundTruth.scenario(seed: seed)
+            let hciPath = directory.file("truth-\(seed).btsnoop")
+            try scenario.write(to: hciPath)
+            let airPath = directory.file("truth-\(seed).pcap")
+            let format: ScenarioFormat = seed % 2 == 0 ? .air272 : .air256
+            try scenario.write(to: airPath, format: format,
+                               air: AirOptions(container: format.airContainer!, impairments: Self.impaired, seed: seed))
+            compared += Self.compare(hci: try Self.model(hciPath), air: try Self.model(airPath),
+                                     peripheralAddress: SampleDevices.phoneController.address, label: "truth seed \(seed) \(format)")
+        }
+        // The seeds plant problems of every rule the air can judge: the comparison is not over empty lists.
+        #expect(compared >= 20, "findings compared: \(compared)")
+    }
+
+    @Test("a missed CONNECT_IND: the link is followed by its access address, its interval estimated")
+    func missedConnectRequest() throws {
+        let scenario = try #require(ScenarioRegistry.named("heart-rate-session"))
+        let directory = try TemporaryDirectory(prefix: "btlens-air-missed")
+        let path = directory.file("missed.pcap")
+        try scenario.write(to: path, format: .air272, air: AirOptions(impairments: AirImpairments(missConnect: true)))
+        let model = try Self.model(path)
+        let c = try #require(model.connections.first)
+        #expect(model.connections.count == 1)
+        #expect(c.implicitStart && c.air?.intervalEstimated == true && c.air?.centralAddress == nil)
+        // 45 ms until the update to 150 ms at its instant: estimated from the events' spacing.
+        #expect(c.initialParameters?.interval == 36)
+        #expect(c.parameters?.interval == 120)
+        #expect(c.gatt.characteristics.contains { $0.uuid == BluetoothUUID(uuid16: 0x2A37) })
+    }
+}
