@@ -44,10 +44,7 @@ def best_of_interleaved(cmds, rounds=ROUNDS):
     return best
 
 def main():
-    # Files after --air are air-sniffer captures: `stats` only (the tracking layer does not follow them yet).
-    args = sys.argv[2:]
-    air = args[args.index("--air") + 1:] if "--air" in args else []
-    btlens, files = sys.argv[1], args[:args.index("--air")] if "--air" in args else args
+    btlens, files = sys.argv[1], sys.argv[2:]
     print(f"{'tool':18} {'file':24} {'MB':>6} {'seconds':>8} {'MB/s':>7} {'records/s':>11} {'peak RSS':>10} {'vs stats':>9}"
           f" {'CPU s':>6} {'CPU vs stats':>12}")
     for f in files:
@@ -66,14 +63,6 @@ def main():
             cpu_base = cpu_base or cpu
             print(f"{label:18} {os.path.basename(f):24} {size_mb:6.0f} {secs:8.2f} {size_mb/secs:7.0f} {records/secs:11.0f} {rss/1024:8.1f} MB {secs/base:8.2f}x"
                   f" {cpu:6.2f} {cpu/cpu_base:11.2f}x")
-    for f in air:
-        size_mb = os.path.getsize(f) / 1e6
-        records = json.loads(subprocess.run([btlens, "stats", "--json", f], capture_output=True, text=True).stdout)["records"]
-        label = "btlens stats (air)"
-        best = best_of_interleaved([(label, [btlens, "stats", f])])
-        secs, rss, cpu = best[label]
-        print(f"{label:18} {os.path.basename(f):24} {size_mb:6.0f} {secs:8.2f} {size_mb/secs:7.0f} {records/secs:11.0f} {rss/1024:8.1f} MB {'':>9}"
-              f" {cpu:6.2f}")
     btmon = shutil.which("btmon")
     small = files[0]
     if btmon:

@@ -33,9 +33,9 @@ for spec in 100M:104857600 1G:1073741824; do
   fi
 done
 rm -f "$probe"
-# The air capture (nRF Sniffer, linktype 272) of the same stream: `stats` only, as the tracking layer does not
-# follow air captures yet. Its end depends on where the stream stops (a link's last events are written when the
-# stream ends), so only the first half of a fresh 1M capture must match the cached file's start.
+# The air capture (nRF Sniffer, linktype 272) of the same stream. Its end depends on where the stream stops (a
+# link's last events are written when the stream ends), so only the first half of a fresh 1M capture must match
+# the cached file's start.
 air="$data/bench-air-272-100M.pcap"
 air_probe="$data/.probe-air-1M.pcap"
 trap 'rm -f "$probe" "$air_probe"' EXIT
@@ -51,4 +51,4 @@ if [ ! -e "$air" ]; then
   mv "$air.partial" "$air"
 fi
 rm -f "$air_probe"
-exec python3 "$(dirname "$0")/measure.py" "$bin/btlens" "$data/bench-100M.btsnoop" "$data/bench-1G.btsnoop" --air "$air"
+exec python3 "$(dirname "$0")/measure.py" "$bin/btlens" "$data/bench-100M.btsnoop" "$data/bench-1G.btsnoop" "$air"

@@ -54,6 +54,8 @@ public struct LinkLayerStatistics {
     static let maximumAccessAddresses = 4096
     /// The address inserted last: a capture mostly follows one link for a while, so most PDUs skip the hashing.
     var lastAccessAddress: UInt32?
+    /// The address last found `followed`, for the same reason.
+    var lastFollowed: UInt32?
 
     public init() {}
 
@@ -114,8 +116,12 @@ public struct LinkLayerStatistics {
             lastAccessAddress = aa
         }
         guard let header = LLDataHeader(pdu) else { return }
-        if connectionState[frame.packet.accessAddress] != Self.followed {
-            follow(frame.packet.accessAddress, requested: false, time: frame.packet.eventCounter.map(Int64.init) ?? -3)
+        if aa != lastFollowed {
+            if connectionState[aa] == Self.followed {
+                lastFollowed = aa
+            } else {
+                follow(aa, requested: false, time: frame.packet.eventCounter.map(Int64.init) ?? -3)
+            }
         }
         if header.isEmpty {
             emptyPDUs += 1
@@ -138,6 +144,7 @@ public struct LinkLayerStatistics {
     @inline(never)
     mutating func follow(_ accessAddress: UInt32, requested: Bool, time: Int64) {
         if requested {
+            if accessAddress == lastFollowed { lastFollowed = nil }
             if connectionState.count < Self.maximumAccessAddresses || connectionState[accessAddress] != nil {
                 connectionState[accessAddress] = Self.requested
             }

@@ -8,7 +8,7 @@ import BTWire
 ///   scan response as SCAN_REQ + SCAN_RSP; extended reports as ADV_EXT_IND + AUX_ADV_IND / AUX_CHAIN_IND) on a
 ///   primary channel, just before the report, with its RSSI;
 /// - LE (Enhanced) Connection Complete → the peripheral's ADV_IND and the CONNECT_IND just before it, then
-///   connection events (`AirLink`) with ACL data as LL data PDUs, empty PDUs when idle;
+///   connection events (`AirLinkPlayer`) with ACL data as LL data PDUs, empty PDUs when idle;
 /// - Connection Update / PHY Update / Data Length Change / Encryption Change / Disconnection Complete → the LL
 ///   procedures that led to them;
 /// and plants `AirImpairments`. Everything not in the HCI stream comes from `options.seed`.
@@ -17,7 +17,7 @@ public final class AirSink: PacketSink {
     let writer: LinkLayerRecordWriter
     var rng: SplitMix64
     var localAddress: UInt64 = 0
-    var links: [AirLink] = []
+    var links: [AirLinkPlayer] = []
     var heap = AirPacketHeap()
     var sequence: UInt64 = 0
     var lastTime: Int64 = 0
@@ -123,13 +123,13 @@ public final class AirSink: PacketSink {
         for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: accessAddress >> (8 * UInt32(i)))) }
         out.append(contentsOf: pdu)
         var crc = (crcPDU ?? pdu).withUnsafeBytes { LLCRC.compute($0, initialValue: crcInit) }
-        if !crcOK { crc ^= AirLink.crcDamage }
+        if !crcOK { crc ^= AirLinkPlayer.crcDamage }
         for i in 0..<3 { out.append(UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i)))) }
         return out
     }
 
     /// Writes one data PDU of `link` from `side` (0 central) at `time`; returns when it ends on air.
-    func emitData(_ link: AirLink, side: Int, pdu: AirPDU, header: UInt8, time: Int64, channel: UInt8, crcOK: Bool) -> Int64 {
+    func emitData(_ link: AirLinkPlayer, side: Int, pdu: AirPDU, header: UInt8, time: Int64, channel: UInt8, crcOK: Bool) -> Int64 {
         let onAir = pdu.cipher ?? pdu.payload
         scratch.removeAll(keepingCapacity: true)
         scratch.append(header)
@@ -181,7 +181,7 @@ public final class AirSink: PacketSink {
 
     // MARK: HCI input
 
-    func link(_ handle: UInt16) -> AirLink? {
+    func link(_ handle: UInt16) -> AirLinkPlayer? {
         links.last { $0.handle == handle && !$0.hciClosed }
     }
 
@@ -307,7 +307,7 @@ public final class AirSink: PacketSink {
         let peripheralRSSI = Int8(rng.int(in: -75...(-45)))
         // The peripheral's ADV_IND the initiator answered, T_IFS before the CONNECT_IND.
         let advPayload = le48(advA) + [0x02, 0x01, 0x06]
-        let advAt = connectAt - Int64(AirLink.interFrameSpace) - airTime(octets: 2 + advPayload.count, phy: 0)
+        let advAt = connectAt - Int64(AirLinkPlayer.interFrameSpace) - airTime(octets: 2 + advPayload.count, phy: 0)
         emitAdvertising(type: LLAdvertisingPDUType.advInd.rawValue, txAdd: advRandom, payload: advPayload,
                         time: advAt, channel: channel, rssi: peripheralRSSI)
         let llData = ByteWriter.build { w in
@@ -326,10 +326,10 @@ public final class AirSink: PacketSink {
                         payload: le48(initA) + le48(advA) + llData, time: connectAt, channel: channel,
                         rssi: Int8(rng.int(in: -75...(-45))), drop: drop)
         if drop { tally.connectRequestsDropped += 1 } else { tally.connectRequests += 1 }
-        let slot = AirLink.slotMicroseconds
+        let slot = AirLinkPlayer.slotMicroseconds
         let windowStart = connectAt + connectAir + slot + Int64(windowOffset) * slot
         let firstEvent = windowStart + linkRNG.int64(in: 0...(Int64(windowSize) * slot - 300))
-        let link = AirLink(handle: handle, localIsCentral: localIsCentral, accessAddress: aa, crcInit: crcInit, hop: hop,
+        let link = AirLinkPlayer(handle: handle, localIsCentral: localIsCentral, accessAddress: aa, crcInit: crcInit, hop: hop,
                            interval: interval, latency: latency, timeout: timeout, firstEvent: firstEvent, rng: linkRNG)
         link.sides[localIsCentral ? 1 : 0].rssi = peripheralRSSI
         links.append(link)
@@ -402,7 +402,7 @@ public final class AirSink: PacketSink {
             // Our scanner's SCAN_REQ, then the response T_IFS later.
             let responseAir = airTime(octets: 2 + payload.count, phy: 0)
             let responseAt = t - responseAir - rng.int64(in: 150...1_500)
-            let requestAt = responseAt - Int64(AirLink.interFrameSpace) - airTime(octets: 2 + 12, phy: 0)
+            let requestAt = responseAt - Int64(AirLinkPlayer.interFrameSpace) - airTime(octets: 2 + 12, phy: 0)
             emitAdvertising(type: LLAdvertisingPDUType.scanReq.rawValue, txAdd: false, rxAdd: random,
                             payload: le48(localAddress) + le48(address), time: requestAt, channel: channel,
                             rssi: Int8(rng.int(in: -40...(-30))))
@@ -496,7 +496,7 @@ public final class AirSink: PacketSink {
             return
         }
         if scanResponse {
-            let requestAt = secondaryAt - Int64(AirLink.interFrameSpace) - airTime(octets: 2 + 12, phy: phy)
+            let requestAt = secondaryAt - Int64(AirLinkPlayer.interFrameSpace) - airTime(octets: 2 + 12, phy: phy)
             emitAdvertising(type: LLAdvertisingPDUType.scanReq.rawValue, txAdd: false, rxAdd: random,
                             payload: le48(localAddress) + le48(address), time: requestAt, channel: secondary,
                             rssi: Int8(rng.int(in: -40...(-30))), phy: phy, auxiliaryType: 0)

@@ -92,7 +92,7 @@ struct AirSide {
 /// Its input runs ahead of its events by `lag` (8 intervals): an HCI event such as Connection Update Complete
 /// reports what the air did several events before it, so the link plays an event only once the HCI stream
 /// has passed it by that much.
-final class AirLink {
+final class AirLinkPlayer {
     let handle: UInt16
     let localIsCentral: Bool
     let accessAddress: UInt32
