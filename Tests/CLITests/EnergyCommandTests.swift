@@ -83,4 +83,19 @@ struct EnergyCommandTests {
         let array = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
         #expect(array.count == 2)
     }
+
+    /// Found by `make fuzz`: a damaged btsnoop whose records lie 300,000 years apart made the text's "Total over"
+    /// duration overflow `Int64` nanoseconds.
+    @Test("a capture spanning longer than Int64 nanoseconds prints a saturated duration, not a crash")
+    func hugeSpan() throws {
+        let dir = try TemporaryDirectory()
+        let hciReset: [UInt8] = [0x01, 0x03, 0x0C, 0x00]
+        var bytes = CaptureBytes.btsnoopHeader(datalink: 1002)
+        bytes += CaptureBytes.btsnoopRecord(hciReset, flags: 2, unixMicros: 0x00E0_3AB4_4A67_6000)
+        bytes += CaptureBytes.btsnoopRecord(hciReset, flags: 2, unixMicros: 0x7FFF_FFFF_FFFF_0000)
+        let path = try dir.write("span.btsnoop", bytes)
+        let r = try CLI.run(["energy", path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("Total over"))
+    }
 }

@@ -69,7 +69,7 @@ public enum EnergyText {
                 }
             }
         }
-        out.append("  Total over \(TimeFormat.human(.nanoseconds(Int64(capture * 1e9)))):")
+        out.append("  Total over \(TimeFormat.human(.nanoseconds(Int64(saturating: capture * 1e9)))):")
         if phone {
             out.append("    phone: \(mc(total)) = \(mAh(total)), radio \(seconds(total.radioSeconds))"
                        + (capture > 0 ? ", \(DecimalText.fixed(total.chargeMAh / capture * 3600, fractionDigits: 3)) mAh per hour of capture" : ""))
