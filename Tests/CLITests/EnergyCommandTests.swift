@@ -90,9 +90,13 @@ struct EnergyCommandTests {
     func hugeSpan() throws {
         let dir = try TemporaryDirectory()
         let hciReset: [UInt8] = [0x01, 0x03, 0x0C, 0x00]
+        // Raw btsnoop timestamps (µs since year 0): 0 and nearly 2⁶³, clamped by the reader to ±2⁶² ns.
+        func record(_ raw: UInt64) -> [UInt8] {
+            CaptureBytes.be32(UInt32(hciReset.count)) + CaptureBytes.be32(UInt32(hciReset.count)) + CaptureBytes.be32(2)
+                + CaptureBytes.be32(0) + CaptureBytes.be64(raw) + hciReset
+        }
         var bytes = CaptureBytes.btsnoopHeader(datalink: 1002)
-        bytes += CaptureBytes.btsnoopRecord(hciReset, flags: 2, unixMicros: 0x00E0_3AB4_4A67_6000)
-        bytes += CaptureBytes.btsnoopRecord(hciReset, flags: 2, unixMicros: 0x7FFF_FFFF_FFFF_0000)
+        bytes += record(0) + record(0x7FFF_FFFF_FFFF_0000)
         let path = try dir.write("span.btsnoop", bytes)
         let r = try CLI.run(["energy", path])
         #expect(r.status == 0, "\(r.stderr)")
