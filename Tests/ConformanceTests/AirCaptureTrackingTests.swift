@@ -112,7 +112,7 @@ struct AirCaptureTrackingTests {
         #expect(c.phases.count == 3)
         #expect(c.usage[0x0022]?.notifications == 69)
         #expect(!c.hidesTraffic && c.isOpen)
-        let last = try #require(c.phases.last?.air)
+        let last = try #require(c.air?.phases.last)
         #expect(last.events > 1000 && (last.emptyEventShare ?? 0) > 0.9)
     }
 

@@ -16,9 +16,9 @@ enum AirLinkDescription {
 
     /// One line per phase with air statistics, at the phase's start.
     static func phaseLines(_ c: Connection) -> [(at: RecordRef, text: String)] {
-        guard c.air != nil else { return [] }
-        return c.phases.compactMap { p in
-            p.air.events == 0 && p.air.crcErrors == 0 ? nil : (p.start, "air: " + statistics(p.air, phase: p, in: c))
+        guard let air = c.air else { return [] }
+        return zip(c.phases, air.phases).compactMap { p, s in
+            s.events == 0 && s.crcErrors == 0 ? nil : (p.start, "air: " + statistics(s, phase: p, in: c))
         }
     }
 
@@ -85,11 +85,11 @@ enum AirLinkDescription {
             ("end_inferred", .bool(air.endInferred)),
             ("late_instants", .int(air.lateInstants)),
             ("statistics", statisticsJSON(totals)),
-            ("phases", .array(c.phases.map { p in
+            ("phases", .array(zip(c.phases, air.phases).map { p, s in
                 .object([("start", .number(p.start.timestamp.decimalString())),
                          ("parameters", p.parameters.map(TimelineEventDescription.parametersJSON) ?? .null),
                          ("tx_phy", .int(Int(p.txPHY))), ("rx_phy", .int(Int(p.rxPHY))),
-                         ("statistics", statisticsJSON(p.air))])
+                         ("statistics", statisticsJSON(s))])
             })),
         ])
     }

@@ -3,8 +3,9 @@ import BTCapture
 import BTDecode
 
 /// What an air capture shows of one connection beyond what HCI would: who the two sides are, the access
-/// address, the channel map, and whether the start or end had to be inferred.
-public struct AirLink: Sendable, Equatable {
+/// address, the channel map, whether the start or end had to be inferred, and the radio statistics of each phase.
+/// A class, held by reference: an HCI link carries only a nil pointer for it, not the statistics.
+public final class AirLink: @unchecked Sendable {
     /// The connection's access address (from CONNECT_IND / AUX_CONNECT_REQ, or the packets' own).
     public var accessAddress: UInt32
     /// InitA of the CONNECT_IND; nil when the capture missed it.
@@ -20,14 +21,40 @@ public struct AirLink: Sendable, Equatable {
     /// Procedures that change the link at an instant (connection update, channel map, PHY) whose instant
     /// passed without a packet of the link around it: applied when the next packet showed the instant was reached.
     public var lateInstants = 0
+    /// Statistics of the link's phases, index for index with `Connection.phases`: the closed ones, then the
+    /// current one.
+    public internal(set) var closedPhases: [AirLinkStatistics] = []
+    public internal(set) var currentPhase = AirLinkStatistics()
+    public var phases: [AirLinkStatistics] { closedPhases + [currentPhase] }
+    /// Every phase together.
+    public var totals: AirLinkStatistics { closedPhases.reduce(currentPhase, +) }
 
     public init(accessAddress: UInt32) { self.accessAddress = accessAddress }
+
+    /// The link moved to a new phase (`Connection.beginPhase`).
+    func beginPhase() {
+        closedPhases.append(currentPhase)
+        currentPhase = AirLinkStatistics()
+    }
+
+    func copy() -> AirLink {
+        let c = AirLink(accessAddress: accessAddress)
+        c.centralAddress = centralAddress
+        c.centralAddressIsRandom = centralAddressIsRandom
+        c.channelMap = channelMap
+        c.intervalEstimated = intervalEstimated
+        c.endInferred = endInferred
+        c.lateInstants = lateInstants
+        c.closedPhases = closedPhases
+        c.currentPhase = currentPhase
+        return c
+    }
 
     /// `0x50654d3a` style, as sniffer tools print access addresses.
     public var accessAddressText: String { Hex.format(accessAddress, width: 8) }
 }
 
-/// Radio statistics only an air capture has, per link phase (`LinkPhase.air`) and summed per link.
+/// Radio statistics only an air capture has, per link phase (`AirLink.phases`) and summed per link.
 public struct AirLinkStatistics: Sendable, Equatable {
     /// Connection events in which the sniffer heard at least one packet of the link.
     public var events = 0
@@ -89,13 +116,10 @@ extension Connection {
     /// unknown, so the absence of ATT traffic (unused services, idle stretches, unanswered requests) cannot be
     /// judged on it.
     public var hidesTraffic: Bool {
-        guard air != nil else { return false }
-        return phases.contains { $0.air.encryptedPDUs > 0 }
+        guard let air else { return false }
+        return air.currentPhase.encryptedPDUs > 0 || air.closedPhases.contains { $0.encryptedPDUs > 0 }
     }
 
     /// The air statistics of every phase together (nil for links not followed on the air).
-    public var airStatistics: AirLinkStatistics? {
-        guard air != nil else { return nil }
-        return phases.reduce(AirLinkStatistics()) { $0 + $1.air }
-    }
+    public var airStatistics: AirLinkStatistics? { air?.totals }
 }

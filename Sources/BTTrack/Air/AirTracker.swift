@@ -512,6 +512,7 @@ extension Connection {
     @inline(__always)
     func withAir(_ body: (inout AirLinkStatistics) -> Void) {
         if currentPhase == nil { currentPhase = LinkPhase(start: start, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY) }
-        body(&currentPhase!.air)
+        guard let air else { return }
+        body(&air.currentPhase)
     }
 }

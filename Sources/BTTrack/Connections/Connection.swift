@@ -147,7 +147,10 @@ public final class Connection: @unchecked Sendable {
             currentPhase?.rxPHY = rxPHY
             return
         }
-        if let current = currentPhase { closedPhases.append(current) }
+        if let current = currentPhase {
+            closedPhases.append(current)
+            air?.beginPhase()
+        }
         currentPhase = LinkPhase(start: at, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY)
     }
 
@@ -233,8 +236,6 @@ public struct LinkPhase: Sendable {
     public var rxPHY: UInt8
     public var sent = LinkLayerTraffic()
     public var received = LinkLayerTraffic()
-    /// Air captures: connection events, empty and retransmitted PDUs, CRC errors, RSSI in this phase.
-    public var air = AirLinkStatistics()
 
     public init(start: RecordRef, parameters: ConnectionParameters?, txPHY: UInt8, rxPHY: UInt8) {
         self.start = start

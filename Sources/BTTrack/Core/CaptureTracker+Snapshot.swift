@@ -95,7 +95,7 @@ extension Connection {
         c.initialParameters = initialParameters
         c.parameters = parameters
         c.encrypted = encrypted
-        c.air = air
+        c.air = air?.copy()
         c.mtu = mtu
         c.enhancedATT = enhancedATT
         c.l2capChannels = l2capChannels
