@@ -12,11 +12,7 @@ import BTReport
 /// `RealCaptures` says so).
 @Suite("Air captures: tracking")
 struct AirCaptureTrackingTests {
-    static func model(_ name: String) throws -> CaptureModel {
-        let capture = try OpenedCapture.open(path: RealCaptures.directory.appendingPathComponent(name).path)
-        var collector = TrackingCollector()
-        return try capture.accept(&collector)
-    }
+    static func model(_ name: String) throws -> CaptureModel { try RealCaptureTrackingTests.model(name) }
 
     static func services(_ c: Connection) -> [String] {
         c.gatt.services.map { "\(Hex.u16($0.startHandle))-\(Hex.u16($0.endHandle)) \($0.uuid)" }
