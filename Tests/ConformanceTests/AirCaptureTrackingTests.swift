@@ -108,6 +108,10 @@ struct AirCaptureTrackingTests {
         #expect(c.phases.count == 3)
         #expect(c.usage[0x0022]?.notifications == 69)
         #expect(!c.hidesTraffic && c.isOpen)
+        // Frame 1280's Write Request gets no response the sniffer heard before frame 1287's next one.
+        let lines = TimelineReport.eventLines(c).map(\.text)
+        #expect(lines.contains { $0.hasPrefix("Write Request CCCD of Report (2a4d) [0x0023] unanswered before the next request") })
+        #expect(!lines.contains { $0.contains("when the link ended") })
         let last = try #require(c.air?.phases.last)
         #expect(last.events > 1000 && (last.emptyEventShare ?? 0) > 0.9)
     }

@@ -145,8 +145,15 @@ public struct TimelineEventDescription {
                                   ("error", .string(Hex.u8(error.rawValue))), ("error_name", .string(error.name))])
         case .attTimeout(let request, let handle, let waited, let timedOut):
             let target = handle.map { " " + handleName($0, c) } ?? ""
+            // Not timed out: the link ended, or the next request came first (on the air, most often a response
+            // the sniffer did not hear).
+            // The next request is ATT traffic, so it comes no later than the link's last ATT PDU; the link's end does.
+            let answeredBy = event.at.timestamp.nanoseconds &+ Int64(saturating: waited.seconds * 1e9)
+            let untilEnd = c.lastATT.map { answeredBy > $0.timestamp.nanoseconds } ?? true
             let text = timedOut ? "ATT timeout: \(request)\(target) unanswered for \(TimeFormat.human(waited))"
-                : "\(request)\(target) still unanswered when the link ended (\(TimeFormat.human(waited)))"
+                : untilEnd ? "\(request)\(target) still unanswered when the link ended (\(TimeFormat.human(waited)))"
+                : "\(request)\(target) unanswered before the next request (\(TimeFormat.human(waited)))"
+                    + (c.air != nil ? ": the sniffer may have missed the response" : "")
             return .init(type: "att_timeout", text: text,
                          fields: [("request", .string(Hex.u8(request.rawValue))), ("handle", handle.map { .string(Hex.u16($0)) } ?? .null),
                                   ("waited_ms", .number(Format.ms(ms(waited)))), ("timed_out", .bool(timedOut))])
