@@ -41,6 +41,11 @@ public struct EnergyReport: Sendable {
             return phases.reduce(.zero) { $0 + ($1.peripheral ?? .zero) }
         }
         public var radio: RadioTime { phases.reduce(RadioTime()) { $0 + $1.radio } }
+        /// Air captures: the air time of the packets the sniffer heard, the central's as `txSeconds` and the
+        /// peripheral's as `rxSeconds` (the phone is the central), at each phase's PHYs; nil for HCI links. Packet
+        /// time only: the model's `radio` also has the receiver listening between packets (T_IFS and its guard),
+        /// and packets the sniffer missed are not in it.
+        public var heard: RadioTime?
     }
 
     public struct Advertising: Sendable {
@@ -184,7 +189,9 @@ public struct EnergyReport: Sendable {
             phases.append(Phase(parameters: p.parameters, start: from, end: to, radio: t.phoneLow, phone: energy.phoneCost(t),
                                 peripheral: peripheral))
         }
-        return Link(connection: c, start: c.start.timestamp, end: end, phases: phases, modelled: modelled)
+        var link = Link(connection: c, start: c.start.timestamp, end: end, phases: phases, modelled: modelled)
+        link.heard = Self.heard(c)
+        return link
     }
 
     /// The intervals between consecutive controller activity reports, with the model's tx and rx time for each:
@@ -262,5 +269,19 @@ extension LinkPhase {
     /// A link with no phase recorded (no traffic, parameters from its start): one phase for all of it.
     static func whole(_ c: Connection) -> LinkPhase {
         LinkPhase(start: c.start, parameters: c.parameters, txPHY: c.txPHY, rxPHY: c.rxPHY)
+    }
+}
+
+extension EnergyReport {
+    /// The radio time of the packets an air capture heard on `c`, phase by phase at the phase's PHYs.
+    static func heard(_ c: Connection) -> RadioTime? {
+        guard let air = c.air else { return nil }
+        var t = RadioTime()
+        for (phase, s) in zip(c.phases, air.phases) {
+            let tx = EnergyModel.phy(phase.txPHY), rx = EnergyModel.phy(phase.rxPHY)
+            t.txSeconds += AirTime.dataPDUs(s.centralPackets, bytes: s.centralPayloadBytes, phy: tx)
+            t.rxSeconds += AirTime.dataPDUs(s.peripheralPackets, bytes: s.peripheralPayloadBytes, phy: rx)
+        }
+        return t
     }
 }

@@ -123,3 +123,29 @@ struct EnergyReportTests {
         #expect(abs(AirTime.seconds(bytes: AirTime.scanRequestBytes) - 176e-6) < 1e-12)
     }
 }
+
+@Suite("Energy on air captures")
+struct AirEnergyTests {
+    /// Every data packet the generator wrote for the heart-rate session, priced one by one at its PHY, is the
+    /// link's `heard` time: the central's as tx, the peripheral's as rx.
+    @Test("heard: the air time of every data packet heard, each side apart, below the model's radio time")
+    func heard() throws {
+        let directory = try TemporaryDirectory(prefix: "btlens-air-energy")
+        let path = directory.file("hr.pcap")
+        try ScenarioRegistry.named("heart-rate-session")!.write(to: path, format: .air272)
+        let capture = try OpenedCapture.open(path: path)
+        var collector = TrackingCollector(options: .withoutAdvertisers)
+        let r = EnergyReport(model: try capture.accept(&collector))
+        let link = try #require(r.links.first)
+        let heard = try #require(link.heard)
+        var tx = 0.0, rx = 0.0
+        for p in try DecodedAirCapture.load(path).packets where !p.isAdvertising && p.crc != .bad {
+            let phy: AirTime.PHY = p.phy == .le2M ? .le2M : p.phy == .coded ? .coded : .le1M
+            let t = AirTime.seconds(bytes: AirTime.dataPDUOverhead + Int(p.pdu[1]), phy: phy)
+            if p.direction == .centralToPeripheral { tx += t } else { rx += t }
+        }
+        #expect(abs(heard.txSeconds - tx) < 1e-9 && abs(heard.rxSeconds - rx) < 1e-9, "\(heard) vs \(tx) \(rx)")
+        #expect(heard.total > 0 && heard.total < link.radio.total)
+        #expect(r.links.allSatisfy { $0.heard != nil })
+    }
+}

@@ -137,6 +137,8 @@ struct AirTrackerTests {
         let c = try! #require(model.connections.first)
         #expect(c.disconnectReason == .remoteUserTerminatedConnection && c.disconnectRequestedLocally)
         #expect(c.end?.number == 4 && c.air?.endInferred == false)
+        // The peripheral's acknowledgement in the terminate's event is the link's; the next event's are no one's.
+        #expect(c.airStatistics?.packets == 4 && c.airStatistics?.events == 2)
         #expect(c.peerAddress == BDAddr("AA:BB:CC:DD:EE:FF") && c.air?.centralAddress == BDAddr("11:22:33:44:55:66"))
     }
 

@@ -37,6 +37,7 @@ public enum EnergyJSON {
                     ("peer_address", l.connection.peerAddress.map { .string($0.description) } ?? .null),
                     ("start", time(l.start)), ("end", time(l.end)), ("modelled", .bool(l.modelled)),
                     ("phone", cost(l.phone)), ("peripheral", cost(l.peripheral)),
+                    ("heard", l.heard.map { .object([("tx_s", round($0.txSeconds)), ("rx_s", round($0.rxSeconds))]) } ?? .null),
                     ("phases", .array(l.phases.map { p in
                         .object([("name", .string(p.name)), ("start", time(p.start)), ("end", time(p.end)),
                                  ("phone", cost(p.phone)), ("peripheral", cost(p.peripheral))])

@@ -56,6 +56,10 @@ public enum EnergyText {
             out.append("  Connection #\(c.id) \(c.air.map { "AA \($0.accessAddressText)" } ?? "handle \(Hex.u16(c.handle))")\(c.peerAddress.map { " to \($0)" } ?? "") \(c.transport.rawValue), \(TimeFormat.human(.nanoseconds(l.end.nanoseconds - l.start.nanoseconds)))\(l.modelled ? "" : " (not modelled: only LE links are priced)")")
             guard l.modelled else { continue }
             if phone { out.append("    phone: " + line(l.phone, duration: d, total: total)) }
+            if let heard = l.heard {
+                out.append("    heard on the air: packets \(seconds(heard.total)) (central \(seconds(heard.txSeconds)), peripheral "
+                           + "\(seconds(heard.rxSeconds))); the model's radio time, listening between packets included: \(seconds(l.radio.total))")
+            }
             if peripheral, let p = l.peripheral {
                 out.append("    peripheral: " + line(p, duration: d, total: r.peripheralTotal ?? p))
             }

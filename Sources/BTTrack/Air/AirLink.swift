@@ -72,6 +72,13 @@ public struct AirLinkStatistics: Sendable, Equatable {
     public var encryptedPDUs = 0
     /// LL_CHANNEL_MAP_IND procedures that took effect.
     public var channelMapChanges = 0
+    /// Packets heard from each side (CRC not bad; empty PDUs and resends included) and their LL payload bytes
+    /// (the Length field: MIC included when encrypted): the radio time the link actually took, as far as the
+    /// sniffer heard it.
+    public var centralPackets = 0
+    public var centralPayloadBytes = 0
+    public var peripheralPackets = 0
+    public var peripheralPayloadBytes = 0
     /// Received signal strength of the link's packets as the sniffer heard them (dBm).
     public var rssiSum = 0
     public var rssiCount = 0
@@ -103,6 +110,10 @@ public struct AirLinkStatistics: Sendable, Equatable {
         s.crcErrors += b.crcErrors
         s.encryptedPDUs += b.encryptedPDUs
         s.channelMapChanges += b.channelMapChanges
+        s.centralPackets += b.centralPackets
+        s.centralPayloadBytes += b.centralPayloadBytes
+        s.peripheralPackets += b.peripheralPackets
+        s.peripheralPayloadBytes += b.peripheralPayloadBytes
         s.rssiSum += b.rssiSum
         s.rssiCount += b.rssiCount
         if let m = b.rssiMinimum { s.rssiMinimum = min(s.rssiMinimum ?? m, m) }

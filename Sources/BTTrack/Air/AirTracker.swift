@@ -44,9 +44,10 @@ final class AirTracker {
         var connection: Connection?
         /// The CONNECT_IND, until the first packet of the link opens it.
         var request: Request?
-        /// Closed by LL_TERMINATE_IND or silence: later packets on the address (acknowledgements, resends)
-        /// belong to no link until a new CONNECT_IND.
+        /// Closed by LL_TERMINATE_IND: later packets on the address (acknowledgements, resends) belong to no
+        /// link until a new CONNECT_IND, except that the rest of that event is counted for `terminated`.
         var ended = false
+        var terminated: Connection?
         var intervalNanoseconds: Int64 = 0
         var timeoutNanoseconds: Int64 = AirTracker.unknownSupervisionTimeoutNanoseconds
         /// Unwrapped event counter of the current event (-1 before the first).
@@ -113,7 +114,14 @@ final class AirTracker {
         }
         guard frame.packet.pduClass != .isochronous else { return }
         let state = self.state(frame.packet.accessAddress, create: frame.crc != .bad)
-        guard let state, !state.ended else { return }
+        guard let state else { return }
+        if state.ended {
+            // The rest of the LL_TERMINATE_IND's event (the peer's acknowledgement) is still the link's radio time.
+            if let c = state.terminated, !newEvent(state, frame, time: time) {
+                packet(frame, l2cap: nil, at: at, state: state, on: c, closing: true)
+            }
+            return
+        }
         if state.connection == nil {
             if state.request != nil {
                 open(state, at: at)
@@ -139,6 +147,7 @@ final class AirTracker {
         state.connection = nil
         state.request = nil
         state.ended = false
+        state.terminated = nil
         state.counter = -1
         state.lastPacket = nil
         state.lastChannel = nil
@@ -234,9 +243,10 @@ final class AirTracker {
 
     // MARK: - Packets of a link
 
-    func packet(_ frame: LLFrame, l2cap: L2CAPPDU?, at: RecordRef, state: State, on c: Connection) {
+    /// `closing`: a packet in the event of the link's LL_TERMINATE_IND, after it: counted, not interpreted.
+    func packet(_ frame: LLFrame, l2cap: L2CAPPDU?, at: RecordRef, state: State, on c: Connection, closing: Bool = false) {
         let time = at.timestamp.nanoseconds
-        if newEvent(state, frame, time: time) { beginEvent(state, frame, c, at: at) }
+        if !closing && newEvent(state, frame, time: time) { beginEvent(state, frame, c, at: at) }
         state.lastPacket = at
         state.lastChannel = frame.packet.channel
         if frame.crc == .bad {
@@ -248,6 +258,18 @@ final class AirTracker {
             // 0 dBm is what sniffers write without a reading (WHAD's PHDR, SweynTooth's nRF firmware): no
             // receiver hears a link at 0 dBm.
             if let rssi = frame.packet.rssi, rssi != 0 { $0.rssi(rssi) }
+        }
+        if let header = LLDataHeader(frame.packet.pdu) {
+            let peripheral = frame.direction == .peripheralToCentral
+            c.withAir {
+                if peripheral {
+                    $0.peripheralPackets += 1
+                    $0.peripheralPayloadBytes += header.length
+                } else {
+                    $0.centralPackets += 1
+                    $0.centralPayloadBytes += header.length
+                }
+            }
         }
         if frame.isRetransmission {
             c.withAir { $0.retransmissions += 1 }
@@ -266,6 +288,7 @@ final class AirTracker {
             c.withAir { $0.encryptedPDUs += 1 }
             return
         }
+        guard !closing else { return }
         let direction: Direction = switch frame.direction {
         case .centralToPeripheral: .sent
         case .peripheralToCentral: .received
@@ -435,6 +458,7 @@ final class AirTracker {
         links.close(c, at: at, reason: reason, event: .disconnected(reason: reason, locallyRequested: byCentral))
         state.connection = nil
         state.ended = true
+        state.terminated = c
     }
 
     // MARK: - Silence
