@@ -71,4 +71,47 @@ struct AirCaptureCommandTests {
         #expect(verbose.stdout.contains("CRCInit: 0xe0d898"))
         #expect(verbose.stdout.contains("instant: 412"))
     }
+
+    @Test("decode filters air records by access address, PDU type and direction")
+    func decodeFilters() throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("air.pcap", airCapture())
+        func lines(_ args: [String]) throws -> [Substring] {
+            let r = try CLI.run(["decode"] + args + [path])
+            #expect(r.status == 0, "\(r.stderr)")
+            return r.stdout.split(separator: "\n")
+        }
+        // The link's four packets and the CONNECT_IND that assigned its address.
+        #expect(try lines(["--access-address", "0x50656517"]).count == 5)
+        #expect(try lines(["--pdu-type", "adv_ind", "--pdu-type", "LL_CONNECTION_UPDATE_IND"]).count == 2)
+        #expect(try lines(["--pdu-type", "empty"]).map { $0.contains("Empty PDU") } == [true])
+        #expect(try lines(["--direction", "p2c"]).count == 1)
+        #expect(try lines(["--direction", "c2p", "--pdu-type", "data"]).count == 2)
+        let bad = try CLI.run(["decode", "--pdu-type", "ADV_BOGUS", path])
+        #expect(bad.status == 2 && bad.stderr.contains("unknown PDU type 'ADV_BOGUS'"))
+        let badDirection = try CLI.run(["decode", "--direction", "up", path])
+        #expect(badDirection.status == 2 && badDirection.stderr.contains("use c2p or p2c"))
+    }
+
+    @Test("timeline, gatt, devices, energy and audit read a generated air capture; their JSON follows the schemas")
+    func reports() throws {
+        let path = try writeScenario("wasteful-central", format: .air256)
+        let timeline = try CLI.run(["timeline", "--json", path])
+        #expect(timeline.status == 0)
+        try SchemaValidation.validate(timeline.stdout, schema: "Sources/BTReport/Schemas/timeline.schema.json")
+        #expect(timeline.stdout.contains("\"access_address\""))
+        let energy = try CLI.run(["energy", "--json", path])
+        try SchemaValidation.validate(energy.stdout, schema: "Sources/BTReport/Schemas/energy.schema.json")
+        #expect(energy.stdout.contains("\"heard\": {"))
+        let audit = try CLI.run(["audit", "--format", "json", path])
+        try SchemaValidation.validate(audit.stdout, schema: "Sources/BTReport/Schemas/audit.schema.json")
+        #expect(audit.stdout.contains("air capture: each link is seen from its central"))
+        let text = try CLI.run(["timeline", path])
+        #expect(text.stdout.contains("air  AA 0x") && text.stdout.contains("air: interval 7.5 ms"))
+        let gatt = try CLI.run(["gatt", "--json", path])
+        try SchemaValidation.validate(gatt.stdout, schema: "Sources/BTReport/Schemas/gatt.schema.json")
+        let devices = try CLI.run(["devices", "--json", path])
+        try SchemaValidation.validate(devices.stdout, schema: "Sources/BTReport/Schemas/devices.schema.json")
+        #expect(devices.stdout.contains("E1:7F:03:9A:42:42"))
+    }
 }
