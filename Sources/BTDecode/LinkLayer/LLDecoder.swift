@@ -91,6 +91,8 @@ public final class LLDecoder {
     }
 
     var links: [Link] = []
+    /// The sniffer's clock, for timing packets within a link.
+    var snifferClock = SnifferClock()
     /// The link of the previous data packet: a capture mostly follows one connection.
     var lastLink: Link?
     var clock = 0
@@ -111,6 +113,7 @@ public final class LLDecoder {
             return
         }
         slot.current.start()
+        slot.current.nanoseconds = snifferClock.nanoseconds(slot.current.packet, captureNanoseconds: record.timestamp.nanoseconds)
         if slot.current.packet.isAdvertising {
             advertising(&slot.current)
         } else if slot.current.packet.pduClass != .isochronous {
@@ -143,7 +146,7 @@ public final class LLDecoder {
         if frame.crc == .unchecked, let stored = frame.packet.storedCRC, let connection = link.connection {
             frame.crc = LLCRC.compute(frame.packet.pdu, initialValue: connection.crcInit) == stored ? .good : .bad
         }
-        let time = record.timestamp.nanoseconds
+        let time = frame.nanoseconds
         if frame.direction == .unknown {
             // Each connection event starts with the central; the sides then alternate.
             let newEvent = link.lastDirection == .unknown || time - link.lastTime > Self.eventGapNanoseconds

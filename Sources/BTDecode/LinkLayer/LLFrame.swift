@@ -19,6 +19,10 @@ public struct LLFrame {
     public var isEncrypted = false
     /// A CONNECT_IND / AUX_CONNECT_REQ for this access address was seen (so CRCInit and parameters are known).
     public var connectionKnown = false
+    /// When the sniffer took the packet, in nanoseconds on the capture's time line (`SnifferClock`): the pcap
+    /// time, or the sniffer's own clock anchored to it where the container has one. For timing packets
+    /// against each other (connection events); reports keep the record's pcap time.
+    public var nanoseconds: Int64 = 0
 
     public init(packet: LLCapturedPacket) {
         self.packet = packet

@@ -52,7 +52,9 @@ final class AirTracker {
         var timeoutNanoseconds: Int64 = AirTracker.unknownSupervisionTimeoutNanoseconds
         /// Unwrapped event counter of the current event (-1 before the first).
         var counter = -1
+        /// Sniffer-clock times (`LLFrame.nanoseconds`) of the current event's start and of the last packet.
         var eventStart: Int64 = 0
+        var lastNanoseconds: Int64 = 0
         var lastPacket: RecordRef?
         var lastChannel: UInt8?
         var snifferCounter: UInt16?
@@ -117,7 +119,7 @@ final class AirTracker {
         guard let state else { return }
         if state.ended {
             // The rest of the LL_TERMINATE_IND's event (the peer's acknowledgement) is still the link's radio time.
-            if let c = state.terminated, !newEvent(state, frame, time: time) {
+            if let c = state.terminated, !newEvent(state, frame, time: frame.nanoseconds) {
                 packet(frame, l2cap: nil, at: at, state: state, on: c, closing: true)
             }
             return
@@ -200,7 +202,7 @@ final class AirTracker {
     /// True once the link is open.
     func candidate(_ state: State, _ frame: LLFrame, at: RecordRef) -> Bool {
         guard frame.crc != .bad, let header = LLDataHeader(frame.packet.pdu), header.llid != .reserved else { return false }
-        let time = at.timestamp.nanoseconds
+        let time = frame.nanoseconds
         if state.candidateFirst == nil { state.candidateFirst = at }
         if newEvent(state, frame, time: time) {
             if state.candidateEvents > 0 { state.shortestEventGap = min(state.shortestEventGap, time - state.eventStart) }
@@ -208,6 +210,7 @@ final class AirTracker {
             state.eventStart = time
         }
         state.lastPacket = at
+        state.lastNanoseconds = time
         state.lastChannel = frame.packet.channel
         if let counter = frame.packet.eventCounter { state.snifferCounter = counter }
         state.candidatePackets += 1
@@ -245,9 +248,10 @@ final class AirTracker {
 
     /// `closing`: a packet in the event of the link's LL_TERMINATE_IND, after it: counted, not interpreted.
     func packet(_ frame: LLFrame, l2cap: L2CAPPDU?, at: RecordRef, state: State, on c: Connection, closing: Bool = false) {
-        let time = at.timestamp.nanoseconds
+        let time = frame.nanoseconds
         if !closing && newEvent(state, frame, time: time) { beginEvent(state, frame, c, at: at) }
         state.lastPacket = at
+        state.lastNanoseconds = time
         state.lastChannel = frame.packet.channel
         if frame.crc == .bad {
             c.withAir { $0.crcErrors += 1 }
@@ -304,14 +308,14 @@ final class AirTracker {
     /// Whether `frame` starts a new connection event: the sniffer's event counter moved, or (without one) the
     /// channel changed or the packets paused longer than an event lasts.
     func newEvent(_ state: State, _ frame: LLFrame, time: Int64) -> Bool {
-        guard let last = state.lastPacket else { return true }
+        guard state.lastPacket != nil else { return true }
         if let counter = frame.packet.eventCounter, let previous = state.snifferCounter { return counter != previous }
         if let channel = frame.packet.channel, let previous = state.lastChannel, channel != previous { return true }
-        return time - last.timestamp.nanoseconds > Self.eventGapNanoseconds
+        return time - state.lastNanoseconds > Self.eventGapNanoseconds
     }
 
     func beginEvent(_ state: State, _ frame: LLFrame, _ c: Connection, at: RecordRef) {
-        let time = at.timestamp.nanoseconds
+        let time = frame.nanoseconds
         let previousStart = state.eventStart
         let steps: Int
         if let counter = frame.packet.eventCounter {
