@@ -127,6 +127,21 @@ struct AirCaptureTrackingTests {
         #expect(c.phases.compactMap { $0.parameters?.interval } == [36, 6, 36, 6])
     }
 
+    /// CONNECT_IND at 100 ms, timeout 20 s; both sides run LL_LENGTH_REQ/RSP, three times in all, to 251/251;
+    /// LE Secure Connections pairing (Just Works) from the central, then LL_START_ENC_REQ without the key.
+    @Test("bsniffhub: both sides' data length procedures are one change; pairing, then encryption without the key",
+          .enabled(if: RealCaptures.available))
+    func bsniffhub() throws {
+        let model = try Self.model("bsniffhub_sc_justworks_llphdr.pcapng")
+        let c = try #require(model.connections.first)
+        #expect(c.initialParameters == ConnectionParameters(interval: 80, latency: 0, supervisionTimeout: 2000))
+        let lengthProcedures = c.events.filter { if case .linkLayerControl(.lengthRsp, _) = $0.kind { true } else { false } }
+        let changes = c.events.filter { if case .dataLengthChanged = $0.kind { true } else { false } }
+        #expect(lengthProcedures.count == 3 && changes.count == 1 && c.maxTxOctets == 251 && c.maxRxOctets == 251)
+        #expect(c.events.contains { if case .pairing(.pairingRequest, true, _) = $0.kind { true } else { false } })
+        #expect(c.encrypted && c.hidesTraffic)
+    }
+
     /// 52 CONNECT_INDs with the same access address; 8 LL_TERMINATE_IND (0x13) from the attack tool (central).
     @Test("SweynTooth psoc6: every CONNECT_IND starts a link afresh; terminations from the central",
           .enabled(if: RealCaptures.available))

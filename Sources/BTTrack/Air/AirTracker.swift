@@ -397,6 +397,8 @@ final class AirTracker {
     func control(_ pdu: LLControlPDU, direction: LLDirection, at: RecordRef, state: State, on c: Connection) {
         let byCentral = direction != .peripheralToCentral
         var summary = LLControlSummary.plain
+        /// What the PDU changed, after the PDU in the timeline.
+        var change: TimelineEvent?
         switch pdu.body {
         case .connectionUpdate(_, let offset, let interval, let latency, let timeout, let instant):
             let parameters = ConnectionParameters(interval: interval, latency: latency, supervisionTimeout: timeout)
@@ -435,11 +437,14 @@ final class AirTracker {
             if byCentral { state.centralLength = (maxTx, maxRx) } else { state.peripheralLength = (maxTx, maxRx) }
             if pdu.opcode == .lengthRsp, let central = state.centralLength, let peripheral = state.peripheralLength {
                 // Each direction carries what its sender may send and its receiver may take [§4.5.10].
-                c.maxTxOctets = max(LinkLayerTraffic.minimumOctets, Int(min(central.tx, peripheral.rx)))
-                c.maxRxOctets = max(LinkLayerTraffic.minimumOctets, Int(min(peripheral.tx, central.rx)))
-                c.append(TimelineEvent(at: at, kind: .dataLengthChanged(maxTxOctets: UInt16(c.maxTxOctets),
-                                                                         maxRxOctets: UInt16(c.maxRxOctets))),
-                         limit: eventLimit)
+                let tx = max(LinkLayerTraffic.minimumOctets, Int(min(central.tx, peripheral.rx)))
+                let rx = max(LinkLayerTraffic.minimumOctets, Int(min(peripheral.tx, central.rx)))
+                // Both sides may run the procedure: a change is one only when the lengths do change.
+                if tx != c.maxTxOctets || rx != c.maxRxOctets {
+                    c.maxTxOctets = tx
+                    c.maxRxOctets = rx
+                    change = TimelineEvent(at: at, kind: .dataLengthChanged(maxTxOctets: UInt16(tx), maxRxOctets: UInt16(rx)))
+                }
             }
         case .phys(let tx, let rx):
             summary = .phys(tx: tx, rx: rx)
@@ -448,6 +453,7 @@ final class AirTracker {
         }
         c.append(TimelineEvent(at: at, kind: .linkLayerControl(opcode: pdu.opcode, summary: summary), byHost: byCentral),
                  limit: eventLimit)
+        if let change { c.append(change, limit: eventLimit) }
         if pdu.opcode == .startEncReq {
             // The peripheral's LL_START_ENC_REQ is the last plaintext step: the link is encrypted from here.
             c.encrypted = true
