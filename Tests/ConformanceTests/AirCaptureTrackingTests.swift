@@ -142,6 +142,17 @@ struct AirCaptureTrackingTests {
         #expect(c.encrypted && c.hidesTraffic)
     }
 
+    /// Frame 82: AUX_CONNECT_REQ on secondary channel 34 (interval 40 ms, timeout 1 s) after extended advertising.
+    @Test("bsniffhub: a link requested by AUX_CONNECT_REQ", .enabled(if: RealCaptures.available))
+    func auxiliaryConnectRequest() throws {
+        let model = try Self.model("bsniffhub_aux_connect_req_ext_adv_llphdr.pcap")
+        let c = try #require(model.connections.first)
+        #expect(model.connections.count == 1 && c.start.number == 82)
+        #expect(c.air?.auxiliaryRequest == true && c.air?.accessAddress == 0x961D_F41D)
+        #expect(c.initialParameters == ConnectionParameters(interval: 32, latency: 0, supervisionTimeout: 100))
+        #expect(TimelineReport.eventLines(c).first?.text.hasPrefix("AUX_CONNECT_REQ: central 75:58:72:08:CE:5C") == true)
+    }
+
     /// 52 CONNECT_INDs with the same access address; 8 LL_TERMINATE_IND (0x13) from the attack tool (central).
     @Test("SweynTooth psoc6: every CONNECT_IND starts a link afresh; terminations from the central",
           .enabled(if: RealCaptures.available))

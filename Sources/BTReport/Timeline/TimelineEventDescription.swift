@@ -21,7 +21,8 @@ public struct TimelineEventDescription {
         case .connected(let parameters):
             var text = "connected"
             if let air = c.air {
-                text = "CONNECT_IND: central \(air.centralAddress.map { "\($0)" } ?? "?") → peripheral "
+                text = (air.auxiliaryRequest ? "AUX_CONNECT_REQ" : "CONNECT_IND")
+                    + ": central \(air.centralAddress.map { "\($0)" } ?? "?") → peripheral "
                     + (c.peerAddress.map { "\($0)" } ?? "?") + " AA \(air.accessAddressText)"
             } else if let peer = c.peerAddress { text += " to \(peer)" }
             if let parameters { text += ", " + parameters.description }

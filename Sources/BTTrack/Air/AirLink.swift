@@ -10,6 +10,8 @@ public final class AirLink: @unchecked Sendable {
     public var accessAddress: UInt32
     /// InitA of the CONNECT_IND; nil when the capture missed it.
     public var centralAddress: BDAddr?
+    /// The link was requested by AUX_CONNECT_REQ (on a secondary advertising channel) rather than CONNECT_IND.
+    public var auxiliaryRequest = false
     public var centralAddressIsRandom = false
     /// Data channels in use (bit i = channel i), from the CONNECT_IND and later LL_CHANNEL_MAP_IND.
     public var channelMap: UInt64?
@@ -41,6 +43,7 @@ public final class AirLink: @unchecked Sendable {
         let c = AirLink(accessAddress: accessAddress)
         c.centralAddress = centralAddress
         c.centralAddressIsRandom = centralAddressIsRandom
+        c.auxiliaryRequest = auxiliaryRequest
         c.channelMap = channelMap
         c.intervalEstimated = intervalEstimated
         c.endInferred = endInferred

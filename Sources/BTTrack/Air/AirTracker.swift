@@ -81,6 +81,8 @@ final class AirTracker {
         var peripheral: BDAddr
         var centralRandom: Bool
         var peripheralRandom: Bool
+        /// AUX_CONNECT_REQ on a secondary channel.
+        var auxiliary: Bool
         var data: LLConnectionRequestData
     }
 
@@ -111,7 +113,7 @@ final class AirTracker {
             guard frame.crc != .bad, let pdu = frame.advertising,
                   case .connectRequest(let initA, let advA, let data) = pdu.body else { return }
             connectRequest(Request(at: at, central: initA, peripheral: advA, centralRandom: pdu.txRandom,
-                                   peripheralRandom: pdu.rxRandom, data: data))
+                                   peripheralRandom: pdu.rxRandom, auxiliary: frame.packet.isSecondaryChannel, data: data))
             return
         }
         guard frame.packet.pduClass != .isochronous else { return }
@@ -177,6 +179,7 @@ final class AirTracker {
         c.peerAddressType = request.peripheralRandom ? .random : .public
         c.air!.centralAddress = request.central
         c.air!.centralAddressIsRandom = request.centralRandom
+        c.air!.auxiliaryRequest = request.auxiliary
         c.air!.channelMap = request.data.channelMap
         let parameters = ConnectionParameters(interval: request.data.interval, latency: request.data.latency,
                                               supervisionTimeout: request.data.timeout)
