@@ -20,7 +20,7 @@ extension ScenarioTool {
             for file in SampleSet.files {
                 guard let scenario = ScenarioRegistry.named(file.scenario) else { continue }
                 let path = directory.hasSuffix("/") ? directory + file.name : directory + "/" + file.name
-                try ScenarioTool.write(scenario, to: path, format: file.format)
+                try ScenarioTool.write(scenario, to: path, format: file.format, air: file.air)
                 print(path)
             }
         }

@@ -13,7 +13,10 @@ struct SamplesTests {
     func upToDate(name: String) throws {
         let file = try #require(SampleSet.files.first { $0.name == name })
         let committed = try TemporaryDirectory.contents(of: Self.samples.appendingPathComponent(name).path)
-        let fresh = try TemporaryDirectory.contents(of: try ScenarioFixtures.path(file.scenario, format: file.format))
+        let dir = try TemporaryDirectory()
+        let path = dir.file(name)
+        try #require(ScenarioRegistry.named(file.scenario)).write(to: path, format: file.format, air: file.air)
+        let fresh = try TemporaryDirectory.contents(of: path)
         #expect(committed == fresh, "samples/\(name) is stale: run `make samples`")
     }
 }

@@ -44,8 +44,8 @@ import TestSupport
         let files = SampleSet.files
         #expect(Set(files.map(\.name)).count == files.count)
         #expect(Set(files.map(\.scenario)) == Set(ScenarioRegistry.names))
-        // Air captures are not samples (ScenarioAirTests writes them).
-        #expect(Set(files.map(\.format)) == Set(ScenarioFormat.hciFormats))
+        // Every HCI format, and the two air containers the generator models fully (ScenarioAirTests writes the others).
+        #expect(Set(files.map(\.format)) == Set(ScenarioFormat.hciFormats + [.air272, .air256]))
         for name in ScenarioRegistry.names {
             #expect(files.contains { $0.name == "\(name).btsnoop" && $0.format == .btsnoopH4 })
         }

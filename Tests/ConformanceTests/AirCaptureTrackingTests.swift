@@ -5,6 +5,7 @@ import BTCapture
 import BTDecode
 import BTTrack
 import BTReport
+import TestSupport
 
 /// Air captures through the tracking layer: connections followed from CONNECT_IND (or their access address),
 /// updates at their instants, procedures, disconnect reasons and GATT trees, checked against tshark's decode of
@@ -169,5 +170,60 @@ struct AirCaptureTrackingTests {
         let model = try Self.model("nrfsniffer_garmin_watch.pcapng")
         #expect(model.advertisers.contains { $0.address == BDAddr("D1:5C:F0:EE:02:8F") })
         #expect(model.scans.isEmpty)
+    }
+}
+
+/// nRF v2 records carry the µs from the end of the previous packet; btlens rebuilds each start from them
+/// (`SnifferClock`). bsniffhub wrote this capture's pcap times from the same sniffer clock (frames 300–301: 80 µs
+/// empty PDU, then a delta of 99,673 µs, pcap times 99,753 µs apart), so the rebuilt times must equal the pcap
+/// times, to their µs resolution, for every packet after the first.
+@Suite("Air captures: sniffer time")
+struct AirCaptureSnifferTimeTests {
+    @Test("nRF v2 deltas rebuilt equal bsniffhub's own packet times", .enabled(if: RealCaptures.available))
+    func rebuiltDeltas() throws {
+        let path = RealCaptures.directory.appendingPathComponent("bsniffhub_encrypted_501_missing_nordic.pcap").path
+        let capture = try DecodedAirCapture.load(path)
+        let first = try #require(capture.packets.first)
+        #expect(capture.packets.count > 1000)
+        let off = capture.packets.dropFirst().filter { p in
+            let rebuilt = (p.snifferNanoseconds - first.snifferNanoseconds) / 1000
+            return abs(rebuilt - (p.microseconds - first.microseconds)) > 1
+        }
+        #expect(off.isEmpty, "\(off.count) packets off, first at \(off.first.map { String($0.microseconds) } ?? "-")")
+
+        // The same file with its pcap times jittered by up to ±200 µs, as a host's USB arrival times are: the
+        // rebuilt times do not move, so they come from the deltas, not the pcap times.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var offset = 24, n = 0
+        while offset + 16 <= bytes.count {
+            let u32 = { (o: Int) in Int(bytes[o]) | Int(bytes[o + 1]) << 8 | Int(bytes[o + 2]) << 16 | Int(bytes[o + 3]) << 24 }
+            let microseconds = u32(offset + 4), captured = u32(offset + 8)
+            if microseconds >= 200, microseconds < 999_800 {
+                let jittered = UInt32(microseconds + (n * 37) % 401 - 200)
+                withUnsafeBytes(of: jittered.littleEndian) { for i in 0..<4 { bytes[offset + 4 + i] = $0[i] } }
+            }
+            offset += 16 + captured
+            n += 1
+        }
+        let jitteredPath = FileManager.default.temporaryDirectory.appendingPathComponent("btlens-jitter-\(getpid()).pcap").path
+        try Data(bytes).write(to: URL(fileURLWithPath: jitteredPath))
+        defer { try? FileManager.default.removeItem(atPath: jitteredPath) }
+        let jittered = try DecodedAirCapture.load(jitteredPath)
+        #expect(jittered.packets.count == capture.packets.count)
+        func gaps(_ c: DecodedAirCapture) -> [Int64] {
+            zip(c.packets.dropFirst(), c.packets).map { $0.snifferNanoseconds - $1.snifferNanoseconds }
+        }
+        let moved = zip(gaps(jittered), gaps(capture)).filter { $0 != $1 }.count
+        // Only where the chain breaks is the pcap time used: bsniffhub writes a delta of 0 on the first packet
+        // of the connection (frame 6), and the record 501 of the file's name is missing.
+        #expect(moved <= 4, "\(moved) packets moved with their pcap time")
+    }
+
+    @Test("SweynTooth's v2 deltas are all 0: its packets keep their pcap times", .enabled(if: RealCaptures.available))
+    func zeroDeltas() throws {
+        let path = RealCaptures.directory.appendingPathComponent("sweyntooth_stm_att_deadlock_nordic.pcap").path
+        let capture = try DecodedAirCapture.load(path)
+        #expect(capture.packets.count > 100)
+        #expect(capture.packets.allSatisfy { $0.snifferNanoseconds / 1000 == $0.microseconds })
     }
 }

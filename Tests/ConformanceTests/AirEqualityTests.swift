@@ -114,3 +114,32 @@ struct AirEqualityTests {
         #expect(c.gatt.characteristics.contains { $0.uuid == BluetoothUUID(uuid16: 0x2A37) })
     }
 }
+
+/// The bundled air samples (samples/*.air.pcap, `make samples`) tell the story of their HCI samples.
+@Suite("Air captures: the bundled samples")
+struct AirSampleTests {
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("samples")
+
+    static func findings(_ name: String) throws -> [String] {
+        let path = samples.appendingPathComponent(name).path
+        return Auditor().audit(try AirEqualityTests.model(path), file: path).map(\.id).sorted()
+    }
+
+    @Test("wasteful-central on the air: the HCI sample's findings less those of the host's scan commands")
+    func wastefulCentral() throws {
+        let air = try Self.findings("wasteful-central.air.pcap")
+        let hci = try Self.findings("wasteful-central.btsnoop").filter { !AirEqualityTests.hostCommandRules.contains($0) }
+        #expect(air == hci)
+        #expect(air == ["BTL003", "BTL004", "BTL005", "BTL006", "BTL006", "BTL008", "BTL010", "BTL011", "BTL011", "BTL012", "BTL012"])
+        let model = try AirEqualityTests.model(Self.samples.appendingPathComponent("wasteful-central.air.pcap").path)
+        #expect(model.connections.count == 2 && model.connections.allSatisfy { ($0.air?.totals.retransmissions ?? 0) > 0 })
+    }
+
+    @Test("heart-rate-session on the air (PHDR 256): one link, its GATT database, no finding")
+    func heartRate() throws {
+        #expect(try Self.findings("heart-rate-session.air.pcap").isEmpty)
+        let model = try AirEqualityTests.model(Self.samples.appendingPathComponent("heart-rate-session.air.pcap").path)
+        #expect(model.connections.count == 1 && model.connections[0].gatt.services.contains { $0.uuid == BluetoothUUID(uuid16: 0x180D) })
+    }
+}

@@ -4,6 +4,8 @@ import BTDecode
 /// One air-capture record as the tests look at it, decoded by btlens's own `PacketDecoder`.
 public struct DecodedAirPacket: Sendable {
     public var microseconds: Int64
+    /// The packet's time on the sniffer's clock (`SnifferClock`), ns.
+    public var snifferNanoseconds: Int64
     public var accessAddress: UInt32
     public var isAdvertising: Bool
     public var direction: LLDirection
@@ -43,7 +45,7 @@ public struct DecodedAirCapture {
                 statistics.add(frame)
                 guard let ll = frame.linkLayer else { return }
                 packets.append(DecodedAirPacket(
-                    microseconds: r.microseconds, accessAddress: ll.packet.accessAddress, isAdvertising: ll.isAdvertising,
+                    microseconds: r.microseconds, snifferNanoseconds: ll.nanoseconds, accessAddress: ll.packet.accessAddress, isAdvertising: ll.isAdvertising,
                     direction: ll.direction, crc: ll.crc, isRetransmission: ll.isRetransmission,
                     isEncrypted: ll.isEncrypted, channel: ll.packet.channel, eventCounter: ll.packet.eventCounter,
                     phy: ll.packet.phy, auxiliaryType: ll.packet.auxiliaryType, pdu: Array(ll.packet.pdu), attOpcode: frame.attPDU?.first))

@@ -15,6 +15,8 @@ public enum NordicBLEHeader {
     public static let version1HeaderBase = 1
     public static let version2HeaderLength = 7
     public static let versionOffset = 3
+    /// v1–v3: the sniffer's packet counter, u16 LE; consecutive unless packets were dropped on the way.
+    public static let packetCounterOffset = 4
     public static let flagsOffset = 8
     public static let channelOffset = 9
     public static let rssiOffset = 10

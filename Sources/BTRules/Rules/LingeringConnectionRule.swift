@@ -32,7 +32,9 @@ public struct LingeringConnectionRule: Rule {
             let endTime = (endRef?.timestamp ?? model.endTime).nanoseconds
             let idle = endTime - lastATT.timestamp.nanoseconds
             let how = endRef == nil ? "the end of the capture (still connected)" : "the disconnect"
-            if idle > idleLimit {
+            // At the limit counts: a link held until ATT's 30 s transaction timeout tears it down lingered. On the
+            // air both ends of the span sit on connection events, so a whole number of intervals can meet it exactly.
+            if idle >= idleLimit {
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, start: lastATT.timestamp,
                     end: Timestamp(nanoseconds: endTime), records: [lastATT] + (endRef.map { [$0] } ?? []),

@@ -135,7 +135,8 @@ public final class AirSink: PacketSink {
         scratch.append(header)
         scratch.append(UInt8(truncatingIfNeeded: onAir.count))
         scratch.append(contentsOf: onAir)
-        let encryptedOnAir = link.sides[side].encrypting || pdu.cipher != nil
+        // A PDU queued before its side started encrypting and resent after goes out as it was first sent: plaintext.
+        let encryptedOnAir = pdu.cipher != nil || (link.sides[side].encrypting && pdu.isEmpty)
         let flagged = options.container != .leLL && options.container != .ppi
         let bytes: [UInt8]
         var encryption = LinkLayerRecordInfo.Encryption.plaintext
