@@ -72,7 +72,7 @@ fuzz: deps
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xcc -fsanitize=address
 	@mkdir -p fuzz-data/corpus fuzz-data/artifacts
 	@# Air-sniffer captures in every container (251, 256, 272 v0–v3, PPI): Tests/Fuzz/Seeds (README.md there).
-	@for f in samples/*.btsnoop samples/*.pcap samples/*.pklg Tests/Fuzz/Seeds/*.pcap; do \
+	@for f in samples/*.btsnoop samples/*.pcap samples/*.pklg Tests/Fuzz/Seeds/*.pcap Tests/Fuzz/Seeds/*.pcapng; do \
 	  [ -e "fuzz-data/corpus/$${f##*/}" ] || cp "$$f" fuzz-data/corpus/; done
 	@# The archive path too (gzip and tar are essential on Debian): a compressed capture and a tar.gz of two.
 	@[ -e fuzz-data/corpus/heart-rate-session.btsnoop.gz ] || gzip -9 -n -c samples/heart-rate-session.btsnoop > fuzz-data/corpus/heart-rate-session.btsnoop.gz

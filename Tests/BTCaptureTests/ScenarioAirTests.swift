@@ -311,5 +311,14 @@ import TestSupport
             let (path, _) = try Self.write("connection-churn", format, options: options, in: dir)
             #expect(try TemporaryDirectory.contents(of: path) == TemporaryDirectory.contents(of: seeds + "/" + name), "\(name)")
         }
+        // pcapng: the v3 seed as two sniffers with their own clocks, and an HCI sample as one interface.
+        let samples = URL(fileURLWithPath: seeds).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("samples").path
+        let converted = [("connection-churn.air-272-v3.two-interfaces.pcapng", seeds + "/connection-churn.air-272-v3.pcap", 2),
+                         ("heart-rate-session.pcapng", samples + "/heart-rate-session.pcap", 1)]
+        for (name, source, interfaces) in converted {
+            let bytes = try PcapngConversion.convert(try TemporaryDirectory.contents(of: source), interfaces: interfaces)
+            #expect(bytes == (try TemporaryDirectory.contents(of: seeds + "/" + name)), "\(name)")
+        }
     }
 }

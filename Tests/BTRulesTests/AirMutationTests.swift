@@ -36,24 +36,58 @@ struct AirMutationTests {
         var rng = SplitMix64(seed: 0xA1B ^ UInt64(name.utf8.reduce(0) { $0 &* 31 &+ UInt64($1) }))
         var issues = 0
         for round in 0..<24 {
-            var bytes = original
-            switch round % 4 {
-            case 0:  // flip bytes past the file header: container headers, LL headers, payloads, CRCs
-                for _ in 0..<rng.int(in: 1...40) {
-                    let i = rng.int(in: 24...(bytes.count - 1))
-                    bytes[i] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
-                }
-            case 1:  // cut short at a random point
-                bytes = Array(bytes.prefix(rng.int(in: 0...bytes.count)))
-            case 2:  // garbage inserted
-                let at = rng.int(in: 24...bytes.count)
-                bytes.insert(contentsOf: (0..<rng.int(in: 1...300)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }, at: at)
-            default:  // a run of 0xFF over a random place
-                let at = rng.int(in: 24...(bytes.count - 1))
-                for i in at..<min(bytes.count, at + rng.int(in: 1...8)) { bytes[i] = 0xFF }
-            }
+            let bytes = Self.damaged(original, round: round, rng: &rng, after: 24)
             let path = try dir.write("\(name)-\(round).pcap", bytes)
             #expect(try MutationTests.survive(bytes, in: dir, name: "\(name)-\(round).pcap") != nil || bytes.count < 24)
+            issues += (try PipelineExercise.run(path: path, name: "x")?.keptIssues) ?? 0
+        }
+        #expect(issues > 0)
+    }
+
+    /// `original` damaged past its first `header` bytes, one of four ways by `round`.
+    static func damaged(_ original: [UInt8], round: Int, rng: inout SplitMix64, after header: Int) -> [UInt8] {
+        var bytes = original
+        switch round % 4 {
+        case 0:  // flip bytes past the file header: container headers, LL headers, payloads, CRCs
+            for _ in 0..<rng.int(in: 1...40) {
+                let i = rng.int(in: header...(bytes.count - 1))
+                bytes[i] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
+            }
+        case 1:  // cut short at a random point
+            bytes = Array(bytes.prefix(rng.int(in: 0...bytes.count)))
+        case 2:  // garbage inserted
+            let at = rng.int(in: header...bytes.count)
+            bytes.insert(contentsOf: (0..<rng.int(in: 1...300)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }, at: at)
+        default:  // a run of 0xFF over a random place
+            let at = rng.int(in: header...(bytes.count - 1))
+            for i in at..<min(bytes.count, at + rng.int(in: 1...8)) { bytes[i] = 0xFF }
+        }
+        return bytes
+    }
+
+    /// pcapng, framed by btlens itself: an air capture as two sniffers' interfaces, and an HCI capture.
+    @Test("seeded corruption of pcapng: blocks, interfaces and their packets", arguments: ["272v3-two-interfaces", "hci-201"])
+    func corruptPcapng(name: String) throws {
+        let dir = try TemporaryDirectory()
+        let original: [UInt8]
+        if name == "hci-201" {
+            let pcap = try TemporaryDirectory.contents(of: try ScenarioFixtures.path("peripheral-role", format: .pcapH4WithDirection))
+            original = try PcapngConversion.convert(pcap)
+        } else {
+            original = try PcapngConversion.convert(try Self.capture(.nordic(version: 3, board: 0), format: .air272, in: dir),
+                                                    interfaces: 2)
+        }
+        let intact = try #require(try PipelineExercise.run(path: try dir.write("intact.pcapng", original), name: "intact"))
+        #expect(intact.keptIssues == 0 && intact.records > 100)
+        var rng = SplitMix64(seed: 0x9C4 ^ UInt64(name.utf8.count))
+        var issues = 0
+        // Past the section header (28 bytes) and the interface descriptions (32 bytes each, with if_tsresol): a
+        // file whose only description is damaged may rightly be refused.
+        let firstPacket = 28 + 32 * (name == "hci-201" ? 1 : 2)
+        for round in 0..<32 {
+            let bytes = Self.damaged(original, round: round, rng: &rng, after: firstPacket)
+            let path = try dir.write("\(name)-\(round).pcapng", bytes)
+            #expect(try MutationTests.survive(bytes, in: dir, name: "\(name)-\(round).pcapng") != nil || bytes.count < firstPacket)
             issues += (try PipelineExercise.run(path: path, name: "x")?.keptIssues) ?? 0
         }
         #expect(issues > 0)

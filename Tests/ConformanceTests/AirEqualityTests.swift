@@ -143,3 +143,34 @@ struct AirSampleTests {
         #expect(model.connections.count == 1 && model.connections[0].gatt.services.contains { $0.uuid == BluetoothUUID(uuid16: 0x180D) })
     }
 }
+
+/// Two sniffers in one pcapng (Wireshark merging two nRF dongles' captures): each interface is its own radio,
+/// with its own firmware clock, so each follows its own copy of a link.
+@Suite("Air captures: two sniffers in one pcapng")
+struct TwoSnifferTests {
+    @Test("the same link heard by two nRF dongles with different clocks: two links, each as one dongle alone saw it")
+    func twoDongles() throws {
+        let directory = try TemporaryDirectory(prefix: "btlens-two-sniffers")
+        let single = directory.file("one.pcap")
+        try #require(ScenarioRegistry.named("heart-rate-session")).write(to: single, format: .air272,
+                                                                         air: AirOptions(impairments: AirEqualityTests.impaired))
+        let alone = try AirEqualityTests.model(single)
+        // The second dongle's firmware clock runs 123.456789 s ahead (and wraps sooner); the host saw its packets
+        // 300 µs later.
+        let merged = try directory.write("two.pcapng", try PcapngConversion.convert(try TemporaryDirectory.contents(of: single),
+                                                                                     interfaces: 2))
+        let model = try AirEqualityTests.model(merged)
+        #expect(model.isAirCapture)
+        #expect(alone.connections.count == 1)
+        #expect(model.connections.count == 2 * alone.connections.count)
+        let original = try #require(alone.connections.first)
+        for (interface, c) in model.connections.enumerated() {
+            #expect(c.controller == UInt16(interface))
+            #expect(c.air?.totals == original.air?.totals, "interface \(interface)")
+            #expect(c.attCounts == original.attCounts, "interface \(interface)")
+            #expect(c.gatt.services.count == original.gatt.services.count)
+        }
+        // `stats` counts links per interface as the tracker does.
+        #expect(try DecodedAirCapture.load(merged).statistics.connections == model.connections.count)
+    }
+}

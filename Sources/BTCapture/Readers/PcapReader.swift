@@ -8,7 +8,9 @@ import Glibc
 /// Reads pcap and pcapng. Bluetooth linktypes 187, 201 and 254 are decoded; LE air-sniffer records (251, 256,
 /// 272, PPI) are handed on whole for BTDecode's link-layer decoder; other air captures are counted with a notice.
 ///
-/// pcapng, and pcap files of a variant (the modified formats, FCS bits or reserved bits in the linktype, a
+/// pcapng is framed here too (`PcapngFraming`), for what libpcap does not give: the interface of each packet, each
+/// with its own linktype and time base; a pcapng this framing does not recognise at its start goes to libpcap.
+/// pcapng that libpcap reads, and pcap files of a variant (the modified formats, FCS bits or reserved bits in the linktype, a
 /// version other than 2.4), go through libpcap (both byte orders, µs/ns resolution, pcapng blocks). A classic pcap
 /// file of a linktype btlens reads is framed here, as btsnoop is, straight from the `ByteSource`'s buffer:
 /// libpcap's two `fread`s per record through a stdio stream, and `ftell` for each record's offset, cost more
@@ -36,6 +38,8 @@ public final class PcapReader: RecordSource {
     let snapshot: Int
     /// Classic pcap framed here: the file's byte order and resolution.
     let native: NativeFraming?
+    /// pcapng framed here (`PcapngFraming`): its sections' byte order and interfaces.
+    var pcapng: PcapngFraming?
     static let classicRecordHeaderLength: Int64 = 16
     static let classicFileHeaderLength = 24
     /// libpcap's MAXIMUM_SNAPLEN, its max_snaplen_for_dlt for every linktype read here.
@@ -62,6 +66,7 @@ public final class PcapReader: RecordSource {
             source.consume(Self.classicFileHeaderLength)
             self.source = source
             self.native = framing
+            self.pcapng = nil
             self.handle = nil
             self.file = nil
             self.linktype = linktype
@@ -70,6 +75,25 @@ public final class PcapReader: RecordSource {
             self.lastEnd = source.offset
             info = CaptureInfo(format: .pcap(linktype: linktype), timestampDigits: framing.nanoseconds ? 9 : 6)
             Self.notice(linktype: linktype, issues: issues)
+            return
+        }
+        if isPcapng, let first = try PcapngFraming.firstInterface(source) {
+            guard first.accepted else {
+                throw CaptureError(.unsupportedLinktype,
+                                   "pcapng with \(Linktype.name(first.linktype)) (linktype \(first.linktype)) is not a Bluetooth capture")
+            }
+            self.source = source
+            self.native = nil
+            self.pcapng = PcapngFraming()
+            self.handle = nil
+            self.file = nil
+            self.linktype = first.linktype
+            self.snapshot = first.snapshot
+            self.classicRecordHeader = false
+            self.lastEnd = source.offset
+            info = CaptureInfo(format: .pcapng(linktype: first.linktype),
+                               timestampDigits: first.unitsPerSecond >= PcapngFraming.nanosecondsPerSecond ? 9 : 6)
+            Self.notice(linktype: first.linktype, issues: issues)
             return
         }
         self.native = nil
@@ -105,6 +129,7 @@ public final class PcapReader: RecordSource {
         }
         self.file = stream
         self.source = source
+        self.pcapng = nil
         self.handle = pcap
         self.linktype = linktype
         self.lastEnd = Int64(ftell(stream))
@@ -219,6 +244,7 @@ public final class PcapReader: RecordSource {
     public func next() -> CaptureRecord? {
         guard !stopped else { return nil }
         if let native { return nextFramed(native) }
+        if pcapng != nil { return nextBlock() }
         guard let handle, let file else { return nil }
         var headerPointer: UnsafeMutablePointer<pcap_pkthdr>?
         var dataPointer: UnsafePointer<UInt8>?
@@ -266,7 +292,7 @@ public final class PcapReader: RecordSource {
                                    kind: .unknown, controller: 0, sourceType: UInt32(linktype),
                                    originalLength: Int(header.len), payload: bytes)
         record.length = Int(endOffset - offset)
-        classify(&record, bytes)
+        classify(&record, bytes, linktype: linktype)
         return record
     }
 
@@ -298,13 +324,13 @@ public final class PcapReader: RecordSource {
                                    kind: .unknown, controller: 0, sourceType: UInt32(linktype),
                                    originalLength: Int(u32(h, 12)), payload: bytes)
         record.length = frame.length
-        classify(&record, bytes)
+        classify(&record, bytes, linktype: linktype)
         return record
     }
 
     /// Kind, direction, controller and payload from the linktype's pseudo-header.
     @inline(__always)
-    func classify(_ record: inout CaptureRecord, _ bytes: UnsafeRawBufferPointer) {
+    func classify(_ record: inout CaptureRecord, _ bytes: UnsafeRawBufferPointer, linktype: Int) {
         let captured = bytes.count
         switch linktype {
         case Linktype.bluetoothHCIH4:

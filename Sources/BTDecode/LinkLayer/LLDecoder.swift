@@ -34,6 +34,8 @@ public final class LLDecoder {
 
     final class Link {
         var accessAddress: UInt32 = 0
+        /// The capture interface (pcapng) the link was heard on: two sniffers are two radios.
+        var interface: UInt16 = 0
         var handle: UInt16 = 0
         var lastUse = 0
         var connection: LLConnectionRequestData?
@@ -48,8 +50,9 @@ public final class LLDecoder {
         var lastChannel: UInt8?
         var lastDirection: LLDirection = .unknown
 
-        func reset(accessAddress: UInt32) {
+        func reset(accessAddress: UInt32, interface: UInt16) {
             self.accessAddress = accessAddress
+            self.interface = interface
             connection = nil
             central = Sender()
             peripheral = Sender()
@@ -91,8 +94,10 @@ public final class LLDecoder {
     }
 
     var links: [Link] = []
-    /// The sniffer's clock, for timing packets within a link.
-    var snifferClock = SnifferClock()
+    /// Each interface's sniffer clock (pcapng interfaces are separate sniffers, each with its own clock), for
+    /// timing packets within a link; interfaces past `maximumClocks` share the last.
+    var snifferClocks = [SnifferClock()]
+    static let maximumClocks = 16
     /// The link of the previous data packet: a capture mostly follows one connection.
     var lastLink: Link?
     var clock = 0
@@ -113,16 +118,19 @@ public final class LLDecoder {
             return
         }
         slot.current.start()
-        slot.current.nanoseconds = snifferClock.nanoseconds(slot.current.packet, captureNanoseconds: record.timestamp.nanoseconds)
+        slot.current.interface = record.controller
+        let clock = min(Int(record.controller), Self.maximumClocks - 1)
+        while snifferClocks.count <= clock { snifferClocks.append(SnifferClock()) }
+        slot.current.nanoseconds = snifferClocks[clock].nanoseconds(slot.current.packet, captureNanoseconds: record.timestamp.nanoseconds)
         if slot.current.packet.isAdvertising {
-            advertising(&slot.current)
+            advertising(&slot.current, interface: record.controller)
         } else if slot.current.packet.pduClass != .isochronous {
             decoded.l2cap = dataChannel(&slot.current, record: record, issues: issues)
         }
         decoded.linkLayerSlot = Unmanaged.passUnretained(slot)
     }
 
-    func advertising(_ frame: inout LLFrame) {
+    func advertising(_ frame: inout LLFrame, interface: UInt16) {
         // The packet's fields are read where they are: a copy of the whole packet costs more than its use.
         if frame.crc == .unchecked, let stored = frame.packet.storedCRC,
            frame.packet.accessAddress == LLCapturedPacket.advertisingAccessAddress {
@@ -134,14 +142,14 @@ public final class LLDecoder {
         else { return }
         // A new CONNECT_IND for an access address starts that connection afresh (the psoc6 sample sends 52
         // with one address).
-        let link = self.link(data.accessAddress)
+        let link = self.link(data.accessAddress, interface: interface)
         l2cap.linkClosed(controller: Self.controller, handle: link.handle)
-        link.reset(accessAddress: data.accessAddress)
+        link.reset(accessAddress: data.accessAddress, interface: interface)
         link.connection = data
     }
 
     func dataChannel(_ frame: inout LLFrame, record: CaptureRecord, issues: IssueLog) -> L2CAPPDU? {
-        let link = self.link(frame.packet.accessAddress)
+        let link = self.link(frame.packet.accessAddress, interface: record.controller)
         frame.connectionKnown = link.connection != nil
         if frame.crc == .unchecked, let stored = frame.packet.storedCRC, let connection = link.connection {
             frame.crc = LLCRC.compute(frame.packet.pdu, initialValue: connection.crcInit) == stored ? .good : .bad
@@ -216,14 +224,14 @@ public final class LLDecoder {
         return h
     }
 
-    /// The state of `accessAddress`, created (or taken from the least recently used) when missing.
-    func link(_ accessAddress: UInt32) -> Link {
+    /// The state of `accessAddress` on `interface`, created (or taken from the least recently used) when missing.
+    func link(_ accessAddress: UInt32, interface: UInt16) -> Link {
         clock += 1
-        if let last = lastLink, last.accessAddress == accessAddress {
+        if let last = lastLink, last.accessAddress == accessAddress, last.interface == interface {
             last.lastUse = clock
             return last
         }
-        for link in links where link.accessAddress == accessAddress {
+        for link in links where link.accessAddress == accessAddress && link.interface == interface {
             lastLink = link
             link.lastUse = clock
             return link
@@ -239,7 +247,7 @@ public final class LLDecoder {
             link = links[oldest]
             l2cap.linkClosed(controller: Self.controller, handle: link.handle)
         }
-        link.reset(accessAddress: accessAddress)
+        link.reset(accessAddress: accessAddress, interface: interface)
         link.lastUse = clock
         lastLink = link
         return link

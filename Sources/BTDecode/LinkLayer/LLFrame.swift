@@ -23,6 +23,8 @@ public struct LLFrame {
     /// time, or the sniffer's own clock anchored to it where the container has one. For timing packets
     /// against each other (connection events); reports keep the record's pcap time.
     public var nanoseconds: Int64 = 0
+    /// The capture interface (pcapng) that heard it, the record's `controller`: each interface is its own sniffer.
+    public var interface: UInt16 = 0
 
     public init(packet: LLCapturedPacket) {
         self.packet = packet

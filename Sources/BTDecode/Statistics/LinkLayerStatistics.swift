@@ -45,17 +45,21 @@ public struct LinkLayerStatistics {
     public var connectionsFollowed = 0
     /// LL_TERMINATE_IND (plaintext, CRC not bad, not resent) by reason.
     public var terminations = [Int](repeating: 0, count: 256)
-    /// Per access address: `requested` after its CONNECT_IND, `followed` once counted, else the time of the
-    /// first data PDU seen without a request.
-    var connectionState: [UInt32: Int64] = [:]
+    /// Per access address and interface (`key`): `requested` after its CONNECT_IND, `followed` once counted, else
+    /// the time of the first data PDU seen without a request. Two sniffers in one pcapng are two radios.
+    var connectionState: [UInt64: Int64] = [:]
     static let requested: Int64 = -1
     static let followed: Int64 = -2
     /// Addresses remembered at most; a fuzzed capture cannot grow the set beyond it.
     static let maximumAccessAddresses = 4096
     /// The address inserted last: a capture mostly follows one link for a while, so most PDUs skip the hashing.
     var lastAccessAddress: UInt32?
-    /// The address last found `followed`, for the same reason.
-    var lastFollowed: UInt32?
+    /// The address (`key`) last found `followed`, for the same reason.
+    var lastFollowed: UInt64?
+
+    @inline(__always) static func key(_ accessAddress: UInt32, _ interface: UInt16) -> UInt64 {
+        UInt64(interface) << 32 | UInt64(accessAddress)
+    }
 
     public init() {}
 
@@ -91,7 +95,7 @@ public struct LinkLayerStatistics {
             if type == Int(LLAdvertisingPDUType.connectInd.rawValue) {
                 connectRequests += 1
                 if let pdu = frame.advertising, case .connectRequest(_, _, let data) = pdu.body {
-                    follow(data.accessAddress, requested: true, time: 0)
+                    follow(Self.key(data.accessAddress, frame.interface), requested: true, time: 0)
                 }
             }
             return
@@ -116,11 +120,12 @@ public struct LinkLayerStatistics {
             lastAccessAddress = aa
         }
         guard let header = LLDataHeader(pdu) else { return }
-        if aa != lastFollowed {
-            if connectionState[aa] == Self.followed {
-                lastFollowed = aa
+        let key = Self.key(aa, frame.interface)
+        if key != lastFollowed {
+            if connectionState[key] == Self.followed {
+                lastFollowed = key
             } else {
-                follow(aa, requested: false, time: frame.packet.eventCounter.map(Int64.init) ?? -3)
+                follow(key, requested: false, time: frame.packet.eventCounter.map(Int64.init) ?? -3)
             }
         }
         if header.isEmpty {
@@ -139,26 +144,26 @@ public struct LinkLayerStatistics {
         }
     }
 
-    /// A CONNECT_IND (`requested`) or a data PDU on `accessAddress`; `time` tells events apart for a link
+    /// A CONNECT_IND (`requested`) or a data PDU on access address and interface `key`; `time` tells events apart for a link
     /// without a request (the sniffer's event counter, or -3 when it has none: then two PDUs are enough).
     @inline(never)
-    mutating func follow(_ accessAddress: UInt32, requested: Bool, time: Int64) {
+    mutating func follow(_ key: UInt64, requested: Bool, time: Int64) {
         if requested {
-            if accessAddress == lastFollowed { lastFollowed = nil }
-            if connectionState.count < Self.maximumAccessAddresses || connectionState[accessAddress] != nil {
-                connectionState[accessAddress] = Self.requested
+            if key == lastFollowed { lastFollowed = nil }
+            if connectionState.count < Self.maximumAccessAddresses || connectionState[key] != nil {
+                connectionState[key] = Self.requested
             }
             return
         }
-        switch connectionState[accessAddress] {
+        switch connectionState[key] {
         case Self.requested?:
-            connectionState[accessAddress] = Self.followed
+            connectionState[key] = Self.followed
             connectionsFollowed += 1
         case let first? where first != time || time == -3:
-            connectionState[accessAddress] = Self.followed
+            connectionState[key] = Self.followed
             connectionsFollowed += 1
         case nil where connectionState.count < Self.maximumAccessAddresses:
-            connectionState[accessAddress] = time
+            connectionState[key] = time
         default:
             break
         }

@@ -40,6 +40,9 @@ final class AirTracker {
 
     final class State {
         let accessAddress: UInt32
+        /// The capture interface (pcapng) it was heard on: the same address on two sniffers is two links' worth
+        /// of state, each with its sniffer's timing.
+        let interface: UInt16
         var lastUse = 0
         var connection: Connection?
         /// The CONNECT_IND, until the first packet of the link opens it.
@@ -72,7 +75,10 @@ final class AirTracker {
         var shortestEventGap = Int64.max
         var estimatedEvents = 0
 
-        init(accessAddress: UInt32) { self.accessAddress = accessAddress }
+        init(accessAddress: UInt32, interface: UInt16) {
+            self.accessAddress = accessAddress
+            self.interface = interface
+        }
     }
 
     struct Request {
@@ -117,7 +123,7 @@ final class AirTracker {
             return
         }
         guard frame.packet.pduClass != .isochronous else { return }
-        let state = self.state(frame.packet.accessAddress, create: frame.crc != .bad)
+        let state = self.state(frame.packet.accessAddress, interface: at.controller, create: frame.crc != .bad)
         guard let state else { return }
         if state.ended {
             // The rest of the LL_TERMINATE_IND's event (the peer's acknowledgement) is still the link's radio time.
@@ -139,7 +145,7 @@ final class AirTracker {
 
     /// A CONNECT_IND: the access address starts afresh (a new request for an address in use ends that link).
     func connectRequest(_ request: Request) {
-        let state = self.state(request.data.accessAddress, create: true)!
+        let state = self.state(request.data.accessAddress, interface: request.at.controller, create: true)!
         if let old = state.connection, old.isOpen { lose(state, old, at: request.at) }
         reset(state)
         state.request = request
@@ -512,14 +518,14 @@ final class AirTracker {
 
     // MARK: - Access addresses
 
-    /// The state of `accessAddress`; a new one (or the least recently used, reset) when `create`.
-    func state(_ accessAddress: UInt32, create: Bool) -> State? {
+    /// The state of `accessAddress` on `interface`; a new one (or the least recently used, reset) when `create`.
+    func state(_ accessAddress: UInt32, interface: UInt16, create: Bool) -> State? {
         clock += 1
-        if let last = lastState, last.accessAddress == accessAddress {
+        if let last = lastState, last.accessAddress == accessAddress, last.interface == interface {
             last.lastUse = clock
             return last
         }
-        for state in states where state.accessAddress == accessAddress {
+        for state in states where state.accessAddress == accessAddress && state.interface == interface {
             state.lastUse = clock
             lastState = state
             return state
@@ -527,7 +533,7 @@ final class AirTracker {
         guard create else { return nil }
         let state: State
         if states.count < Self.maximumStates {
-            state = State(accessAddress: accessAddress)
+            state = State(accessAddress: accessAddress, interface: interface)
             states.append(state)
         } else {
             var oldest = 0
@@ -535,7 +541,7 @@ final class AirTracker {
             let old = states[oldest]
             if let c = old.connection, c.isOpen { lose(old, c, at: nil) }
             if old.request != nil { unfollowedRequests += 1 }
-            state = State(accessAddress: accessAddress)
+            state = State(accessAddress: accessAddress, interface: interface)
             states[oldest] = state
         }
         state.lastUse = clock
