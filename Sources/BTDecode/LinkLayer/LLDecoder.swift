@@ -95,8 +95,10 @@ public final class LLDecoder {
 
     var links: [Link] = []
     /// Each interface's sniffer clock (pcapng interfaces are separate sniffers, each with its own clock), for
-    /// timing packets within a link; interfaces past `maximumClocks` share the last.
-    var snifferClocks = [SnifferClock()]
+    /// timing packets within a link: interface 0's (nearly every capture has only it) apart, the others' in
+    /// `otherClocks` by interface − 1; interfaces past `maximumClocks` share the last.
+    var snifferClock = SnifferClock()
+    var otherClocks: [SnifferClock] = []
     static let maximumClocks = 16
     /// The link of the previous data packet: a capture mostly follows one connection.
     var lastLink: Link?
@@ -119,15 +121,25 @@ public final class LLDecoder {
         }
         slot.current.start()
         slot.current.interface = record.controller
-        let clock = min(Int(record.controller), Self.maximumClocks - 1)
-        while snifferClocks.count <= clock { snifferClocks.append(SnifferClock()) }
-        slot.current.nanoseconds = snifferClocks[clock].nanoseconds(slot.current.packet, captureNanoseconds: record.timestamp.nanoseconds)
+        let captureNanoseconds = record.timestamp.nanoseconds
+        if record.controller == 0 {
+            slot.current.nanoseconds = snifferClock.nanoseconds(slot.current.packet, captureNanoseconds: captureNanoseconds)
+        } else {
+            slot.current.nanoseconds = otherClockNanoseconds(interface: record.controller, captureNanoseconds: captureNanoseconds)
+        }
         if slot.current.packet.isAdvertising {
             advertising(&slot.current, interface: record.controller)
         } else if slot.current.packet.pduClass != .isochronous {
             decoded.l2cap = dataChannel(&slot.current, record: record, issues: issues)
         }
         decoded.linkLayerSlot = Unmanaged.passUnretained(slot)
+    }
+
+    @inline(never)
+    func otherClockNanoseconds(interface: UInt16, captureNanoseconds: Int64) -> Int64 {
+        let index = min(Int(interface), Self.maximumClocks - 1) - 1
+        while otherClocks.count <= index { otherClocks.append(SnifferClock()) }
+        return otherClocks[index].nanoseconds(slot.current.packet, captureNanoseconds: captureNanoseconds)
     }
 
     func advertising(_ frame: inout LLFrame, interface: UInt16) {
