@@ -190,17 +190,6 @@ public final class PcapReader: RecordSource {
         return bytes.count
     }
 
-    /// pcapng: the Interface Description Block type, its if_tsresol option, the end of an option list, and
-    /// the if_tsresol value for nanoseconds (10^-9).
-    static let interfaceDescriptionBlock: UInt32 = 1
-    static let timestampResolutionOption: UInt16 = 9
-    static let endOfOptions: UInt16 = 0
-    static let nanosecondResolution: UInt8 = 9
-    /// A pcapng block's type, length and trailing length.
-    static let minimumBlockLength = 12
-    /// Blocks looked at for the first interface description.
-    static let blocksSearched = 8
-
     /// Whether the file itself carries nanoseconds: the nanosecond pcap magic, or a pcapng if_tsresol of 9
     /// in the first interface block (libpcap does not expose the file's own resolution).
     static func sourceIsNano(_ prefix: [UInt8], _ isPcapng: Bool) -> Bool {
@@ -218,19 +207,19 @@ public final class PcapReader: RecordSource {
         guard let order = b.get(UInt32.self, at: 8) else { return false }
         let bigEndian = order != PcapMagic.pcapngByteOrder
         var offset = 0
-        for _ in 0..<blocksSearched {
+        for _ in 0..<PcapngFraming.blocksSearched {
             guard let type = b.get(UInt32.self, at: offset, bigEndian: bigEndian),
                   let length = b.get(UInt32.self, at: offset + 4, bigEndian: bigEndian).map(Int.init),
-                  length >= minimumBlockLength
+                  length >= PcapngFraming.minimumBlockLength
             else { return false }
-            if type == interfaceDescriptionBlock {  // linktype u16, reserved u16, snaplen u32, options
+            if type == PcapngFraming.BlockType.interfaceDescription {  // linktype u16, reserved u16, snaplen u32, options
                 var o = offset + 16
                 let end = offset + length - 4
                 while o + 4 <= end, let code = b.get(UInt16.self, at: o, bigEndian: bigEndian),
                       let len = b.get(UInt16.self, at: o + 2, bigEndian: bigEndian).map(Int.init) {
-                    if code == endOfOptions { break }
-                    if code == timestampResolutionOption, let resolution = b.get(UInt8.self, at: o + 4) {
-                        return resolution == nanosecondResolution
+                    if code == PcapngFraming.Option.endOfOptions { break }
+                    if code == PcapngFraming.Option.timestampResolution, let resolution = b.get(UInt8.self, at: o + 4) {
+                        return resolution == PcapngFraming.nanosecondResolution
                     }
                     o += 4 + (len + 3) & ~3
                 }

@@ -54,6 +54,8 @@ struct PcapngFraming {
     static let supportedMajorVersion = 1
     static let defaultUnitsPerSecond: UInt64 = 1_000_000
     static let nanosecondsPerSecond: UInt64 = 1_000_000_000
+    /// if_tsresol for nanoseconds (10^-9).
+    static let nanosecondResolution: UInt8 = 9
     /// Fixed fields before the data: EPB and OPB 20 (after type and length), SPB 4.
     static let enhancedPacketDataOffset = 28
     static let simplePacketDataOffset = 12
