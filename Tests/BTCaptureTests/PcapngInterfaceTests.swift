@@ -144,4 +144,16 @@ struct PcapngInterfaceTests {
         #expect(issues.issues.first?.recordNumber == 2, "\(label)")
         #expect(issues.issues.first?.byteOffset == Int64(28 + 24 + 40), "\(label)")
     }
+
+    @Test("a file of nothing but interface descriptions stops at 4096: memory does not grow with the file")
+    func tooManyInterfaces() throws {
+        let dir = try TemporaryDirectory()
+        var bytes = Block.section()
+        for _ in 0..<5000 { bytes += Block.interface(201) }
+        bytes += Block.packet(0, 1, Self.command)
+        let (_, records, issues) = try readAll(try dir.write("many.pcapng", bytes))
+        #expect(records.isEmpty)
+        #expect(issues.issues.map(\.code) == [.absurdLength])
+        #expect(issues.issues.first?.message.contains("more than 4096 interfaces") == true)
+    }
 }

@@ -52,6 +52,8 @@ struct PcapngFraming {
     /// libpcap's limit on a block (INITIAL_MAX_BLOCKSIZE in sf-pcapng.c grows to this).
     static let maximumBlockLength = 16 * 1024 * 1024
     static let supportedMajorVersion = 1
+    /// Interfaces a section may describe: a file of nothing but descriptions must not grow memory with its size.
+    static let maximumInterfaces = 4096
     static let defaultUnitsPerSecond: UInt64 = 1_000_000
     static let nanosecondsPerSecond: UInt64 = 1_000_000_000
     /// if_tsresol for nanoseconds (10^-9).
@@ -111,6 +113,9 @@ struct PcapngFraming {
         case BlockType.interfaceDescription:
             // type, length, linktype u16, reserved u16, snaplen u32, options.
             guard block.count >= 20 else { return "pcapng interface description of \(block.count) bytes is too short" }
+            guard interfaces.count < Self.maximumInterfaces else {
+                return "pcapng section describes more than \(Self.maximumInterfaces) interfaces; rest of file skipped"
+            }
             let linktype = u16(block, 8)
             let snaplen = Int(u32(block, 12))
             var interface = Interface(linktype: linktype,
