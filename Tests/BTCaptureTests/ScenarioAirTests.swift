@@ -126,7 +126,7 @@ import TestSupport
         #expect(seen.count == 2 && seen[0] == seen[1] && !seen[0].isEmpty)
     }
 
-    @Test("the nRF header versions 0–3 decode to the same counts; v1–v3 time packets by the sniffer's clock")
+    @Test("the nRF header versions 0–3 decode to the same counts; all time packets by the sniffer's clock")
     func nordicVersions() throws {
         let dir = try TemporaryDirectory()
         var counts: [[String: [Int]]] = []
@@ -137,9 +137,9 @@ import TestSupport
             #expect(air.issues == 0)
             #expect(try TemporaryDirectory.contents(of: path)[20..<24] == [0x10, 0x01, 0, 0])  // linktype 272
             counts.append(Self.linkLayer(air.statistics))
-            // v1–v2 deltas rebuilt, v3 firmware time: each packet where the generator put it (its pcap time).
+            // v0–v2 deltas rebuilt, v3 firmware time: each packet where the generator put it (its pcap time).
             let off = air.packets.filter { $0.snifferNanoseconds / 1000 != $0.microseconds }
-            #expect(version == 0 || off.isEmpty, "v\(version): \(off.count) packets off their time \(off.prefix(5).map { ($0.snifferNanoseconds / 1000 - $0.microseconds, $0.pdu.count, $0.phy) })")
+            #expect(off.isEmpty, "v\(version): \(off.count) packets off their time \(off.prefix(5).map { ($0.snifferNanoseconds / 1000 - $0.microseconds, $0.pdu.count, $0.phy) })")
         }
         #expect(Set(counts.map { "\($0.sorted { $0.key < $1.key })" }).count == 1)
     }

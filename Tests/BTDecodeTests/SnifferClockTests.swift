@@ -46,7 +46,7 @@ struct SnifferClockTests {
         #expect(clock.nanoseconds(Self.packet(500, delta: true), captureNanoseconds: 9) == 9)
     }
 
-    @Test("nRF v1–v2 deltas: start = previous start + its time on air + delta, over consecutive packet counters")
+    @Test("nRF v0–v2 deltas: start = previous start + its time on air + delta, over consecutive packet counters")
     func deltas() {
         Self.emptyPDU.withUnsafeBytes { empty in
             Self.fullPDU.withUnsafeBytes { full in

@@ -17,6 +17,8 @@ public enum NordicBLEHeader {
     public static let versionOffset = 3
     /// v1–v3: the sniffer's packet counter, u16 LE; consecutive unless packets were dropped on the way.
     public static let packetCounterOffset = 4
+    /// v0: the packet counter's place, after the magic and the packet id.
+    public static let legacyPacketCounterOffset = 3
     public static let flagsOffset = 8
     public static let channelOffset = 9
     public static let rssiOffset = 10

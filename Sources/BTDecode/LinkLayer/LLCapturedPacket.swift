@@ -107,7 +107,7 @@ public struct LLCapturedPacket {
     /// (`snifferTimeIsDelta`); Ubertooth's PPI clk100ns, 100 ns ticks (wraps at 2³² ticks, 429.5 s).
     public var snifferTime: UInt32?
     public var snifferTimeIsDelta = false
-    /// nRF v1–v3: the sniffer's packet counter. Deltas chain only over consecutive packets.
+    /// nRF: the sniffer's packet counter. Deltas chain only over consecutive packets.
     public var snifferPacketCounter: UInt16?
     public var snifferTimeUnitNanoseconds: UInt32 = 1000
 

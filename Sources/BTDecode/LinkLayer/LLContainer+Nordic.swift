@@ -42,7 +42,7 @@ extension LLContainer {
         packet.eventCounter = u16(N.eventCounterOffset)
         packet.snifferTime = u32(N.timeOffset)
         packet.snifferTimeIsDelta = version < N.firstAbsoluteTimeVersion
-        if version >= 1 { packet.snifferPacketCounter = u16(N.packetCounterOffset) }
+        packet.snifferPacketCounter = u16(version == 0 ? N.legacyPacketCounterOffset : N.packetCounterOffset)
         packet.crc = flags & N.crcOK != 0 ? .good : .bad
         packet.phy = LLPHY(rawValue: (flags & N.phyMask) >> N.phyShift) ?? .unknown
         if version >= N.firstAbsoluteTimeVersion {

@@ -1,6 +1,6 @@
 /// The sniffer's own clock on the capture's time line: where a container gives the time the sniffer took the
 /// packet at (nRF v3 firmware time, Ubertooth's clk100ns), packets are timed by it, anchored to the pcap time, so
-/// the host's USB and scheduling jitter in the pcap timestamps does not blur connection events. nRF v1–v2 give
+/// the host's USB and scheduling jitter in the pcap timestamps does not blur connection events. nRF v0–v2 give
 /// the µs from the end of the previous packet instead: the start is rebuilt as the previous start, plus its time
 /// on air, plus the delta (LINKLAYER.md §5), over consecutive packet counters only (a dropped packet's time is
 /// unknown). The pcap time stays the wall-clock anchor: the clock re-anchors when the two drift apart by more
