@@ -156,4 +156,15 @@ struct PcapngInterfaceTests {
         #expect(issues.issues.map(\.code) == [.absurdLength])
         #expect(issues.issues.first?.message.contains("more than 4096 interfaces") == true)
     }
+
+    @Test("a first interface description after over a megabyte of other blocks is left to libpcap, which reads it")
+    func farDescription() throws {
+        let dir = try TemporaryDirectory()
+        let custom = Block.block(0x0000_0BAD, [UInt8](repeating: 0, count: 2 << 20))
+        let bytes = Block.section() + custom + Block.interface(201) + Block.packet(0, 1, Self.command)
+        let (info, records, issues) = try readAll(try dir.write("far.pcapng", bytes))
+        #expect(info.format == .pcapng(linktype: 201))
+        #expect(records.map(\.kind) == [.command])
+        #expect(issues.count == 0)
+    }
 }

@@ -1,8 +1,10 @@
 import BTWire
 
 extension PcapngFraming {
-    /// Blocks looked at for the first interface description.
+    /// Blocks, and bytes, looked at for the first interface description: it comes first in any real file, and a
+    /// crafted one must not make the look-ahead buffer hundreds of megabytes.
     static let blocksSearched = 16
+    static let bytesSearched = 1 << 20
 
     /// The first interface a pcapng starting with a section header describes, read without consuming anything;
     /// nil when the start is not one this framing reads (libpcap then decides what it is).
@@ -12,7 +14,7 @@ extension PcapngFraming {
         for index in 0..<blocksSearched {
             guard try source.ensure(offset + blockHeaderLength) else { return nil }
             let header = UnsafeRawBufferPointer(rebasing: source.peek(offset + blockHeaderLength)[offset...])
-            guard case .success(let length) = framing.blockLength(header),
+            guard case .success(let length) = framing.blockLength(header), offset + length <= bytesSearched,
                   try source.ensure(offset + length) else { return nil }
             let block = UnsafeRawBufferPointer(rebasing: source.peek(offset + length)[offset...])
             let type = framing.u32(block, 0)
