@@ -58,6 +58,14 @@ struct AirSide {
 
     var hasQueued: Bool { !control.isEmpty || (!dataPaused && dataHead < data.count) }
 
+    /// Data (L2CAP) this side took and has not got across to `peer` yet: queued, or sent and not received (the
+    /// peer's NESN still expects it).
+    func hasPendingData(to peer: AirSide) -> Bool {
+        if dataHead < data.count { return true }
+        guard let u = unacked, u.llid != AirPDU.llidControl, !u.isEmpty else { return false }
+        return peer.nesn == sn
+    }
+
     /// The next PDU off the queues: control first.
     mutating func dequeue() -> AirPDU {
         if !control.isEmpty { return control.removeFirst() }
@@ -322,6 +330,9 @@ final class AirLinkPlayer {
             guard item.time <= (takeLocal ? e : e + interval) else { break }
             let index = takeLocal ? localIndex : peerIndex
             if index == 0 && peripheralTook { break }
+            // What the other side sent earlier and has not got across (CRC errors, refusals, a long SDU) comes
+            // first: a response must not overtake the end of its request on the air.
+            if sides[1 - index].hasPendingData(to: sides[index]) { break }
             sides[index].enqueue(item)
             if index == 1 { peripheralTook = true }
             if takeLocal { localHead += 1 } else { peerHead += 1 }
@@ -362,6 +373,14 @@ final class AirLinkPlayer {
                 i += 1
             }
         }
+    }
+
+    /// Data the HCI stream had exchanged before `time` that is not across yet (waiting its turn, queued, or not
+    /// received): a disconnect follows what the host saw of the link, so it waits for it.
+    func dataInFlight(before time: Int64) -> Bool {
+        if localHead < localData.count && localData[localHead].time <= time { return true }
+        if peerHead < peerData.count && peerData[peerHead].time <= time { return true }
+        return sides[0].hasPendingData(to: sides[1]) || sides[1].hasPendingData(to: sides[0])
     }
 
     /// Starts `p` if this event is the one it begins in; false to wait.
@@ -407,11 +426,11 @@ final class AirLinkPlayer {
             scheduled.append((counter &+ 1, 1, AirControl.startEncryptionRequest))
             scheduled.append((counter &+ 2, 0, AirControl.startEncryptionResponse))
         case .peerTerminate(let reason):
-            guard ahead == 0 else { return false }
+            guard ahead == 0, !dataInFlight(before: p.time) else { return false }
             // After whatever the side still had to send.
             sides[peerIndex].data.append(AirControl.terminate(reason))
         case .localTerminate(let reason):
-            guard p.time <= e else { return false }
+            guard p.time <= e, !dataInFlight(before: p.time) else { return false }
             sides[localIndex].data.append(AirControl.terminate(reason))
         }
         return true
