@@ -237,12 +237,19 @@ public final class LLDecoder {
     }
 
     /// The state of `accessAddress` on `interface`, created (or taken from the least recently used) when missing.
+    /// The link of the previous packet is checked inline: a capture mostly follows one link at a time.
+    @inline(__always)
     func link(_ accessAddress: UInt32, interface: UInt16) -> Link {
         clock += 1
         if let last = lastLink, last.accessAddress == accessAddress, last.interface == interface {
             last.lastUse = clock
             return last
         }
+        return findLink(accessAddress, interface: interface)
+    }
+
+    @inline(never)
+    func findLink(_ accessAddress: UInt32, interface: UInt16) -> Link {
         for link in links where link.accessAddress == accessAddress && link.interface == interface {
             lastLink = link
             link.lastUse = clock
