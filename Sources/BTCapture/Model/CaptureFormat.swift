@@ -127,6 +127,29 @@ public enum PcapMagic {
     static func matches(_ word: UInt32, _ magic: UInt32) -> Bool { word == magic || word == magic.byteSwapped }
 }
 
+/// pcapng block types and interface options btlens reads and writes (the pcapng specification,
+/// draft-ietf-opsawg-pcapng): the reader's `PcapngFraming` and the scenario tools' pcapng writer share them.
+public enum PcapngBlock {
+    public static let sectionHeader: UInt32 = PcapMagic.pcapngSection
+    public static let interfaceDescription: UInt32 = 1
+    public static let obsoletePacket: UInt32 = 2
+    public static let simplePacket: UInt32 = 3
+    public static let enhancedPacket: UInt32 = 6
+    /// Section header: the major version btlens reads.
+    public static let majorVersion: UInt16 = 1
+
+    public enum Option {
+        public static let endOfOptions: UInt16 = 0
+        /// if_tsresol: 10^-n seconds, or 2^-n with the top bit set.
+        public static let timestampResolution: UInt16 = 9
+        /// if_tsoffset: seconds added to every timestamp.
+        public static let timestampOffset: UInt16 = 14
+        public static let binaryResolution: UInt8 = 0x80
+        /// if_tsresol for nanoseconds.
+        public static let nanosecondResolution: UInt8 = 9
+    }
+}
+
 /// Facts about an opened capture.
 public struct CaptureInfo: Sendable {
     public var format: CaptureFormat

@@ -9,14 +9,23 @@ extension PcapngFraming {
     /// The first interface a pcapng starting with a section header describes, read without consuming anything;
     /// nil when the start is not one this framing reads (libpcap then decides what it is).
     static func firstInterface(_ source: ByteSource) throws -> Interface? {
+        try firstInterface { count in try source.ensure(count) ? source.peek(count) : nil }
+    }
+
+    /// The same, in bytes already read (what libpcap was handed, for the resolution it does not expose).
+    static func firstInterface(in bytes: UnsafeRawBufferPointer) -> Interface? {
+        firstInterface { count in count <= bytes.count ? UnsafeRawBufferPointer(rebasing: bytes[..<count]) : nil }
+    }
+
+    /// - Parameter start: the first `count` bytes, nil when there are fewer.
+    static func firstInterface(_ start: (Int) throws -> UnsafeRawBufferPointer?) rethrows -> Interface? {
         var framing = PcapngFraming()
         var offset = 0
         for index in 0..<blocksSearched {
-            guard try source.ensure(offset + blockHeaderLength) else { return nil }
-            let header = UnsafeRawBufferPointer(rebasing: source.peek(offset + blockHeaderLength)[offset...])
-            guard case .success(let length) = framing.blockLength(header), offset + length <= bytesSearched,
-                  try source.ensure(offset + length) else { return nil }
-            let block = UnsafeRawBufferPointer(rebasing: source.peek(offset + length)[offset...])
+            guard let head = try start(offset + blockHeaderLength) else { return nil }
+            guard case .success(let length) = framing.blockLength(UnsafeRawBufferPointer(rebasing: head[offset...])),
+                  offset + length <= bytesSearched, let bytes = try start(offset + length) else { return nil }
+            let block = UnsafeRawBufferPointer(rebasing: bytes[offset...])
             let type = framing.u32(block, 0)
             guard index > 0 || type == BlockType.sectionHeader,
                   type != BlockType.enhancedPacket, type != BlockType.simplePacket, type != BlockType.obsoletePacket,

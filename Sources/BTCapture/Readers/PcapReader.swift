@@ -190,44 +190,16 @@ public final class PcapReader: RecordSource {
         return bytes.count
     }
 
-    /// Whether the file itself carries nanoseconds: the nanosecond pcap magic, or a pcapng if_tsresol of 9
-    /// in the first interface block (libpcap does not expose the file's own resolution).
+    /// Whether the file itself carries nanoseconds: the nanosecond pcap magic, or a pcapng whose first interface
+    /// counts in ns or finer (libpcap does not expose the file's own resolution).
     static func sourceIsNano(_ prefix: [UInt8], _ isPcapng: Bool) -> Bool {
         prefix.withUnsafeBytes { bytes in
-            let reader = ByteReader(bytes)
-            if isPcapng { return pcapngHasNanoResolution(reader) }
-            guard let magic = reader.get(UInt32.self, at: 0, bigEndian: true) else { return false }
+            if isPcapng {
+                return (PcapngFraming.firstInterface(in: bytes)?.unitsPerSecond ?? 0) >= PcapngFraming.nanosecondsPerSecond
+            }
+            guard let magic = ByteReader(bytes).get(UInt32.self, at: 0, bigEndian: true) else { return false }
             return PcapMagic.isNanosecondPcap(magic)
         }
-    }
-
-    /// Looks for an IDB with `if_tsresol` of 9 in the first bytes.
-    static func pcapngHasNanoResolution(_ b: ByteReader) -> Bool {
-        // Block type, block length, then the section header's byte-order magic.
-        guard let order = b.get(UInt32.self, at: 8) else { return false }
-        let bigEndian = order != PcapMagic.pcapngByteOrder
-        var offset = 0
-        for _ in 0..<PcapngFraming.blocksSearched {
-            guard let type = b.get(UInt32.self, at: offset, bigEndian: bigEndian),
-                  let length = b.get(UInt32.self, at: offset + 4, bigEndian: bigEndian).map(Int.init),
-                  length >= PcapngFraming.minimumBlockLength
-            else { return false }
-            if type == PcapngFraming.BlockType.interfaceDescription {  // linktype u16, reserved u16, snaplen u32, options
-                var o = offset + 16
-                let end = offset + length - 4
-                while o + 4 <= end, let code = b.get(UInt16.self, at: o, bigEndian: bigEndian),
-                      let len = b.get(UInt16.self, at: o + 2, bigEndian: bigEndian).map(Int.init) {
-                    if code == PcapngFraming.Option.endOfOptions { break }
-                    if code == PcapngFraming.Option.timestampResolution, let resolution = b.get(UInt8.self, at: o + 4) {
-                        return resolution == PcapngFraming.nanosecondResolution
-                    }
-                    o += 4 + (len + 3) & ~3
-                }
-                return false
-            }
-            offset += length
-        }
-        return false
     }
 
     public func next() -> CaptureRecord? {

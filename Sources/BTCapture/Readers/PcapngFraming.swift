@@ -30,34 +30,18 @@ struct PcapngFraming {
         var dataOffset: Int
     }
 
-    enum BlockType {
-        static let sectionHeader: UInt32 = 0x0A0D_0D0A
-        static let interfaceDescription: UInt32 = 1
-        static let obsoletePacket: UInt32 = 2
-        static let simplePacket: UInt32 = 3
-        static let enhancedPacket: UInt32 = 6
-    }
-
-    enum Option {
-        static let endOfOptions: UInt16 = 0
-        static let timestampResolution: UInt16 = 9
-        static let timestampOffset: UInt16 = 14
-        /// if_tsresol's top bit: the rest is a power of 2, not of 10.
-        static let binaryResolution: UInt8 = 0x80
-    }
+    typealias BlockType = PcapngBlock
+    typealias Option = PcapngBlock.Option
 
     /// Type, length, and the trailing length; also the least a section header's byte-order magic needs.
     static let blockHeaderLength = 12
     static let minimumBlockLength = 12
     /// libpcap's limit on a block (INITIAL_MAX_BLOCKSIZE in sf-pcapng.c grows to this).
     static let maximumBlockLength = 16 * 1024 * 1024
-    static let supportedMajorVersion = 1
     /// Interfaces a section may describe: a file of nothing but descriptions must not grow memory with its size.
     static let maximumInterfaces = 4096
     static let defaultUnitsPerSecond: UInt64 = 1_000_000
     static let nanosecondsPerSecond: UInt64 = 1_000_000_000
-    /// if_tsresol for nanoseconds (10^-9).
-    static let nanosecondResolution: UInt8 = 9
     /// Fixed fields before the data: EPB and OPB 20 (after type and length), SPB 4.
     static let enhancedPacketDataOffset = 28
     static let simplePacketDataOffset = 12
@@ -108,7 +92,7 @@ struct PcapngFraming {
             // type, length, magic, major u16, minor u16, section length i64, options.
             guard block.count >= 16 + 4 else { return "pcapng section header of \(block.count) bytes is too short" }
             let major = u16(block, 12)
-            guard major == Self.supportedMajorVersion else { return "pcapng section of version \(major).\(u16(block, 14)) is not read" }
+            guard major == Int(PcapngBlock.majorVersion) else { return "pcapng section of version \(major).\(u16(block, 14)) is not read" }
             interfaces.removeAll(keepingCapacity: true)
         case BlockType.interfaceDescription:
             // type, length, linktype u16, reserved u16, snaplen u32, options.

@@ -9,14 +9,10 @@ public enum PcapngConversion {
         public var description: String
     }
 
-    static let sectionHeader: UInt32 = 0x0A0D_0D0A
-    static let interfaceDescription: UInt32 = 1
-    static let enhancedPacket: UInt32 = 6
     static let classicHeaderLength = 24
     static let classicRecordHeaderLength = 16
-    /// if_tsresol: 10^-9 s.
-    static let nanosecondResolution: UInt8 = 9
-    static let timestampResolutionOption: UInt16 = 9
+    /// A section header's section length: not given.
+    static let unknownSectionLength: UInt64 = .max
 
     public static func convert(_ pcap: [UInt8], interfaces: Int = 1, hostDelayMicroseconds: UInt64 = 300,
                                firmwareOffsetMicroseconds: UInt32 = 123_456_789) throws -> [UInt8] {
@@ -25,47 +21,64 @@ public enum PcapngConversion {
         guard PcapMagic.isPcap(magic) else { throw ConversionError(description: "not a classic pcap file") }
         let bigEndian = magic == PcapMagic.microseconds || magic == PcapMagic.nanoseconds
         let nanoseconds = PcapMagic.isNanosecondPcap(magic)
-        func u32(_ o: Int) -> UInt32 {
-            let v = UInt32(pcap[o]) | UInt32(pcap[o + 1]) << 8 | UInt32(pcap[o + 2]) << 16 | UInt32(pcap[o + 3]) << 24
+        func u32(_ bytes: [UInt8], _ o: Int, bigEndian: Bool) -> UInt32 {
+            let v = UInt32(bytes[o]) | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2]) << 16 | UInt32(bytes[o + 3]) << 24
             return bigEndian ? v.byteSwapped : v
         }
-        let linktype = UInt16(truncatingIfNeeded: u32(20))
-        var out = block(sectionHeader, le32(PcapMagic.pcapngByteOrder) + le16(1) + le16(0) + [UInt8](repeating: 0xFF, count: 8))
+        let linktype = UInt16(truncatingIfNeeded: u32(pcap, 20, bigEndian: bigEndian))
+        var out = ByteWriter(capacity: pcap.count * interfaces * 2)
+        var body = ByteWriter()
+        /// Type, length, `body` padded to 4 bytes, length again.
+        func block(_ type: UInt32) {
+            while body.count % 4 != 0 { body.u8(0) }
+            let length = UInt32(12 + body.count)
+            out.u32(type)
+            out.u32(length)
+            out.bytes += body.bytes
+            out.u32(length)
+            body.reset()
+        }
+        body.u32(PcapMagic.pcapngByteOrder)
+        body.u16(PcapngBlock.majorVersion)
+        body.u16(0)
+        body.u64(unknownSectionLength)
+        block(PcapngBlock.sectionHeader)
         for _ in 0..<interfaces {
-            out += block(interfaceDescription, le16(linktype) + le16(0) + le32(u32(16))
-                         + le16(timestampResolutionOption) + le16(1) + [nanosecondResolution, 0, 0, 0] + le32(0))
+            body.u16(linktype)
+            body.u16(0)
+            body.u32(u32(pcap, 16, bigEndian: bigEndian))  // snaplen
+            body.u16(PcapngBlock.Option.timestampResolution)
+            body.u16(1)
+            body.u32(UInt32(PcapngBlock.Option.nanosecondResolution))  // the value byte, padded
+            body.u32(UInt32(PcapngBlock.Option.endOfOptions))  // code and length 0
+            block(PcapngBlock.interfaceDescription)
         }
         var o = classicHeaderLength
         while o + classicRecordHeaderLength <= pcap.count {
-            let captured = Int(u32(o + 8)), original = u32(o + 12)
+            let captured = Int(u32(pcap, o + 8, bigEndian: bigEndian)), original = u32(pcap, o + 12, bigEndian: bigEndian)
             guard o + classicRecordHeaderLength + captured <= pcap.count else { break }
-            let time = UInt64(u32(o)) * 1_000_000_000 + UInt64(u32(o + 4)) * (nanoseconds ? 1 : 1000)
+            let time = UInt64(u32(pcap, o, bigEndian: bigEndian)) * 1_000_000_000
+                + UInt64(u32(pcap, o + 4, bigEndian: bigEndian)) * (nanoseconds ? 1 : 1000)
             let data = Array(pcap[(o + classicRecordHeaderLength)..<(o + classicRecordHeaderLength + captured)])
             for k in 0..<interfaces {
                 var copy = data
                 if k > 0, Int(linktype) == Linktype.nordicBLE, copy.count >= NordicBLEHeader.packetOffset,
                    copy[NordicBLEHeader.versionOffset] >= NordicBLEHeader.firstAbsoluteTimeVersion {
                     let t = NordicBLEHeader.timeOffset
-                    var clock = UInt32(copy[t]) | UInt32(copy[t + 1]) << 8 | UInt32(copy[t + 2]) << 16 | UInt32(copy[t + 3]) << 24
-                    clock &+= firmwareOffsetMicroseconds &* UInt32(k)
+                    let clock = u32(copy, t, bigEndian: false) &+ firmwareOffsetMicroseconds &* UInt32(k)
                     for i in 0..<4 { copy[t + i] = UInt8(truncatingIfNeeded: clock >> (8 * UInt32(i))) }
                 }
                 let at = time + UInt64(k) * hostDelayMicroseconds * 1000
-                out += block(enhancedPacket, le32(UInt32(k)) + le32(UInt32(at >> 32)) + le32(UInt32(at & 0xFFFF_FFFF))
-                             + le32(UInt32(captured)) + le32(original) + copy)
+                body.u32(UInt32(k))
+                body.u32(UInt32(at >> 32))
+                body.u32(UInt32(at & 0xFFFF_FFFF))
+                body.u32(UInt32(captured))
+                body.u32(original)
+                body.bytes += copy
+                block(PcapngBlock.enhancedPacket)
             }
             o += classicRecordHeaderLength + captured
         }
-        return out
-    }
-
-    static func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-    static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
-
-    static func block(_ type: UInt32, _ body: [UInt8]) -> [UInt8] {
-        var body = body
-        while body.count % 4 != 0 { body.append(0) }
-        let length = le32(UInt32(12 + body.count))
-        return le32(type) + length + body + length
+        return out.bytes
     }
 }
