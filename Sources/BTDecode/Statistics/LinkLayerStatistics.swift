@@ -50,6 +50,8 @@ public struct LinkLayerStatistics {
     var connectionState: [UInt64: Int64] = [:]
     static let requested: Int64 = -1
     static let followed: Int64 = -2
+    /// The `time` of a data PDU whose container has no event counter: any two such PDUs count as two events.
+    static let noEventCounter: Int64 = -3
     /// Addresses remembered at most; a fuzzed capture cannot grow the set beyond it.
     static let maximumAccessAddresses = 4096
     /// The address inserted last: a capture mostly follows one link for a while, so most PDUs skip the hashing.
@@ -125,7 +127,7 @@ public struct LinkLayerStatistics {
             if connectionState[key] == Self.followed {
                 lastFollowed = key
             } else {
-                follow(key, requested: false, time: frame.packet.eventCounter.map(Int64.init) ?? -3)
+                follow(key, requested: false, time: frame.packet.eventCounter.map(Int64.init) ?? Self.noEventCounter)
             }
         }
         if header.isEmpty {
@@ -145,7 +147,7 @@ public struct LinkLayerStatistics {
     }
 
     /// A CONNECT_IND (`requested`) or a data PDU on access address and interface `key`; `time` tells events apart for a link
-    /// without a request (the sniffer's event counter, or -3 when it has none: then two PDUs are enough).
+    /// without a request (the sniffer's event counter, or `noEventCounter`: then two PDUs are enough).
     @inline(never)
     mutating func follow(_ key: UInt64, requested: Bool, time: Int64) {
         if requested {
@@ -159,7 +161,7 @@ public struct LinkLayerStatistics {
         case Self.requested?:
             connectionState[key] = Self.followed
             connectionsFollowed += 1
-        case let first? where first != time || time == -3:
+        case let first? where first != time || time == Self.noEventCounter:
             connectionState[key] = Self.followed
             connectionsFollowed += 1
         case nil where connectionState.count < Self.maximumAccessAddresses:
