@@ -28,7 +28,7 @@ public final class LLDecoder {
     public static let maximumLinks = 64
     /// A gap longer than this between two packets on one access address starts a new connection event: the
     /// interval is at least 7.5 ms, the longest PDU plus T_IFS about 2.3 ms (LINKLAYER.md §3).
-    static let eventGapNanoseconds: Int64 = 3_000_000
+    public static let eventGapNanoseconds: Int64 = 3_000_000
     /// The controller number given to the L2CAP decoder: air links are not any controller's.
     static let controller: UInt16 = 0
 

@@ -16,9 +16,8 @@ import BTDecode
 ///
 /// Memory: at most `maximumStates` access addresses at once, the least recently heard forgotten first.
 final class AirTracker {
-    /// Gap that starts a new connection event (as `LLDecoder` infers direction: T_IFS-spaced packets of one
-    /// event are far closer, the shortest interval far longer).
-    static let eventGapNanoseconds: Int64 = 3_000_000
+    /// Gap that starts a new connection event: the decoder's, which infers direction from it.
+    static let eventGapNanoseconds = LLDecoder.eventGapNanoseconds
     /// A link's supervision timeout when the capture missed its CONNECT_IND: the longest the spec allows is
     /// 32 s; most links use a few seconds.
     static let unknownSupervisionTimeoutNanoseconds: Int64 = 10_000_000_000
