@@ -1,3 +1,5 @@
+import BTWire
+
 /// Time on air of link-layer packets (Core Vol 6 Part B §2.1; ENERGY.md §3.1): n bytes from the access address
 /// to the CRC.
 public enum AirTime {
@@ -21,11 +23,12 @@ public enum AirTime {
     /// Seconds on air of a packet of `n` bytes (access address to CRC). Coded is taken at S8, the slower coding,
     /// since HCI does not say which.
     public static func seconds(bytes n: Int, phy: PHY = .le1M) -> Double {
-        switch phy {
-        case .le1M: return 8e-6 * Double(1 + n)
-        case .le2M: return 4e-6 * Double(2 + n)
-        case .coded: return (376 + 64 * Double(max(0, n + 1 - 5)) + 24) * 1e-6
+        let air: LEAirTime.PHY = switch phy {
+        case .le1M: .le1M
+        case .le2M: .le2M
+        case .coded: .codedS8
         }
+        return Double(LEAirTime.nanoseconds(bytes: n, phy: air)) * 1e-9
     }
 
     /// A data PDU carrying `payload` bytes (LL payload, the MIC added when encrypted).

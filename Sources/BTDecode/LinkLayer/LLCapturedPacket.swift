@@ -136,28 +136,23 @@ public struct LLCapturedPacket {
         }
     }
 
-    /// Bytes on air besides the PDU: access address 4, CRC 3 [Core Vol 6 Part B §2.1]; the preamble is 1 byte on
-    /// LE 1M, 2 on LE 2M.
     static let pduHeaderLength = 2
     static let micLength = 4
-    /// LE Coded: preamble 80 µs, access address 256 µs, CI 16 µs, TERM1 24 µs; then 8 µs (S8) or 2 µs (S2)
-    /// per bit of PDU and CRC, and TERM2 of 3 bits [Core Vol 6 Part B §2.2].
-    static let codedFixedNanoseconds: Int64 = 376_000
-    static let codedTerm2Bits: Int64 = 3
+    /// Access address and CRC, around the PDU.
+    static let accessAddressAndCRCLength = 7
 
     /// How long the packet lasted on air, from its declared length (the record may be cut short) and PHY (1M when
     /// the container does not say). A MIC the sniffer removed when it decrypted was on air too.
     public var airNanoseconds: Int64 {
-        var length = Int64(declaredLength ?? max(0, pdu.count - Self.pduHeaderLength))
-        if encryption == .decrypted, length > 0 { length += Int64(Self.micLength) }
-        let pduAndCRC = Int64(Self.pduHeaderLength) + length + 3
-        switch phy {
-        case .le2M: return (2 + 4 + pduAndCRC) * 4_000
-        case .coded:
-            let nanosecondsPerBit: Int64 = codingIndicator == 1 ? 2_000 : 8_000
-            return Self.codedFixedNanoseconds + (pduAndCRC * 8 + Self.codedTerm2Bits) * nanosecondsPerBit
-        case .le1M, .unknown: return (1 + 4 + pduAndCRC) * 8_000
+        var length = declaredLength ?? max(0, pdu.count - Self.pduHeaderLength)
+        if encryption == .decrypted, length > 0 { length += Self.micLength }
+        let bytes = Self.accessAddressAndCRCLength + Self.pduHeaderLength + length
+        let air: LEAirTime.PHY = switch phy {
+        case .le2M: .le2M
+        case .coded: codingIndicator == 1 ? .codedS2 : .codedS8
+        case .le1M, .unknown: .le1M
         }
+        return LEAirTime.nanoseconds(bytes: bytes, phy: air)
     }
 
     /// The PDU header's Length byte, nil when the record ends before it.

@@ -107,8 +107,7 @@ public final class AirSink: PacketSink {
 
     /// Air time at 1M (8 µs per byte with the preamble) or 2M, of a packet whose PDU is `octets` long.
     func airTime(octets: Int, phy: UInt8) -> Int64 {
-        let n = Int64(4 + octets + 3)
-        return phy == 1 ? 4 * (2 + n) : 8 * (1 + n)
+        LEAirTime.nanoseconds(bytes: 4 + octets + 3, phy: phy == 1 ? .le2M : .le1M) / 1000
     }
 
     func chance(_ rate: Double, _ rng: inout SplitMix64) -> Bool {
