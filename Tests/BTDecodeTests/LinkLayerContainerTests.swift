@@ -8,6 +8,9 @@ import TestSupport
 /// annotated field by field.
 @Suite("LE link-layer containers")
 struct LinkLayerContainerTests {
+    /// Keeps each test's records alive while the unwrapped packets borrow them.
+    let arena = ByteArena()
+
     /// nrfsniffer_ble_mouse_hid_pairing.pcapng record 1: nRF Sniffer header v3 around an ADV_IND.
     static let nordicV3Advertising = hexBytes("""
         00 2b00 03 6012 02         board 0, payload length 43, version 3, packet counter 0x1260, id 2 (advertising)
@@ -21,7 +24,7 @@ struct LinkLayerContainerTests {
 
     @Test("nRF Sniffer v3: advertising record")
     func nordicV3() throws {
-        let p = try unwrap(Linktype.nordicBLE, Self.nordicV3Advertising).get()
+        let p = try unwrap(Linktype.nordicBLE, Self.nordicV3Advertising, in: arena).get()
         #expect(p.accessAddress == LLCapturedPacket.advertisingAccessAddress)
         #expect(p.pduClass == .advertising && p.isAdvertising)
         #expect(p.channel == 37 && p.rssi == -46)
@@ -45,7 +48,7 @@ struct LinkLayerContainerTests {
 
     @Test("nRF Sniffer v3: data record with direction and event counter")
     func nordicV3DataRecord() throws {
-        let p = try unwrap(Linktype.nordicBLE, Self.nordicV3Data).get()
+        let p = try unwrap(Linktype.nordicBLE, Self.nordicV3Data, in: arena).get()
         #expect(p.accessAddress == 0x5065_6517 && p.pduClass == .data && !p.isAdvertising)
         #expect(p.direction == .centralToPeripheral && p.channel == 13 && p.rssi == -36 && p.eventCounter == 2)
         #expect(p.encryption == .plaintext && p.crc == .good)
@@ -67,7 +70,7 @@ struct LinkLayerContainerTests {
 
     @Test("nRF Sniffer v2 (SweynTooth): the access address decides, the time is a delta")
     func nordicV2() throws {
-        let p = try unwrap(Linktype.nordicBLE, Self.nordicV2).get()
+        let p = try unwrap(Linktype.nordicBLE, Self.nordicV2, in: arena).get()
         #expect(p.pduClass == .unspecified && p.isAdvertising)
         #expect(p.snifferTimeIsDelta && p.crc == .good && p.channel == 0)
         #expect(p.pdu.count == 2 + 0x17)
@@ -78,12 +81,12 @@ struct LinkLayerContainerTests {
         let ll = Array(Self.nordicV3Advertising[17...])
         // v1: board, header length 6, payload length u8, version 1, counter u16, id, then the event header.
         let v1 = [0x00, 0x06, UInt8(10 + ll.count), 0x01, 0x60, 0x12, 0x02] + Array(Self.nordicV3Advertising[7..<17]) + ll
-        let p1 = try unwrap(Linktype.nordicBLE, v1).get()
+        let p1 = try unwrap(Linktype.nordicBLE, v1, in: arena).get()
         #expect(p1.channel == 37 && p1.crc == .good && p1.snifferTimeIsDelta && p1.pdu.count == 26)
         // v0: 0xBEEF, id, counter, two more header bytes, payload length u8 @7; event header from @8 without its
         // length byte.
         let v0 = [0xBE, 0xEF, 0x02, 0x60, 0x12, 0x00, 0x00, UInt8(9 + ll.count)] + Array(Self.nordicV3Advertising[8..<17]) + ll
-        let p0 = try unwrap(Linktype.nordicBLE, v0).get()
+        let p0 = try unwrap(Linktype.nordicBLE, v0, in: arena).get()
         #expect(p0.channel == 37 && p0.rssi == -46 && p0.pdu.count == 26 && p0.storedCRC == 0xC2_53D0)
     }
 
@@ -91,19 +94,19 @@ struct LinkLayerContainerTests {
     func nordicLengthCheck() {
         var bytes = Self.nordicV3Advertising
         bytes[1] = 0x2C  // one more than the record holds
-        #expect(throws: LLDecodeError(.containerLengthMismatch, "")) { try unwrap(Linktype.nordicBLE, bytes).get() }
-        #expect(throws: LLDecodeError(.containerTooShort, "")) { try unwrap(Linktype.nordicBLE, Array(bytes.prefix(16))).get() }
+        #expect(throws: LLDecodeError(.containerLengthMismatch, "")) { try unwrap(Linktype.nordicBLE, bytes, in: arena).get() }
+        #expect(throws: LLDecodeError(.containerTooShort, "")) { try unwrap(Linktype.nordicBLE, Array(bytes.prefix(16)), in: arena).get() }
     }
 
     @Test("nRF Sniffer: encrypted, decrypted and plaintext data flags")
     func nordicEncryptionFlags() throws {
         var bytes = Self.nordicV3Data
         bytes[8] = 0x03 | 0x04  // encrypted, MIC not OK: ciphertext
-        #expect(try unwrap(Linktype.nordicBLE, bytes).get().encryption == .encrypted)
+        #expect(try unwrap(Linktype.nordicBLE, bytes, in: arena).get().encryption == .encrypted)
         bytes[8] = 0x03 | 0x04 | 0x08  // encrypted, MIC OK: the sniffer decrypted it
-        #expect(try unwrap(Linktype.nordicBLE, bytes).get().encryption == .decrypted)
+        #expect(try unwrap(Linktype.nordicBLE, bytes, in: arena).get().encryption == .decrypted)
         bytes[8] = 0x00  // CRC bad, P→C
-        let p = try unwrap(Linktype.nordicBLE, bytes).get()
+        let p = try unwrap(Linktype.nordicBLE, bytes, in: arena).get()
         #expect(p.crc == .bad && p.direction == .peripheralToCentral)
     }
 
@@ -119,7 +122,7 @@ struct LinkLayerContainerTests {
 
     @Test("PHDR (256): advertising record with CRC flags")
     func pseudoHeader() throws {
-        let p = try unwrap(Linktype.bluetoothLELLWithPHDR, Self.pseudoHeaderExtended).get()
+        let p = try unwrap(Linktype.bluetoothLELLWithPHDR, Self.pseudoHeaderExtended, in: arena).get()
         #expect(p.channel == 37 && p.rssi == -40 && p.crc == .good && p.phy == .le1M)
         #expect(p.pduClass == .unspecified && p.isAdvertising)
         #expect(LLCRC.compute(p.pdu, initialValue: LLCRC.advertisingInitialValue) == p.storedCRC)
@@ -137,7 +140,7 @@ struct LinkLayerContainerTests {
 
     @Test("PHDR (256): data record with direction and PHY")
     func pseudoHeaderDataRecord() throws {
-        let p = try unwrap(Linktype.bluetoothLELLWithPHDR, Self.pseudoHeaderData).get()
+        let p = try unwrap(Linktype.bluetoothLELLWithPHDR, Self.pseudoHeaderData, in: arena).get()
         #expect(p.channel == 27 && p.direction == .centralToPeripheral && p.pduClass == .data && p.phy == .le2M)
         #expect(p.encryption == .unknown)
         let pdu = try #require(LLDataPDU(p.pdu))
@@ -151,20 +154,20 @@ struct LinkLayerContainerTests {
     @Test("PHDR: auxiliary type, decrypted flag, bad CRC, isochronous")
     func pseudoHeaderFlags() throws {
         let packet = Array(Self.pseudoHeaderExtended[10...])
-        let aux = try unwrap(Linktype.bluetoothLELLWithPHDR, phdrRecord(rfChannel: 3, flags: phdrBaseFlags | 1 << 7 | 3 << 12, packet)).get()
+        let aux = try unwrap(Linktype.bluetoothLELLWithPHDR, phdrRecord(rfChannel: 3, flags: phdrBaseFlags | 1 << 7 | 3 << 12, packet), in: arena).get()
         #expect(aux.pduClass == .advertising && aux.auxiliaryType == 3 && aux.crc == .unchecked && aux.channel == 2)
-        let bad = try unwrap(Linktype.bluetoothLELLWithPHDR, phdrRecord(flags: phdrBaseFlags | 0x0400 | 0x0008, packet)).get()
+        let bad = try unwrap(Linktype.bluetoothLELLWithPHDR, phdrRecord(flags: phdrBaseFlags | 0x0400 | 0x0008, packet), in: arena).get()
         #expect(bad.crc == .bad && bad.encryption == .decrypted)
-        let iso = try unwrap(Linktype.bluetoothLELLWithPHDR, phdrRecord(flags: phdrBaseFlags | 4 << 7, packet)).get()
+        let iso = try unwrap(Linktype.bluetoothLELLWithPHDR, phdrRecord(flags: phdrBaseFlags | 4 << 7, packet), in: arena).get()
         #expect(iso.pduClass == .isochronous)
     }
 
     @Test("PHDR: LE Coded puts a coding indicator after the access address; CP adds CTEInfo to a data header")
     func codedAndCTE() throws {
         let coded = try unwrap(Linktype.bluetoothLELLWithPHDR,
-                               phdrRecord(flags: phdrBaseFlags | 2 << 14, CaptureBytes.le32(0x8E89_BED6) + [0x01, 0x02, 0x00, 0x11, 0x22, 0x33])).get()
+                               phdrRecord(flags: phdrBaseFlags | 2 << 14, CaptureBytes.le32(0x8E89_BED6) + [0x01, 0x02, 0x00, 0x11, 0x22, 0x33]), in: arena).get()
         #expect(coded.phy == .coded && coded.codingIndicator == 1 && coded.pdu.count == 2 && coded.storedCRC == 0x33_2211)
-        let cte = try unwrap(Linktype.bluetoothLELL, CaptureBytes.le32(0x1234_5678) + [0x22, 0x01, 0x14, 0xAA, 0x01, 0x02, 0x03]).get()
+        let cte = try unwrap(Linktype.bluetoothLELL, CaptureBytes.le32(0x1234_5678) + [0x22, 0x01, 0x14, 0xAA, 0x01, 0x02, 0x03], in: arena).get()
         let header = try #require(LLDataHeader(cte.pdu))
         #expect(header.cteInfo == 0x14 && header.size == 3 && cte.pdu.count == 4 && cte.storedCRC == 0x03_0201)
     }
@@ -180,18 +183,18 @@ struct LinkLayerContainerTests {
 
     @Test("PPI (192) with the BTLE field, and the same packet as linktype 251")
     func ppi() throws {
-        let p = try unwrap(Linktype.ppi, Self.ppiAdvertising).get()
+        let p = try unwrap(Linktype.ppi, Self.ppiAdvertising, in: arena).get()
         #expect(p.channel == 37 && p.rssi == -18 && p.isAdvertising && p.pdu.count == 11)
         #expect(p.snifferTime == 0x00E3_366B && p.snifferTimeUnitNanoseconds == 100)
         #expect(LLCRC.compute(p.pdu, initialValue: LLCRC.advertisingInitialValue) == p.storedCRC)
-        let bare = try unwrap(Linktype.bluetoothLELL, Array(Self.ppiAdvertising[24...])).get()
+        let bare = try unwrap(Linktype.bluetoothLELL, Array(Self.ppiAdvertising[24...]), in: arena).get()
         #expect(bare.channel == nil && bare.crc == .unchecked && bare.storedCRC == p.storedCRC)
     }
 
     @Test("a record cut by the snap length loses its CRC, and says so")
     func cutShort() throws {
         let bytes = Array(Self.ppiAdvertising.prefix(24 + 4 + 2 + 5))
-        let p = try unwrap(Linktype.ppi, bytes, originalLength: Self.ppiAdvertising.count).get()
+        let p = try unwrap(Linktype.ppi, bytes, originalLength: Self.ppiAdvertising.count, in: arena).get()
         #expect(p.isCutShort && p.storedCRC == nil && p.pdu.count == 7)
     }
 
@@ -206,12 +209,12 @@ struct LinkLayerContainerTests {
         for n in 0...bytes.count {
             let prefix = Array(bytes.prefix(n))
             for original in [n, bytes.count] {
-                if case .success(let p) = unwrap(linktype, prefix, originalLength: original) {
+                if case .success(let p) = unwrap(linktype, prefix, originalLength: original, in: arena) {
                     _ = LLAdvertisingPDU(p.pdu)
                     _ = LLDataPDU(p.pdu)?.control
                 }
             }
         }
-        #expect(throws: LLDecodeError(.containerNotLinkLayer, "")) { try unwrap(Linktype.bluetoothHCIH4, bytes).get() }
+        #expect(throws: LLDecodeError(.containerNotLinkLayer, "")) { try unwrap(Linktype.bluetoothHCIH4, bytes, in: arena).get() }
     }
 }

@@ -7,8 +7,11 @@ import TestSupport
 /// LL PDUs [Core Vol 6 Part B §2.3, §2.4], from real captures where they have them, with annotated bytes.
 @Suite("LE link-layer PDUs")
 struct LinkLayerPDUTests {
+    /// Keeps each test's bytes alive while the decoded PDUs borrow them.
+    let arena = ByteArena()
+
     func advertising(_ bytes: [UInt8]) throws -> LLAdvertisingPDU {
-        try bytes.withUnsafeBytes { try #require(LLAdvertisingPDU($0)) }
+        try #require(LLAdvertisingPDU(arena.hold(bytes)))
     }
 
     /// nrfsniffer_ble_mouse_hid_pairing.pcapng record 953, the PDU after the access address.
@@ -90,14 +93,14 @@ struct LinkLayerPDUTests {
     }
 
     func control(_ bytes: [UInt8]) throws -> LLControlPDU.Body {
-        try bytes.withUnsafeBytes { try #require(LLControlPDU($0)).body }
+        try #require(LLControlPDU(arena.hold(bytes))).body
     }
 
     @Test("data PDU header: LLID, NESN, SN, MD, Length")
     func dataHeader() throws {
         // nrfsniffer_ble_mouse_hid_pairing.pcapng record 1276: LLID 3, NESN 0, SN 0, MD 1; Length 12.
         let bytes = hexBytes("13 0c 00 03 0800 0c00 0400 6400 9300")
-        let pdu = try bytes.withUnsafeBytes { try #require(LLDataPDU($0)) }
+        let pdu = try #require(LLDataPDU(arena.hold(bytes)))
         #expect(pdu.header.llid == .control && pdu.header.nesn == 0 && pdu.header.sn == 0 && pdu.header.moreData)
         #expect(pdu.header.length == 12 && pdu.payload.count == 12)
         // LL_CONNECTION_UPDATE_IND: WinSize 3, WinOffset 8, Interval 12 (15 ms), Latency 4, Timeout 100, Instant 147.
@@ -106,7 +109,7 @@ struct LinkLayerPDUTests {
             return
         }
         // Empty PDU: LLID 1, Length 0.
-        let empty = try [0x05, 0x00].withUnsafeBytes { try #require(LLDataHeader($0)) }
+        let empty = try #require(LLDataHeader(arena.hold([0x05, 0x00])))
         #expect(empty.isEmpty && empty.nesn == 1 && empty.sn == 0)
     }
 
@@ -137,7 +140,7 @@ struct LinkLayerPDUTests {
         guard case .clockAccuracy(5) = try control(hexBytes("1d 05")) else { Issue.record("CLOCK_ACCURACY_REQ"); return }
         // Too short for its opcode, and an opcode no version of the spec has.
         guard case .truncated(needed: 11) = try control(hexBytes("00 0102")) else { Issue.record("truncated"); return }
-        let unknown = try hexBytes("52 0102").withUnsafeBytes { try #require(LLControlPDU($0)) }
+        let unknown = try #require(LLControlPDU(arena.hold(hexBytes("52 0102"))))
         guard case .plain = unknown.body else { Issue.record("unknown opcode"); return }
         #expect(unknown.opcode.description == "LL Unknown Control Opcode 0x52" && unknown.data.count == 2)
         #expect(LLControlOpcode.connectionUpdateInd.description == "LL_CONNECTION_UPDATE_IND")

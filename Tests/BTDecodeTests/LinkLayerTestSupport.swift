@@ -41,9 +41,10 @@ func phdrRecord(rfChannel: UInt8 = 0, flags: UInt16, _ packet: [UInt8]) -> [UInt
     [rfChannel, 0xCE, 0x80, 0] + Array(packet.prefix(4)) + CaptureBytes.le16(flags) + packet
 }
 
-/// Unwraps one record of `linktype`.
-func unwrap(_ linktype: Int, _ bytes: [UInt8], originalLength: Int? = nil) -> Result<LLCapturedPacket, LLDecodeError> {
-    bytes.withUnsafeBytes { LLContainer.unwrap(linktype: linktype, $0, originalLength: originalLength ?? $0.count) }
+/// Unwraps one record of `linktype`; the packet borrows its bytes from `arena`.
+func unwrap(_ linktype: Int, _ bytes: [UInt8], originalLength: Int? = nil,
+            in arena: ByteArena) -> Result<LLCapturedPacket, LLDecodeError> {
+    LLContainer.unwrap(linktype: linktype, arena.hold(bytes), originalLength: originalLength ?? bytes.count)
 }
 
 /// What a test keeps of a decoded air record (the frame's bytes are borrowed).
