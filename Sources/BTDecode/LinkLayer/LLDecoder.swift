@@ -94,6 +94,8 @@ public final class LLDecoder {
     }
 
     var links: [Link] = []
+    /// `interface << 32 | accessAddress` of `links[i]`: the search reads this array, not every link's object.
+    var linkKeys: [UInt64] = []
     /// Each interface's sniffer clock (pcapng interfaces are separate sniffers, each with its own clock), for
     /// timing packets within a link: interface 0's (nearly every capture has only it) apart, the others' in
     /// `otherClocks` by interface − 1; interfaces past `maximumClocks` share the last.
@@ -226,14 +228,27 @@ public final class LLDecoder {
         return nil
     }
 
-    /// FNV-1a over LLID, Length and payload: what must repeat for a same-SN PDU to be a retransmission.
+    /// A hash of LLID, Length and payload: what must repeat for a same-SN PDU to be a retransmission. Only ever
+    /// compared with the previous PDU's, in memory; eight bytes at a time (a byte-wise FNV-1a was 4 % of `stats`).
     static func hash(_ pdu: UnsafeRawBufferPointer, header: LLDataHeader) -> UInt64 {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        let prime: UInt64 = 0x0000_0100_0000_01B3
-        h = (h ^ UInt64(header.llid.rawValue)) &* prime
-        h = (h ^ UInt64(header.length)) &* prime
-        for byte in pdu.dropFirst(header.size) { h = (h ^ UInt64(byte)) &* prime }
-        return h
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15  // 2^64 / golden ratio, odd: multiplication mixes
+        var h = (UInt64(header.llid.rawValue) << 8 | UInt64(header.length)) &* multiplier
+        var i = header.size
+        let end = pdu.count
+        while end - i >= 8 {
+            h = (h ^ pdu.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* multiplier
+            h ^= h >> 29
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < end {
+            tail |= UInt64(pdu[i]) << shift
+            shift += 8
+            i += 1
+        }
+        h = (h ^ tail ^ shift << 56) &* multiplier
+        return h ^ h >> 29
     }
 
     /// The state of `accessAddress` on `interface`, created (or taken from the least recently used) when missing.
@@ -250,7 +265,9 @@ public final class LLDecoder {
 
     @inline(never)
     func findLink(_ accessAddress: UInt32, interface: UInt16) -> Link {
-        for link in links where link.accessAddress == accessAddress && link.interface == interface {
+        let key = UInt64(interface) << 32 | UInt64(accessAddress)
+        if let i = linkKeys.firstIndex(of: key) {
+            let link = links[i]
             lastLink = link
             link.lastUse = clock
             return link
@@ -260,10 +277,12 @@ public final class LLDecoder {
             link = Link()
             link.handle = UInt16(links.count)
             links.append(link)
+            linkKeys.append(key)
         } else {
             var oldest = 0
             for i in links.indices where links[i].lastUse < links[oldest].lastUse { oldest = i }
             link = links[oldest]
+            linkKeys[oldest] = key
             l2cap.linkClosed(controller: Self.controller, handle: link.handle)
         }
         link.reset(accessAddress: accessAddress, interface: interface)

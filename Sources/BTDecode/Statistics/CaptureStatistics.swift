@@ -119,11 +119,31 @@ public struct StatisticsCollector: RecordSourceVisitor {
     public init(progress: ((Int64) -> Void)? = nil) { self.progress = progress }
 
     public mutating func visit<S: RecordSource>(_ source: S) throws -> CaptureStatistics {
+        if let linktype = source.info.format.linktype, Linktype.isLinkLayerSniffer(linktype) {
+            return visitAirCapture(source)
+        }
         var decoder = PacketDecoder(issues: source.issues)
         var stats = CaptureStatistics()
         while let record = source.next() {
             let frame = decoder.decode(record)
             stats.add(frame)
+            if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
+        }
+        stats.malformed = source.issues.count
+        statistics = stats
+        return stats
+    }
+
+    /// The loop of an air sniffer's capture (its first interface's linktype says so): its records are decoded in
+    /// place (`PacketDecoder.decodeLinkLayer`); through `decode` each frame was copied (air `stats` 15 % slower).
+    /// A loop of its own, out of line, because testing every record's kind in the loop above made HCI `stats`
+    /// 3–4 % slower. Other records (another interface of a pcapng) still go through `decode`.
+    @inline(never)
+    mutating func visitAirCapture<S: RecordSource>(_ source: S) -> CaptureStatistics {
+        var decoder = PacketDecoder(issues: source.issues)
+        var stats = CaptureStatistics()
+        while let record = source.next() {
+            stats.add(record.kind == .linkLayer ? decoder.decodeLinkLayer(record) : decoder.decode(record))
             if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
         }
         stats.malformed = source.issues.count
