@@ -38,6 +38,17 @@ import TestSupport
                 "control": l.control, "att": s.att, "addresses": [l.dataAccessAddresses.count]]
     }
 
+    /// LE (Enhanced) Connection Complete events with status Connection Failed to be Established (0x3E), from the
+    /// HCI capture's bytes: event code, length, subevent, status.
+    static func failedToEstablish(_ path: String) throws -> Int {
+        let completes: Set<UInt8> = [LESubevent.connectionComplete.rawValue, LESubevent.enhancedConnectionComplete.rawValue,
+                                     LESubevent.enhancedConnectionCompleteV2.rawValue]
+        return try LoadedCapture.load(path).records.filter { r in
+            r.kind == .event && r.payload.count >= 4 && r.payload[0] == HCIEventCode.leMeta.rawValue
+                && completes.contains(r.payload[2]) && r.payload[3] == HCIStatus.connectionFailedToBeEstablished.rawValue
+        }.count
+    }
+
     @Test("every scenario as an nRF and a PHDR capture: no issue, the HCI capture's ATT PDUs, a CONNECT_IND per connection",
           arguments: scenarios, [ScenarioFormat.air272, .air256])
     func sameStoryAsHCI(name: String, format: ScenarioFormat) throws {
@@ -50,14 +61,19 @@ import TestSupport
         #expect(air.statistics.malformed == 0)
         #expect(Self.attCounts(air.statistics) == Self.attCounts(hci))
         let ll = air.statistics.linkLayer
-        #expect(ll.connectRequests == hci.connections)
+        // An attempt that failed to be established (0x3E) is a CONNECT_IND too, and its central resent its first PDU.
+        let failures = try Self.failedToEstablish(try writeScenario(name))
+        #expect(tally.failedAttempts == failures)
+        #expect(ll.connectRequests == hci.connections + failures)
         #expect(ll.connectRequests == tally.connectRequests)
-        #expect(ll.crcErrors == 0 && ll.retransmissions == 0 && ll.crcUnchecked == 0)
+        #expect(ll.crcErrors == 0 && ll.crcUnchecked == 0)
+        #expect(ll.retransmissions == tally.failedAttempts * 5)
         #expect(ll.packets == tally.packets)
         #expect(ll.advertisingPDUs.reduce(0, +) == tally.advertisingPDUs)
         #expect(ll.dataPDUs == tally.dataPDUs + tally.emptyPDUs)
         #expect(ll.encryptedPDUs == 0)  // the sniffer had the key
-        #expect(ll.dataAccessAddresses.count == hci.connections)
+        #expect(ll.dataAccessAddresses.count == hci.connections + failures)
+        #expect(air.statistics.connections == hci.connections)  // the failed attempts are not links followed
         // Every legacy advertising report is one PDU, plus the peripheral's ADV_IND before each CONNECT_IND.
         #expect(ll.advertisingPDUs.reduce(0, +) >= hci.advertisingReports)
         #expect(air.packets.allSatisfy { $0.crc == .good })
@@ -74,7 +90,7 @@ import TestSupport
             #expect(air.issues == 0)
             let ll = air.statistics.linkLayer
             #expect(ll.crcErrors == 0 && ll.crcUnchecked == 0)
-            #expect(ll.connectRequests == hci.connections)
+            #expect(ll.connectRequests == hci.connections + tally.failedAttempts)
             #expect(ll.encryptedPDUs == tally.encryptedPDUs)
             if tally.encryptedPDUs == 0 {
                 #expect(Self.attCounts(air.statistics) == Self.attCounts(hci))

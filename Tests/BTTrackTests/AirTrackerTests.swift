@@ -161,6 +161,66 @@ struct AirTrackerTests {
         #expect(c.events.contains { if case .linkLost = $0.kind { true } else { false } })
     }
 
+    /// A CONNECT_IND, then the central's first empty PDU resent in `events` events, no answer; advertising goes on.
+    static func unanswered(_ h: AirHarness, events: Int, container251: Bool = false, advanceSN: Bool = false) {
+        h.connect(ms: 0, aa: aa, crcInit: crcInit, interval: 24, timeout: 100)  // 30 ms, 1 s
+        for k in 0..<events {
+            // Without direction (251) the decoder infers it from timing; the SN moving says something was acknowledged.
+            let sn: UInt8 = advanceSN ? UInt8(k & 1) : 0
+            h.send(ms: 2.5 + Double(k) * 30, aa: aa, AirHarness.empty(sn: sn, nesn: 0), crcInit: crcInit,
+                   channel: UInt8(k % 37), counter: UInt16(k))
+        }
+        for k in 0..<8 {
+            h.send(ms: 400 + Double(k) * 250, aa: LLCapturedPacket.advertisingAccessAddress,
+                   [0x02, 6, 1, 2, 3, 4, 5, 6], crcInit: LLCRC.advertisingInitialValue, channel: 37)
+        }
+    }
+
+    @Test("a central unanswered for its first six events failed to establish the link (0x3E): an attempt, not a connection",
+          arguments: [false, true])
+    func failedToEstablish(bareLinkLayer: Bool) throws {
+        let h = AirHarness(bareLinkLayer ? .leLL : .nordic(version: 3, board: 0))
+        Self.unanswered(h, events: 6)
+        // A real link after it keeps number 1.
+        h.connect(ms: 2500, aa: 0x7123_4567, crcInit: Self.crcInit, interval: 24)
+        for k in 0..<3 {
+            h.send(ms: 2502.5 + Double(k) * 30, aa: 0x7123_4567, AirHarness.empty(sn: 0, nesn: 0), crcInit: Self.crcInit,
+                   counter: UInt16(k))
+            h.send(ms: 2502.8 + Double(k) * 30, aa: 0x7123_4567, AirHarness.empty(sn: 0, nesn: 1), crcInit: Self.crcInit,
+                   counter: UInt16(k), direction: .peripheralToCentral)
+        }
+        let model = h.finish()
+        let failure = try #require(model.failedConnections.first)
+        #expect(model.failedConnections.count == 1)
+        #expect(failure.status == .connectionFailedToBeEstablished && failure.peerAddress == BDAddr("AA:BB:CC:DD:EE:FF"))
+        #expect(failure.transport == .le && failure.requested?.number == 1 && failure.at.number == 7)
+        #expect(failure.attemptDuration == .microseconds(2_500 + 5 * 30_000))
+        #expect(model.connections.count == 1 && model.connections.first?.id == 1)
+        #expect(model.connections.first?.air?.accessAddress == 0x7123_4567)
+    }
+
+    @Test("an attempt whose central made its six tries just before the capture ended failed too")
+    func failedAtTheEnd() throws {
+        let h = AirHarness()
+        h.connect(ms: 0, aa: Self.aa, crcInit: Self.crcInit, interval: 24)
+        for k in 0..<6 {
+            h.send(ms: 2.5 + Double(k) * 30, aa: Self.aa, AirHarness.empty(sn: 0, nesn: 0), crcInit: Self.crcInit, counter: UInt16(k))
+        }
+        let model = h.finish()
+        #expect(model.failedConnections.count == 1 && model.connections.isEmpty)
+    }
+
+    @Test("controls: a central heard for more than six events, or whose SN moved, had a link (lost), not a failed attempt",
+          arguments: [(7, false), (4, true)])
+    func notFailed(events: Int, advanceSN: Bool) throws {
+        let h = AirHarness()
+        Self.unanswered(h, events: events, advanceSN: advanceSN)
+        let model = h.finish()
+        #expect(model.failedConnections.isEmpty)
+        let c = try #require(model.connections.first)
+        #expect(c.air?.endInferred == true && model.connections.count == 1)
+    }
+
     @Test("CRC errors and retransmissions are counted per phase and kept out of ATT")
     func crcAndRetransmissions() {
         let h = AirHarness()

@@ -39,9 +39,10 @@ public struct LinkLayerStatistics {
     public var isochronousPDUs = 0
     /// Access addresses that carried a data PDU with a CRC that is not bad.
     public var dataAccessAddresses: Set<UInt32> = []
-    /// Connections followed: a CONNECT_IND whose access address then carried a data PDU, or an access address
-    /// without one that carried data PDUs in two connection events (the capture joined the link late) — as the
-    /// tracker opens links.
+    /// Connections followed: a CONNECT_IND whose access address then carried a data PDU from the peripheral, or
+    /// one whose SN or NESN is 1 (something was acknowledged: the link was established; a central whose first
+    /// PDU nobody answered failed to establish it), or an access address without a CONNECT_IND that carried
+    /// data PDUs in two connection events (the capture joined the link late) — as the tracker opens links.
     public var connectionsFollowed = 0
     /// LL_TERMINATE_IND (plaintext, CRC not bad, not resent) by reason.
     public var terminations = [Int](repeating: 0, count: 256)
@@ -127,7 +128,8 @@ public struct LinkLayerStatistics {
             if connectionState[key] == Self.followed {
                 lastFollowed = key
             } else {
-                follow(key, requested: false, time: frame.packet.eventCounter.map(Int64.init) ?? Self.noEventCounter)
+                follow(key, requested: false, time: frame.packet.eventCounter.map(Int64.init) ?? Self.noEventCounter,
+                       established: header.sn != 0 || header.nesn != 0 || frame.direction == .peripheralToCentral)
             }
         }
         if header.isEmpty {
@@ -149,7 +151,7 @@ public struct LinkLayerStatistics {
     /// A CONNECT_IND (`requested`) or a data PDU on access address and interface `key`; `time` tells events apart for a link
     /// without a request (the sniffer's event counter, or `noEventCounter`: then two PDUs are enough).
     @inline(never)
-    mutating func follow(_ key: UInt64, requested: Bool, time: Int64) {
+    mutating func follow(_ key: UInt64, requested: Bool, time: Int64, established: Bool = false) {
         if requested {
             if key == lastFollowed { lastFollowed = nil }
             if connectionState.count < Self.maximumAccessAddresses || connectionState[key] != nil {
@@ -159,6 +161,7 @@ public struct LinkLayerStatistics {
         }
         switch connectionState[key] {
         case Self.requested?:
+            guard established else { return }
             connectionState[key] = Self.followed
             connectionsFollowed += 1
         case let first? where first != time || time == Self.noEventCounter:

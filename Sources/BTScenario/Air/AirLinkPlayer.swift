@@ -137,6 +137,8 @@ final class AirLinkPlayer {
     static let interFrameSpace: Int64 = 150
     static let dataChannels: UInt8 = 37
     static let updateLeadEvents = 6
+    /// Events a central sends to a peripheral that never answers before it gives up [Core Vol 6 Part B §4.5.2].
+    static let establishmentEvents = 6
     static let encryptionLeadEvents = 2
     static let lagIntervals: Int64 = 8
     static let lagMargin: Int64 = 20_000

@@ -53,6 +53,8 @@ public struct AirTally: Sendable, Equatable {
     /// CONNECT_INDs written (not the dropped one).
     public var connectRequests = 0
     public var connectRequestsDropped = 0
+    /// Attempts that failed to be established (LE Connection Complete 0x3E): a CONNECT_IND and six unanswered events.
+    public var failedAttempts = 0
     /// Data-channel PDUs written with a bad CRC.
     public var crcErrors = 0
     /// Data-channel PDUs sent again after the receiver did not acknowledge them.

@@ -30,9 +30,24 @@ public final class AirSink: PacketSink {
     var openChains: Set<UInt64> = []
     var scratch: [UInt8] = []
     public internal(set) var tally = AirTally()
+    /// The host's LE (Extended) Create Connection waiting for its Connection Complete.
+    var pendingCreate: PendingCreate?
+
+    /// What a create-connection command asked for: whom, and the parameters the controller would have chosen.
+    struct PendingCreate {
+        var time: Int64
+        /// nil: any device on the accept list.
+        var peer: UInt64?
+        var peerRandom: Bool
+        var interval: UInt16
+        var latency: UInt16
+        var timeout: UInt16
+    }
 
     /// Advertising PDUs and the CONNECT_IND go on air at most this long before their HCI event.
     static let reportLeadMaximum: Int64 = 10_000
+    /// How long (µs) packets are held back for a create-connection command that may still fail.
+    static let attemptHoldMaximum: Int64 = 30_000_000
     static let fullChannelMap: UInt64 = (1 << 37) - 1
     static let primaryChannels: ClosedRange<Int> = 37...39
     static let firmwareClockOffset: ClosedRange<Int64> = 1_000_000...60_000_000
@@ -67,6 +82,11 @@ public final class AirSink: PacketSink {
         default: break
         }
         var watermark = t - Self.reportLeadMaximum
+        // A pending attempt may still fail: its packets would go on air from its command on. An attempt the HCI
+        // stream never ends is let go after a while, so that the packets held back stay few.
+        if let pending = pendingCreate {
+            if t - pending.time > Self.attemptHoldMaximum { pendingCreate = nil } else { watermark = min(watermark, pending.time) }
+        }
         var i = 0
         while i < links.count {
             let link = links[i]
@@ -199,6 +219,18 @@ public final class AirSink: PacketSink {
             encryptionParameters[handle] = (u64(params, 2), u16(params, 10))
         case HCIOpcode.leSetDataLength.rawValue:
             dataLengthRequests.insert(handle)
+        case HCIOpcode.leCreateConnection.rawValue where params.count >= 21:
+            // Scan interval, window, filter policy, peer type and address, own type, interval min/max, latency,
+            // timeout [Core Vol 4 Part E §7.8.12].
+            pendingCreate = PendingCreate(time: t, peer: params[4] == 0 ? address(params, 6) : nil,
+                                          peerRandom: params[5] & 1 == 1, interval: u16(params, 13),
+                                          latency: u16(params, 17), timeout: u16(params, 19))
+        case HCIOpcode.leExtendedCreateConnection.rawValue where params.count >= 22:
+            // Filter policy, own type, peer type and address, PHYs, then the first PHY's scan interval, window,
+            // interval min/max, latency, timeout [§7.8.66].
+            pendingCreate = PendingCreate(time: t, peer: params[0] == 0 ? address(params, 3) : nil,
+                                          peerRandom: params[2] & 1 == 1, interval: u16(params, 14),
+                                          latency: u16(params, 18), timeout: u16(params, 20))
         default:
             break
         }
@@ -224,6 +256,12 @@ public final class AirSink: PacketSink {
                   let l = link(u16(params, 1) & HCIFraming.handleMask), !l.sides[0].encrypting else { return }
             let e = encryptionParameters[l.handle] ?? (0, 0)
             l.procedures.append(AirProcedure(time: t, kind: .encryption(random: e.random, ediv: e.ediv)))
+        case HCIEventCode.commandStatus.rawValue where params.count >= 4 && params[0] != HCIStatus.success.rawValue:
+            // The controller refused the create command: no attempt on the air.
+            let opcode = u16(params, 2)
+            if opcode == HCIOpcode.leCreateConnection.rawValue || opcode == HCIOpcode.leExtendedCreateConnection.rawValue {
+                pendingCreate = nil
+            }
         case HCIEventCode.leMeta.rawValue where !params.isEmpty:
             leMeta(params[0], UnsafeRawBufferPointer(rebasing: params[1...]), at: t)
         default:
@@ -275,9 +313,14 @@ public final class AirSink: PacketSink {
     /// CONNECT_IND just before the Connection Complete, and a new link whose first event follows the
     /// transmit window.
     func connectionComplete(_ p: UnsafeRawBufferPointer, enhanced: Bool, at t: Int64) {
-        guard p[0] == HCIStatus.success.rawValue else { return }
-        let handle = u16(p, 1) & HCIFraming.handleMask
         let localIsCentral = p[3] == LEParameter.centralRole
+        let attempt = localIsCentral || p[0] != HCIStatus.success.rawValue ? pendingCreate : nil
+        if attempt != nil { pendingCreate = nil }
+        guard p[0] == HCIStatus.success.rawValue else {
+            if p[0] == HCIStatus.connectionFailedToBeEstablished.rawValue, let attempt { failedToEstablish(attempt, at: t) }
+            return
+        }
+        let handle = u16(p, 1) & HCIFraming.handleMask
         var peerRandom = p[4] & 1 == 1
         var peer = address(p, 5)
         var localRandom = false
@@ -305,7 +348,25 @@ public final class AirSink: PacketSink {
         let connectAir = airTime(octets: 2 + 34, phy: 0)
         let connectAt = t - connectAir - rng.int64(in: 300...2_000)
         let peripheralRSSI = Int8(rng.int(in: -75...(-45)))
-        // The peripheral's ADV_IND the initiator answered, T_IFS before the CONNECT_IND.
+        let drop = options.impairments.missConnect && connections == 1
+        connectRequest(initA: initA, initRandom: initRandom, advA: advA, advRandom: advRandom, accessAddress: aa,
+                       crcInit: crcInit, windowSize: windowSize, windowOffset: windowOffset, interval: interval,
+                       latency: latency, timeout: timeout, hop: hop, sca: sca, at: connectAt, channel: channel,
+                       drop: drop, peripheralRSSI: peripheralRSSI)
+        let slot = AirLinkPlayer.slotMicroseconds
+        let windowStart = connectAt + connectAir + slot + Int64(windowOffset) * slot
+        let firstEvent = windowStart + linkRNG.int64(in: 0...(Int64(windowSize) * slot - 300))
+        let link = AirLinkPlayer(handle: handle, localIsCentral: localIsCentral, accessAddress: aa, crcInit: crcInit, hop: hop,
+                           interval: interval, latency: latency, timeout: timeout, firstEvent: firstEvent, rng: linkRNG)
+        link.sides[localIsCentral ? 1 : 0].rssi = peripheralRSSI
+        links.append(link)
+    }
+
+    /// The peripheral's ADV_IND the initiator answered and, T_IFS after it, the CONNECT_IND at `at`.
+    func connectRequest(initA: UInt64, initRandom: Bool, advA: UInt64, advRandom: Bool, accessAddress aa: UInt32,
+                        crcInit: UInt32, windowSize: UInt8, windowOffset: UInt16, interval: UInt16, latency: UInt16,
+                        timeout: UInt16, hop: UInt8, sca: UInt8, at connectAt: Int64, channel: UInt8, drop: Bool,
+                        peripheralRSSI: Int8) {
         let advPayload = le48(advA) + [0x02, 0x01, 0x06]
         let advAt = connectAt - Int64(AirLinkPlayer.interFrameSpace) - airTime(octets: 2 + advPayload.count, phy: 0)
         emitAdvertising(type: LLAdvertisingPDUType.advInd.rawValue, txAdd: advRandom, payload: advPayload,
@@ -321,18 +382,55 @@ public final class AirSink: PacketSink {
             for i in 0..<5 { w.u8(UInt8(truncatingIfNeeded: Self.fullChannelMap >> (8 * UInt64(i)))) }
             w.u8(hop | sca << 5)
         }
-        let drop = options.impairments.missConnect && connections == 1
         emitAdvertising(type: LLAdvertisingPDUType.connectInd.rawValue, txAdd: initRandom, rxAdd: advRandom,
                         payload: le48(initA) + le48(advA) + llData, time: connectAt, channel: channel,
                         rssi: Int8(rng.int(in: -75...(-45))), drop: drop)
         if drop { tally.connectRequestsDropped += 1 } else { tally.connectRequests += 1 }
+    }
+
+    /// Connection Failed to be Established (0x3E): the initiator heard the peer's ADV_IND and sent its
+    /// CONNECT_IND, then the peripheral never answered: the central's empty PDU in each of the first six
+    /// events (resent, as nothing acknowledged it), the last one an interval before the HCI event.
+    func failedToEstablish(_ attempt: PendingCreate, at t: Int64) {
+        tally.failedAttempts += 1
+        // A seed of its own (not the links' count), so that the links after it keep their access addresses.
+        var linkRNG = SplitMix64(seed: options.seed ^ UInt64(tally.failedAttempts) &* 0xC2B2_AE3D_27D4_EB4F)
+        let aa = Self.accessAddress(&linkRNG)
+        let crcInit = UInt32(truncatingIfNeeded: linkRNG.next()) & 0xFF_FFFF
+        let hop = UInt8(linkRNG.int(in: 5...16))
+        let peer = attempt.peer ?? (linkRNG.next() & 0x3FFF_FFFF_FFFF | 0xC000_0000_0000)  // a static random address
+        let peerRandom = attempt.peer == nil || attempt.peerRandom
+        let interval = max(attempt.interval, 6)
         let slot = AirLinkPlayer.slotMicroseconds
-        let windowStart = connectAt + connectAir + slot + Int64(windowOffset) * slot
-        let firstEvent = windowStart + linkRNG.int64(in: 0...(Int64(windowSize) * slot - 300))
-        let link = AirLinkPlayer(handle: handle, localIsCentral: localIsCentral, accessAddress: aa, crcInit: crcInit, hop: hop,
-                           interval: interval, latency: latency, timeout: timeout, firstEvent: firstEvent, rng: linkRNG)
-        link.sides[localIsCentral ? 1 : 0].rssi = peripheralRSSI
-        links.append(link)
+        let intervalMicroseconds = Int64(interval) * slot
+        let windowSize: UInt8 = 1
+        let windowOffset: UInt16 = 0
+        let connectAir = airTime(octets: 2 + 34, phy: 0)
+        let setup = connectAir + slot + Int64(windowOffset) * slot
+        let events = AirLinkPlayer.establishmentEvents
+        let connectAt = max(attempt.time + 1_000, t - Int64(events) * intervalMicroseconds - setup)
+        let player = AirLinkPlayer(handle: 0, localIsCentral: true, accessAddress: aa, crcInit: crcInit, hop: hop,
+                                   interval: interval, latency: attempt.latency, timeout: attempt.timeout,
+                                   firstEvent: connectAt + setup, rng: linkRNG)
+        connectRequest(initA: localAddress, initRandom: false, advA: peer, advRandom: peerRandom, accessAddress: aa,
+                       crcInit: crcInit, windowSize: windowSize, windowOffset: windowOffset, interval: interval,
+                       latency: attempt.latency, timeout: attempt.timeout, hop: hop, sca: 0, at: connectAt,
+                       channel: UInt8(rng.int(in: Self.primaryChannels)), drop: false,
+                       peripheralRSSI: Int8(rng.int(in: -75...(-45))))
+        var channel: UInt8 = 0
+        for event in 0..<events {
+            let time = player.nextEvent + Int64(event) * intervalMicroseconds
+            guard time < t else { break }
+            channel = (channel + hop) % AirLinkPlayer.dataChannels
+            player.counter = UInt16(event)
+            _ = emitData(player, side: 0, pdu: .empty, header: AirPDU.llidContinuation, time: time, channel: channel, crcOK: true)
+            tally.connectionEvents += 1
+            if event > 0 {
+                // A resend of the same PDU: one PDU, as `stats` counts them.
+                tally.retransmissions += 1
+                tally.emptyPDUs -= 1
+            }
+        }
     }
 
     /// A valid random access address [Core Vol 6 Part B §2.1.2]: not the advertising one nor one bit from it,

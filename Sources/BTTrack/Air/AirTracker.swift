@@ -32,6 +32,12 @@ final class AirTracker {
     /// Events over which a missed link's interval is estimated (their shortest spacing).
     static let estimationEvents = 32
     static let maximumStates = 64
+    /// A central that hears nothing from the peripheral in the first six connection events ends the link:
+    /// Connection Failed to be Established (0x3E) [Core Vol 6 Part B §4.5.2].
+    static let establishmentEvents = 6
+    /// Silence, in connection intervals, after which a link the peripheral never answered is taken as ended:
+    /// the central sends in every event, so two missing events mean it stopped (or the sniffer lost it).
+    static let establishmentSilenceIntervals: Int64 = 2
     static let slotNanoseconds = Int64(LLConnectionRequestData.slotMicroseconds) * 1000
     static let timeoutUnitNanoseconds = Int64(LLConnectionRequestData.timeoutUnitMicroseconds) * 1000
     /// Air links have no HCI handle: they are numbered in the 12 bits an ACL handle has.
@@ -61,6 +67,9 @@ final class AirTracker {
         var lastChannel: UInt8?
         var snifferCounter: UInt16?
         var eventHasData = false
+        /// A packet from the peripheral was heard (whatever its CRC), or a packet's SN or NESN was not 0 (something
+        /// was acknowledged): the link was established. The second holds whatever the container says of direction.
+        var peripheralHeard = false
         var pendingUpdate: (instant: UInt16, parameters: ConnectionParameters, windowOffset: Int64)?
         var pendingChannelMap: (instant: UInt16, map: UInt64)?
         var pendingPHY: (instant: UInt16, centralToPeripheral: UInt8, peripheralToCentral: UInt8)?
@@ -145,7 +154,7 @@ final class AirTracker {
     /// A CONNECT_IND: the access address starts afresh (a new request for an address in use ends that link).
     func connectRequest(_ request: Request) {
         let state = self.state(request.data.accessAddress, interface: request.at.controller, create: true)!
-        if let old = state.connection, old.isOpen { lose(state, old, at: request.at) }
+        if let old = state.connection, old.isOpen { end(state, old, at: request.at) }
         reset(state)
         state.request = request
         state.intervalNanoseconds = Int64(request.data.intervalMicroseconds) * 1000
@@ -162,6 +171,7 @@ final class AirTracker {
         state.lastChannel = nil
         state.snifferCounter = nil
         state.eventHasData = false
+        state.peripheralHeard = false
         state.pendingUpdate = nil
         state.pendingChannelMap = nil
         state.pendingPHY = nil
@@ -261,6 +271,7 @@ final class AirTracker {
         state.lastPacket = at
         state.lastNanoseconds = time
         state.lastChannel = frame.packet.channel
+        if frame.direction == .peripheralToCentral { state.peripheralHeard = true }
         if frame.crc == .bad {
             c.withAir { $0.crcErrors += 1 }
             return
@@ -272,6 +283,7 @@ final class AirTracker {
             if let rssi = frame.packet.rssi, rssi != 0 { $0.rssi(rssi) }
         }
         if let header = LLDataHeader(frame.packet.pdu) {
+            if header.sn != 0 || header.nesn != 0 { state.peripheralHeard = true }
             let peripheral = frame.direction == .peripheralToCentral
             c.withAir {
                 if peripheral {
@@ -481,17 +493,45 @@ final class AirTracker {
 
     // MARK: - Silence
 
-    /// Closes links silent for longer than their supervision timeout. A CONNECT_IND waits for its first packet
-    /// however late it comes: the sniffer may miss the first events, and a random 32-bit access address heard
-    /// later is that link's.
+    /// Closes links silent for longer than their supervision timeout, and links the peripheral never answered
+    /// once the central has stopped. A CONNECT_IND waits for its first packet however late it comes: the
+    /// sniffer may miss the first events, and a random 32-bit access address heard later is that link's.
     func sweep(now: Int64) {
         nextSweep = now + Self.sweepNanoseconds
         for state in states {
-            if let c = state.connection, c.isOpen, let last = state.lastPacket,
-               now - last.timestamp.nanoseconds > state.timeoutNanoseconds {
-                lose(state, c, at: nil)
+            guard let c = state.connection, c.isOpen, let last = state.lastPacket else { continue }
+            let silence = now - last.timestamp.nanoseconds
+            if silence > state.timeoutNanoseconds {
+                end(state, c, at: nil)
+            } else if silence > Self.establishmentSilenceIntervals * max(state.intervalNanoseconds, Self.slotNanoseconds),
+                      failedToEstablish(state, c) {
+                fail(state, c)
             }
         }
+    }
+
+    /// A link that went silent, or whose address was taken over: a failed attempt if the peripheral never
+    /// answered, otherwise lost.
+    func end(_ state: State, _ c: Connection, at: RecordRef?) {
+        if failedToEstablish(state, c) { fail(state, c) } else { lose(state, c, at: at) }
+    }
+
+    /// The CONNECT_IND's link heard only from its central, whose first PDU was never acknowledged (SN and NESN
+    /// stayed 0), for no more events than a central tries before it gives up. (A sniffer out of the peripheral's
+    /// range would see the central go on past them, its SN moving.)
+    func failedToEstablish(_ state: State, _ c: Connection) -> Bool {
+        guard !state.peripheralHeard, !c.implicitStart, let air = c.air else { return false }
+        return air.totals.events <= Self.establishmentEvents
+    }
+
+    /// What HCI reports as an LE Connection Complete with status 0x3E: an attempt, not a connection. It ran
+    /// from the CONNECT_IND to the central's last packet.
+    func fail(_ state: State, _ c: Connection) {
+        links.withdraw(c)
+        links.failed.append(FailedConnection(at: state.lastPacket ?? c.start, requested: c.start,
+                                             status: .connectionFailedToBeEstablished, peerAddress: c.peerAddress,
+                                             transport: .le))
+        reset(state)
     }
 
     /// Ends a link that went silent: at its last packet plus the supervision timeout (no later than `at`).
@@ -508,11 +548,18 @@ final class AirTracker {
 
     // MARK: - End
 
-    func finish(at last: RecordRef?) -> (connections: [Connection], dropped: Int) {
+    func finish(at last: RecordRef?) -> (connections: [Connection], failed: [FailedConnection], dropped: Int) {
         if let last { sweep(now: last.timestamp.nanoseconds) }
+        // The capture ended right after an attempt: one whose central made all its tries unanswered failed.
+        for state in states {
+            if let c = state.connection, c.isOpen, failedToEstablish(state, c),
+               let air = c.air, air.totals.events >= Self.establishmentEvents {
+                fail(state, c)
+            }
+        }
         for state in states where state.request != nil { unfollowedRequests += 1 }
         let result = links.finish(at: last)
-        return (result.connections, result.dropped)
+        return (result.connections, result.failed, result.dropped)
     }
 
     // MARK: - Access addresses
@@ -538,7 +585,7 @@ final class AirTracker {
             var oldest = 0
             for i in states.indices where states[i].lastUse < states[oldest].lastUse { oldest = i }
             let old = states[oldest]
-            if let c = old.connection, c.isOpen { lose(old, c, at: nil) }
+            if let c = old.connection, c.isOpen { end(old, c, at: nil) }
             if old.request != nil { unfollowedRequests += 1 }
             state = State(accessAddress: accessAddress, interface: interface)
             states[oldest] = state

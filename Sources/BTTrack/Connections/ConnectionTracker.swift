@@ -129,6 +129,19 @@ public struct ConnectionTracker {
         c.compact()  // last: nothing is added to a finished link
     }
 
+    /// Takes back an open link that turned out never to have existed (an air link whose peripheral never
+    /// answered: a failed attempt, `AirTracker`): it leaves the open links without joining the finished ones,
+    /// and the links numbered after it close the gap, so ids stay 1…n as HCI gives them.
+    mutating func withdraw(_ c: Connection) {
+        lastLink = nil
+        open[Self.key(c.controller, c.handle)] = nil
+        nextID -= 1
+        for other in open.values where other.id > c.id { other.id -= 1 }
+        for other in finished where other.id > c.id { other.id -= 1 }
+        let link = PeerLinkKey(controller: c.controller, peer: c.peerAddress, transport: c.transport)
+        if peerLinks[link] == c.peerLink { peerLinks[link] = c.peerLink - 1 }
+    }
+
     /// Ends a link's ATT session and moves it from the open links to the finished ones (within the cap).
     mutating func retire(_ c: Connection, at: RecordRef?) {
         c.session.finish(at: at, connection: c)

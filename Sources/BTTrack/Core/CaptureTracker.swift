@@ -315,6 +315,13 @@ public final class CaptureTracker {
         return model
     }
 
+    /// Failed attempts from HCI and, on an air capture, links whose peripheral never answered, in capture order.
+    var failedConnections: [FailedConnection] {
+        guard let air, !air.links.failed.isEmpty else { return connections.failed }
+        guard !connections.failed.isEmpty else { return air.links.failed }
+        return (connections.failed + air.links.failed).sorted { $0.at.number < $1.at.number }
+    }
+
     /// HCI links and air links in one list, numbered by when they started (each list is already in order).
     static func merge(_ hci: [Connection], _ air: [Connection]) -> [Connection] {
         guard !hci.isEmpty else { return air }
@@ -328,7 +335,7 @@ public final class CaptureTracker {
     /// snapshot).
     func model(connections all: [Connection], droppedConnections: Int, scans: [ScanSession],
                advertisers: inout AdvertiserTracker, ownAdvertising: inout OwnAdvertisingTracker) -> CaptureModel {
-        var model = CaptureModel(connections: all, failedConnections: connections.failed, scans: scans,
+        var model = CaptureModel(connections: all, failedConnections: failedConnections, scans: scans,
                                  advertisers: advertisers.finish(), ownAdvertising: ownAdvertising.finish(at: last),
                                  droppedConnections: droppedConnections, firstTimestamp: first?.timestamp,
                                  lastTimestamp: last?.timestamp, records: records)
