@@ -10,6 +10,8 @@ public struct LLConnectionRequestData: Equatable, Sendable {
     /// Units of WinSize, WinOffset and Interval (1.25 ms) and of Timeout (10 ms), in µs.
     public static let slotMicroseconds = 1250
     public static let timeoutUnitMicroseconds = 10_000
+    /// The shortest connection interval, in 1.25 ms units (7.5 ms) [Core Vol 6 Part B §4.5.1].
+    public static let minimumInterval: UInt16 = 6
     static let hopMask: UInt8 = 0x1F
     static let scaShift: UInt8 = 5
 

@@ -400,7 +400,7 @@ public final class AirSink: PacketSink {
         let hop = UInt8(linkRNG.int(in: 5...16))
         let peer = attempt.peer ?? (linkRNG.next() & 0x3FFF_FFFF_FFFF | 0xC000_0000_0000)  // a static random address
         let peerRandom = attempt.peer == nil || attempt.peerRandom
-        let interval = max(attempt.interval, 6)
+        let interval = max(attempt.interval, LLConnectionRequestData.minimumInterval)
         let slot = AirLinkPlayer.slotMicroseconds
         let intervalMicroseconds = Int64(interval) * slot
         let windowSize: UInt8 = 1

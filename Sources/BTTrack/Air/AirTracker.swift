@@ -252,7 +252,8 @@ final class AirTracker {
     /// The shortest spacing of events, in whole 1.25 ms slots: the interval (events the sniffer missed only
     /// lengthen gaps).
     func estimateInterval(_ state: State, _ c: Connection) {
-        let slots = max(6, (state.shortestEventGap + Self.slotNanoseconds / 2) / Self.slotNanoseconds)
+        let slots = max(Int64(LLConnectionRequestData.minimumInterval),
+                        (state.shortestEventGap + Self.slotNanoseconds / 2) / Self.slotNanoseconds)
         state.intervalNanoseconds = slots * Self.slotNanoseconds
         let parameters = ConnectionParameters(interval: UInt16(clamping: slots), latency: 0, supervisionTimeout: 0)
         if c.parameters != parameters {
