@@ -35,6 +35,9 @@ final class AirTracker {
     /// A central that hears nothing from the peripheral in the first six connection events ends the link:
     /// Connection Failed to be Established (0x3E) [Core Vol 6 Part B §4.5.2].
     static let establishmentEvents = 6
+    /// Unanswered events that must be heard to call it a failure: after one or two, a sniffer that lost the link
+    /// at its start looks the same; by three it has followed the central and would have heard an answer.
+    static let establishmentEvidenceEvents = 3
     /// Silence, in connection intervals, after which a link the peripheral never answered is taken as ended:
     /// the central sends in every event, so two missing events mean it stopped (or the sniffer lost it).
     static let establishmentSilenceIntervals: Int64 = 2
@@ -518,11 +521,11 @@ final class AirTracker {
     }
 
     /// The CONNECT_IND's link heard only from its central, whose first PDU was never acknowledged (SN and NESN
-    /// stayed 0), for no more events than a central tries before it gives up. (A sniffer out of the peripheral's
-    /// range would see the central go on past them, its SN moving.)
+    /// stayed 0), in enough events to tell, and no more than a central tries before it gives up. (A sniffer out
+    /// of the peripheral's range would see the central go on past them.)
     func failedToEstablish(_ state: State, _ c: Connection) -> Bool {
         guard !state.peripheralHeard, !c.implicitStart, let air = c.air else { return false }
-        return air.totals.events <= Self.establishmentEvents
+        return (Self.establishmentEvidenceEvents...Self.establishmentEvents).contains(air.totals.events)
     }
 
     /// What HCI reports as an LE Connection Complete with status 0x3E: an attempt, not a connection. It ran
