@@ -67,7 +67,8 @@ import TestSupport
         #expect(ll.connectRequests == hci.connections + failures)
         #expect(ll.connectRequests == tally.connectRequests)
         #expect(ll.crcErrors == 0 && ll.crcUnchecked == 0)
-        #expect(ll.retransmissions == tally.failedAttempts * 5)
+        // Resends: a failed attempt's central, and the central's empty PDU while the peripheral sleeps (latency).
+        #expect(ll.retransmissions == tally.retransmissions)
         #expect(ll.packets == tally.packets)
         #expect(ll.advertisingPDUs.reduce(0, +) == tally.advertisingPDUs)
         #expect(ll.dataPDUs == tally.dataPDUs + tally.emptyPDUs)
@@ -78,6 +79,38 @@ import TestSupport
         #expect(ll.advertisingPDUs.reduce(0, +) >= hci.advertisingReports)
         #expect(air.packets.allSatisfy { $0.crc == .good })
         #expect(zip(air.packets, air.packets.dropFirst()).allSatisfy { $0.microseconds <= $1.microseconds })
+    }
+
+    @Test("peripheral latency: an idle peripheral skips up to `latency` events, where only the central sends")
+    func peripheralLatency() throws {
+        let dir = try TemporaryDirectory()
+        // heart-rate-session: interval 45 ms latency 0, then 150 ms latency 4 with a notification a second.
+        let (path, _) = try Self.write("heart-rate-session", .air272, in: dir)
+        let packets = try DecodedAirCapture.load(path).packets.filter { !$0.isAdvertising }
+        #expect(packets.allSatisfy { $0.accessAddress == packets[0].accessAddress })
+        // Per connection event (nRF counter, in order): did the peripheral answer, and when did it start.
+        var events: [(start: Int64, answered: Bool)] = []
+        var counter: UInt16?
+        for p in packets {
+            if p.eventCounter != counter {
+                counter = p.eventCounter
+                events.append((p.microseconds, false))
+            }
+            if p.direction == .peripheralToCentral { events[events.count - 1].answered = true }
+        }
+        var longestSkip = 0, run = 0, skipped = 0
+        var firstSkip: Int64?
+        for e in events {
+            if e.answered { run = 0 } else {
+                run += 1
+                skipped += 1
+                longestSkip = max(longestSkip, run)
+                if firstSkip == nil { firstSkip = e.start }
+            }
+        }
+        #expect(skipped > 100 && longestSkip == 4)
+        // Only once latency 4 is in force (the update's instant, after the first 2.2 s).
+        #expect((firstSkip ?? 0) - packets[0].microseconds > 900_000)
     }
 
     @Test("251 and PPI: no flags, so CRCs are recomputed and encrypted PDUs stay ciphertext", arguments: scenarios)

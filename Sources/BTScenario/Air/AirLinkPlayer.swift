@@ -39,8 +39,11 @@ struct AirSide {
     var nesn: UInt8 = 0
     /// The PDU sent last and not acknowledged yet: sent again until it is.
     var unacked: AirPDU?
-    /// The receiver refused `unacked` (planted): its resend counts as a retransmission.
+    /// The receiver refused `unacked` (planted), or was not listening (peripheral latency): its resend counts as
+    /// a retransmission.
     var unackedRefused = false
+    /// `unacked` went out with a good CRC already: sent again, it is a retransmission, not one more PDU.
+    var unackedHeard = false
     var control: [AirPDU] = []
     var data: [AirPDU] = []
     var dataHead = 0
@@ -131,6 +134,8 @@ final class AirLinkPlayer {
     var stopAt: Int64?
     var endAfterEvent = false
     private(set) var ended = false
+    /// Events in a row the peripheral has slept through (peripheral latency).
+    var skippedEvents: UInt16 = 0
     var rng: SplitMix64
 
     static let slotMicroseconds: Int64 = 1250
@@ -202,24 +207,37 @@ final class AirLinkPlayer {
         startProcedures(at: e)
 
         var t = e
+        if peripheralSleeps() {
+            // Peripheral latency [Core Vol 6 Part B §4.5.1]: an idle peripheral skips the event. The central
+            // still sends; nobody acknowledges it, so it sends the same PDU again next time.
+            skippedEvents += 1
+            let (central, fresh) = transmit(0, sink: sink)
+            _ = emit(0, central, fresh: fresh, time: t, channel: channel, crcOK: true, sink: sink)
+            sides[0].unackedRefused = true
+            sink.tally.connectionEvents += 1
+            counter &+= 1
+            nextEvent = e + interval
+            return
+        }
+        skippedEvents = 0
         let end = e + interval - Self.interFrameSpace
         repeat {
             // The central opens each exchange.
             let (central, centralFresh) = transmit(0, sink: sink)
             let centralHeader = header(0, central)
             let corrupt = centralFresh && sink.chance(sink.options.impairments.crcErrorRate, &rng)
-            t = sink.emitData(self, side: 0, pdu: central, header: centralHeader, time: t, channel: channel,
-                              crcOK: !corrupt) + Self.interFrameSpace
+            t = emit(0, central, header: centralHeader, fresh: centralFresh, time: t, channel: channel, crcOK: !corrupt,
+                     sink: sink) + Self.interFrameSpace
             if corrupt {
                 // The peripheral did not get it either: no answer; the central closes the event and resends.
                 sink.tally.crcErrors += 1
                 break
             }
             receive(central, header: centralHeader, by: 1, sink: sink)
-            let (peripheral, _) = transmit(1, sink: sink)
+            let (peripheral, peripheralFresh) = transmit(1, sink: sink)
             let peripheralHeader = header(1, peripheral)
-            t = sink.emitData(self, side: 1, pdu: peripheral, header: peripheralHeader, time: t,
-                              channel: channel, crcOK: true) + Self.interFrameSpace
+            t = emit(1, peripheral, header: peripheralHeader, fresh: peripheralFresh, time: t, channel: channel, crcOK: true,
+                     sink: sink) + Self.interFrameSpace
             receive(peripheral, header: peripheralHeader, by: 0, sink: sink)
             if endAfterEvent { break }
             let more = sides[0].hasQueued || sides[1].hasQueued || sides[0].unacked != nil
@@ -238,6 +256,29 @@ final class AirLinkPlayer {
             // The instant's event opens at the old anchor + transmitWindowDelay + WinOffset (0) [§5.1.1].
             nextEvent += Self.slotMicroseconds
         }
+    }
+
+    /// Writes side `index`'s current PDU; returns when it ends on air. A resend of a PDU already heard with a good
+    /// CRC is a retransmission: the tally counts the PDU once, as `stats` does.
+    func emit(_ index: Int, _ pdu: AirPDU, header: UInt8? = nil, fresh: Bool, time: Int64, channel: UInt8, crcOK: Bool,
+              sink: AirSink) -> Int64 {
+        let resend = !fresh && sides[index].unackedHeard
+        let end = sink.emitData(self, side: index, pdu: pdu, header: header ?? self.header(index, pdu), time: time,
+                                channel: channel, crcOK: crcOK, resend: resend)
+        sides[index].unackedHeard = (sides[index].unackedHeard && !fresh) || crcOK
+        return end
+    }
+
+    /// The peripheral may sleep through this event: the link has latency left, neither side has anything to send
+    /// (the central only its unacknowledged empty PDU), nothing is due at this event's instant, and the link is
+    /// not ending.
+    func peripheralSleeps() -> Bool {
+        guard skippedEvents < latency, !endAfterEvent, stopAt == nil, !localTerminateRequested else { return false }
+        guard !sides[0].hasQueued, !sides[1].hasQueued, sides[0].unacked?.isEmpty ?? true,
+              sides[1].unacked?.isEmpty ?? true, procedures.isEmpty, scheduled.isEmpty else { return false }
+        if let u = pendingUpdate, Int16(bitPattern: u.instant &- counter) <= 1 { return false }
+        if let p = pendingPHY, Int16(bitPattern: p.instant &- counter) <= 1 { return false }
+        return true
     }
 
     /// What side `index` sends now: its unacknowledged PDU again, or the next one (then fresh).

@@ -147,8 +147,10 @@ public final class AirSink: PacketSink {
         return out
     }
 
-    /// Writes one data PDU of `link` from `side` (0 central) at `time`; returns when it ends on air.
-    func emitData(_ link: AirLinkPlayer, side: Int, pdu: AirPDU, header: UInt8, time: Int64, channel: UInt8, crcOK: Bool) -> Int64 {
+    /// Writes one data PDU of `link` from `side` (0 central) at `time`; returns when it ends on air. `resend`: the
+    /// same PDU was heard before (a retransmission), so it is not tallied again.
+    func emitData(_ link: AirLinkPlayer, side: Int, pdu: AirPDU, header: UInt8, time: Int64, channel: UInt8, crcOK: Bool,
+                  resend: Bool = false) -> Int64 {
         let onAir = pdu.cipher ?? pdu.payload
         scratch.removeAll(keepingCapacity: true)
         scratch.append(header)
@@ -176,7 +178,7 @@ public final class AirSink: PacketSink {
                                        crcOK: crcOK, encryption: encryption, phy: link.phy,
                                        eventCounter: link.counter, airMicroseconds: air)
         push(info, bytes)
-        if crcOK {
+        if crcOK && !resend {
             if pdu.isEmpty { tally.emptyPDUs += 1 } else { tally.dataPDUs += 1 }
             if pdu.cipher != nil { tally.encryptedPDUs += 1 }
         }
@@ -423,13 +425,10 @@ public final class AirSink: PacketSink {
             guard time < t else { break }
             channel = (channel + hop) % AirLinkPlayer.dataChannels
             player.counter = UInt16(event)
-            _ = emitData(player, side: 0, pdu: .empty, header: AirPDU.llidContinuation, time: time, channel: channel, crcOK: true)
+            _ = emitData(player, side: 0, pdu: .empty, header: AirPDU.llidContinuation, time: time, channel: channel,
+                         crcOK: true, resend: event > 0)
             tally.connectionEvents += 1
-            if event > 0 {
-                // A resend of the same PDU: one PDU, as `stats` counts them.
-                tally.retransmissions += 1
-                tally.emptyPDUs -= 1
-            }
+            if event > 0 { tally.retransmissions += 1 }
         }
     }
 
