@@ -39,6 +39,8 @@ extension ScenarioTool {
         @Argument(help: "Output capture file; the manifest goes to OUTPUT.truth.json.")
         var output: String
 
+        @OptionGroup var air: AirArguments
+
         static let shortFormats: [String: ScenarioFormat] = [
             "btsnoop": .btsnoopH4, "pcap": .pcapH4WithDirection, "pklg": .packetLoggerLE,
         ]
@@ -46,7 +48,7 @@ extension ScenarioTool {
         func run() throws {
             let chosen = try Self.shortFormats[format] ?? ScenarioTool.format(named: format)
             let (scenario, manifest) = GroundTruth.scenario(seed: seed)
-            try ScenarioTool.write(scenario, to: output, format: chosen)
+            try ScenarioTool.write(scenario, to: output, format: chosen, air: air.options())
             let path = output + ".truth.json"
             let name = output.split(separator: "/").last.map(String.init) ?? output
             try Self.writeText(manifest.json(capture: name), to: path)

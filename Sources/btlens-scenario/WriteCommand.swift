@@ -49,6 +49,11 @@ struct AirArguments: ParsableArguments {
         valueName: "rate"))
     var retransmissions: Double = 0
 
+    @Option(name: .customLong("air-sniffer-loss"), help: ArgumentHelp(
+        "Air formats: share (0–1) of data-channel packets the sniffer itself does not hear (left out of the file).",
+        valueName: "rate"))
+    var snifferLoss: Double = 0
+
     @Flag(name: .customLong("air-miss-connect"), help: "Air formats: leave out the first connection's CONNECT_IND.")
     var missConnect = false
 
@@ -66,7 +71,8 @@ struct AirArguments: ParsableArguments {
     var seed: UInt64 = AirOptions.defaultSeed
 
     func validate() throws {
-        for (name, rate) in [("--air-crc-errors", crcErrors), ("--air-retransmissions", retransmissions)]
+        for (name, rate) in [("--air-crc-errors", crcErrors), ("--air-retransmissions", retransmissions),
+                             ("--air-sniffer-loss", snifferLoss)]
         where !(0...1).contains(rate) {
             throw ValidationError("\(name) takes a share from 0 to 1, not \(rate)")
         }
@@ -77,7 +83,7 @@ struct AirArguments: ParsableArguments {
     func options() -> AirOptions {
         AirOptions(container: .nordic(version: nordicVersion, board: 0),
                    impairments: AirImpairments(crcErrorRate: crcErrors, retransmissionRate: retransmissions,
-                                               missConnect: missConnect),
+                                               missConnect: missConnect, snifferLossRate: snifferLoss),
                    decrypt: !encrypted, seed: seed)
     }
 }

@@ -8,6 +8,8 @@ public enum AuditNotes {
                                    "BTL013 advertising-after-connect"]
     /// Rules that judge an absence of traffic, which ciphertext without the key hides.
     static let absenceRules = ["BTL003", "BTL004", "BTL006", "BTL010", "BTL011"]
+    /// Rules that judge an attribute unused, which a request the sniffer missed may have used.
+    static let unusedAttributeRules = ["BTL003", "BTL004"]
 
     public static func notes(_ model: CaptureModel) -> [String] {
         var notes: [String] = []
@@ -21,6 +23,13 @@ public enum AuditNotes {
             notes.append("connection\(hidden.count == 1 ? "" : "s") \(hidden.joined(separator: ", ")) carried encrypted PDUs "
                          + "without the key: " + absenceRules.joined(separator: ", ")
                          + " (which judge an absence of traffic) skipped \(hidden.count == 1 ? "it" : "them")")
+        }
+        let missed = model.connections.filter { $0.missedUses > 0 && !$0.hidesTraffic }.map { "#\($0.id)" }
+        if !missed.isEmpty {
+            let links = "connection" + (missed.count == 1 ? " " : "s ") + missed.joined(separator: ", ")
+            let rules = unusedAttributeRules.joined(separator: ", ")
+            notes.append(links + ": the sniffer missed read or write requests (their responses came without them): "
+                         + rules + " (which judge attributes unused) count each as a possible use")
         }
         if model.unfollowedConnectRequests > 0 {
             notes.append("\(model.unfollowedConnectRequests) CONNECT_IND\(model.unfollowedConnectRequests == 1 ? "" : "s") "

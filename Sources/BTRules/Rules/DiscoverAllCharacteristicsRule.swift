@@ -35,7 +35,9 @@ public struct DiscoverAllCharacteristicsRule: Rule {
                     && !used(ch.valueHandle, ch.endHandle)
             }
             let count = unusedServices.count + unusedDescriptorOwners.count
-            guard count >= Int(context.option("minimum_unused")), let first = characteristicDiscoveries.first else { continue }
+            // Each read or write whose request an air sniffer missed may have used one of them: only what is
+            // unused whatever they touched counts towards the threshold.
+            guard count - c.missedUses >= Int(context.option("minimum_unused")), let first = characteristicDiscoveries.first else { continue }
             let last = (characteristicDiscoveries + descriptorDiscoveries).map(\.last).max() ?? first.last
             var parts: [String] = []
             if !unusedServices.isEmpty {

@@ -44,7 +44,10 @@ public struct DiscoverAllServicesRule: Rule {
                         u.usage.contains { handle, use in handle >= s.startHandle && handle <= s.endHandle && use.total > 0 }
                     }
                 }
-                guard !appServices.isEmpty, Double(unused.count) >= max(1, context.option("minimum_unused")) else { continue }
+                // Each read or write whose request an air sniffer missed may have used one of them: only what is
+                // unused whatever they touched counts towards the threshold.
+                let surelyUnused = unused.count - users.map(\.missedUses).reduce(0, +)
+                guard !appServices.isEmpty, Double(surelyUnused) >= max(1, context.option("minimum_unused")) else { continue }
                 let share = Double(unused.count) / Double(appServices.count)
                 let severity: Severity = share >= context.option("warning_unused_share") ? .warning : .info
                 let names = unused.prefix(4).map(\.name).joined(separator: ", ") + (unused.count > 4 ? ", …" : "")

@@ -44,8 +44,11 @@ public struct LingeringConnectionRule: Rule {
             }
             // Every subscription turned off, then the link kept: measured from the later of the unsubscribe and
             // the link's last ATT operation, since an app that unsubscribed and went on reading is still using it.
-            // Only a CCCD that was on can be turned off: a 0 written to one never switched on changes nothing.
+            // Only a CCCD that was on can be turned off: a 0 written to one never switched on changes nothing. Its
+            // characteristic's notifications or indications received before show it was on, even when the capture
+            // lacks the write that turned it on (it began later, or an air sniffer missed the packet).
             var state: [UInt16: UInt16] = [:]
+            var pushed: Set<UInt16> = []
             var lastOff: RecordRef?
             var lastOperation: RecordRef?
             func operation(_ r: RecordRef) {
@@ -54,7 +57,8 @@ public struct LingeringConnectionRule: Rule {
             for e in c.events {
                 switch e.kind {
                 case .subscription(let cccd, _, let value, _):
-                    let wasOn = state[cccd].map { $0 != 0 } ?? false
+                    let wasOn = state[cccd].map { $0 != 0 }
+                        ?? c.gatt.characteristic(containing: cccd).map { pushed.contains($0.valueHandle) } ?? false
                     state[cccd] = value
                     if value != 0 {
                         lastOff = nil
@@ -63,7 +67,9 @@ public struct LingeringConnectionRule: Rule {
                     }
                     operation(e.at)
                 case .activity(let i):
-                    operation(c.runs[i].last)
+                    let run = c.runs[i]
+                    if !run.sent && (run.kind == .notification || run.kind == .indication) { pushed.insert(run.handle) }
+                    operation(run.last)
                 case .discovery(let i):
                     operation(c.discoveries[i].last)
                 case .mtuExchange:

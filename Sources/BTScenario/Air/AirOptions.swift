@@ -13,11 +13,17 @@ public struct AirImpairments: Sendable, Equatable {
     /// The sniffer misses the first connection's CONNECT_IND: it follows that link without its parameters
     /// (no addresses, CRCInit or event counter base), as one that joined mid-connection.
     public var missConnect: Bool
+    /// Share of data-channel packets the sniffer itself did not hear (the link carried them: only the file lacks
+    /// them), as a sniffer farther from one side than the other, or busy, loses some. Not counted as anything:
+    /// a decoder cannot tell a packet it never saw.
+    public var snifferLossRate: Double
 
-    public init(crcErrorRate: Double = 0, retransmissionRate: Double = 0, missConnect: Bool = false) {
+    public init(crcErrorRate: Double = 0, retransmissionRate: Double = 0, missConnect: Bool = false,
+                snifferLossRate: Double = 0) {
         self.crcErrorRate = crcErrorRate
         self.retransmissionRate = retransmissionRate
         self.missConnect = missConnect
+        self.snifferLossRate = snifferLossRate
     }
 
     public static let none = AirImpairments()
@@ -53,6 +59,8 @@ public struct AirTally: Sendable, Equatable {
     /// CONNECT_INDs written (not the dropped one).
     public var connectRequests = 0
     public var connectRequestsDropped = 0
+    /// Data-channel packets left out of the file (`AirImpairments.snifferLossRate`).
+    public var snifferMissed = 0
     /// Attempts that failed to be established (LE Connection Complete 0x3E): a CONNECT_IND and six unanswered events.
     public var failedAttempts = 0
     /// Data-channel PDUs written with a bad CRC.

@@ -16,6 +16,10 @@ public final class AirSink: PacketSink {
     public let options: AirOptions
     let writer: LinkLayerRecordWriter
     var rng: SplitMix64
+    /// Decides the packets the sniffer misses: a stream of its own, so that the other impairments plant the same
+    /// damage with or without loss.
+    var lossRNG: SplitMix64
+    static let lossSeed: UInt64 = 0x4C4F_5353
     var localAddress: UInt64 = 0
     var links: [AirLinkPlayer] = []
     var heap = AirPacketHeap()
@@ -55,6 +59,7 @@ public final class AirSink: PacketSink {
     public init(path: String, options: AirOptions = AirOptions()) throws {
         self.options = options
         rng = SplitMix64(seed: options.seed)
+        lossRNG = SplitMix64(seed: options.seed ^ Self.lossSeed)
         writer = try LinkLayerRecordWriter(path: path, container: options.container)
         scratch.reserveCapacity(300)
     }
@@ -121,6 +126,10 @@ public final class AirSink: PacketSink {
     }
 
     func push(_ info: LinkLayerRecordInfo, _ bytes: [UInt8]) {
+        if !info.isAdvertising && chance(options.impairments.snifferLossRate, &lossRNG) {
+            tally.snifferMissed += 1
+            return
+        }
         sequence += 1
         heap.push(AirPacket(time: info.microseconds, sequence: sequence, info: info, bytes: bytes))
     }

@@ -134,6 +134,12 @@ extension Connection {
         return air.currentPhase.encryptedPDUs > 0 || air.closedPhases.contains { $0.encryptedPDUs > 0 }
     }
 
+    /// Reads and writes on an air link whose request the sniffer missed (their responses came alone): each used
+    /// some attribute the capture cannot name, so rules that judge attributes unused discount that many. (A
+    /// missed discovery request uses nothing.) 0 for HCI links: there a response without its request is the
+    /// capture starting mid-transaction.
+    public var missedUses: Int { air != nil ? transactions.unsolicitedUseResponses : 0 }
+
     /// The air statistics of every phase together (nil for links not followed on the air).
     public var airStatistics: AirLinkStatistics? { air?.totals }
 }

@@ -241,6 +241,13 @@ struct ATTSession {
         let key = BearerKey(bearer: bearer, requestSent: !sent)
         guard let request = outstanding[key] else {
             c.transactions.unsolicitedResponses += 1
+            switch pdu {
+            case .readResponse, .readBlobResponse, .readMultipleResponse, .readMultipleVariableResponse, .writeResponse,
+                 .prepareWriteResponse, .executeWriteResponse:
+                c.transactions.unsolicitedUseResponses += 1
+            default:
+                break
+            }
             if case .exchangeMTUResponse(let mtu) = pdu { exchangeMTU(server: Int(mtu), at: at, connection: c) }
             return
         }

@@ -273,6 +273,8 @@ public struct TransactionStatistics: Sendable, Equatable {
     public var unansweredAtEnd = 0
     /// Responses without a request (capture started mid-transaction, or a misbehaving peer).
     public var unsolicitedResponses = 0
+    /// Of those, responses to a read or a write: an attribute was used, but the capture does not say which.
+    public var unsolicitedUseResponses = 0
     /// Nanoseconds: `Duration` arithmetic (128-bit) costs a library call per response.
     var totalLatencyNanoseconds: Int64 = 0
     var maximumLatencyNanoseconds: Int64 = 0

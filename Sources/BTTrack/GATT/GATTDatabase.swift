@@ -51,6 +51,9 @@ public struct GATTDatabase: Sendable {
     /// Where the database came from: this link's own discovery, an earlier link's (the OS cached it), or a later
     /// link's (the capture began after the OS had cached it; the later discovery shows what it held).
     public internal(set) var origin: GATTOrigin = .discovered
+    /// An air link's own discovery lost responses, and the connection with this id (the same peer) filled the
+    /// gaps (`GATTKnowledge`).
+    public internal(set) var gapsFilledFrom: Int?
 
     public static let maximumEntries = 4096
 
@@ -148,6 +151,25 @@ public struct GATTDatabase: Sendable {
             }
         }
         return false
+    }
+
+    /// Adds what `other` (the same peer's database, not in conflict with this one) knows of handles this one does
+    /// not: the services, characteristics and descriptors whose discovery responses an air sniffer missed.
+    /// Returns how many entries it added.
+    @discardableResult
+    mutating func fillGaps(from other: GATTDatabase) -> Int {
+        let before = entryCount
+        for s in other.services where !services.contains(where: { $0.startHandle == s.startHandle }) {
+            addService(start: s.startHandle, end: s.endHandle, uuid: s.uuid, primary: s.isPrimary)
+        }
+        for c in other.characteristics where !characteristics.contains(where: { $0.declarationHandle == c.declarationHandle }) {
+            addCharacteristic(declarationHandle: c.declarationHandle,
+                              CharacteristicDeclaration(properties: c.properties, valueHandle: c.valueHandle, uuid: c.uuid))
+        }
+        for d in other.descriptors where descriptor(d.handle) == nil {
+            addDescriptor(handle: d.handle, uuid: d.uuid)
+        }
+        return entryCount - before
     }
 
     /// The UUID of the attribute at `handle`, as discovery showed it: a characteristic's value, a descriptor, or

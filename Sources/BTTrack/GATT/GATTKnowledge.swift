@@ -113,5 +113,28 @@ enum GATTKnowledge {
             r.gatt.origin = origin
             connections[indices[k]] = r
         }
+        // An air link whose own discovery lost responses (the sniffer missed them): its database has gaps that the
+        // nearest agreeing discovery of the same peer fills. HCI links are left alone: there a discovery the app
+        // stopped short is the app's choice, not a gap.
+        for k in 0..<n where discovered[k] {
+            let c = connections[indices[k]]
+            guard c.air != nil, c.discoveries.contains(where: { !$0.completed }) else { continue }
+            var source: Int?
+            if let b = before[k], !changed(toldBefore, from: b, to: k),
+               !connections[indices[b]].gatt.conflicts(with: c.gatt) {
+                source = b
+            } else if let a = after[k], !changed(toldAfter, from: k, to: a),
+                      !connections[indices[a]].gatt.conflicts(with: c.gatt) {
+                source = a
+            }
+            guard let source else { continue }
+            let from = connections[indices[source]].gatt
+            var filled = c.gatt
+            guard filled.fillGaps(from: from) > 0 else { continue }
+            let r = receiver(c)
+            r.gatt = filled
+            r.gatt.gapsFilledFrom = connections[indices[source]].id
+            connections[indices[k]] = r
+        }
     }
 }
