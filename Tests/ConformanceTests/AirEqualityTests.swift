@@ -61,12 +61,29 @@ struct AirEqualityTests {
         // Findings about links the capturing host had as central: on the air every link is judged as its
         // central's, which for the host's peripheral links is the remote device. Findings without a link that
         // the air can show (failed attempts) must agree; the scan rules' are left out above.
-        let centralLinks = Set(hciLinks.filter { $0.role == .central }.map(\.id))
-        let judged = { (f: Finding) in f.connection.map { centralLinks.contains($0.id) } ?? true }
-        let hciFindings = Auditor().audit(hci, file: label).filter { !hostCommandRules.contains($0.id) && judged($0) }.map(key).sorted()
-        let airFindings = Auditor().audit(air, file: label).filter(judged).map(key).sorted()
+        let (hciFindings, airFindings) = judgedFindings(hci: hci, air: air, label: label)
         #expect(airFindings == hciFindings, "\(label): findings")
         return hciFindings.count
+    }
+
+    /// The findings both captures must show, keyed: about links the capturing host had as central, or about no
+    /// link, less the rules that need the host's scan commands.
+    static func judgedFindings(hci: CaptureModel, air: CaptureModel, label: String) -> (hci: [String], air: [String]) {
+        let centralLinks = Set(hci.connections.filter { $0.transport == .le && $0.role == .central }.map(\.id))
+        let judged = { (f: Finding) in f.connection.map { centralLinks.contains($0.id) } ?? true }
+        return (Auditor().audit(hci, file: label).filter { !hostCommandRules.contains($0.id) && judged($0) }.map(key).sorted(),
+                Auditor().audit(air, file: label).filter(judged).map(key).sorted())
+    }
+
+    /// Ground-truth seed `seed` written on HCI and as `format` on the air with `options`: both models.
+    static func truthModels(seed: UInt64, format: ScenarioFormat, air options: AirOptions,
+                            in directory: TemporaryDirectory) throws -> (hci: CaptureModel, air: CaptureModel) {
+        let (scenario, _) = GroundTruth.scenario(seed: seed)
+        let hciPath = directory.file("truth-\(seed).btsnoop")
+        try scenario.write(to: hciPath)
+        let airPath = directory.file("truth-\(seed).pcap")
+        try scenario.write(to: airPath, format: format, air: options)
+        return (try model(hciPath), try model(airPath))
     }
 
     @Test("named scenarios: connections, GATT and findings agree (272 and 256, CRC errors and retransmissions planted)",
@@ -99,19 +116,11 @@ struct AirEqualityTests {
         let directory = try TemporaryDirectory(prefix: "btlens-air-loss")
         var compared = 0
         for seed in UInt64(1)...16 {
-            let (scenario, _) = GroundTruth.scenario(seed: seed)
-            let hciPath = directory.file("truth-\(seed).btsnoop")
-            try scenario.write(to: hciPath)
-            let airPath = directory.file("truth-\(seed).pcap")
-            try scenario.write(to: airPath, format: .air272,
-                               air: AirOptions(impairments: AirImpairments(snifferLossRate: rate), seed: seed))
-            let hci = try Self.model(hciPath), air = try Self.model(airPath)
+            let (hci, air) = try Self.truthModels(seed: seed, format: .air272, air: AirOptions(
+                impairments: AirImpairments(snifferLossRate: rate), seed: seed), in: directory)
             let label = "truth seed \(seed), \(Int(rate * 100)) % missed"
             #expect(air.connections.count == hci.connections.filter { $0.transport == .le }.count, "\(label): links")
-            let central = Set(hci.connections.filter { $0.role == .central }.map(\.id))
-            let judged = { (f: Finding) in f.connection.map { central.contains($0.id) } ?? true }
-            let h = Auditor().audit(hci, file: label).filter { !Self.hostCommandRules.contains($0.id) && judged($0) }.map(Self.key).sorted()
-            let a = Auditor().audit(air, file: label).filter(judged).map(Self.key).sorted()
+            let (h, a) = Self.judgedFindings(hci: hci, air: air, label: label)
             #expect(a == h, "\(label): findings; only on the air \(a.filter { !h.contains($0) }), only on HCI \(h.filter { !a.contains($0) })")
             compared += h.count
         }
@@ -146,15 +155,11 @@ struct AirEqualityTests {
         let directory = try TemporaryDirectory(prefix: "btlens-air-truth")
         var compared = 0
         for seed in UInt64(1)...16 {
-            let (scenario, _) = GroundTruth.scenario(seed: seed)
-            let hciPath = directory.file("truth-\(seed).btsnoop")
-            try scenario.write(to: hciPath)
-            let airPath = directory.file("truth-\(seed).pcap")
             let format: ScenarioFormat = seed % 2 == 0 ? .air272 : .air256
-            try scenario.write(to: airPath, format: format,
-                               air: AirOptions(container: format.airContainer!, impairments: Self.impaired, seed: seed))
-            compared += Self.compare(hci: try Self.model(hciPath), air: try Self.model(airPath),
-                                     peripheralAddress: SampleDevices.phoneController.address, label: "truth seed \(seed) \(format)")
+            let (hci, air) = try Self.truthModels(seed: seed, format: format, air: AirOptions(
+                container: format.airContainer!, impairments: Self.impaired, seed: seed), in: directory)
+            compared += Self.compare(hci: hci, air: air, peripheralAddress: SampleDevices.phoneController.address,
+                                     label: "truth seed \(seed) \(format)")
         }
         // The seeds plant problems of every rule the air can judge: the comparison is not over empty lists.
         #expect(compared >= 20, "findings compared: \(compared)")
