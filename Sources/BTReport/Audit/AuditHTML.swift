@@ -49,7 +49,7 @@ public enum AuditHTML {
             } else {
                 out.append("<table><tr><th>severity</th><th>rule</th><th>where</th><th>finding</th><th>saves</th><th>records</th></tr>")
                 for f in AuditCost.ordered(capture.findings) {
-                    let place = f.connection.map { "#\($0.id) <code>\($0.accessAddress.map { "AA " + Hex.format($0, width: 8) } ?? Hex.u16($0.handle))</code>" } ?? "—"
+                    let place = f.connection.map { "#\($0.id) <code>\($0.shortLinkName)</code>" } ?? "—"
                     out.append("<tr><td class=\"sev \(f.severity.rawValue)\">\(f.severity.rawValue)</td><td><code>\(f.id)</code> \(escape(f.rule))</td><td>\(place)</td><td>\(escape(f.message))<div class=\"advice\">\(escape(f.advice))</div></td><td class=\"cost\">\(escape(f.cost.map { AuditCost.mAh($0.phone.chargeMC) } ?? "—"))</td><td>\(escape(AuditText.records(f.records, limit: 4)))</td></tr>")
                 }
                 out.append("</table>")
@@ -59,7 +59,7 @@ public enum AuditHTML {
                     let events = TimelineReport.eventLines(c).map { line in
                         TimeFormat.utc(line.at.timestamp, digits: 3).dropFirst(11) + "  " + line.text
                     }.joined(separator: "\n")
-                    out.append("<details><summary>Connection #\(c.id) \(Self.linkName(c))\(c.peerAddress.map { " — \($0)" } ?? "") (\(Plural.of(c.events.count, "event")))</summary><pre>\(escape(events))</pre></details>")
+                    out.append("<details><summary>Connection #\(c.id) \(c.linkName)\(c.peerAddress.map { " — \($0)" } ?? "") (\(Plural.of(c.events.count, "event")))</summary><pre>\(escape(events))</pre></details>")
                 }
             }
         }
@@ -117,7 +117,7 @@ public enum AuditHTML {
             }, marks: byLane["attempts"] ?? [], cost: .zero))
         }
         for (c, link) in zip(model.connections, report.links) {
-            let label = "#\(c.id) \(c.air.map { $0.accessAddressText } ?? Hex.u16(c.handle))" + (c.peerAddress.map { " \($0.description.suffix(8))" } ?? "")
+            let label = "#\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0.description.suffix(8))" } ?? "")
             var bars = [(x(c.start.timestamp), x(c.end?.timestamp ?? last), "#82e0aa",
                          "connection #\(c.id)" + (c.disconnectReason.map { ", ended: \($0)" } ?? ", open"))]
             // Connecting, from our create command, in a paler shade before the link itself.
@@ -171,7 +171,7 @@ public enum AuditHTML {
         let span = max(1, Double(end.nanoseconds - start.nanoseconds))
         let width = 1000.0, left = 10.0
         func x(_ t: Timestamp) -> Double { left + Double(t.nanoseconds - start.nanoseconds) / span * (width - 2 * left) }
-        var svg = "<section class=\"zoom\" id=\"zoom-\(anchor(c))\"><h3>Connection #\(c.id) \(c.air.map { "AA " + $0.accessAddressText } ?? Hex.u16(c.handle))\(c.peerAddress.map { " — \($0)" } ?? "") "
+        var svg = "<section class=\"zoom\" id=\"zoom-\(anchor(c))\"><h3>Connection #\(c.id) \(c.shortLinkName)\(c.peerAddress.map { " — \($0)" } ?? "") "
             + "<a href=\"#\">(close)</a></h3><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100%\" viewBox=\"0 0 \(Int(width)) 70\">"
         for p in link.phases {
             svg += "<rect class=\"phase\" x=\"\(fmt(x(p.start)))\" y=\"10\" width=\"\(fmt(max(2, x(p.end) - x(p.start))))\" height=\"18\" fill=\"#82e0aa\" stroke=\"#fff\"><title>\(escape(p.name + ": " + radioTitle(p.phone)))</title></rect>"
@@ -185,9 +185,4 @@ public enum AuditHTML {
     }
 
     static func fmt(_ v: Double) -> String { DecimalText.fixed(v, fractionDigits: 1) }
-
-    /// `handle 0x0040`, or `AA 0x50654d3a` for a link followed on the air.
-    static func linkName(_ c: Connection) -> String {
-        c.air.map { "AA " + $0.accessAddressText } ?? "handle \(Hex.u16(c.handle))"
-    }
 }

@@ -42,7 +42,7 @@ public enum AuditMarkdown {
                     out.append("| \(g.severity.rawValue) | `\(g.id)` \(g.rule) | `\(cell(c.file))` | \(g.connections) | \(cell(g.line)) | \(AuditCost.mAh(g.charge)) |")
                 }
                 for f in AuditCost.ordered(rest) {
-                    let place = f.connection.map { "#\($0.id) `\($0.accessAddress.map { "AA " + Hex.format($0, width: 8) } ?? Hex.u16($0.handle))`" } ?? "—"
+                    let place = f.connection.map { "#\($0.id) `\($0.shortLinkName)`" } ?? "—"
                     out.append("| \(f.severity.rawValue) | `\(f.id)` \(f.rule) | `\(cell(f.file))` | \(place) | \(cell(f.message)) | \(f.cost.map { AuditCost.mAh($0.phone.chargeMC) } ?? "—") |")
                 }
             }

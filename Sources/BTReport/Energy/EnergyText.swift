@@ -53,7 +53,7 @@ public enum EnergyText {
         for l in r.links {
             let d = Double(l.end.nanoseconds - l.start.nanoseconds) / 1e9
             let c = l.connection
-            out.append("  Connection #\(c.id) \(c.air.map { "AA \($0.accessAddressText)" } ?? "handle \(Hex.u16(c.handle))")\(c.peerAddress.map { " to \($0)" } ?? "") \(c.transport.rawValue), \(TimeFormat.human(.nanoseconds(l.end.nanoseconds - l.start.nanoseconds)))\(l.modelled ? "" : " (not modelled: only LE links are priced)")")
+            out.append("  Connection #\(c.id) \(c.linkName)\(c.peerAddress.map { " to \($0)" } ?? "") \(c.transport.rawValue), \(TimeFormat.human(.nanoseconds(l.end.nanoseconds - l.start.nanoseconds)))\(l.modelled ? "" : " (not modelled: only LE links are priced)")")
             guard l.modelled else { continue }
             if phone { out.append("    phone: " + line(l.phone, duration: d, total: total)) }
             if let heard = l.heard {

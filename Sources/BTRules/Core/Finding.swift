@@ -41,9 +41,9 @@ public struct FindingConnection: Sendable, Hashable {
 
 extension FindingConnection {
     /// `handle 0x0040`, or `AA 0x50654d3a` for a link followed on the air.
-    public var linkName: String {
-        accessAddress.map { "AA " + Hex.format($0, width: 8) } ?? "handle \(Hex.u16(handle))"
-    }
+    public var linkName: String { LinkName.of(handle: handle, accessAddress: accessAddress) }
+    /// `0x0040` or `AA 0x50654d3a`.
+    public var shortLinkName: String { LinkName.of(handle: handle, accessAddress: accessAddress, short: true) }
 }
 
 /// One problem a rule found: what was seen (times, connection, records), why it costs, what to do instead.

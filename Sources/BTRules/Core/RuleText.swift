@@ -14,7 +14,7 @@ enum RuleText {
     static func seconds(_ d: Duration) -> String { seconds(Int64(saturating: d.seconds * 1e9)) }
 
     static func connection(_ c: Connection) -> String {
-        "connection #\(c.id) (\(c.air.map { "AA \($0.accessAddressText)" } ?? "handle \(Hex.u16(c.handle))")\(c.peerAddress.map { " to \($0)" } ?? ""))"
+        "connection #\(c.id) (\(c.linkName)\(c.peerAddress.map { " to \($0)" } ?? ""))"
     }
 
     static func attribute(_ handle: UInt16, in c: Connection) -> String {

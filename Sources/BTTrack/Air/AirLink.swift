@@ -57,6 +57,23 @@ public final class AirLink: @unchecked Sendable {
     public var accessAddressText: String { Hex.format(accessAddress, width: 8) }
 }
 
+/// How reports name a link: by its HCI handle, or by its access address when it was followed on the air (it has
+/// no handle there).
+public enum LinkName {
+    /// `handle 0x0040` or `AA 0x50654d3a`; `short` leaves out the word for a handle (table cells, labels).
+    public static func of(handle: UInt16, accessAddress: UInt32?, short: Bool = false) -> String {
+        if let accessAddress { return "AA " + Hex.format(accessAddress, width: 8) }
+        return short ? Hex.u16(handle) : "handle " + Hex.u16(handle)
+    }
+}
+
+extension Connection {
+    /// `handle 0x0040`, or `AA 0x50654d3a` for a link followed on the air.
+    public var linkName: String { LinkName.of(handle: handle, accessAddress: air?.accessAddress) }
+    /// `0x0040` or `AA 0x50654d3a`.
+    public var shortLinkName: String { LinkName.of(handle: handle, accessAddress: air?.accessAddress, short: true) }
+}
+
 /// Radio statistics only an air capture has, per link phase (`AirLink.phases`) and summed per link.
 public struct AirLinkStatistics: Sendable, Equatable {
     /// Connection events in which the sniffer heard at least one packet of the link.
