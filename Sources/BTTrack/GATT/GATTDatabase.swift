@@ -103,6 +103,12 @@ public struct GATTDatabase: Sendable {
         return low
     }
 
+    /// Whether `list`, sorted by `field`, has an entry with `key`.
+    static func contains<T>(_ key: UInt16, in list: [T], by field: KeyPath<T, UInt16>) -> Bool {
+        let i = insertionIndex(of: key, in: list, by: field)
+        return i < list.count && list[i][keyPath: field] == key
+    }
+
     /// Replaces the entry with the same key or inserts `item` in order.
     static func upsert<T>(_ item: T, into list: inout [T], by field: KeyPath<T, UInt16>) {
         let key = item[keyPath: field]
@@ -159,14 +165,14 @@ public struct GATTDatabase: Sendable {
     @discardableResult
     mutating func fillGaps(from other: GATTDatabase) -> Int {
         let before = entryCount
-        for s in other.services where !services.contains(where: { $0.startHandle == s.startHandle }) {
+        for s in other.services where !Self.contains(s.startHandle, in: services, by: \.startHandle) {
             addService(start: s.startHandle, end: s.endHandle, uuid: s.uuid, primary: s.isPrimary)
         }
-        for c in other.characteristics where !characteristics.contains(where: { $0.declarationHandle == c.declarationHandle }) {
+        for c in other.characteristics where !Self.contains(c.declarationHandle, in: characteristics, by: \.declarationHandle) {
             addCharacteristic(declarationHandle: c.declarationHandle,
                               CharacteristicDeclaration(properties: c.properties, valueHandle: c.valueHandle, uuid: c.uuid))
         }
-        for d in other.descriptors where descriptor(d.handle) == nil {
+        for d in other.descriptors where !Self.contains(d.handle, in: descriptors, by: \.handle) {
             addDescriptor(handle: d.handle, uuid: d.uuid)
         }
         return entryCount - before
