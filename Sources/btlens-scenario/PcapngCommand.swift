@@ -33,11 +33,7 @@ extension ScenarioTool {
             } catch let error as PcapngConversion.ConversionError {
                 throw ToolError.io("\(input): \(error)")
             }
-            guard let file = fopen(output, "wb") else { throw ToolError.io("\(output): \(String(cString: strerror(errno)))") }
-            let written = fwrite(bytes, 1, bytes.count, file)
-            guard fclose(file) == 0, written == bytes.count else {
-                throw ToolError.io("\(output): \(String(cString: strerror(errno)))")
-            }
+            try ScenarioTool.writeFile(bytes, to: output)
         }
 
         static func read(_ path: String) throws -> [UInt8] {

@@ -86,6 +86,14 @@ extension ScenarioTool {
         return f
     }
 
+    /// Writes `bytes` to `path`, failures as I/O errors that name the file.
+    static func writeFile(_ bytes: [UInt8], to path: String) throws {
+        guard let file = fopen(path, "wb") else { throw ToolError.io("\(path): \(String(cString: strerror(errno)))") }
+        let written = fwrite(bytes, 1, bytes.count, file)
+        let closed = fclose(file)
+        guard written == bytes.count, closed == 0 else { throw ToolError.io("\(path): \(String(cString: strerror(errno)))") }
+    }
+
     /// Writes `scenario`, turning failures into I/O errors that name the file.
     static func write(_ scenario: Scenario, to path: String, format: ScenarioFormat,
                       air: AirOptions = AirOptions()) throws {

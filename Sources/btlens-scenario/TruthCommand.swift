@@ -51,19 +51,7 @@ extension ScenarioTool {
             try ScenarioTool.write(scenario, to: output, format: chosen, air: air.options())
             let path = output + ".truth.json"
             let name = output.split(separator: "/").last.map(String.init) ?? output
-            try Self.writeText(manifest.json(capture: name), to: path)
-        }
-
-        static func writeText(_ text: String, to path: String) throws {
-            guard let file = fopen(path, "wb") else {
-                throw ToolError.io("\(path): \(String(cString: strerror(errno)))")
-            }
-            let bytes = Array(text.utf8)
-            let written = fwrite(bytes, 1, bytes.count, file)
-            let closed = fclose(file)
-            guard written == bytes.count, closed == 0 else {
-                throw ToolError.io("\(path): \(String(cString: strerror(errno)))")
-            }
+            try ScenarioTool.writeFile(Array(manifest.json(capture: name).utf8), to: path)
         }
     }
 }
