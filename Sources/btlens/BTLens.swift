@@ -36,7 +36,7 @@ struct BTLens: ParsableCommand {
               btlens help audit
             """,
         version: version,
-        subcommands: [StatsCommand.self, DecodeCommand.self, DevicesCommand.self, TimelineCommand.self, GATTCommand.self, EnergyCommand.self, AuditCommand.self, DiffCommand.self, RulesCommand.self, ExplainCommand.self, LiveCommand.self, AnonymizeCommand.self]
+        subcommands: [StatsCommand.self, DecodeCommand.self, DevicesCommand.self, TimelineCommand.self, GATTCommand.self, EnergyCommand.self, AuditCommand.self, DiffCommand.self, RulesCommand.self, ExplainCommand.self, LiveCommand.self, AnonymizeCommand.self, ExportCommand.self]
     )
 }
 
