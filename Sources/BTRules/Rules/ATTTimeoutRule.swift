@@ -20,7 +20,7 @@ public struct ATTTimeoutRule: Rule {
         let limit = context.option("timeout_seconds")
         var findings: [Finding] = []
         var repeats = RepeatNumbering()
-        for c in model.connections where !c.hidesTraffic {
+        for c in model.appConnections where !c.hidesTraffic {
             for e in c.events {
                 // The host's own requests, or — when we are the GATT server (peripheral role) — the peer's requests
                 // our side never answered. A peer's request on a link of unknown role is not judged.

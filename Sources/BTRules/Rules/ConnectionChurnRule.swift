@@ -26,7 +26,8 @@ public struct ConnectionChurnRule: Rule {
         let minimum = Int(context.option("minimum_connections"))
         var byPeer: [BDAddr: [Connection]] = [:]
         var order: [BDAddr] = []
-        for c in model.connections where c.transport == .le || c.transport == .brEdr {
+        // A link that ended with 0x3E never got going: a failed attempt below, not a connection here.
+        for c in model.appConnections where c.transport == .le && c.disconnectReason != .connectionFailedToBeEstablished {
             guard let peer = c.peerAddress, !c.implicitStart else { continue }
             if byPeer[peer] == nil { order.append(peer) }
             byPeer[peer, default: []].append(c)
@@ -54,7 +55,19 @@ public struct ConnectionChurnRule: Rule {
                         sum + (c.connectRequested.map { Double(c.start.timestamp.nanoseconds - $0.timestamp.nanoseconds) / 1e9 } ?? 0)
                     }, context)))
         }
-        let failures = model.failedConnections.filter { !$0.cancelledByHost }  // withdrawn by the host: not the radio failing
+        // LE attempts that failed on the radio: refused or timed-out creates, and links that ended with 0x3E
+        // (Connection Failed to be Established). An attempt the host withdrew (Create Connection Cancel, as
+        // the OS's background connection does before re-issuing it) is not the radio failing; BR/EDR paging is
+        // the OS's classic profiles, not the app's GATT connections.
+        var failures: [(at: RecordRef, status: HCIStatus, seconds: Double)] = model.failedConnections
+            .filter { !$0.cancelledByHost && $0.transport == .le }
+            .map { ($0.at, $0.status, $0.attemptDuration?.seconds ?? 0) }
+        for c in model.appConnections where c.transport == .le && c.disconnectReason == .connectionFailedToBeEstablished {
+            guard let end = c.end else { continue }
+            failures.append((end, .connectionFailedToBeEstablished,
+                             c.connectRequested.map { Double(end.timestamp.nanoseconds - $0.timestamp.nanoseconds) / 1e9 } ?? 0))
+        }
+        failures.sort { $0.at.number < $1.at.number }
         if failures.count >= Int(context.option("minimum_failures")), let first = failures.first, let last = failures.last {
             let statuses = Dictionary(grouping: failures, by: \.status).map { "\($0.key) (\(Hex.u8($0.key.rawValue))) ×\($0.value.count)" }.sorted()
             findings.append(Finding(
@@ -62,7 +75,7 @@ public struct ConnectionChurnRule: Rule {
                 start: first.at.timestamp, end: last.at.timestamp,
                 records: failures.prefix(8).map(\.at),
                 message: "\(Plural.of(failures.count, "connection attempt")) failed: \(statuses.joined(separator: ", ")).")
-                    .costing(RuleCost.initiating(seconds: failures.reduce(0) { $0 + ($1.attemptDuration?.seconds ?? 0) }, context)))
+                    .costing(RuleCost.initiating(seconds: failures.reduce(0) { $0 + $1.seconds }, context)))
         }
         return findings
     }

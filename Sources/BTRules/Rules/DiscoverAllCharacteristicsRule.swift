@@ -18,7 +18,7 @@ public struct DiscoverAllCharacteristicsRule: Rule {
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var findings: [Finding] = []
-        for c in model.connections where !c.hidesTraffic {
+        for c in model.appConnections where !c.hidesTraffic {
             let characteristicDiscoveries = c.discoveries.filter { $0.kind == .characteristics && $0.byHost }
             let descriptorDiscoveries = c.discoveries.filter { $0.kind == .descriptors && $0.byHost }
             guard !characteristicDiscoveries.isEmpty else { continue }

@@ -30,10 +30,10 @@ public struct DiscoverAllServicesRule: Rule {
         let android = model.platform.platform == .android
         // Links that took their database from another's cache, by that other link: built once, not per discovery.
         var inheritors: [Int: [Connection]] = [:]
-        for c in model.connections where c.gatt.origin == .inherited {
+        for c in model.appConnections where c.gatt.origin == .inherited {
             if let from = c.gatt.inheritedFrom { inheritors[from, default: []].append(c) }
         }
-        for c in model.connections where !c.hidesTraffic {
+        for c in model.appConnections where !c.hidesTraffic {
             for d in c.discoveries where d.kind == .allPrimaryServices && d.isFullRange && d.byHost {
                 let services = c.gatt.services.filter { $0.isPrimary }
                 let appServices = services.filter { !Self.systemServices.contains($0.uuid) }

@@ -27,7 +27,7 @@ public struct DuplicateScanRule: Rule {
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var repeats = RepeatNumbering()
         let android = model.platform.platform == .android
-        return model.scans.filter { !$0.filterDuplicates }.compactMap { s in
+        return model.appScanSessions.map { model.scans[$0] }.filter { !$0.filterDuplicates }.compactMap { s in
             let endTime = s.end?.timestamp ?? model.endTime
             let nanoseconds = max(0, endTime.nanoseconds - s.start.timestamp.nanoseconds)
             let seconds = Double(nanoseconds) / 1e9

@@ -27,7 +27,7 @@ public struct IdleFastIntervalRule: Rule {
         let runGap = Int64(saturating: TrackerOptions().activityRunGap.seconds * 1e9)
         let idleLimit = max(Int64(saturating: context.option("idle_seconds") * 1e9), runGap)
         var findings: [Finding] = []
-        for c in model.connections where c.transport == .le && !c.hidesTraffic {
+        for c in model.appConnections where c.transport == .le && !c.hidesTraffic {
             // Parameter history and ATT activity, walked in time order to find idle stretches at a fast interval.
             // Events come in the order activity started, but runs (one per kind, handle and sender) and
             // discoveries overlap: `lastActivity` is the latest end of everything seen so far, so it only moves

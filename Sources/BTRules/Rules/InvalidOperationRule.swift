@@ -18,7 +18,7 @@ public struct InvalidOperationRule: Rule {
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var findings: [Finding] = []
-        for c in model.connections {
+        for c in model.appConnections {
             var reported = Set<UInt16>()
             // ATT errors that say the operation is not allowed.
             for e in c.events {

@@ -28,7 +28,7 @@ public struct PollInsteadOfNotifyRule: Rule {
         let minimumReads = Int(context.option("minimum_reads"))
         let maximumVariation = context.option("maximum_variation")
         let minimumSteady = max(minimumReads, Int(context.option("minimum_steady_reads")))
-        for c in model.connections {
+        for c in model.appConnections {
             for (index, s) in c.series.enumerated() where s.kind == .read && s.sent {
                 let regular = s.isRegular(minimumCount: minimumReads, maximumVariation: maximumVariation)
                 // Not regular as a whole: a timer that ran for a while (paused, or other reads at other times).

@@ -18,10 +18,9 @@ public struct ReconnectByScanRule: Rule {
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var findings: [Finding] = []
-        // Scan session starts per controller, in time order, to find "a scan between A's end and B's start".
-        var scansByController: [UInt16: [ScanSession]] = [:]
-        for s in model.scans { scansByController[s.controller, default: []].append(s) }
-        for key in scansByController.keys { scansByController[key]?.sort { $0.start.timestamp < $1.start.timestamp } }
+        // The app's scans per controller, in time order, to find "a scan between A's end and B's start".
+        var scansByController: [UInt16: [AppScan]] = [:]
+        for s in model.appScans { scansByController[s.controller, default: []].append(s) }
         // The latest ended link per (controller, peer), maintained in start order: linear in connections.
         struct PeerKey: Hashable { var controller: UInt16; var peer: BDAddr }
         var lastEnded: [PeerKey: Connection] = [:]
@@ -36,7 +35,7 @@ public struct ReconnectByScanRule: Rule {
                 return true
             }
             defer { if c.peerAddress != nil && c.end != nil { pendingEnds.append(c) } }
-            guard c.transport == .le, let peer = c.peerAddress,
+            guard c.transport == .le, model.isAppLink(c), let peer = c.peerAddress,
                   let previous = lastEnded[PeerKey(controller: c.controller, peer: peer)], let ended = previous.end,
                   let scans = scansByController[c.controller]
             else { continue }
@@ -48,11 +47,17 @@ public struct ReconnectByScanRule: Rule {
             }
             guard lo < scans.count, scans[lo].start.timestamp < c.start.timestamp else { continue }
             let scan = scans[lo]
+            let scanned = min(c.start.timestamp.nanoseconds, (scan.endTimestamp ?? c.start.timestamp).nanoseconds)
+                - scan.start.timestamp.nanoseconds
+            let fromPeer = scan.sessions.reduce(0) { n, i in
+                n + model.scans[i].reportsPerDevice.reduce(0) { $0 + ($1.address == peer ? $1.reports : 0) }
+            }
+            let ofPeer = scan.reports > 0 ? ", \(fromPeer) of them from \(peer)" : ""
             findings.append(Finding(
                 rule: Self.description, controller: c.controller, connection: c, start: scan.start.timestamp,
                 end: c.start.timestamp, records: [ended, scan.start, c.start],
-                message: "After \(RuleText.connection(previous)) ended, the app scanned again (\(RuleText.seconds(c.start.timestamp.nanoseconds - scan.start.timestamp.nanoseconds)), \(Plural.of(scan.reports, "report"))) to reconnect to \(peer) as \(RuleText.connection(c)).")
-                    .costing(RuleCost.scanning(scan, seconds: Double(c.start.timestamp.nanoseconds - scan.start.timestamp.nanoseconds) / 1e9, context)))
+                message: "After \(RuleText.connection(previous)) ended, the app scanned again (\(RuleText.seconds(scanned)), \(Plural.of(scan.reports, "report"))\(ofPeer)) to reconnect to \(peer) as \(RuleText.connection(c)).")
+                    .costing(RuleCost.scanning(model.scans[scan.pricedSession], seconds: Double(scanned) / 1e9, context)))
         }
         return findings
     }

@@ -18,7 +18,7 @@ public struct RedundantDiscoveryRule: Rule {
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var findings: [Finding] = []
         var discovered: [BDAddr: Connection] = [:]
-        for c in model.connections {
+        for c in model.appConnections {
             guard let peer = c.peerAddress else { continue }
             let serviceDiscovery = c.discoveries.filter { ($0.kind == .allPrimaryServices || $0.kind == .primaryServiceByUUID) && $0.byHost }
             if let first = serviceDiscovery.first, let earlier = discovered[peer] {

@@ -2,7 +2,9 @@ import BTWire
 import BTCapture
 import BTTrack
 
-/// BTL001: scanning still enabled more than 2 s after a connection came up.
+/// BTL001: the app's scan still on more than 2 s after a connection came up, or run while the app was connected
+/// without leading to a new connection. Judges the app's scans (`AppScan`), not the controller's: on Android the
+/// scan that runs on after a connection is usually the OS's filtered background scan.
 public struct ScanAfterConnectRule: Rule {
     public static let description = RuleDescription(
         id: "BTL001", name: "scan-after-connect", title: "Scanning left on after connecting",
@@ -19,27 +21,61 @@ public struct ScanAfterConnectRule: Rule {
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         let grace = Int64(saturating: context.option("grace_seconds") * 1e9)
+        let links = model.connections.filter { $0.transport == .le && !$0.implicitStart && model.isAppLink($0) }
         var findings: [Finding] = []
         var repeats = RepeatNumbering()
-        for c in model.connections where c.transport == .le && !c.implicitStart {
-            let up = c.start.timestamp.nanoseconds
-            for s in model.scans where s.controller == c.controller && s.start.timestamp.nanoseconds <= up {
-                let endTime = (s.end?.timestamp ?? model.endTime).nanoseconds
-                guard endTime > up else { continue }
-                let after = endTime - up
+        for scan in model.appScans {
+            let from = scan.start.timestamp.nanoseconds
+            let until = (scan.endTimestamp ?? model.endTime).nanoseconds
+            guard until > from else { continue }
+            let session = model.scans[scan.pricedSession]
+            let kind = "\(scan.isActive ? "active" : "passive"), \(Self.duty(scan))"
+            let came = links.filter { $0.controller == scan.controller && $0.start.timestamp.nanoseconds >= from
+                && $0.start.timestamp.nanoseconds < until }
+            if let first = came.first {
+                // One finding per scan span, from the first connection it outlived: no span is charged twice.
+                let after = until - first.start.timestamp.nanoseconds
                 guard after > grace else { continue }
-                let stillOn = s.end == nil ? " and was still on when the capture ended" : ""
-                var records = [s.start, c.start]
-                if let end = s.end { records.append(end) }
+                let stillOn = scan.end == nil ? " and was still on when the capture ended" : ""
+                let others = came.dropFirst()
+                let also = others.isEmpty ? "" : " (\(others.count == 1 ? "connection" : "connections") \(others.map { "#\($0.id)" }.joined(separator: ", ")) came up during it too)"
+                var records = [scan.start, first.start]
+                if let end = scan.end { records.append(end) }
                 findings.append(Finding(
-                    rule: Self.description, controller: c.controller, connection: c,
-                    discriminator: repeats.discriminator(key: "\(c.id)"), start: c.start.timestamp, end: Timestamp(nanoseconds: endTime), records: records,
-                    message: "Scanning (\(s.isActive ? "active" : "passive"), duty cycle \(Int(saturating: (s.dutyCycle * 100).rounded())) %) continued \(RuleText.seconds(after)) after \(RuleText.connection(c)) came up\(stillOn).")
-                    // Saved: the scan's duty cycle over all the time it ran with the link up (the grace only
-                    // decides what is reported).
-                    .costing(RuleCost.scanning(s, seconds: Double(after) / 1e9, context)))
+                    rule: Self.description, controller: scan.controller, connection: first,
+                    discriminator: repeats.discriminator(key: "\(first.id)"), start: first.start.timestamp, end: Timestamp(nanoseconds: until), records: records,
+                    message: "Scanning (\(kind)\(Self.whose(scan))) continued \(RuleText.seconds(after)) after \(RuleText.connection(first)) came up\(stillOn)\(also).")
+                    .costing(RuleCost.scanning(session, seconds: Double(after) / 1e9, context)))
+                continue
             }
+            // Started while one of the app's links was up, ran past the grace, and connected to nothing new.
+            guard until - from > grace,
+                  let up = links.first(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds < from
+                      && ($0.end?.timestamp ?? model.endTime).nanoseconds > from }),
+                  !model.connections.contains(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds >= until
+                      && $0.start.timestamp.nanoseconds - until <= grace })
+            else { continue }
+            var records = [scan.start]
+            if let end = scan.end { records.append(end) }
+            findings.append(Finding(
+                rule: Self.description, controller: scan.controller, connection: up,
+                discriminator: repeats.discriminator(key: "\(up.id)"), start: scan.start.timestamp, end: Timestamp(nanoseconds: until), records: records,
+                message: "The app scanned (\(kind)\(Self.whose(scan))) for \(RuleText.seconds(until - from)) while \(RuleText.connection(up)) was up, and connected to nothing new\(scan.end == nil ? "; it was still on when the capture ended" : "").")
+                .costing(RuleCost.scanning(session, seconds: Double(until - from) / 1e9, context)))
         }
         return findings
+    }
+
+    static func duty(_ scan: AppScan) -> String {
+        scan.parametersKnown ? "duty cycle \(Int(saturating: (scan.dutyCycle * 100).rounded())) %" : "duty cycle unknown"
+    }
+
+    /// How the capture shows it was the app's scan, when it shows more than the controller's session.
+    static func whose(_ scan: AppScan) -> String {
+        switch scan.attribution {
+        case .allPassFilter: ", unfiltered: Android's all-pass filter \(scan.client.map { "index \($0.filterIndex)" } ?? "")"
+        case .filterRemovedBeforeConnecting: ", filter index \(scan.client?.filterIndex ?? 0) removed just before connecting"
+        case .controllerSession: ""
+        }
     }
 }

@@ -45,6 +45,8 @@ public final class Connection: @unchecked Sendable {
     public let controller: UInt16
     public let handle: UInt16
     public internal(set) var transport: LinkTransport
+    /// Who drove the link (`LinkOwnership`), set when the model is finished.
+    public internal(set) var ownership: LinkOwnership = .app
     public internal(set) var role: ConnectionRole = .unknown
     public internal(set) var peerAddress: BDAddr?
     public internal(set) var peerAddressType: AddressType?

@@ -78,6 +78,21 @@ public struct CaptureModel: Sendable {
     /// CONNECT_INDs whose link the sniffer never heard (it followed another, or the connection failed to be
     /// established): counted, not made into connections.
     public var unfollowedConnectRequests = 0
+    /// Android's scan clients (`ScanClient`), in the order they were added.
+    public var scanClients: [ScanClient] = []
+    /// The app's scans (`AppScan`): what the scan rules judge.
+    public var appScans: [AppScan] = []
+    /// Other clients' scanning on controllers whose clients can be told apart.
+    public var backgroundScanning: [BackgroundScanning] = []
+
+    /// Indexes into `scans` of the controller sessions programmed for the app's scans, in order.
+    public var appScanSessions: [Int] { Array(Set(appScans.flatMap(\.programmed))).sorted() }
+
+    /// The links the app's rules judge.
+    public var appConnections: [Connection] { connections.filter(\.ownership.isApp) }
+
+    /// Whether the app's rules judge `c` (`LinkOwnership`).
+    public func isAppLink(_ c: Connection) -> Bool { c.ownership.isApp }
 
     /// An air capture: link-layer records and no HCI traffic to speak of.
     public var isAirCapture: Bool { linkLayerRecords > 0 && linkLayerRecords * 2 >= records }
@@ -345,6 +360,21 @@ public final class CaptureTracker {
         model.platform = platform
         model.controllerActivity = controllerActivity
         model.hostWakeups = hostWakeups
+        for c in all { c.ownership = LinkOwnership.classify(c) }
+        model.scanClients = self.scans.allClients
+        let controllers = Set(model.scanClients.map(\.controller))
+        // The app's LE connection requests, direct or refused: a filtered client removed just before one was the app's.
+        var requests: [(controller: UInt16, at: RecordRef)] = all.compactMap { c in
+            guard c.transport == .le, let r = c.connectRequested else { return nil }
+            return (c.controller, r)
+        }
+        requests += model.failedConnections.compactMap { f in
+            guard f.transport == .le, !f.toAcceptList, let r = f.requested else { return nil }
+            return (r.controller, r)
+        }
+        (model.appScans, model.backgroundScanning) = AppScans.build(
+            sessions: scans, clients: model.scanClients, clientControllers: controllers, connectRequests: requests,
+            captureEnd: last?.timestamp)
         return model
     }
 }

@@ -26,6 +26,11 @@ public struct ScanTracker {
     /// Sessions in start order. An open session's counters are filled in by `finish(at:)`; read it with
     /// `openSession(controller:)` before that.
     public private(set) var sessions: [ScanSession] = []
+    /// Android's scan clients (`ScanClient`) whose filters were removed, in removal order; `finish` adds those
+    /// still installed. At most `ScanClient.limit`.
+    public private(set) var clients: [ScanClient] = []
+    /// Clients past the limit, not kept.
+    public private(set) var droppedClients = 0
     var controllers: [ControllerScanState] = []
     /// Index into `controllers` of the last controller looked up: captures nearly always have one.
     var lastControllerIndex = 0
@@ -102,6 +107,11 @@ public struct ScanTracker {
         return lastControllerIndex
     }
 
+    /// Whether Android's scan clients can be told apart on `controller` (it saw an APCF feature selection).
+    public func tracksClients(controller: UInt16) -> Bool {
+        controllers.contains { $0.controller == controller && $0.filterOffload.tracksClients }
+    }
+
     /// True when `controller` is scanning now.
     public func isScanning(controller: UInt16) -> Bool {
         controllers.contains { $0.controller == controller && $0.current != nil }
@@ -148,7 +158,7 @@ public struct ScanTracker {
                     controllers[c].parameters = ScanParameters(parameters)
                 }
             case ScanFilterOffload.opcode:
-                controllers[c].filterOffload.command(p)
+                keep(controllers[c].filterOffload.command(p, controller: at.controller, at: at))
                 if let s = controllers[c].current, controllers[c].filterOffload.isActive { sessions[s].offloadedFilters = true }
             case .leSetScanEnable:
                 guard let e = LESetScanEnable(p) else { return }
@@ -269,6 +279,8 @@ public struct ScanTracker {
         closeIfElapsed(c, at: at)
         if controllers[c].current != nil { close(c, end: at, reason: .reset) }
         controllers[c].parameters = .defaults
+        // A reset empties the controller's filter table: every client's filter is gone.
+        keep(controllers[c].filterOffload.removeAll(at: at))
     }
 
     public mutating func connectionCameUp(controller: UInt16, handle: UInt16, at: RecordRef) {
@@ -276,6 +288,17 @@ public struct ScanTracker {
         closeIfElapsed(c, at: at)
         guard let s = controllers[c].current else { return }
         sessions[s].connectionsWhileScanning.append(at)
+    }
+
+    mutating func keep(_ removed: [ScanClient]) {
+        for client in removed {
+            if clients.count < ScanClient.limit { clients.append(client) } else { droppedClients += 1 }
+        }
+    }
+
+    /// Every scan client, removed or still installed, in the order they were added.
+    public var allClients: [ScanClient] {
+        (clients + controllers.flatMap { $0.filterOffload.installed }).sorted { $0.added.number < $1.added.number }
     }
 
     /// Closes what the capture's end shows has run out; sessions still on keep `end == nil`. Returns every

@@ -1,0 +1,40 @@
+import BTWire
+import BTCapture
+
+/// Who drove a link, as far as the capture shows: the app's rules judge only the app's links. Decided once, when
+/// the model is finished, from what the link carried.
+public enum LinkOwnership: Sendable, Equatable {
+    /// The app's, or nothing shows otherwise.
+    case app
+    /// The OS's: `reason` says what shows it (BR/EDR, HID over GATT, a bonded accessory's encrypted link
+    /// that never carried the app's traffic).
+    case os(reason: String)
+
+    public var isApp: Bool { self == .app }
+
+    /// Human Interface Device service (HID over GATT): the OS's HID host owns such links and their parameters.
+    static let humanInterfaceDevice = BluetoothUUID(uuid16: 0x1812)
+
+    /// Client operations: what the phone's own GATT client (the app) sends.
+    static let clientKinds: Set<ActivityKind> = [.read, .readBlob, .readMultiple, .readByType, .write, .writeCommand,
+                                                 .signedWrite, .preparedWrite]
+
+    static func classify(_ c: Connection) -> LinkOwnership {
+        switch c.transport {
+        case .brEdr, .sco: return .os(reason: "a BR/EDR link (classic profiles)")
+        case .le, .unknown: break
+        }
+        if c.gatt.services.contains(where: { $0.uuid == humanInterfaceDevice }) {
+            return .os(reason: "an HID-over-GATT link, whose parameters the OS's HID host sets")
+        }
+        // A bonded accessory the OS reconnects: encryption before any ATT, and no request of the phone's client.
+        let hostClient = c.discoveries.contains { $0.byHost } || c.series.contains { $0.sent && clientKinds.contains($0.kind) }
+            || c.events.contains { if case .subscription(_, _, _, true) = $0.kind { return true } else { return false } }
+        if !hostClient, c.air == nil, let encrypted = c.events.first(where: {
+            if case .encryptionChanged(true, .success) = $0.kind { return true } else { return false }
+        }), c.firstATT.map({ encrypted.at.number <= $0.number }) ?? true {
+            return .os(reason: "encrypted before any ATT and never carried a request of the phone's GATT client (a bonded accessory the OS connected)")
+        }
+        return .app
+    }
+}

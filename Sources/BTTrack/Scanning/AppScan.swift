@@ -1,0 +1,147 @@
+import BTWire
+import BTCapture
+
+/// A scan the app asked for, as far as the capture can tell: what the scan rules judge.
+///
+/// On Android with offloaded filters (`ScanClient`), the controller's scan serves every client at once and is
+/// re-programmed whenever one comes or goes; the app's scan is its client's time — the all-pass filter of an
+/// unfiltered scan, or a filter removed just before the app's LE Create Connection — while the controller
+/// scanned. Restarts that only re-program the controller for the same clients are then one scan, and the
+/// scanning of other clients (the OS's filtered background scans) is not the app's. Elsewhere the capture
+/// shows no clients: each controller scan session is taken as the app's.
+public struct AppScan: Sendable {
+    /// How the scan was attributed to the app.
+    public enum Attribution: String, Sendable {
+        /// Android's all-pass filter: a client scanning without filters.
+        case allPassFilter = "all_pass_filter"
+        /// A filtered client whose filter was removed just before the app's LE Create Connection: the scan
+        /// whose reports led to the connection.
+        case filterRemovedBeforeConnecting = "filter_removed_before_connecting"
+        /// No scan clients in the capture: the controller's scan session.
+        case controllerSession = "controller_session"
+    }
+
+    public var controller: UInt16
+    public var attribution: Attribution
+    /// The app's filter (nil for `controllerSession`).
+    public var client: ScanClient?
+    /// When the app's scan began: the later of its filter's add and the controller's scan start.
+    public var start: RecordRef
+    /// When it ended: the earlier of its filter's removal and the controller's scan end; nil while still
+    /// scanning at the end of the capture.
+    public var end: RecordRef?
+    /// `end`'s time, or start + duration for an extended scan whose duration ran out.
+    public var endTimestamp: Timestamp?
+    /// Indexes into `CaptureModel.scans` of the controller sessions it covered.
+    public var sessions: [Int]
+    /// Those programmed for it: started once its filter was in (all of them for `controllerSession`).
+    public var programmed: [Int]
+    /// The parameters the controller was given for it (the sessions programmed after the app's filter came).
+    public var isActive: Bool
+    public var dutyCycle: Double
+    public var parametersKnown: Bool
+    public var filterDuplicates: Bool
+    /// Reports delivered by the sessions that started while it ran.
+    public var reports: Int
+    /// Index into `CaptureModel.scans` of the session whose parameters price it (the highest duty cycle).
+    public var pricedSession: Int
+
+    /// How long it ran, up to `captureEnd` when still on.
+    public func duration(captureEnd: Timestamp) -> Int64 {
+        max(0, (endTimestamp ?? captureEnd).nanoseconds - start.timestamp.nanoseconds)
+    }
+
+    /// A filtered client whose filter went away at most this long before LE Create Connection was the app's
+    /// scan for that connection (AOSP removes a stopped client's filter and then connects within milliseconds).
+    public static let connectingWindow: Duration = .seconds(2)
+}
+
+/// Scanning of other clients on a controller that tracks clients: shown once as context, never blamed on the app.
+public struct BackgroundScanning: Sendable {
+    public var controller: UInt16
+    /// Scanning time outside the app's scans.
+    public var nanoseconds: Int64
+    /// The highest duty cycle of the sessions that ran for others.
+    public var dutyCycle: Double
+    /// Distinct filter indexes of the other clients.
+    public var clients: Int
+}
+
+/// Builds the app's scans and the others' scanning from the controller sessions and the scan clients.
+public enum AppScans {
+    public static func build(sessions: [ScanSession], clients: [ScanClient], clientControllers: Set<UInt16>,
+                             connectRequests: [(controller: UInt16, at: RecordRef)], captureEnd: Timestamp?)
+        -> (scans: [AppScan], background: [BackgroundScanning]) {
+        var scans: [AppScan] = []
+        var background: [BackgroundScanning] = []
+        let end = captureEnd ?? Timestamp(nanoseconds: Int64.max)
+        for (i, s) in sessions.enumerated() where !clientControllers.contains(s.controller) {
+            scans.append(AppScan(controller: s.controller, attribution: .controllerSession, client: nil, start: s.start,
+                                 end: s.end, endTimestamp: s.endTimestamp, sessions: [i], programmed: [i], isActive: s.isActive,
+                                 dutyCycle: s.dutyCycle, parametersKnown: s.parametersKnown && !s.phys.isEmpty,
+                                 filterDuplicates: s.filterDuplicates, reports: s.reports, pricedSession: i))
+        }
+        for controller in clientControllers.sorted() {
+            let own = sessions.indices.filter { sessions[$0].controller == controller }
+            let requests = connectRequests.filter { $0.controller == controller }.map(\.at.timestamp)
+            var appSpans: [(Int64, Int64)] = []
+            for client in clients where client.controller == controller {
+                let attribution: AppScan.Attribution
+                if client.isAllPass {
+                    attribution = .allPassFilter
+                } else if let removed = client.removed?.timestamp,
+                          requests.contains(where: { $0 >= removed && $0 - removed <= AppScan.connectingWindow }) {
+                    attribution = .filterRemovedBeforeConnecting
+                } else {
+                    continue
+                }
+                let from = client.added.timestamp, until = client.removed?.timestamp ?? end
+                let covered = own.filter { i in
+                    sessions[i].start.timestamp < until && (sessions[i].endTimestamp ?? end) > from
+                }
+                guard let first = covered.first, let last = covered.last else { continue }
+                let startRef = sessions[first].start.timestamp > from ? sessions[first].start : client.added
+                var endRef: RecordRef?, endTime: Timestamp?
+                let lastEnd = sessions[last].endTimestamp
+                if let removed = client.removed, lastEnd == nil || removed.timestamp <= lastEnd! {
+                    endRef = removed
+                    endTime = removed.timestamp
+                } else if let lastEnd {
+                    endRef = sessions[last].end
+                    endTime = lastEnd
+                }
+                // The parameters programmed for the app: the sessions (re)started once its filter was in.
+                let programmed = covered.filter { sessions[$0].start.timestamp >= from }
+                let judged = programmed.isEmpty ? covered : programmed
+                let reports = programmed.reduce(0) { $0 + sessions[$1].reports }
+                let priced = judged.max { sessions[$0].dutyCycle < sessions[$1].dutyCycle } ?? first
+                scans.append(AppScan(
+                    controller: controller, attribution: attribution, client: client, start: startRef, end: endRef,
+                    endTimestamp: endTime, sessions: covered, programmed: programmed, isActive: judged.contains { sessions[$0].isActive },
+                    dutyCycle: judged.map { sessions[$0].dutyCycle }.max() ?? 0,
+                    parametersKnown: judged.allSatisfy { sessions[$0].parametersKnown && !sessions[$0].phys.isEmpty },
+                    filterDuplicates: judged.allSatisfy { sessions[$0].filterDuplicates }, reports: reports,
+                    pricedSession: priced))
+                appSpans.append((startRef.timestamp.nanoseconds, (endTime ?? end).nanoseconds))
+            }
+            // What the controller scanned outside the app's scans served the other clients.
+            var others: Int64 = 0, duty = 0.0
+            for i in own {
+                let a = sessions[i].start.timestamp.nanoseconds, b = (sessions[i].endTimestamp ?? end).nanoseconds
+                let inApp = appSpans.reduce(Int64(0)) { $0 + max(0, min(b, $1.1) - max(a, $1.0)) }
+                let outside = max(0, b - a - inApp)
+                if outside > 0 {
+                    others += outside
+                    duty = max(duty, sessions[i].dutyCycle)
+                }
+            }
+            let otherClients = Set(clients.filter { $0.controller == controller && !$0.isAllPass }.map(\.filterIndex)).count
+            if others > 0 {
+                background.append(BackgroundScanning(controller: controller, nanoseconds: others, dutyCycle: duty,
+                                                     clients: otherClients))
+            }
+        }
+        scans.sort { ($0.start.timestamp, $0.controller) < ($1.start.timestamp, $1.controller) }
+        return (scans, background)
+    }
+}

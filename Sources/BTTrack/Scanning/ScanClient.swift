@@ -1,0 +1,35 @@
+import BTWire
+import BTCapture
+
+/// One scan client of Android's stack, seen through its offloaded filter (vendor APCF `0xFD57`, feature
+/// selection sub-command): from the filter's add to its delete or clear. Android gives each client's filter an
+/// index; an app that scans without filters gets the all-pass filter (feature selection 0, index 1 in AOSP's
+/// `ALL_PASS_FILTER_INDEX_REGULAR_SCAN`), shared by every unfiltered client. The controller's scan runs while
+/// any client is installed and is re-programmed whenever one comes or goes, so the clients, not the controller's
+/// enable and disable, say whose scan it was.
+public struct ScanClient: Sendable, Equatable {
+    public var controller: UInt16
+    /// APCF filter index.
+    public var filterIndex: UInt8
+    /// APCF feature selection: which filter conditions apply (bit 0 address, 1 service data, 2 service UUID,
+    /// 3 solicitation UUID, 4 local name, 5 manufacturer data, …); 0 lets every advertisement through.
+    public var features: UInt16
+    /// The filter's add.
+    public var added: RecordRef
+    /// Its delete or clear; nil while installed at the end of the capture.
+    public var removed: RecordRef?
+
+    /// The all-pass filter: a client scanning without filters.
+    public var isAllPass: Bool { features == 0 }
+
+    public init(controller: UInt16, filterIndex: UInt8, features: UInt16, added: RecordRef, removed: RecordRef? = nil) {
+        self.controller = controller
+        self.filterIndex = filterIndex
+        self.features = features
+        self.added = added
+        self.removed = removed
+    }
+
+    /// At most this many clients are kept per capture (each add is one).
+    public static let limit = 4096
+}
