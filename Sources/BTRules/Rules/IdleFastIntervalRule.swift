@@ -44,6 +44,8 @@ public struct IdleFastIntervalRule: Rule {
             func judge(from: RecordRef, until t: Int64, at i: Double?) {
                 guard let i, i <= maximum else { return }
                 let idle = t - from.timestamp.nanoseconds
+                // With notifications or indications on, the link is waiting for the peer, not idle by neglect.
+                guard idle > idleLimit, !c.isSubscribed(atNanoseconds: from.timestamp.nanoseconds) else { return }
                 if idle > idleLimit, idle > (worst.map { $0.to - $0.from.timestamp.nanoseconds } ?? 0) {
                     worst = (from, t, i)
                 }

@@ -34,7 +34,9 @@ public struct LingeringConnectionRule: Rule {
             let how = endRef == nil ? "the end of the capture (still connected)" : "the disconnect"
             // At the limit counts: a link held until ATT's 30 s transaction timeout tears it down lingered. On the
             // air both ends of the span sit on connection events, so a whole number of intervals can meet it exactly.
-            if idle >= idleLimit {
+            // A link with notifications or indications still on is waiting for them, not lingering: only the
+            // subscription being turned off (below) makes it lingering.
+            if idle >= idleLimit, !c.isSubscribed(atNanoseconds: lastATT.timestamp.nanoseconds) {
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, start: lastATT.timestamp,
                     end: Timestamp(nanoseconds: endTime), records: [lastATT] + (endRef.map { [$0] } ?? []),
