@@ -25,17 +25,34 @@ public struct ATTTimeoutRule: Rule {
                 // The host's own requests, or — when we are the GATT server (peripheral role) — the peer's requests
                 // our side never answered. A peer's request on a link of unknown role is not judged.
                 guard e.byHost || c.role == .peripheral,
-                      case .attTimeout(let request, let handle, let waited, _) = e.kind, waited.seconds >= limit
+                      case .attTimeout(let request, let handle, let waited, let timedOut) = e.kind
                 else { continue }
+                // An indication counts when the phone's own GATT server sent it: the peer never confirmed it.
+                let indication = request == .handleValueIndication
+                if indication && !e.byHost { continue }
+                // A link lost (supervision or LL response timeout) with the request still pending: the peer went
+                // silent in the middle of a transaction, whatever the wait.
+                let lost = !timedOut && c.end != nil && (c.disconnectReason == .connectionTimeout
+                    || c.disconnectReason == .lmpResponseTimeout)
+                guard waited.seconds >= limit || lost else { continue }
                 // One finding per request opcode and attribute: a Write Request and a Read Request left
                 // unanswered on the same characteristic are two things.
                 let opcode = Hex.u8(request.rawValue)
+                let target = handle.map { (indication ? " of " : " to ") + RuleText.attribute($0, in: c) } ?? ""
+                let what: String
+                if indication {
+                    what = "Indication\(target) sent by the phone's GATT server on \(RuleText.connection(c)) was never confirmed by the peer (\(RuleText.seconds(waited)))" + (c.end != nil && timedOut ? "; the link was then dropped." : ".")
+                } else if lost, let reason = c.disconnectReason {
+                    what = "\(request)\(target) on \(RuleText.connection(c)) was still unanswered when the link was lost (\(reason), \(Hex.u8(reason.rawValue))) \(RuleText.seconds(waited)) later."
+                } else {
+                    what = "\(request)\(target) on \(RuleText.connection(c)) was not answered for \(RuleText.seconds(waited))."
+                }
                 findings.append(Finding(
                     rule: Self.description, controller: c.controller, connection: c, attributeHandle: handle,
                     discriminator: repeats.discriminator(opcode, key: "\(c.id)|\(handle.map { Hex.u16($0) } ?? "-")"),
                     start: e.at.timestamp, end: e.at.timestamp.adding(nanoseconds: Int64(saturating: waited.seconds * 1e9)),
                     records: [e.at] + (c.end.map { [$0] } ?? []),
-                    message: "\(request)\(handle.map { " to " + RuleText.attribute($0, in: c) } ?? "") on \(RuleText.connection(c)) was not answered for \(RuleText.seconds(waited)).")
+                    message: what)
                     // Saved: the link kept waiting for the answer (a peer that hangs is better dropped at once).
                     .costing(RuleCost.idleLink(c, seconds: waited.seconds, context)))
             }

@@ -89,7 +89,8 @@ struct ATTSession {
 
     let options: TrackerOptions
     var outstanding = BearerTable<Outstanding>()
-    var outstandingIndications = BearerTable<RecordRef>()
+    /// Indications sent and not yet confirmed, per bearer and sender: when and on which attribute.
+    var outstandingIndications = BearerTable<(at: RecordRef, handle: UInt16)>()
     var clientMTU: Int?
     /// The latest run of each (kind, handle, sender): index into `Connection.runs`.
     var openRuns = KeyTable<RunKey>(limit: Int.max, initialSlots: 16)
@@ -389,15 +390,10 @@ struct ATTSession {
         case .handleValueIndication(let handle, let value):
             let key = BearerKey(bearer: bearer, requestSent: sent)
             if let previous = outstandingIndications[key] {
-                let waited = at.timestamp - previous.timestamp
-                if waited >= options.attTimeout {
-                    c.transactions.timeouts += 1
-                    c.append(TimelineEvent(at: previous, kind: .attTimeout(request: .handleValueIndication, handle: nil,
-                                                                            waited: waited, timedOut: true)),
-                             limit: options.maximumEventsPerConnection)
-                }
+                let waited = at.timestamp - previous.at.timestamp
+                if waited >= options.attTimeout { unconfirmed(previous, sent: sent, waited: waited, connection: c) }
             }
-            outstandingIndications[key] = at
+            outstandingIndications[key] = (at, handle)
             c.withUsage(handle) {
                 $0.indications += 1
                 $0.keep(value: value, at: at)
@@ -563,11 +559,30 @@ struct ATTSession {
                  limit: options.maximumEventsPerConnection)
     }
 
+    /// An indication its receiver never confirmed (Core Vol 3 Part F §3.3.3: the sender may send no other
+    /// indication on the bearer until it is, and the transaction times out after 30 s). `byHost`: the phone's own
+    /// GATT server sent it, so the peer failed to confirm.
+    func unconfirmed(_ indication: (at: RecordRef, handle: UInt16), sent: Bool, waited: Duration, connection c: Connection) {
+        let timedOut = waited >= options.attTimeout
+        if timedOut { c.transactions.timeouts += 1 } else { c.transactions.unansweredAtEnd += 1 }
+        c.append(TimelineEvent(at: indication.at, kind: .attTimeout(request: .handleValueIndication, handle: indication.handle,
+                                                                    waited: waited, timedOut: timedOut),
+                               byHost: sent),
+                 limit: options.maximumEventsPerConnection)
+    }
+
     /// The link ended (or the capture did): requests still waiting are timeouts or unanswered.
     mutating func finish(at end: RecordRef?, connection c: Connection) {
         for request in outstanding.values.sorted(by: { $0.at < $1.at }) {
             let waited = (end?.timestamp ?? request.at.timestamp) - request.at.timestamp
             unanswered(request, waited: waited, timedOut: waited >= options.attTimeout, connection: c)
+        }
+        // Only when the link ended: at the capture's end an indication may still be confirmed.
+        if end != nil, c.end != nil {
+            for entry in outstandingIndications.entries {
+                guard let indication = entry.value else { continue }
+                unconfirmed(indication, sent: entry.key.requestSent, waited: end!.timestamp - indication.at.timestamp, connection: c)
+            }
         }
         outstanding.removeAll()
         outstandingIndications.removeAll()

@@ -101,6 +101,8 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConve
     @inlinable public static var unknownConnectionIdentifier: HCIStatus { HCIStatus(rawValue: 0x02) }
     @inlinable public static var pageTimeout: HCIStatus { HCIStatus(rawValue: 0x04) }
     @inlinable public static var connectionTimeout: HCIStatus { HCIStatus(rawValue: 0x08) }
+    /// LMP/LL Response Timeout: the peer stopped answering a link-layer procedure.
+    @inlinable public static var lmpResponseTimeout: HCIStatus { HCIStatus(rawValue: 0x22) }
     @inlinable public static var remoteUserTerminatedConnection: HCIStatus { HCIStatus(rawValue: 0x13) }
     @inlinable public static var connectionTerminatedByLocalHost: HCIStatus { HCIStatus(rawValue: 0x16) }
     @inlinable public static var unknownAdvertisingIdentifier: HCIStatus { HCIStatus(rawValue: 0x42) }
