@@ -1,3 +1,4 @@
+import BTWire
 import BTTrack
 
 /// What a reader of an audit must know about the capture to read its findings right: said once per capture,
@@ -30,6 +31,25 @@ public enum AuditNotes {
             let rules = unusedAttributeRules.joined(separator: ", ")
             notes.append(links + ": the sniffer missed read or write requests (their responses came without them): "
                          + rules + " (which judge attributes unused) count each as a possible use")
+        }
+        for b in model.backgroundScanning {
+            notes.append("hci\(b.controller): other scan clients (the OS's filtered scans\(b.clients > 0 ? ", \(b.clients) filter \(b.clients == 1 ? "index" : "indexes")" : "")) "
+                         + "kept the controller scanning \(RuleText.seconds(b.nanoseconds)) outside the app's scans, mostly at "
+                         + "\(Int((b.dutyCycle * 100).rounded())) % duty; the scan rules judge only the app's scans")
+        }
+        let unknown = model.unattributedScanning
+        if unknown > 0 {
+            notes.append("the controller scanned \(RuleText.seconds(unknown)) before the capture showed whose scan it was "
+                         + "(Android's scan filters were set before it began): the scan rules did not judge that time")
+        }
+        let leftOut = model.connections.filter { !$0.ownership.isApp }
+        if !leftOut.isEmpty {
+            let reasons = Dictionary(grouping: leftOut) { c -> String in
+                if case .os(let reason) = c.ownership { return reason } else { return "" }
+            }
+            for (reason, links) in reasons.sorted(by: { $0.value[0].id < $1.value[0].id }) {
+                notes.append("\(links.count == 1 ? "connection" : "connections") \(links.map { "#\($0.id)" }.joined(separator: ", ")) left out of the app's rules: \(reason)")
+            }
         }
         if model.unfollowedConnectRequests > 0 {
             notes.append("\(model.unfollowedConnectRequests) CONNECT_IND\(model.unfollowedConnectRequests == 1 ? "" : "s") "

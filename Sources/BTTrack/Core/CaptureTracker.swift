@@ -84,6 +84,8 @@ public struct CaptureModel: Sendable {
     public var appScans: [AppScan] = []
     /// Other clients' scanning on controllers whose clients can be told apart.
     public var backgroundScanning: [BackgroundScanning] = []
+    /// Nanoseconds the controller scanned before its first scan client showed (whose scan cannot be told).
+    public var unattributedScanning: Int64 = 0
 
     /// Indexes into `scans` of the controller sessions programmed for the app's scans, in order.
     public var appScanSessions: [Int] { Array(Set(appScans.flatMap(\.programmed))).sorted() }
@@ -372,7 +374,7 @@ public final class CaptureTracker {
             guard f.transport == .le, !f.toAcceptList, let r = f.requested else { return nil }
             return (r.controller, r)
         }
-        (model.appScans, model.backgroundScanning) = AppScans.build(
+        (model.appScans, model.backgroundScanning, model.unattributedScanning) = AppScans.build(
             sessions: scans, clients: model.scanClients, clientControllers: controllers, connectRequests: requests,
             captureEnd: last?.timestamp)
         return model

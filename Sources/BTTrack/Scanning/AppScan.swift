@@ -65,13 +65,17 @@ public struct BackgroundScanning: Sendable {
     public var dutyCycle: Double
     /// Distinct filter indexes of the other clients.
     public var clients: Int
+
+    /// Less than this (the moments between re-programming the controller) is not worth a word.
+    static let minimumShown: Int64 = 1_000_000_000
 }
 
 /// Builds the app's scans and the others' scanning from the controller sessions and the scan clients.
 public enum AppScans {
     public static func build(sessions: [ScanSession], clients: [ScanClient], clientControllers: Set<UInt16>,
                              connectRequests: [(controller: UInt16, at: RecordRef)], captureEnd: Timestamp?)
-        -> (scans: [AppScan], background: [BackgroundScanning]) {
+        -> (scans: [AppScan], background: [BackgroundScanning], unattributed: Int64) {
+        var unattributed: Int64 = 0
         var scans: [AppScan] = []
         var background: [BackgroundScanning] = []
         let end = captureEnd ?? Timestamp(nanoseconds: Int64.max)
@@ -124,24 +128,29 @@ public enum AppScans {
                     pricedSession: priced))
                 appSpans.append((startRef.timestamp.nanoseconds, (endTime ?? end).nanoseconds))
             }
-            // What the controller scanned outside the app's scans served the other clients.
-            var others: Int64 = 0, duty = 0.0
+            // Before the controller's first scan client showed, whose scan it was cannot be told; after it, what
+            // the controller scanned outside the app's scans served the other clients.
+            let firstClient = clients.first(where: { $0.controller == controller })?.added.timestamp.nanoseconds ?? Int64.max
+            var others: Int64 = 0, longest: Int64 = 0, duty = 0.0
             for i in own {
                 let a = sessions[i].start.timestamp.nanoseconds, b = (sessions[i].endTimestamp ?? end).nanoseconds
-                let inApp = appSpans.reduce(Int64(0)) { $0 + max(0, min(b, $1.1) - max(a, $1.0)) }
-                let outside = max(0, b - a - inApp)
-                if outside > 0 {
-                    others += outside
-                    duty = max(duty, sessions[i].dutyCycle)
+                func outside(_ from: Int64, _ to: Int64) -> Int64 {
+                    guard to > from else { return 0 }
+                    return max(0, to - from - appSpans.reduce(Int64(0)) { $0 + max(0, min(to, $1.1) - max(from, $1.0)) })
                 }
+                unattributed += outside(a, min(b, firstClient))
+                let served = outside(max(a, firstClient), b)
+                others += served
+                // The duty cycle the others got most of the time.
+                if served > longest { longest = served; duty = sessions[i].dutyCycle }
             }
             let otherClients = Set(clients.filter { $0.controller == controller && !$0.isAllPass }.map(\.filterIndex)).count
-            if others > 0 {
+            if others >= BackgroundScanning.minimumShown {
                 background.append(BackgroundScanning(controller: controller, nanoseconds: others, dutyCycle: duty,
                                                      clients: otherClients))
             }
         }
         scans.sort { ($0.start.timestamp, $0.controller) < ($1.start.timestamp, $1.controller) }
-        return (scans, background)
+        return (scans, background, unattributed)
     }
 }
