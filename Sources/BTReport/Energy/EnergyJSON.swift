@@ -28,7 +28,7 @@ public enum EnergyJSON {
             ("capture_s", round(r.captureSeconds, 3)),
             ("scans", .array(r.scans.map { s in
                 .object([("start", time(s.start)), ("end", time(s.end)), ("controller", .int(Int(s.session.controller))),
-                         ("duty_cycle", round(s.session.parametersKnown ? s.session.dutyCycle : 0, 4)),
+                         ("duty_cycle", s.session.parametersShown ? round(s.session.dutyCycle, 4) : .null),
                          ("tx_s", round(s.radio.txSeconds)), ("rx_s", round(s.radio.rxSeconds)), ("phone", cost(s.phone))])
             })),
             ("connections", .array(r.links.map { l in

@@ -18,8 +18,9 @@ import BTTrack
 /// `{address, address_type, reports}`, most reports first).
 ///
 /// When the capture does not show the scan parameters (`phys` empty: an implicit session, or an extended
-/// enable without parameters), `interval_ms`, `window_ms` and `duty_cycle` are 0 and `type` is `passive`
-/// unless a scan response proved the scan active; `parameters_known` is false then.
+/// enable without parameters, or a legacy enable with none set in the capture), `interval_ms`, `window_ms` and
+/// `duty_cycle` are null and `type` is `passive` unless a scan response proved the scan active;
+/// `parameters_known` is false then.
 public enum ScanSessionJSON {
     /// Devices listed per session in `top_devices`.
     public static let topDeviceCount = 10
@@ -39,9 +40,9 @@ public enum ScanSessionJSON {
             ("extended", .bool(s.isExtended)),
             ("implicit_start", .bool(s.implicitStart)),
             ("parameters_known", .bool(s.parametersKnown)),
-            ("interval_ms", .decimal(s.intervalMilliseconds)),
-            ("window_ms", .decimal(s.windowMilliseconds)),
-            ("duty_cycle", .decimal(s.dutyCycle)),
+            ("interval_ms", s.parametersShown ? .decimal(s.intervalMilliseconds) : .null),
+            ("window_ms", s.parametersShown ? .decimal(s.windowMilliseconds) : .null),
+            ("duty_cycle", s.parametersShown ? .decimal(s.dutyCycle) : .null),
             ("phys", .array(s.phys.map { p in
                 .object([
                     ("phy", .string(p.phyName)),

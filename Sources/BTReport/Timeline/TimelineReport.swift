@@ -120,11 +120,27 @@ public enum TimelineReport {
                        + "are the controller's debug log (Qualcomm), not a connection")
         }
         if connectionFilter == nil {
-            for s in model.scans {
+            let appSessions = Set(model.appScanSessions)
+            let clientControllers = Set(model.scanClients.map(\.controller))
+            for (index, s) in model.scans.enumerated() {
                 let end = s.end.map { clock($0.timestamp, aligned: false) } ?? "still on at the end"
+                let parameters: String
+                if !s.parametersShown {
+                    parameters = "parameters unknown"
+                } else if s.phys.count > 1 {
+                    parameters = s.phys.map { "\($0.phyName) interval \(Format.ms($0.intervalMilliseconds)) ms window \(Format.ms($0.windowMilliseconds)) ms" }.joined(separator: ", ")
+                        + " (duty \(Int(saturating: (s.dutyCycle * 100).rounded())) %)"
+                } else {
+                    parameters = "interval \(Format.ms(s.intervalMilliseconds)) ms window \(Format.ms(s.windowMilliseconds)) ms (duty \(Int(saturating: (s.dutyCycle * 100).rounded())) %)"
+                }
+                // Whose scan it was, where Android's scan clients show it.
+                let owner = !clientControllers.contains(s.controller) ? ""
+                    : appSessions.contains(index) ? ", the app's scan"
+                    : model.scanClients.contains(where: { $0.controller == s.controller && $0.added.number <= s.start.number }) ? ", other clients' scan (the OS's)"
+                    : ", whose scan unknown"
                 let span = (s.end?.timestamp ?? model.lastTimestamp).map { TimeFormat.human($0 - s.start.timestamp) } ?? ""
                 out.append("")
-                out.append(bold("Scan") + "  hci\(s.controller)  \(s.isActive ? "active" : "passive") interval \(Format.ms(s.intervalMilliseconds)) ms window \(Format.ms(s.windowMilliseconds)) ms (duty \(Int(saturating: (s.dutyCycle * 100).rounded())) %), duplicates \(s.filterDuplicates ? "filtered" : "NOT filtered")")
+                out.append(bold("Scan") + "  hci\(s.controller)  \(s.isActive ? "active" : "passive") \(parameters), duplicates \(s.filterDuplicates ? "filtered" : "NOT filtered")\(owner)")
                 out.append("  \(clock(s.start.timestamp))  start → \(end) (\(span)), \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device"))" + (s.connectionsWhileScanning.isEmpty ? "" : ", \(Plural.of(s.connectionsWhileScanning.count, "connection")) came up while scanning"))
             }
             for a in model.ownAdvertising {

@@ -134,7 +134,15 @@ public struct ScanSession: Sendable {
     /// Devices kept per session in `reportsPerDevice`.
     public static let deviceLimit = 4096
 
-    public var dutyCycle: Double { intervalMilliseconds > 0 ? windowMilliseconds / intervalMilliseconds : 0 }
+    /// The share of time the receiver listens: each PHY of an extended scan has its own window and interval,
+    /// and the controller scans them in turn, so a 1M+Coded scan listens for both (at most all the time).
+    public var dutyCycle: Double {
+        if phys.count > 1 { return min(1, phys.reduce(0) { $0 + $1.dutyCycle }) }
+        return intervalMilliseconds > 0 ? windowMilliseconds / intervalMilliseconds : 0
+    }
+
+    /// The capture shows the parameters the controller scanned with (set in it, not the defaults or nothing).
+    public var parametersShown: Bool { parametersKnown && !phys.isEmpty }
 
     /// When scanning stopped: the end record's time, or start + duration for `.durationElapsed`.
     public var endTimestamp: Timestamp? {
