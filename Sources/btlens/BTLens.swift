@@ -21,7 +21,8 @@ struct BTLens: ParsableCommand {
 
             Exit codes: 0 success, 1 findings at or above the failure threshold (audit; diff: also a radio charge that rose past --fail-on-increase), 2 usage error, \
             3 input unreadable (missing, not a capture, not Bluetooth) or output unwritable; live capture: 4 no Bluetooth in the \
-            kernel, 5 no permission (root or CAP_NET_RAW), 6 no controller.
+            kernel, 5 no permission (root or CAP_NET_RAW), 6 no controller; 7 audit found nothing to judge (no HCI packet or \
+            link-layer frame: snoop logging off?) unless --allow-empty.
 
             Examples:
               btlens audit samples/wasteful-central.btsnoop

@@ -22,6 +22,8 @@ public struct AuditedCapture: Sendable {
     public var suppressed: Int { accepted.count }
     /// What to know about the capture to read its findings (`AuditNotes`): said once.
     public var notes: [String] = []
+    /// The capture held no HCI packet or link-layer frame: nothing was judged (snoop logging off or broken).
+    public var nothingToJudge = false
 
     public init(file: String, findings: [Finding], error: String? = nil, records: Int = 0, connections: Int = 0,
                 accepted: [Finding] = [], platform: PlatformEvidence = PlatformEvidence()) {

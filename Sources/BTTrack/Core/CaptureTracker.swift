@@ -93,6 +93,11 @@ public struct CaptureModel: Sendable {
     /// The links the app's rules judge.
     public var appConnections: [Connection] { connections.filter(\.ownership.isApp) }
 
+    /// HCI packets and link-layer frames: what the audit judges. None means a capture of notes or nothing (snoop
+    /// logging off or broken), which must not pass as a clean audit.
+    public var judgedRecords = 0
+    public var hasNothingToJudge: Bool { judgedRecords == 0 }
+
     /// Whether the app's rules judge `c` (`LinkOwnership`).
     public func isAppLink(_ c: Connection) -> Bool { c.ownership.isApp }
 
@@ -112,6 +117,8 @@ public final class CaptureTracker {
     var first: RecordRef?
     var last: RecordRef?
     var records = 0
+    /// HCI packets and link-layer frames seen (`CaptureModel.judgedRecords`).
+    var judgedRecords = 0
     var controllerDebugLog = 0
     /// What the capture shows of the host's platform.
     public var platform = PlatformEvidence()
@@ -144,6 +151,7 @@ public final class CaptureTracker {
         if first == nil { first = at }
         last = at
         guard let hci = frame.hci else {
+            if frame.record.kind == .linkLayer { judgedRecords &+= 1 }
             if frame.record.kind == .controllerRemoved {
                 linksControllerReset(at: at)
                 ownAdvertising.controllerReset(at: at)
@@ -156,6 +164,7 @@ public final class CaptureTracker {
             }
             return
         }
+        judgedRecords &+= 1
         switch hci {
         case .command(let command):
             commands.command(command, at: at)
@@ -362,6 +371,7 @@ public final class CaptureTracker {
         model.platform = platform
         model.controllerActivity = controllerActivity
         model.hostWakeups = hostWakeups
+        model.judgedRecords = judgedRecords
         for c in all { c.ownership = LinkOwnership.classify(c) }
         model.scanClients = self.scans.allClients
         let controllers = Set(model.scanClients.map(\.controller))

@@ -74,6 +74,9 @@ struct AuditCommand: ParsableCommand {
 
     @OptionGroup var anonymizing: AnonymizeOptions
 
+    @Flag(name: .long, help: "Accept a capture with no HCI packet or link-layer frame (otherwise exit 7).")
+    var allowEmpty = false
+
     @Option(name: .long, help: "Findings listed in this baseline file are accepted and not reported.")
     var baseline: String?
 
@@ -214,6 +217,12 @@ struct AuditCommand: ParsableCommand {
         case .html: report = AuditHTML.render(run, models: results.models)
         }
         try write(report, to: output)
+        let empty = captures.filter(\.nothingToJudge)
+        if !empty.isEmpty && !allowEmpty {
+            // An empty capture must not pass a CI gate as a clean one.
+            for c in empty { Diagnostics.error(file: c.file, "nothing to judge: no HCI packet or link-layer frame (is snoop logging on? --allow-empty accepts it)") }
+            if run.status != .unreadable { throw ExitStatus.nothingToJudge }
+        }
         switch run.status {
         case .passed: break
         case .failed: throw ExitStatus.findings
@@ -243,6 +252,10 @@ struct AuditCommand: ParsableCommand {
                                          connections: model.connections.count, accepted: accepted, platform: model.platform)
             audited.radioChargeMC = EnergyReport.phoneTotal(model: model, energy: auditor.energy).chargeMC
             audited.notes = AuditNotes.notes(model)
+            if model.hasNothingToJudge {
+                audited.nothingToJudge = true
+                audited.notes.insert("nothing to judge: the capture holds no HCI packet or link-layer frame (is snoop logging on?)", at: 0)
+            }
             if let first = model.firstTimestamp, let last = model.lastTimestamp {
                 audited.captureSeconds = max(0, Double(last.nanoseconds - first.nanoseconds) / 1e9)
             }
