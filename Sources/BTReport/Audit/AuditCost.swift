@@ -101,17 +101,21 @@ extension AuditRun {
     public var wasteMC: Double { findings.reduce(0) { $0 + ($1.cost?.phone.chargeMC ?? 0) } }
     public var hostWasteMC: Double { findings.reduce(0) { $0 + ($1.cost?.hostMC ?? 0) } }
 
-    /// "findings waste about 4.1 mAh per hour of use, 38 % of the app's radio charge", or nil without costs.
-    /// The share compares radio with radio; the host's wake-ups are named apart.
+    /// "findings waste about 4.1 mAh per hour of use, 38 % of the phone's charge in the capture (radio and host
+    /// wake-ups)", or nil without costs. The share is against the same total the savings count: the radio's
+    /// charge (`energy`'s total) plus the host's wake-ups, since duplicate-scan's savings are the host's.
     public var wasteLine: String? {
         let seconds = captures.reduce(0) { $0 + $1.captureSeconds }
-        let radio = captures.reduce(0) { $0 + ($1.radioChargeMC ?? 0) }
+        let total = captures.reduce(0) { $0 + ($1.radioChargeMC ?? 0) + $1.hostChargeMC }
         let waste = wasteMC, host = hostWasteMC
         guard waste > 0, seconds > 0 else { return nil }
         let perHour = { (mc: Double) in mc / seconds * 3600 }
         var text = "findings waste about \(AuditCost.mAh(perHour(waste))) per hour of use"
-        if radio > 0 {
-            text += ", \(Int((min(1, (waste - host) / radio) * 100).rounded())) % of the app's radio charge"
+        if total > 0 {
+            // Findings on the same activity can overlap: the share says so rather than pass 100 %.
+            let share = waste / total
+            text += share > 1 ? ", more than the phone's charge in the capture (radio and host wake-ups) as findings overlap"
+                : ", \(Int((share * 100).rounded())) % of the phone's charge in the capture (radio and host wake-ups)"
         }
         if host > 0 { text += " (\(AuditCost.mAh(perHour(host))) of it the host kept awake by HCI traffic)" }
         return text

@@ -16,6 +16,8 @@ public struct AuditedCapture: Sendable {
     /// The phone's radio charge over the capture (`btlens energy`'s total) and the capture's length: what
     /// findings' savings are shares and rates of.
     public var radioChargeMC: Double?
+    /// The host kept awake by HCI traffic over the capture (`energy`'s host wake-ups).
+    public var hostChargeMC: Double = 0
     public var captureSeconds: Double = 0
     /// Findings hidden because the baseline accepts them; kept so a refreshed baseline still lists them.
     public var accepted: [Finding] = []

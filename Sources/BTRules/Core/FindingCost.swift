@@ -18,6 +18,19 @@ public struct FindingCost: Sendable, Equatable {
         self.hostMC = max(0, hostMC)
     }
 
+    /// A host-only saving (duplicate-scan's) scaled down to at most `budget` millicoulombs: what `energy` counts
+    /// for the host's wake-ups over the whole capture, less what earlier findings already claimed. A saving is
+    /// never more than the cost of what it covers.
+    public func hostCapped(at budget: Double) -> FindingCost {
+        guard hostMC > budget, hostMC > 0 else { return self }
+        let scale = max(0, budget) / hostMC
+        var c = self
+        c.phone = RadioCost(radioSeconds: phone.radioSeconds, chargeMC: phone.chargeMC * scale, lowMC: phone.lowMC * scale,
+                            highMC: phone.highMC * scale)
+        c.hostMC = hostMC * scale
+        return c
+    }
+
     /// The phone's radio part of the saving.
     public var phoneRadioMC: Double { max(0, phone.chargeMC - hostMC) }
 }

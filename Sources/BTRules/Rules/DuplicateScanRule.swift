@@ -27,6 +27,8 @@ public struct DuplicateScanRule: Rule {
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var repeats = RepeatNumbering()
         let android = model.platform.platform == .android
+        // The host's wake-ups as `energy` prices them: the findings together save at most that.
+        var hostBudget = context.energy.profile.phone.awakeMilliamps * model.hostWakeups.awakeSeconds.typical
         return model.appScanSessions.map { model.scans[$0] }.filter { !$0.filterDuplicates }.compactMap { s in
             let endTime = s.end?.timestamp ?? model.endTime
             let nanoseconds = max(0, endTime.nanoseconds - s.start.timestamp.nanoseconds)
@@ -55,7 +57,8 @@ public struct DuplicateScanRule: Rule {
                 rule: Self.description, severity: severity, controller: s.controller,
                 discriminator: discriminator, start: s.start.timestamp,
                 end: endTime, records: records, message: message)
-                .costing(RuleCost.redundantReports(s, seconds: seconds, context))
+                .costing(RuleCost.redundantReports(s, seconds: seconds, context).hostCapped(at: hostBudget))
+            hostBudget -= finding.cost?.hostMC ?? 0
             if android {
                 // The app cannot turn duplicate filtering on: say what it can do.
                 finding.advice = "Android: \(Self.description.android) The duplicate-filter setting is the stack's, not the app's."

@@ -251,6 +251,7 @@ struct AuditCommand: ParsableCommand {
             var audited = AuditedCapture(file: path, findings: findings, records: model.records,
                                          connections: model.connections.count, accepted: accepted, platform: model.platform)
             audited.radioChargeMC = EnergyReport.phoneTotal(model: model, energy: auditor.energy).chargeMC
+            audited.hostChargeMC = auditor.energy.profile.phone.awakeMilliamps * model.hostWakeups.awakeSeconds.typical
             audited.notes = AuditNotes.notes(model)
             if model.hasNothingToJudge {
                 audited.nothingToJudge = true
