@@ -69,6 +69,9 @@ public struct EnergyReport: Sendable {
         /// A BR/EDR link was up, or the controller paged for one, in the interval: the counters include classic
         /// radio time the LE model does not price.
         public var brEdrActive: Bool
+        /// A scan in the interval ran with parameters the capture does not show (set before it began): the model
+        /// guessed its duty cycle.
+        public var scanParametersUnknown = false
         public var seconds: Double { Double(end.nanoseconds - start.nanoseconds) / 1e9 }
         /// (model − measured) / measured of tx + rx time; nil when the controller measured none.
         public var error: Double? {
@@ -260,7 +263,8 @@ public struct EnergyReport: Sendable {
             return Measured(start: from, end: to, txSeconds: Double(b.txMilliseconds) / 1000,
                             rxSeconds: Double(b.rxMilliseconds) / 1000, idleSeconds: Double(b.idleMilliseconds) / 1000,
                             energy: b.energy, modelTxSeconds: max(0, t.tx - f.tx), modelRxSeconds: max(0, t.rx - f.rx),
-                            brEdrActive: overlapping > 0)
+                            brEdrActive: overlapping > 0,
+                            scanParametersUnknown: report.scans.contains { !$0.session.parametersShown && $0.start < to && $0.end > from })
         }
     }
 }

@@ -54,7 +54,8 @@ public enum EnergyJSON {
                 .object([("start", time(m.start)), ("end", time(m.end)), ("tx_s", round(m.txSeconds, 3)),
                          ("rx_s", round(m.rxSeconds, 3)), ("idle_s", round(m.idleSeconds, 3)), ("energy", .int(Int(m.energy))),
                          ("model", .object([("tx_s", round(m.modelTxSeconds, 3)), ("rx_s", round(m.modelRxSeconds, 3))])),
-                         ("error", m.error.map { round($0, 4) } ?? .null), ("br_edr_active", .bool(m.brEdrActive))])
+                         ("error", m.error.map { round($0, 4) } ?? .null), ("br_edr_active", .bool(m.brEdrActive)),
+                         ("scan_parameters_unknown", .bool(m.scanParametersUnknown))])
             })),
         ])
     }

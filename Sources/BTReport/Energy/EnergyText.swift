@@ -84,7 +84,7 @@ public enum EnergyText {
             out.append("  Controller activity counters (Android 0xFD59) against the model:")
             for m in r.measured {
                 let error = m.error.map { " (model \($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %)" } ?? ""
-                out.append("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured tx \(seconds(m.txSeconds)) rx \(seconds(m.rxSeconds)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(m.brEdrActive ? ", BR/EDR link up (not modelled)" : "")")
+                out.append("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured tx \(seconds(m.txSeconds)) rx \(seconds(m.rxSeconds)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(m.brEdrActive ? ", BR/EDR link up (not modelled)" : "")\(m.scanParametersUnknown ? ", scan parameters unknown (set before the capture: the model guessed the duty cycle)" : "")")
             }
         }
         return out.joined(separator: "\n")
