@@ -14,6 +14,7 @@ public enum RuleRegistry {
         IdleFastIntervalRule.self,
         InvalidOperationRule.self,
         AdvertisingAfterConnectRule.self,
+        ScanChurnRule.self,
     ]
 
     public static var descriptions: [RuleDescription] { all.map { $0.description } }

@@ -94,7 +94,12 @@ public enum AppScans {
                 if client.isAllPass {
                     attribution = .allPassFilter
                 } else if let removed = client.removed?.timestamp,
-                          requests.contains(where: { $0 >= removed && $0 - removed <= AppScan.connectingWindow }) {
+                          let request = requests.first(where: { $0 >= removed && $0 - removed <= AppScan.connectingWindow }),
+                          // When an unfiltered client was there before the connection, it was the app's scan.
+                          !clients.contains(where: { other in
+                              other.controller == controller && other.isAllPass && other.added.timestamp <= request
+                                  && (other.removed.map { request - $0.timestamp <= AppScan.connectingWindow } ?? true)
+                          }) {
                     attribution = .filterRemovedBeforeConnecting
                 } else {
                     continue
@@ -128,6 +133,8 @@ public enum AppScans {
                     pricedSession: priced))
                 appSpans.append((startRef.timestamp.nanoseconds, (endTime ?? end).nanoseconds))
             }
+            // One client with several filters (each its own index) is one scan: spans that overlap are merged.
+            Self.mergeOverlapping(&scans, controller: controller, sessions: sessions)
             // Before the controller's first scan client showed, whose scan it was cannot be told; after it, what
             // the controller scanned outside the app's scans served the other clients.
             let firstClient = clients.first(where: { $0.controller == controller })?.added.timestamp.nanoseconds ?? Int64.max
@@ -152,5 +159,34 @@ public enum AppScans {
         }
         scans.sort { ($0.start.timestamp, $0.controller) < ($1.start.timestamp, $1.controller) }
         return (scans, background, unattributed)
+    }
+
+    /// Merges the controller's client-attributed scans whose spans overlap, keeping the first's client.
+    static func mergeOverlapping(_ scans: inout [AppScan], controller: UInt16, sessions: [ScanSession]) {
+        let mine = scans.indices.filter { scans[$0].controller == controller && scans[$0].attribution != .controllerSession }
+            .sorted { scans[$0].start.timestamp < scans[$1].start.timestamp }
+        guard mine.count > 1 else { return }
+        var merged: [AppScan] = []
+        for i in mine {
+            let s = scans[i]
+            if var last = merged.last, s.start.timestamp <= (last.endTimestamp ?? Timestamp(nanoseconds: .max)) {
+                if last.endTimestamp != nil, s.endTimestamp == nil || s.endTimestamp! > last.endTimestamp! {
+                    last.end = s.end
+                    last.endTimestamp = s.endTimestamp
+                }
+                last.sessions = Array(Set(last.sessions + s.sessions)).sorted()
+                last.programmed = Array(Set(last.programmed + s.programmed)).sorted()
+                last.reports = last.programmed.reduce(0) { $0 + sessions[$1].reports }
+                if s.dutyCycle > last.dutyCycle { last.dutyCycle = s.dutyCycle; last.pricedSession = s.pricedSession }
+                last.isActive = last.isActive || s.isActive
+                last.filterDuplicates = last.filterDuplicates && s.filterDuplicates
+                last.parametersKnown = last.parametersKnown && s.parametersKnown
+                merged[merged.count - 1] = last
+            } else {
+                merged.append(s)
+            }
+        }
+        let others = scans.indices.filter { !mine.contains($0) }.map { scans[$0] }
+        scans = others + merged
     }
 }

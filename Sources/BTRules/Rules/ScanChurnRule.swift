@@ -1,0 +1,78 @@
+import BTWire
+import BTCapture
+import BTTrack
+import BTEnergy
+
+/// BTL014: the app started its scan more often than Android allows (5 starts in 30 s) or the work needs.
+/// Counts the app's logical scans (`AppScan`): the stack's stop and restart around a connection, or a
+/// re-programming for other clients, is not a new start.
+public struct ScanChurnRule: Rule {
+    public static let description = RuleDescription(
+        id: "BTL014", name: "scan-churn", title: "Scan started too often",
+        category: .scanning, defaultSeverity: .warning,
+        rationale: "Android refuses an app's sixth scan start within 30 s: the scan then silently delivers nothing (or onScanFailed reports SCAN_FAILED_SCANNING_TOO_FREQUENTLY), so the app misses the device it looks for. Every start and stop also re-programs the controller's scan and its offloaded filters, waking the host and the controller each time.",
+        coreBluetooth: "start one scan and keep it running until the peripheral is found (CoreBluetooth coalesces duplicate scans); to refresh results use CBCentralManagerScanOptionAllowDuplicatesKey briefly instead of stopping and starting again.",
+        android: "start the scan once with the ScanFilters and ScanSettings the app needs and stop it when done; never restart it in a loop to refresh results (use CALLBACK_TYPE_ALL_MATCHES or a longer scan instead). Android allows at most 5 startScan() calls per app in 30 s.",
+        options: [
+            RuleOption("maximum_starts", 5, "Scan starts allowed within the window (Android's limit is 5 in 30 s)."),
+            RuleOption("window_seconds", 30, unit: "s", "The sliding window the starts are counted in."),
+        ],
+        fixtures: [.clean("heart-rate-session"), .clean("wasteful-central")]
+    )
+
+    public init() {}
+
+    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
+        let maximum = Int(context.option("maximum_starts"))
+        let window = Int64(saturating: context.option("window_seconds") * 1e9)
+        var findings: [Finding] = []
+        var byController: [UInt16: [AppScan]] = [:]
+        for s in model.appScans { byController[s.controller, default: []].append(s) }
+        let connecting = model.connections.compactMap { $0.connectRequested?.timestamp.nanoseconds }
+            + model.connections.map(\.start.timestamp.nanoseconds)
+        for (controller, scans) in byController.sorted(by: { $0.key < $1.key }) {
+            // A scan that begins within a second of the previous one's end with a connection in between is the
+            // stack pausing the scan to connect, not the app starting it again.
+            var starts: [AppScan] = []
+            for (i, s) in scans.enumerated() {
+                if i > 0, let previousEnd = scans[i - 1].endTimestamp?.nanoseconds,
+                   s.start.timestamp.nanoseconds - previousEnd <= Self.restartGap,
+                   connecting.contains(where: { $0 >= previousEnd - Self.restartGap && $0 <= s.start.timestamp.nanoseconds }) {
+                    continue
+                }
+                starts.append(s)
+            }
+            // Bursts: maximal runs in which some window holds more than `maximum` starts; one finding each.
+            var i = 0
+            while i < starts.count {
+                var j = i
+                while j + 1 < starts.count && starts[j + 1].start.timestamp.nanoseconds - starts[i].start.timestamp.nanoseconds <= window { j += 1 }
+                guard j - i + 1 > maximum else { i += 1; continue }
+                // Extend while later starts keep the rate above the limit.
+                var last = j
+                while last + 1 < starts.count,
+                      starts[last + 1].start.timestamp.nanoseconds - starts[last + 1 - maximum].start.timestamp.nanoseconds <= window {
+                    last += 1
+                }
+                let burst = Array(starts[i...last])
+                let span = burst[burst.count - 1].start.timestamp.nanoseconds - burst[0].start.timestamp.nanoseconds
+                let p = context.energy.profile.phone
+                // Each start and stop re-programs the controller: commands and their completions keep the host
+                // awake for about the hold time per start.
+                let hostMC = p.awakeMilliamps * p.holdSeconds * Double(burst.count - 1)
+                findings.append(Finding(
+                    rule: Self.description, controller: controller, discriminator: "\(burst[0].start.number)",
+                    start: burst[0].start.timestamp, end: burst[burst.count - 1].start.timestamp,
+                    records: burst.prefix(8).map(\.start),
+                    message: "The app started scanning \(burst.count) times in \(RuleText.seconds(span)) (more than \(maximum) in \(RuleText.seconds(window))): Android refuses the sixth start within 30 s, and every restart re-programs the controller.")
+                    .costing(FindingCost(phone: RadioCost(radioSeconds: 0, chargeMC: hostMC, lowMC: hostMC * 0.1 / p.holdSeconds,
+                                                          highMC: hostMC * 3 / p.holdSeconds), hostMC: hostMC)))
+                i = last + 1
+            }
+        }
+        return findings
+    }
+
+    /// A scan resumed this soon after the previous one ended, around a connection, is the same scan.
+    static let restartGap: Int64 = 1_000_000_000
+}
