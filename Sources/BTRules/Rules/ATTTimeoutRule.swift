@@ -32,8 +32,9 @@ public struct ATTTimeoutRule: Rule {
                 if indication && !e.byHost { continue }
                 // A link lost (supervision or LL response timeout) with the request still pending: the peer went
                 // silent in the middle of a transaction, whatever the wait.
+                // On the air a link that ended without LL_TERMINATE_IND went silent: lost.
                 let lost = !timedOut && c.end != nil && (c.disconnectReason == .connectionTimeout
-                    || c.disconnectReason == .lmpResponseTimeout)
+                    || c.disconnectReason == .lmpResponseTimeout || (c.air != nil && c.disconnectReason == nil))
                 guard waited.seconds >= limit || lost else { continue }
                 // One finding per request opcode and attribute: a Write Request and a Read Request left
                 // unanswered on the same characteristic are two things.
@@ -42,8 +43,9 @@ public struct ATTTimeoutRule: Rule {
                 let what: String
                 if indication {
                     what = "Indication\(target) sent by the phone's GATT server on \(RuleText.connection(c)) was never confirmed by the peer (\(RuleText.seconds(waited)))" + (c.end != nil && timedOut ? "; the link was then dropped." : ".")
-                } else if lost, let reason = c.disconnectReason {
-                    what = "\(request)\(target) on \(RuleText.connection(c)) was still unanswered when the link was lost (\(reason), \(Hex.u8(reason.rawValue))) \(RuleText.seconds(waited)) later."
+                } else if lost {
+                    let how = c.disconnectReason.map { "\($0), \(Hex.u8($0.rawValue))" } ?? "it went silent on the air"
+                    what = "\(request)\(target) on \(RuleText.connection(c)) was still unanswered when the link was lost (\(how)) \(RuleText.seconds(waited)) later."
                 } else {
                     what = "\(request)\(target) on \(RuleText.connection(c)) was not answered for \(RuleText.seconds(waited))."
                 }

@@ -252,8 +252,14 @@ struct ATTSession {
             if case .exchangeMTUResponse(let mtu) = pdu { exchangeMTU(server: Int(mtu), at: at, connection: c) }
             return
         }
-        if case .errorResponse(let requestOpcode, _, _) = pdu, requestOpcode != request.opcode {
+        if case .errorResponse(let requestOpcode, let handle, let error) = pdu, requestOpcode != request.opcode {
+            // The answer to an earlier request the client overtook (breaking ATT's one-request rule): the
+            // refusal still says what the earlier request did.
             c.transactions.unsolicitedResponses += 1
+            if error != .attributeNotFound {
+                c.append(TimelineEvent(at: at, kind: .attError(request: requestOpcode, handle: handle, error: error), byHost: !sent),
+                         limit: options.maximumEventsPerConnection)
+            }
             return
         }
         if case .errorResponse = pdu {} else if request.opcode.responseOpcode != pdu.opcode {

@@ -17,6 +17,9 @@ public struct AppScan: Sendable {
         /// A filtered client whose filter was removed just before the app's LE Create Connection: the scan
         /// whose reports led to the connection.
         case filterRemovedBeforeConnecting = "filter_removed_before_connecting"
+        /// A filtered client added right after the app's unfiltered one: the app started both together (say an
+        /// unfiltered scan and one for a heart-rate strap).
+        case startedWithAppScan = "started_with_app_scan"
         /// No scan clients in the capture: the controller's scan session.
         case controllerSession = "controller_session"
     }
@@ -54,6 +57,9 @@ public struct AppScan: Sendable {
     /// A filtered client whose filter went away at most this long before LE Create Connection was the app's
     /// scan for that connection (AOSP removes a stopped client's filter and then connects within milliseconds).
     public static let connectingWindow: Duration = .seconds(2)
+    /// A filtered client added this soon after the app's unfiltered one was started with it (one app action
+    /// configures each of its filters in turn, milliseconds apart).
+    public static let companionWindow: Duration = .milliseconds(500)
 }
 
 /// Scanning of other clients on a controller that tracks clients: shown once as context, never blamed on the app.
@@ -93,6 +99,12 @@ public enum AppScans {
                 let attribution: AppScan.Attribution
                 if client.isAllPass {
                     attribution = .allPassFilter
+                } else if clients.contains(where: { other in
+                    other.controller == controller && other.isAllPass && client.added.timestamp >= other.added.timestamp
+                        && client.added.timestamp - other.added.timestamp <= AppScan.companionWindow
+                        && (other.removed.map { client.added.timestamp < $0.timestamp } ?? true)
+                }) {
+                    attribution = .startedWithAppScan
                 } else if let removed = client.removed?.timestamp,
                           let request = requests.first(where: { $0 >= removed && $0 - removed <= AppScan.connectingWindow }),
                           // When an unfiltered client was there before the connection, it was the app's scan.
