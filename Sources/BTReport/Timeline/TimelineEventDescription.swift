@@ -16,6 +16,15 @@ public struct TimelineEventDescription {
 
     static func ms(_ d: Duration) -> Double { (d.seconds * 1000 * 1000).rounded() / 1000 }
 
+    /// Who did an ATT operation, for an HCI link (where `byHost` is the phone): the peer as GATT client reading
+    /// the phone's own database is said so, and so is the phone's GATT server pushing values. Air links are
+    /// seen from the central and keep their wording.
+    static func side(_ byHost: Bool, client: Bool, _ c: Connection) -> String {
+        guard c.air == nil else { return "" }
+        if client { return byHost ? "" : "peer: " }
+        return byHost ? "phone's server: " : ""
+    }
+
     public static func describe(_ event: TimelineEvent, in c: Connection) -> TimelineEventDescription {
         switch event.kind {
         case .connected(let parameters):
@@ -87,23 +96,25 @@ public struct TimelineEventDescription {
         case .discovery(let i):
             let d = c.discoveries[i]
             let duration = d.last.timestamp - d.first.timestamp
-            let text = "discovery: \(d.description): \(d.found) found in \(Plural.of(d.requests, "request")), \(TimeFormat.human(duration))" + (d.completed ? "" : " (incomplete)")
+            let text = side(event.byHost, client: true, c) + "discovery\(event.byHost || c.air != nil ? "" : " of the phone's database"): \(d.description): \(d.found) found in \(Plural.of(d.requests, "request")), \(TimeFormat.human(duration))" + (d.completed ? "" : " (incomplete)")
             return .init(type: "discovery", text: text,
                          fields: [("procedure", .string(d.kind.rawValue)), ("start_handle", .string(Hex.u16(d.startHandle))),
                                   ("end_handle", .string(Hex.u16(d.endHandle))),
                                   ("uuid", d.uuid.map { .string($0.description) } ?? .null),
                                   ("requests", .int(d.requests)), ("found", .int(d.found)),
-                                  ("completed", .bool(d.completed)), ("end", .number(d.last.timestamp.decimalString()))])
-        case .subscription(let cccd, let valueHandle, let value, _):
+                                  ("completed", .bool(d.completed)), ("end", .number(d.last.timestamp.decimalString())),
+                                  ("by_host", .bool(event.byHost))])
+        case .subscription(let cccd, let valueHandle, let value, let sent):
             let what = value == 0 ? "unsubscribed from" : value & 2 != 0 && value & 1 == 0 ? "subscribed to indications of" : "subscribed to notifications of"
             let target = valueHandle.map { handleName($0, c) } ?? "CCCD \(Hex.u16(cccd))"
-            return .init(type: "subscription", text: "\(what) \(target)",
-                         fields: [("cccd_handle", .string(Hex.u16(cccd))),
+            return .init(type: "subscription", text: side(sent, client: true, c) + "\(what) \(target)",
+                         fields: [("by_host", .bool(sent)), ("cccd_handle", .string(Hex.u16(cccd))),
                                   ("value_handle", valueHandle.map { .string(Hex.u16($0)) } ?? .null),
                                   ("value", .string(value == 0 ? "off" : value == 2 ? "indicate" : value == 1 ? "notify" : Hex.u16(value)))])
         case .activity(let i):
             let run = c.runs[i]
-            var text = "\(Plural.of(run.count, run.kind.singular, plural: run.kind.plural)) \(handleName(run.handle, c))"
+            let pushed = run.kind == .notification || run.kind == .indication
+            var text = side(run.sent, client: !pushed, c) + "\(Plural.of(run.count, run.kind.singular, plural: run.kind.plural)) \(handleName(run.handle, c))"
             if let rate = run.rate, run.count > 2 { text += " at " + Format.ms((rate * 10).rounded() / 10) + " Hz" }
             if run.count > 1 { text += " over \(TimeFormat.human(run.last.timestamp - run.first.timestamp))" }
             if run.blobReads > 0 {
@@ -137,12 +148,13 @@ public struct TimelineEventDescription {
                 ? "no prepared writes seen"
                 : "\(Plural.of(prepared, "prepared write")) to \(targets), \(Plural.of(bytes, "byte"))"
                     + (handles.count > 1 ? " (reliable write)" : " (long write)")
-            return .init(type: "execute_write", text: (executed ? "executed queued writes: " : "cancelled queued writes: ") + what,
-                         fields: [("executed", .bool(executed)), ("prepared", .int(prepared)), ("bytes", .int(bytes)),
+            return .init(type: "execute_write", text: side(event.byHost, client: true, c) + (executed ? "executed queued writes: " : "cancelled queued writes: ") + what,
+                         fields: [("by_host", .bool(event.byHost)), ("executed", .bool(executed)), ("prepared", .int(prepared)), ("bytes", .int(bytes)),
                                   ("handles", .array(handles.map { .string(Hex.u16($0)) }))])
         case .attError(let request, let handle, let error):
-            return .init(type: "att_error", text: "\(request) \(handleName(handle, c)) failed: \(error)",
-                         fields: [("request", .string(Hex.u8(request.rawValue))), ("handle", .string(Hex.u16(handle))),
+            let refusedBy = c.air == nil && !event.byHost ? " (the phone's server refused it)" : ""
+            return .init(type: "att_error", text: side(event.byHost, client: true, c) + "\(request) \(handleName(handle, c)) failed: \(error)" + refusedBy,
+                         fields: [("by_host", .bool(event.byHost)), ("request", .string(Hex.u8(request.rawValue))), ("handle", .string(Hex.u16(handle))),
                                   ("error", .string(Hex.u8(error.rawValue))), ("error_name", .string(error.name))])
         case .attTimeout(let request, let handle, let waited, let timedOut):
             let target = handle.map { " " + handleName($0, c) } ?? ""
@@ -155,8 +167,10 @@ public struct TimelineEventDescription {
                 : untilEnd ? "\(request)\(target) still unanswered when the link ended (\(TimeFormat.human(waited)))"
                 : "\(request)\(target) unanswered before the next request (\(TimeFormat.human(waited)))"
                     + (c.air != nil ? ": the sniffer may have missed the response" : "")
-            return .init(type: "att_timeout", text: text,
-                         fields: [("request", .string(Hex.u8(request.rawValue))), ("handle", handle.map { .string(Hex.u16($0)) } ?? .null),
+            let indication = request == .handleValueIndication
+            let who = indication ? side(event.byHost, client: false, c) : side(event.byHost, client: true, c)
+            return .init(type: "att_timeout", text: who + text,
+                         fields: [("by_host", .bool(event.byHost)), ("request", .string(Hex.u8(request.rawValue))), ("handle", handle.map { .string(Hex.u16($0)) } ?? .null),
                                   ("waited_ms", .number(Format.ms(ms(waited)))), ("timed_out", .bool(timedOut))])
         case .idle(let until):
             let d = until.timestamp - event.at.timestamp

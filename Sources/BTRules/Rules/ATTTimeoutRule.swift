@@ -33,7 +33,9 @@ public struct ATTTimeoutRule: Rule {
                 // A link lost (supervision or LL response timeout) with the request still pending: the peer went
                 // silent in the middle of a transaction, whatever the wait.
                 // On the air a link that ended without LL_TERMINATE_IND went silent: lost.
-                let lost = !timedOut && c.end != nil && (c.disconnectReason == .connectionTimeout
+                // Only a request still pending at the end: one the next request overtook was not lost with the link.
+                let pendingAtEnd = c.end.map { e.at.timestamp.nanoseconds &+ Int64(saturating: waited.seconds * 1e9) >= $0.timestamp.nanoseconds - 1_000 } ?? false
+                let lost = !timedOut && pendingAtEnd && (c.disconnectReason == .connectionTimeout
                     || c.disconnectReason == .lmpResponseTimeout || (c.air != nil && c.disconnectReason == nil))
                 guard waited.seconds >= limit || lost else { continue }
                 // One finding per request opcode and attribute: a Write Request and a Read Request left
