@@ -61,6 +61,7 @@ public enum GroundTruth {
         Episode(name: "hid-link", body: StackLinkEpisodes.hidLink),
         Episode(name: "request-pending-at-supervision-timeout", body: { StackLinkEpisodes.supervisionTimeout($0, planted: true) }),
         Episode(name: "supervision-timeout-nothing-pending", body: { StackLinkEpisodes.supervisionTimeout($0, planted: false) }),
+        Episode(name: "scan-resumed-around-connections", body: StackScanEpisodes.restartsAroundConnections),
     ]
 
     /// Which set of episode kinds a seed draws from.

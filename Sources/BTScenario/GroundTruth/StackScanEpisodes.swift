@@ -75,17 +75,25 @@ enum StackScanEpisodes {
     /// before, during and after. Control: the stack deletes the app's filter just before LE Create Connection and
     /// re-programs the scan for the OS's clients, which runs on for 10–30 s after the session — not the app's
     /// scan. Planted: the app never stops its scan (its filter stays), so after connecting the controller keeps
-    /// the app's scan for 5–40 s until the app stops it (with or without OS clients beside it).
+    /// the app's scan for 5–25 s until the app stops it (with or without OS clients beside it).
     static func handover(_ b: TruthBuilder, planted: Bool) {
         let stack = AndroidScanStack(script: b.s)
         let withOS = !planted || b.chance(50)
-        let os = withOS ? osClients(b) : []
+        // Beside a left-on app scan the controller runs at the app's duty for the OS's clients too: keep them to 1–2
+        // (few matching devices), so the reports stay under duplicate-scan's threshold.
+        let os = withOS ? osClients(b, count: planted ? b.int(1...2) : nil) : []
         if withOS {
             for c in os { stack.start(c) }
             b.wait(5...15)
         }
         let p = TruthPeripheral(b, services: [.battery], extras: b.int(0...2))
-        stack.start(appClient(b, appAdvertisers(b, p)))
+        // Left on, the app's scan hears only 0–1 slow devices besides its peripheral (which stops advertising once
+        // connected), so its reports stay well under duplicate-scan's 100 redundant ones.
+        let heard = planted
+            ? [ScanEpisodes.advertiser(b, p.peer, interval: b.uniform(0.1...0.3))]
+                + (0..<b.int(0...1)).map { _ in ScanEpisodes.advertiser(b, b.newPeer(), interval: b.uniform(2...3)) }
+            : appAdvertisers(b, p)
+        stack.start(appClient(b, heard))
         b.wait(1...3)
         if !planted { stack.stop(index: appIndex, reprogram: false) }
         // Android's stack re-programs the scan right after LE Create Connection's Command Status.
@@ -98,7 +106,7 @@ enum StackScanEpisodes {
                   let cccd = PollEpisodes.subscribe(att, level)
             else { return }
             // The peer notifies every 0.7–3 s while the app's scan runs on, and 1–4 s after it stops.
-            let stopAt = b.elapsed + TruthBuilder.micros(b.uniform(5...40))
+            let stopAt = b.elapsed + TruthBuilder.micros(b.uniform(5...25))
             var stopped = b.t
             var schedule: [(at: Int64, action: () -> Void)] = [(stopAt, {
                 stack.stop(index: appIndex)
@@ -207,6 +215,35 @@ enum StackScanEpisodes {
                   "one app scan start; the controller scan stopped and restarted \(restarts + 1) times as OS clients came and went and around LE Create Connection")
         b.control(afterConnect, connection: link.id, from: link.up, to: b.t,
                   "the app's all-pass filter deleted before LE Create Connection; the OS's 2 clients kept scanning")
+    }
+
+    /// Control: an app that visits 5–6 devices in turn (a tag inventory): one scan start, then for each device its
+    /// all-pass filter is deleted before LE Create Connection, a short session runs with the scan off, and the
+    /// filter is added back after the disconnect. Six or seven enables within 30 s, but each restart only
+    /// resumes the one scan around a connection: not scan churn.
+    static func restartsAroundConnections(_ b: TruthBuilder) {
+        let stack = AndroidScanStack(script: b.s)
+        let devices = (0..<b.int(5...6)).map { _ in TruthPeripheral(b, services: [.battery]) }
+        let advertisers = devices.map { ScanEpisodes.advertiser(b, $0.peer, interval: b.uniform(0.2...0.5)) }
+        let start = b.t
+        var links: [TruthBuilder.Link] = []
+        for (i, p) in devices.enumerated() {
+            stack.start(appClient(b, Array(advertisers[i...])))  // the devices already visited are done
+            b.wait(0.6...1.2)
+            stack.stop(index: appIndex, reprogram: false)
+            let link = b.connect(p.peer, whileInitiating: { stack.reprogram() })
+            let att = ATTChannel(script: b.s, connection: link.connection, server: p.server(), clientSide: .local)
+            if let level = p.database.characteristic(uuid: TruthProfiles.batteryLevel) { _ = att.read(level.valueHandle) }
+            b.wait(0.2...0.6)
+            b.s.disconnect(link.connection)
+            links.append(link)
+        }
+        b.control(churnRule, connection: nil, from: start, to: b.t,
+                  "one app scan stopped before each of \(links.count) connections and resumed after it (\(links.count) APCF all-pass adds in \(Int((b.t - start).rounded())) s)")
+        for link in links {
+            b.control(afterConnect, connection: link.id, from: link.up, to: link.up + 1,
+                      "the app's filter deleted before LE Create Connection and no other client: the scan was off during the connection")
+        }
     }
 
     /// An extended scan on LE 1M and LE Coded at once (both PHYs' blocks in LE Set Extended Scan Parameters),
