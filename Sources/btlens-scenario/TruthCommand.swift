@@ -27,11 +27,20 @@ extension ScenarioTool {
                 records no direction, so a reader takes every ATT request as the host's: the manifest does not hold \
                 for it.
 
+                --stack draws from the catalogue of real phone-stack behaviour instead (Android's scan re-programming \
+                with APCF filters per client, the OS's background scans and bonded reconnections, the phone's own GATT \
+                server read by the peer, HID and subscribed links, a request pending at a supervision timeout, a \
+                1M+Coded extended scan); its manifest adds "catalog": "stack" and, when a scan's duty cycle is \
+                expected, "scan_duty": [{"start", "end", "duty_cycle" (0–1, all PHYs together), "note"}].
+
                 Example: btlens-scenario truth --seed 7 /tmp/t7.btsnoop && btlens audit /tmp/t7.btsnoop
                 """)
 
         @Option(help: "Seed (a non-negative integer).")
         var seed: UInt64
+
+        @Flag(help: "Play episodes of real phone-stack behaviour (a catalogue of their own; the classic seeds are unchanged).")
+        var stack = false
 
         @Option(help: "Capture format: btsnoop, pcap, pklg, or any format of write (air-272, air-256, …: the same scenario as a sniffer hears it; the scanning rules do not apply on the air).")
         var format: String = "btsnoop"
@@ -47,7 +56,7 @@ extension ScenarioTool {
 
         func run() throws {
             let chosen = try Self.shortFormats[format] ?? ScenarioTool.format(named: format)
-            let (scenario, manifest) = GroundTruth.scenario(seed: seed)
+            let (scenario, manifest) = GroundTruth.scenario(seed: seed, catalog: stack ? .stack : .classic)
             try ScenarioTool.write(scenario, to: output, format: chosen, air: air.options())
             let path = output + ".truth.json"
             let name = output.split(separator: "/").last.map(String.init) ?? output

@@ -34,6 +34,30 @@ struct GroundTruthCommandTests {
         #expect(named.allSatisfy { $0 >= 1 && $0 <= connections.count })
     }
 
+    @Test("--stack writes the phone-stack catalogue: catalog, episodes and scan_duty in the manifest")
+    func stack() throws {
+        let directory = try TemporaryDirectory(prefix: "btlens-truth-cli")
+        let output = directory.file("stack2.btsnoop")
+        let r = try CLI.run(["truth", "--stack", "--seed", "2", output], executable: Self.scenarioBinary)
+        #expect(r.status == 0, "\(r.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: output + ".truth.json"))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["catalog"] as? String == "stack")
+        let episodes = try #require(object["episodes"] as? [String])
+        // Seed 2 anchors the stack catalogue's 5th and 6th kinds.
+        #expect(episodes.contains("coded-extended-scan") && episodes.contains("scan-restarts-not-churn"))
+        let duty = try #require(object["scan_duty"] as? [[String: Any]])
+        #expect(!duty.isEmpty)
+        for d in duty {
+            #expect(Set(d.keys) == ["start", "end", "duty_cycle", "note"])
+            let cycle = try #require(d["duty_cycle"] as? Double)
+            #expect(cycle > 0.3 && cycle <= 0.9)
+        }
+        // The APCF vendor command is in the capture when a scan episode ran.
+        let decoded = try CLI.run(["decode", "--opcode", "0xFD57", output])
+        #expect(decoded.stdout.contains("FD57") || decoded.stdout.lowercased().contains("fd57"))
+    }
+
     @Test("an unknown format is a usage error")
     func unknownFormat() throws {
         let directory = try TemporaryDirectory(prefix: "btlens-truth-cli")

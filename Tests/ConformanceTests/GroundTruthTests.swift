@@ -3,6 +3,7 @@ import Testing
 import BTCapture
 import BTTrack
 import BTRules
+import BTEnergy
 import BTScenario
 import TestSupport
 
@@ -59,72 +60,134 @@ struct GroundTruthTests {
 
     @Test("every planted problem is found and no control is flagged, for all 13 rules")
     func groundTruth() throws {
+        let report = try Self.audit(catalog: .classic, seeds: Self.seeds)
+        for rule in report.rules {
+            let t = report.tallies[rule] ?? Tally()
+            #expect(t.planted > 0, "\(rule): no planted problem over the seeds")
+            #expect(t.controls > 0, "\(rule): no control over the seeds")
+        }
+        report.expectAllHold()
+    }
+
+    /// Seeds 1...14 of the stack catalogue (each kind at least twice), or the range in BTLENS_STACK_TRUTH_SEEDS.
+    static let stackSeeds: ClosedRange<UInt64> = {
+        let parts = ProcessInfo.processInfo.environment["BTLENS_STACK_TRUTH_SEEDS"]?.components(separatedBy: "...") ?? []
+        if parts.count == 2, let lo = UInt64(parts[0]), let hi = UInt64(parts[1]), lo <= hi { return lo...hi }
+        return 1...14
+    }()
+
+    @Test("real phone-stack behaviour: planted problems found, controls silent, scan duty over all PHYs")
+    func stackGroundTruth() throws {
+        let report = try Self.audit(catalog: .stack, seeds: Self.stackSeeds)
+        report.expectAllHold()
+        #expect(report.dutyChecked > 0, "no scan duty expectation over the seeds")
+        #expect(report.dutyMismatches.isEmpty, "scan duty cycles: \(report.dutyMismatches)")
+    }
+
+    /// What auditing a catalogue's seeds gave.
+    struct Report {
+        var rules: [String]
+        var tallies: [String: Tally]
+        var unknownRules: [String] = []
+        var failingUnexpected: [String] = []
+        var dutyChecked = 0
+        var dutyMismatches: [String] = []
+
+        func expectAllHold() {
+            #expect(unknownRules.isEmpty, "planted or control items of rules the audit does not have: \(unknownRules)")
+            for rule in rules {
+                let t = tallies[rule] ?? Tally()
+                #expect(t.found == t.planted, "\(rule): found \(t.found) of \(t.planted) planted problems")
+                #expect(t.flagged == 0, "\(rule): \(t.flagged) control(s) flagged")
+            }
+            #expect(failingUnexpected.isEmpty, "findings beside a control of their rule: \(failingUnexpected)")
+        }
+    }
+
+    /// A scan of the energy report (what `btlens energy --json` prints as `scans[].duty_cycle`) overlapping the
+    /// expected span has the expected duty cycle, all PHYs together.
+    static let dutyTolerance = 0.01
+
+    /// Writes and audits every seed of `catalog` (rotating through the formats), tallies planted problems and
+    /// controls per rule, checks expected scan duty cycles against the energy report, and prints one line per
+    /// rule with every miss, false alarm and unexpected finding.
+    static func audit(catalog: GroundTruth.Catalog, seeds: ClosedRange<UInt64>) throws -> Report {
         let directory = try TemporaryDirectory(prefix: "btlens-truth")
         let rules = RuleRegistry.descriptions.map(\.name)
-        var tallies = Dictionary(uniqueKeysWithValues: rules.map { ($0, Tally()) })
+        var result = Report(rules: rules, tallies: Dictionary(uniqueKeysWithValues: rules.map { ($0, Tally()) }))
         var missed: [String] = []
         var flagged: [String] = []
         var unexpected: [String] = []
-        var failingUnexpected: [String] = []
-        for seed in Self.seeds {
-            let (scenario, manifest) = GroundTruth.scenario(seed: seed)
+        for seed in seeds {
+            let (scenario, manifest) = GroundTruth.scenario(seed: seed, catalog: catalog)
             let format = Self.formats[Int(seed % UInt64(Self.formats.count))]
-            let path = directory.file("truth-\(seed).\(format.fileExtension)")
+            let path = directory.file("truth-\(catalog.rawValue)-\(seed).\(format.fileExtension)")
             try scenario.write(to: path, format: format)
             let capture = try OpenedCapture.open(path: path)
             var collector = TrackingCollector()
             let model = try capture.accept(&collector)
             let findings = Auditor().audit(model, file: path)
+            for item in manifest.planted + manifest.controls where !rules.contains(item.rule) {
+                result.unknownRules.append("seed \(seed) \(item.rule) \(Self.describe(item))")
+            }
             for item in manifest.planted {
-                #expect(rules.contains(item.rule), "seed \(seed): unknown rule \(item.rule)")
-                tallies[item.rule, default: Tally()].planted += 1
+                result.tallies[item.rule, default: Tally()].planted += 1
                 if findings.contains(where: { Self.matches($0, item) }) {
-                    tallies[item.rule, default: Tally()].found += 1
+                    result.tallies[item.rule, default: Tally()].found += 1
                 } else {
                     missed.append("seed \(seed) \(item.rule) \(Self.describe(item))")
                 }
             }
             for item in manifest.controls {
-                #expect(rules.contains(item.rule), "seed \(seed): unknown rule \(item.rule)")
-                tallies[item.rule, default: Tally()].controls += 1
+                result.tallies[item.rule, default: Tally()].controls += 1
                 if let f = findings.first(where: { Self.matches($0, item) }) {
-                    tallies[item.rule, default: Tally()].flagged += 1
+                    result.tallies[item.rule, default: Tally()].flagged += 1
                     flagged.append("seed \(seed) \(item.rule) \(Self.describe(item)) — flagged: \(f.message)")
                 }
             }
             for f in findings where !(manifest.planted + manifest.controls).contains(where: { Self.matches(f, $0) }) {
                 let line = "seed \(seed) \(Self.describe(f))"
                 unexpected.append(line)
-                if manifest.controls.contains(where: { Self.concerns(f, control: $0) }) { failingUnexpected.append(line) }
+                if manifest.controls.contains(where: { Self.concerns(f, control: $0) }) { result.failingUnexpected.append(line) }
+            }
+            if !manifest.scanDuty.isEmpty {
+                let energy = EnergyReport(model: model)
+                for expected in manifest.scanDuty {
+                    result.dutyChecked += 1
+                    let overlapping = energy.scans.filter {
+                        $0.start.seconds <= expected.end + tolerance && $0.end.seconds >= expected.start - tolerance
+                    }
+                    let shown = overlapping.map { $0.session.parametersKnown ? $0.session.dutyCycle : 0 }
+                    if shown.isEmpty || shown.contains(where: { abs($0 - expected.dutyCycle) > dutyTolerance }) {
+                        result.dutyMismatches.append("seed \(seed) \(String(format: "%.3f", expected.start))–\(String(format: "%.3f", expected.end)): expected duty \(String(format: "%.3f", expected.dutyCycle)) (\(expected.note)), energy shows \(shown.map { String(format: "%.3f", $0) })")
+                    }
+                }
             }
         }
 
-        var report = ["Ground truth over seeds \(Self.seeds.lowerBound)...\(Self.seeds.upperBound):"]
+        var lines = ["Ground truth (\(catalog.rawValue)) over seeds \(seeds.lowerBound)...\(seeds.upperBound):"]
         var total = Tally()
-        for rule in rules {
-            let t = tallies[rule] ?? Tally()
+        for rule in Set(rules + result.tallies.keys).sorted() {
+            let t = result.tallies[rule] ?? Tally()
+            guard catalog == .classic || t.planted + t.controls > 0 else { continue }
             let recall = t.planted == 0 ? "-" : String(format: "%.0f", 100 * Double(t.found) / Double(t.planted))
-            report.append("\(rule): planted \(t.planted), found \(t.found) (recall \(recall) %), controls \(t.controls), flagged \(t.flagged)")
+            lines.append("\(rule): planted \(t.planted), found \(t.found) (recall \(recall) %), controls \(t.controls), flagged \(t.flagged)")
             total.planted += t.planted; total.found += t.found; total.controls += t.controls; total.flagged += t.flagged
         }
         let totalRecall = total.planted == 0 ? "-" : String(format: "%.1f", 100 * Double(total.found) / Double(total.planted))
-        report.append("total: planted \(total.planted), found \(total.found) (recall \(totalRecall) %), controls \(total.controls), flagged \(total.flagged)")
-        report.append("missed planted problems: \(missed.count)")
-        report += missed.map { "  " + $0 }
-        report.append("flagged controls: \(flagged.count)")
-        report += flagged.map { "  " + $0 }
-        report.append("unexpected findings (neither planted nor control): \(unexpected.count)")
-        report += unexpected.map { "  " + $0 }
-        print(report.joined(separator: "\n"))
-
-        for rule in rules {
-            let t = tallies[rule] ?? Tally()
-            #expect(t.planted > 0, "\(rule): no planted problem over the seeds")
-            #expect(t.controls > 0, "\(rule): no control over the seeds")
-            #expect(t.found == t.planted, "\(rule): found \(t.found) of \(t.planted) planted problems")
-            #expect(t.flagged == 0, "\(rule): \(t.flagged) control(s) flagged")
+        lines.append("total: planted \(total.planted), found \(total.found) (recall \(totalRecall) %), controls \(total.controls), flagged \(total.flagged)")
+        lines.append("missed planted problems: \(missed.count)")
+        lines += missed.map { "  " + $0 }
+        lines.append("flagged controls: \(flagged.count)")
+        lines += flagged.map { "  " + $0 }
+        lines.append("unexpected findings (neither planted nor control): \(unexpected.count)")
+        lines += unexpected.map { "  " + $0 }
+        if result.dutyChecked > 0 {
+            lines.append("scan duty expectations: \(result.dutyChecked), mismatched \(result.dutyMismatches.count)")
+            lines += result.dutyMismatches.map { "  " + $0 }
         }
-        #expect(failingUnexpected.isEmpty, "findings beside a control of their rule: \(failingUnexpected)")
+        print(lines.joined(separator: "\n"))
+        return result
     }
 
     @Test("the same seed gives the same capture and manifest")
@@ -144,5 +207,14 @@ struct GroundTruthTests {
     func coverage() {
         let played = Set((1...24 as ClosedRange<UInt64>).flatMap { GroundTruth.scenario(seed: $0).1.episodes })
         #expect(played == Set(GroundTruth.episodeNames))
+    }
+
+    @Test("seeds 1...7 of the stack catalogue play every stack kind; the catalogues' manifests say which they are")
+    func stackCoverage() {
+        let manifests = (1...7 as ClosedRange<UInt64>).map { GroundTruth.scenario(seed: $0, catalog: .stack).1 }
+        #expect(Set(manifests.flatMap(\.episodes)) == Set(GroundTruth.episodeNames(.stack)))
+        #expect(manifests.allSatisfy { $0.json().contains("\"catalog\": \"stack\"") })
+        #expect(!GroundTruth.scenario(seed: 7).1.json().contains("\"catalog\""))
+        #expect(Set(GroundTruth.episodeNames(.stack)).isDisjoint(with: GroundTruth.episodeNames))
     }
 }

@@ -41,19 +41,44 @@ public struct GroundTruthItem: Sendable, Equatable, Codable {
     }
 }
 
+/// A scan's expected duty cycle: the share of time the controller listens, all PHYs together (a 1M+Coded
+/// extended scan listens on each PHY's window in turn).
+public struct GroundTruthScanDuty: Sendable, Equatable, Codable {
+    /// The scan's span, capture time in Unix seconds.
+    public var start: Double
+    public var end: Double
+    /// 0...1.
+    public var dutyCycle: Double
+    public var note: String
+
+    public init(start: Double, end: Double, dutyCycle: Double, note: String) {
+        self.start = start
+        self.end = end
+        self.dutyCycle = dutyCycle
+        self.note = note
+    }
+}
+
 /// What a ground-truth capture contains: every planted problem and every control, and the episodes it was
 /// made of (in capture order).
 public struct GroundTruthManifest: Sendable, Equatable, Codable {
     public var seed: UInt64
+    /// The episode catalogue the seed drew from.
+    public var catalog: GroundTruth.Catalog
     public var episodes: [String]
     public var planted: [GroundTruthItem]
     public var controls: [GroundTruthItem]
+    /// Scans whose duty cycle the energy model must show (stack catalogue only).
+    public var scanDuty: [GroundTruthScanDuty]
 
-    public init(seed: UInt64, episodes: [String] = [], planted: [GroundTruthItem] = [], controls: [GroundTruthItem] = []) {
+    public init(seed: UInt64, catalog: GroundTruth.Catalog = .classic, episodes: [String] = [],
+                planted: [GroundTruthItem] = [], controls: [GroundTruthItem] = [], scanDuty: [GroundTruthScanDuty] = []) {
         self.seed = seed
+        self.catalog = catalog
         self.episodes = episodes
         self.planted = planted
         self.controls = controls
+        self.scanDuty = scanDuty
     }
 }
 
@@ -77,10 +102,22 @@ extension GroundTruthManifest {
         func list(_ items: [GroundTruthItem]) -> String {
             items.isEmpty ? "[]" : "[\n" + items.map(item).joined(separator: ",\n") + "\n  ]"
         }
+        func fraction(_ v: Double) -> String {
+            let tenThousandths = Int((v * 10_000).rounded())
+            let digits = String(tenThousandths % 10_000)
+            return "\(tenThousandths / 10_000)." + String(repeating: "0", count: 4 - digits.count) + digits
+        }
+        func duty(_ d: GroundTruthScanDuty) -> String {
+            "    {\"start\": \(seconds(d.start)), \"end\": \(seconds(d.end)), "
+                + "\"duty_cycle\": \(fraction(d.dutyCycle)), \"note\": \(string(d.note))}"
+        }
         var out = "{\n  \"seed\": \(seed),\n"
+        // The classic catalogue's manifests keep the layout they always had.
+        if catalog != .classic { out += "  \"catalog\": \(string(catalog.rawValue)),\n" }
         if let capture { out += "  \"capture\": \(string(capture)),\n" }
         out += "  \"episodes\": [" + episodes.map(string).joined(separator: ", ") + "],\n"
-        out += "  \"planted\": \(list(planted)),\n  \"controls\": \(list(controls))\n}\n"
-        return out
+        out += "  \"planted\": \(list(planted)),\n  \"controls\": \(list(controls))"
+        if !scanDuty.isEmpty { out += ",\n  \"scan_duty\": [\n" + scanDuty.map(duty).joined(separator: ",\n") + "\n  ]" }
+        return out + "\n}\n"
     }
 }

@@ -8,6 +8,7 @@ final class TruthBuilder {
     private(set) var connections = 0
     private(set) var planted: [GroundTruthItem] = []
     private(set) var controls: [GroundTruthItem] = []
+    private(set) var scanDuty: [GroundTruthScanDuty] = []
     private var usedAddresses: Set<UInt64> = [SampleDevices.phone.rawValue]
     private var usedLinkHandles: Set<UInt16> = []
     /// Failed connection attempts are reported once per capture (one finding for all of them): plant them once.
@@ -70,6 +71,11 @@ final class TruthBuilder {
                                         note: note))
     }
 
+    /// A scan whose duty cycle (all PHYs together) the energy model must show.
+    func expectScanDuty(from start: Double, to end: Double, duty: Double, _ note: String) {
+        scanDuty.append(GroundTruthScanDuty(start: start, end: end, dutyCycle: duty, note: note))
+    }
+
     // MARK: Devices and links
 
     /// A peer nobody else in the capture uses: a random static address (top bits 11) or a public one.
@@ -102,13 +108,16 @@ final class TruthBuilder {
         let up: Double
     }
 
-    /// The phone connects as central with LE Create Connection at `interval` (relaxed unless told).
-    func connect(_ peer: PeerAddress, interval: UInt16? = nil) -> Link {
+    /// The phone connects as central with LE Create Connection at `interval` (relaxed unless told) and `latency`;
+    /// `acceptList` and `whileInitiating` as `HCIScript.connect` takes them.
+    func connect(_ peer: PeerAddress, interval: UInt16? = nil, latency: UInt16 = 0, acceptList: Bool = false,
+                 whileInitiating: (() -> Void)? = nil) -> Link {
         let chosen = interval ?? relaxedInterval()
-        let parameters = ConnectionParameters(intervalMin: chosen, intervalMax: chosen,
+        let parameters = ConnectionParameters(intervalMin: chosen, intervalMax: chosen, latency: latency,
                                               supervisionTimeout: Self.supervisionTimeout)
         let link = s.connect(to: peer, handle: newLinkHandle(), parameters: parameters, scanInterval: Self.initiatorScan,
-                             scanWindow: Self.initiatorScan, chosenInterval: chosen)
+                             scanWindow: Self.initiatorScan, chosenInterval: chosen, acceptList: acceptList,
+                             whileInitiating: whileInitiating)
         connections += 1
         return Link(connection: link, id: connections, up: t)
     }

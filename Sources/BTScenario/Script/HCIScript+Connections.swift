@@ -18,10 +18,14 @@ extension HCIScript {
     }
 
     /// The capturing host connects as central. The controller picks `chosenInterval`, or the largest allowed.
+    /// `acceptList`: the initiator connects to whichever device on the accept list it hears first (Android's
+    /// background connection to bonded devices). `whileInitiating` runs between the Command Status and the
+    /// connection (Android re-programs its scan there).
     @discardableResult
     public func connect(to peer: PeerAddress, handle: UInt16, parameters: ConnectionParameters, scanInterval: UInt16,
                         scanWindow: UInt16, method: ConnectMethod = .legacy,
-                        chosenInterval: UInt16? = nil) -> LEConnection {
+                        chosenInterval: UInt16? = nil, acceptList: Bool = false,
+                        whileInitiating: (() -> Void)? = nil) -> LEConnection {
         let info = ConnectionCompleteInfo(handle: handle, role: LEParameter.centralRole, peer: peer,
                                           interval: chosenInterval ?? parameters.intervalMax,
                                           latency: parameters.latency,
@@ -29,12 +33,14 @@ extension HCIScript {
         switch method {
         case .legacy:
             commandStatus(.leCreateConnection(peer: peer, scanInterval: scanInterval, scanWindow: scanWindow,
-                                              parameters: parameters))
+                                              parameters: parameters, useAcceptList: acceptList))
+            whileInitiating?()
             pause(Self.establishDelay)
             emit(.leConnectionComplete(info))
         case .extended(let mask):
             commandStatus(.leExtendedCreateConnection(peer: peer, phyMask: mask, scanInterval: scanInterval,
                                                       scanWindow: scanWindow, parameters: parameters))
+            whileInitiating?()
             pause(Self.establishDelay)
             emit(.leEnhancedConnectionComplete(info))
         }
