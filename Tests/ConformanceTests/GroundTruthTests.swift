@@ -61,13 +61,17 @@ struct GroundTruthTests {
     @Test("every planted problem is found and no control is flagged, for all 13 rules")
     func groundTruth() throws {
         let report = try Self.audit(catalog: .classic, seeds: Self.seeds)
-        for rule in report.rules {
+        for rule in report.rules where !Self.stackCatalogueRules.contains(rule) {
             let t = report.tallies[rule] ?? Tally()
             #expect(t.planted > 0, "\(rule): no planted problem over the seeds")
             #expect(t.controls > 0, "\(rule): no control over the seeds")
         }
         report.expectAllHold()
     }
+
+    /// Rules whose planted problems and controls only real phone stacks' behaviour produces: the stack
+    /// catalogue covers them (`stackGroundTruth`).
+    static let stackCatalogueRules: Set<String> = ["scan-churn"]
 
     /// Seeds 1...14 of the stack catalogue (each kind at least twice), or the range in BTLENS_STACK_TRUTH_SEEDS.
     static let stackSeeds: ClosedRange<UInt64> = {
@@ -80,6 +84,10 @@ struct GroundTruthTests {
     func stackGroundTruth() throws {
         let report = try Self.audit(catalog: .stack, seeds: Self.stackSeeds)
         report.expectAllHold()
+        for rule in Self.stackCatalogueRules {
+            let t = report.tallies[rule] ?? Tally()
+            #expect(t.planted > 0 && t.controls > 0, "\(rule): planted \(t.planted), controls \(t.controls) over the stack seeds")
+        }
         #expect(report.dutyChecked > 0, "no scan duty expectation over the seeds")
         #expect(report.dutyMismatches.isEmpty, "scan duty cycles: \(report.dutyMismatches)")
     }
@@ -154,10 +162,12 @@ struct GroundTruthTests {
                 let energy = EnergyReport(model: model)
                 for expected in manifest.scanDuty {
                     result.dutyChecked += 1
-                    let overlapping = energy.scans.filter {
-                        $0.start.seconds <= expected.end + tolerance && $0.end.seconds >= expected.start - tolerance
+                    // The scan that covers most of the expected span (its neighbours may touch its ends).
+                    func overlap(_ s: EnergyReport.Scan) -> Double {
+                        min(s.end.seconds, expected.end) - max(s.start.seconds, expected.start)
                     }
-                    let shown = overlapping.map { $0.session.parametersKnown ? $0.session.dutyCycle : 0 }
+                    let main = energy.scans.filter { overlap($0) > 0 }.max { overlap($0) < overlap($1) }
+                    let shown = main.map { [$0.session.parametersKnown ? $0.session.dutyCycle : 0] } ?? []
                     if shown.isEmpty || shown.contains(where: { abs($0 - expected.dutyCycle) > dutyTolerance }) {
                         result.dutyMismatches.append("seed \(seed) \(String(format: "%.3f", expected.start))–\(String(format: "%.3f", expected.end)): expected duty \(String(format: "%.3f", expected.dutyCycle)) (\(expected.note)), energy shows \(shown.map { String(format: "%.3f", $0) })")
                     }

@@ -74,7 +74,6 @@ public struct ScanAfterConnectRule: Rule {
     static func whose(_ scan: AppScan) -> String {
         switch scan.attribution {
         case .allPassFilter: ", unfiltered: Android's all-pass filter \(scan.client.map { "index \($0.filterIndex)" } ?? "")"
-        case .filterRemovedBeforeConnecting: ", filter index \(scan.client?.filterIndex ?? 0) removed just before connecting"
         case .startedWithAppScan: ", filter index \(scan.client?.filterIndex ?? 0) started with the app's unfiltered scan"
         case .controllerSession: ""
         }

@@ -28,16 +28,19 @@ public struct ScanChurnRule: Rule {
         var findings: [Finding] = []
         var byController: [UInt16: [AppScan]] = [:]
         for s in model.appScans { byController[s.controller, default: []].append(s) }
-        let connecting = model.connections.compactMap { $0.connectRequested?.timestamp.nanoseconds }
-            + model.connections.map(\.start.timestamp.nanoseconds)
+        // Each connection: when it was asked for (or came up) and when it ended.
+        let links: [(asked: Int64, ended: Int64)] = model.connections.map { c in
+            ((c.connectRequested ?? c.start).timestamp.nanoseconds, (c.end?.timestamp ?? model.endTime).nanoseconds)
+        }
         for (controller, scans) in byController.sorted(by: { $0.key < $1.key }) {
-            // A scan that begins within a second of the previous one's end with a connection in between is the
-            // stack pausing the scan to connect, not the app starting it again.
+            // A scan stopped to connect (a connection asked for around its end) and resumed when that connection
+            // ended is the stack or the app pausing it for the connection, not a new start.
             var starts: [AppScan] = []
             for (i, s) in scans.enumerated() {
+                let begins = s.start.timestamp.nanoseconds
                 if i > 0, let previousEnd = scans[i - 1].endTimestamp?.nanoseconds,
-                   s.start.timestamp.nanoseconds - previousEnd <= Self.restartGap,
-                   connecting.contains(where: { $0 >= previousEnd - Self.restartGap && $0 <= s.start.timestamp.nanoseconds }) {
+                   links.contains(where: { $0.asked >= previousEnd - Self.restartGap && $0.asked <= previousEnd + 2 * Self.restartGap
+                       && $0.asked <= begins && begins <= $0.ended + 2 * Self.restartGap }) {
                     continue
                 }
                 starts.append(s)
@@ -73,6 +76,6 @@ public struct ScanChurnRule: Rule {
         return findings
     }
 
-    /// A scan resumed this soon after the previous one ended, around a connection, is the same scan.
+    /// A connection requested within this of a scan's end (before: 1 s, after: 2 s) is why it stopped.
     static let restartGap: Int64 = 1_000_000_000
 }

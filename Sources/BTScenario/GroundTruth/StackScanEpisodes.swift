@@ -175,6 +175,8 @@ enum StackScanEpisodes {
         // Few slow advertisers: the app's reports stay well under duplicate-scan's 100 redundant ones however
         // long it scans.
         let nearby = (0..<b.int(1...2)).map { _ in ScanEpisodes.advertiser(b, b.newPeer(), interval: b.uniform(1.5...2.5)) }
+        // Android counts starts over 30 s: an earlier episode's scan starts must not fall in this one's window.
+        b.wait(31...33)
         let start = b.t
         if planted {
             let starts = b.int(6...8)
@@ -225,6 +227,8 @@ enum StackScanEpisodes {
         let stack = AndroidScanStack(script: b.s)
         let devices = (0..<b.int(5...6)).map { _ in TruthPeripheral(b, services: [.battery]) }
         let advertisers = devices.map { ScanEpisodes.advertiser(b, $0.peer, interval: b.uniform(0.2...0.5)) }
+        // Android counts starts over 30 s: an earlier episode's scan starts must not fall in this one's window.
+        b.wait(31...33)
         let start = b.t
         var links: [TruthBuilder.Link] = []
         for (i, p) in devices.enumerated() {

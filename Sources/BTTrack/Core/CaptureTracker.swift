@@ -375,17 +375,8 @@ public final class CaptureTracker {
         for c in all { c.ownership = LinkOwnership.classify(c) }
         model.scanClients = self.scans.allClients
         let controllers = Set(model.scanClients.map(\.controller))
-        // The app's LE connection requests, direct or refused: a filtered client removed just before one was the app's.
-        var requests: [(controller: UInt16, at: RecordRef)] = all.compactMap { c in
-            guard c.transport == .le, let r = c.connectRequested else { return nil }
-            return (c.controller, r)
-        }
-        requests += model.failedConnections.compactMap { f in
-            guard f.transport == .le, !f.toAcceptList, let r = f.requested else { return nil }
-            return (r.controller, r)
-        }
         (model.appScans, model.backgroundScanning, model.unattributedScanning) = AppScans.build(
-            sessions: scans, clients: model.scanClients, clientControllers: controllers, connectRequests: requests,
+            sessions: scans, clients: model.scanClients, clientControllers: controllers,
             captureEnd: last?.timestamp)
         return model
     }

@@ -5,8 +5,8 @@ import BTCapture
 ///
 /// On Android with offloaded filters (`ScanClient`), the controller's scan serves every client at once and is
 /// re-programmed whenever one comes or goes; the app's scan is its client's time — the all-pass filter of an
-/// unfiltered scan, or a filter removed just before the app's LE Create Connection — while the controller
-/// scanned. Restarts that only re-program the controller for the same clients are then one scan, and the
+/// unfiltered scan and the filtered clients it started with — while the controller scanned. A filtered client of
+/// its own cannot be told from the OS's: it is not blamed on the app. Restarts that only re-program the controller for the same clients are then one scan, and the
 /// scanning of other clients (the OS's filtered background scans) is not the app's. Elsewhere the capture
 /// shows no clients: each controller scan session is taken as the app's.
 public struct AppScan: Sendable {
@@ -14,9 +14,6 @@ public struct AppScan: Sendable {
     public enum Attribution: String, Sendable {
         /// Android's all-pass filter: a client scanning without filters.
         case allPassFilter = "all_pass_filter"
-        /// A filtered client whose filter was removed just before the app's LE Create Connection: the scan
-        /// whose reports led to the connection.
-        case filterRemovedBeforeConnecting = "filter_removed_before_connecting"
         /// A filtered client added right after the app's unfiltered one: the app started both together (say an
         /// unfiltered scan and one for a heart-rate strap).
         case startedWithAppScan = "started_with_app_scan"
@@ -54,9 +51,6 @@ public struct AppScan: Sendable {
         max(0, (endTimestamp ?? captureEnd).nanoseconds - start.timestamp.nanoseconds)
     }
 
-    /// A filtered client whose filter went away at most this long before LE Create Connection was the app's
-    /// scan for that connection (AOSP removes a stopped client's filter and then connects within milliseconds).
-    public static let connectingWindow: Duration = .seconds(2)
     /// A filtered client added this soon after the app's unfiltered one was started with it (one app action
     /// configures each of its filters in turn, milliseconds apart).
     public static let companionWindow: Duration = .milliseconds(500)
@@ -78,8 +72,7 @@ public struct BackgroundScanning: Sendable {
 
 /// Builds the app's scans and the others' scanning from the controller sessions and the scan clients.
 public enum AppScans {
-    public static func build(sessions: [ScanSession], clients: [ScanClient], clientControllers: Set<UInt16>,
-                             connectRequests: [(controller: UInt16, at: RecordRef)], captureEnd: Timestamp?)
+    public static func build(sessions: [ScanSession], clients: [ScanClient], clientControllers: Set<UInt16>, captureEnd: Timestamp?)
         -> (scans: [AppScan], background: [BackgroundScanning], unattributed: Int64) {
         var unattributed: Int64 = 0
         var scans: [AppScan] = []
@@ -93,7 +86,6 @@ public enum AppScans {
         }
         for controller in clientControllers.sorted() {
             let own = sessions.indices.filter { sessions[$0].controller == controller }
-            let requests = connectRequests.filter { $0.controller == controller }.map(\.at.timestamp)
             var appSpans: [(Int64, Int64)] = []
             for client in clients where client.controller == controller {
                 let attribution: AppScan.Attribution
@@ -105,14 +97,6 @@ public enum AppScans {
                         && (other.removed.map { client.added.timestamp < $0.timestamp } ?? true)
                 }) {
                     attribution = .startedWithAppScan
-                } else if let removed = client.removed?.timestamp,
-                          let request = requests.first(where: { $0 >= removed && $0 - removed <= AppScan.connectingWindow }),
-                          // When an unfiltered client was there before the connection, it was the app's scan.
-                          !clients.contains(where: { other in
-                              other.controller == controller && other.isAllPass && other.added.timestamp <= request
-                                  && (other.removed.map { request - $0.timestamp <= AppScan.connectingWindow } ?? true)
-                          }) {
-                    attribution = .filterRemovedBeforeConnecting
                 } else {
                     continue
                 }
