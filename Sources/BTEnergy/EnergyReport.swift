@@ -91,6 +91,9 @@ public struct EnergyReport: Sendable {
     public var host: RadioCost
     public var firstTimestamp: Timestamp?
     public var lastTimestamp: Timestamp?
+    /// The system the capture shows when it is not Android's (whose phones the default profile describes) and
+    /// the profile is the default: the report says it prices another system's radio with an Android profile.
+    public var platformNotProfiled: String?
 
     public var phoneTotal: RadioCost {
         scans.reduce(.zero) { $0 + $1.phone } + links.reduce(.zero) { $0 + $1.phone } + advertising.reduce(.zero) { $0 + $1.phone }
@@ -113,6 +116,9 @@ public struct EnergyReport: Sendable {
     public init(model: CaptureModel, energy: EnergyModel = EnergyModel()) {
         profile = energy.profile
         hostWakeups = model.hostWakeups.count
+        if let platform = model.platform.platform, platform != .android, platform != .linux, energy.profile.phone == PhoneProfile() {
+            platformNotProfiled = platform.rawValue
+        }
         let awake = model.hostWakeups.awakeSeconds, current = energy.profile.phone.awakeMilliamps
         host = RadioCost(radioSeconds: 0, chargeMC: current * awake.typical, lowMC: current * awake.low,
                          highMC: current * awake.high)

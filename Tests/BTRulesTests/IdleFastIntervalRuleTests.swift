@@ -7,14 +7,22 @@ import BTScenario
 /// BTL011 on hand-built links: idle stretches are gaps in all ATT activity, however the activity runs overlap.
 @Suite("idle-fast-interval")
 struct IdleFastIntervalRuleTests {
-    /// A 7.5 ms link with a notification every second for 61 s and one read 2 s in, then `idleAfter` seconds
+    /// The phone writes Config with a Write Command: traffic that subscribes to nothing (a link with
+    /// notifications on is waiting, not idle, and the rule does not judge it).
+    static func write(_ att: ATTChannel, _ value: [UInt8]) {
+        let h = RuleScript.config.valueHandle
+        // Three bytes: a two-byte write of 1 or 2 to an undiscovered handle may be a CCCD being switched on.
+        att.command([0x52, UInt8(h & 0xFF), UInt8(h >> 8)] + value + [0xA5])
+    }
+
+    /// A 7.5 ms link with a Write Command every second for 61 s and one read 2 s in, then `idleAfter` seconds
     /// without traffic before the disconnect.
     static func notifyingLink(idleAfter: Int64) -> CaptureModel {
         ScriptTracker.model { s in
             let att = RuleScript.connect(s)
             for second in 1...61 {
                 s.wait(seconds: 1)
-                att.notify(handle: RuleScript.data.valueHandle, value: [UInt8(truncatingIfNeeded: second), 0])
+                Self.write(att, [UInt8(truncatingIfNeeded: second), 0])
                 if second == 2 { _ = att.read(RuleScript.config.valueHandle) }
             }
             s.wait(seconds: idleAfter)
@@ -22,10 +30,10 @@ struct IdleFastIntervalRuleTests {
         }
     }
 
-    @Test("a link busy with notifications is not idle because a shorter run started later")
+    @Test("a link busy with writes is not idle because a shorter run started later")
     func overlappingRuns() {
         let model = Self.notifyingLink(idleAfter: 1)
-        // The read's run starts after the notifications' run and ends long before it.
+        // The read's run starts after the writes' run and ends long before it.
         #expect(model.connections.first?.runs.count == 2)
         #expect(findings(IdleFastIntervalRule.self, model).isEmpty)
     }
@@ -45,14 +53,14 @@ struct IdleFastIntervalRuleTests {
 
     @Test("gaps inside a run are not seen: idle_seconds below the run gap acts as the run gap")
     func belowTheRunGap() {
-        // A notification every 4.5 s: one run, with 4.5 s gaps the timeline does not keep. The 4.5 s from the
+        // A write every 4.5 s: one run, with 4.5 s gaps the timeline does not keep. The 4.5 s from the
         // connection to the first notification is a gap between runs, but reporting it while the equal gaps
         // inside the run go unseen would be arbitrary: below the run gap, idle_seconds acts as the run gap.
         let model = ScriptTracker.model { s in
             let att = RuleScript.connect(s)
             for i in 0..<12 {
                 s.wait(ms: 4_500)
-                att.notify(handle: RuleScript.data.valueHandle, value: [UInt8(i), 0])
+                Self.write(att, [UInt8(i), 0])
             }
             s.wait(seconds: 1)
             s.disconnect(att.connection)
@@ -64,9 +72,9 @@ struct IdleFastIntervalRuleTests {
         let gap = ScriptTracker.model { s in
             let att = RuleScript.connect(s)
             s.wait(seconds: 1)
-            att.notify(handle: RuleScript.data.valueHandle, value: [0, 0])
+            Self.write(att, [0, 0])
             s.wait(seconds: 7)
-            att.notify(handle: RuleScript.data.valueHandle, value: [1, 0])
+            Self.write(att, [1, 0])
             s.wait(seconds: 1)
             s.disconnect(att.connection)
         }

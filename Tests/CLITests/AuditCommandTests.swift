@@ -278,7 +278,7 @@ struct AuditCommandTests {
     func catalogue() throws {
         let rules = try run(["rules"])
         #expect(rules.status == 0)
-        #expect(rules.stdout.split(separator: "\n").filter { $0.hasPrefix("BTL") }.count == 13)
+        #expect(rules.stdout.split(separator: "\n").filter { $0.hasPrefix("BTL") }.count == 14)
         let explain = try run(["explain", "BTL005"])
         #expect(explain.stdout.contains("poll-instead-of-notify"))
         #expect(explain.stdout.contains("CoreBluetooth"))

@@ -34,6 +34,9 @@ public enum EnergyText {
     public static func render(file: String, report r: EnergyReport, side: Side = .phone) -> String {
         var out = [file]
         out.append("  profile: phone \(r.profile.phone.name); peripheral \(r.profile.peripheral.name)")
+        if let platform = r.platformNotProfiled {
+            out.append("  note: the capture comes from \(platform), priced with the default Android phone profile: give --profile with its radio currents for its own figures")
+        }
         let phone = side != .peripheral, peripheral = side != .phone
         let total = r.phoneTotal
         let capture = r.captureSeconds

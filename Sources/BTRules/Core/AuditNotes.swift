@@ -1,5 +1,6 @@
 import BTWire
 import BTTrack
+import BTEnergy
 
 /// What a reader of an audit must know about the capture to read its findings right: said once per capture,
 /// not per finding.
@@ -12,8 +13,13 @@ public enum AuditNotes {
     /// Rules that judge an attribute unused, which a request the sniffer missed may have used.
     static let unusedAttributeRules = ["BTL003", "BTL004"]
 
-    public static func notes(_ model: CaptureModel) -> [String] {
+    public static func notes(_ model: CaptureModel, phone: PhoneProfile = PhoneProfile()) -> [String] {
         var notes: [String] = []
+        if let platform = model.platform.platform, platform != .android, platform != .linux, phone == PhoneProfile() {
+            // The default profile is an Android phone's: say so rather than price another system's radio silently.
+            notes.append("costs are priced with the default phone profile (\(phone.name)); this capture comes from "
+                         + "\(platform.rawValue): give --profile with its radio currents for its own figures")
+        }
         if model.isAirCapture {
             notes.append("air capture: each link is seen from its central, so discovery, polling, lingering, interval and "
                          + "churn findings judge the central; " + hostCommandRules.joined(separator: ", ")

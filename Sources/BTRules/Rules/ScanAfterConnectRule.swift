@@ -14,7 +14,7 @@ public struct ScanAfterConnectRule: Rule {
         android: "call BluetoothLeScanner.stopScan(callback) in onScanResult before BluetoothDevice.connectGatt(); for reconnection keep the BluetoothDevice (or getRemoteDevice(address)) instead of scanning again.",
         options: [RuleOption("grace_seconds", 2, unit: "s", "How long scanning may continue after the connection comes up.")],
         fixtures: [.triggers("wasteful-central", findings: 2, connection: 1), .clean("heart-rate-session"),
-                   .clean("fragmented-acl")]
+                   .clean("fragmented-acl"), .clean("android-scan-churn")]
     )
 
     public init() {}

@@ -17,7 +17,7 @@ public struct ScanChurnRule: Rule {
             RuleOption("maximum_starts", 5, "Scan starts allowed within the window (Android's limit is 5 in 30 s)."),
             RuleOption("window_seconds", 30, unit: "s", "The sliding window the starts are counted in."),
         ],
-        fixtures: [.clean("heart-rate-session"), .clean("wasteful-central")]
+        fixtures: [.triggers("android-scan-churn", findings: 1), .clean("heart-rate-session"), .clean("wasteful-central")]
     )
 
     public init() {}

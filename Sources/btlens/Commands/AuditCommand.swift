@@ -252,7 +252,7 @@ struct AuditCommand: ParsableCommand {
                                          connections: model.connections.count, accepted: accepted, platform: model.platform)
             audited.radioChargeMC = EnergyReport.phoneTotal(model: model, energy: auditor.energy).chargeMC
             audited.hostChargeMC = auditor.energy.profile.phone.awakeMilliamps * model.hostWakeups.awakeSeconds.typical
-            audited.notes = AuditNotes.notes(model)
+            audited.notes = AuditNotes.notes(model, phone: auditor.energy.profile.phone)
             if model.hasNothingToJudge {
                 audited.nothingToJudge = true
                 audited.notes.insert("nothing to judge: the capture holds no HCI packet or link-layer frame (is snoop logging on?)", at: 0)
