@@ -133,6 +133,7 @@ struct BTSnoozLogTests {
         let packets = BTSnoozLog.packetCount(original)
         let (last, current) = BTSnoozLog.files(fromBTSnoop: original, lastDumpAt: packets / 2)
         let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.file("same"), withIntermediateDirectories: true)
         let lastPath = try dir.write("btsnooz_hci.log.last", last)
         let currentPath = try dir.write("btsnooz_hci.log", current)
         // The ring holds every packet here: the log repeats all of .last.
@@ -141,6 +142,12 @@ struct BTSnoozLogTests {
         let joined = try both[0].get()
         #expect(joined.displayName == "btsnooz_hci.log.last+btsnooz_hci.log")
         #expect(try Self.records(joined).count == packets)
+        // Two bug reports with no packet between them: the same dump twice, read once.
+        let samePath = try dir.write("same/btsnooz_hci.log", current)
+        _ = try dir.write("same/btsnooz_hci.log.last", current)
+        let same = CaptureInputs.resolve([dir.file("same/btsnooz_hci.log.last"), samePath])
+        try #require(same.count == 1)
+        #expect(try Self.records(try same[0].get()).count == packets)
         let alone = try CaptureInputs.resolve(currentPath)
         #expect(alone.count == 1 && alone[0].notices.contains { $0.contains("btsnooz log btsnooz_hci.log,") })
 

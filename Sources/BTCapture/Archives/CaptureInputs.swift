@@ -287,11 +287,11 @@ public enum CaptureInputs {
 
     /// Android's `btsnooz_hci.log.last` and `btsnooz_hci.log` as one capture: each is the ring dumped at a bug
     /// report, so the newer may repeat the older's end (read once) or follow it. nil when the newer one does not
-    /// reach past the older's end (not the later dump) or one cannot be read.
+    /// reach the older's end (not the later dump) or one cannot be read; two identical dumps are read once.
     static func joinOverlapping(_ pair: [CaptureInput]) -> CaptureInput? {
         guard let older = pair[0].bounds(needLast: true), let olderLast = older.last,
               let newer = pair[1].bounds(needLast: true), let newerLast = newer.last,
-              newer.first >= older.first, newerLast > olderLast,
+              newer.first >= older.first, newerLast >= olderLast,
               var joined = join(pair, checked: true)
         else { return nil }
         joined.overlapping = true
