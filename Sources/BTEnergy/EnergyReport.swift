@@ -157,7 +157,7 @@ public struct EnergyReport: Sendable {
         }
         for c in model.connections {
             var link = Self.link(c, captureEnd: captureEnd, energy: energy)
-            link.qualityReports = model.qualityReports.filter { $0.isAbout(c, end: c.end?.timestamp) }
+            link.qualityReports = QualityReport.about(c, in: model.qualityReports)
             links.append(link)
         }
         let paging = model.failedConnections.filter { $0.transport == .brEdr }.map { f in

@@ -100,7 +100,9 @@ struct BTSnoozLogTests {
         let dir = try TemporaryDirectory()
         let path = dir.file("bugreport.zip")
         try ArchiveFixtures.write(path, .zip, members: [
-            ("bugreport-sdk_gphone64-UE1A.260115.001-2026-01-15-10-02-00.txt", ArchiveFixtures.bugReportText(summary: nil)),
+            // Beside a text summary (Android 12 may write both): the binary log is read.
+            ("bugreport-sdk_gphone64-UE1A.260115.001-2026-01-15-10-02-00.txt",
+             ArchiveFixtures.bugReportText(summary: ArchiveFixtures.btsnooz(fromBTSnoop: original, version: 2))),
             (Self.logs + "btsnooz_hci.log.last", last),
             (Self.logs + "btsnooz_hci.log", current),
         ])

@@ -81,7 +81,7 @@ public enum TimelineReport {
         m.append(("events", .array(c.events.map { eventJSON($0, in: c) })))
         m.append(("dropped_events", .int(c.droppedEvents)))
         // Only on links with some: older readers' output stays as it was.
-        let reports = model.qualityReports.filter { $0.isAbout(c, end: c.end?.timestamp) }
+        let reports = QualityReport.about(c, in: model.qualityReports)
         if !reports.isEmpty {
             m.append(("quality_reports", .array(reports.map { r in
                 .object([("time", .number(r.at.timestamp.decimalString())), ("record", .int(r.at.number)),
@@ -176,7 +176,7 @@ public enum TimelineReport {
     static func withQualityReports(_ lines: [(at: RecordRef, text: String)], _ c: Connection, model: CaptureModel)
         -> [(at: RecordRef, text: String)]
     {
-        let reports = model.qualityReports.filter { $0.isAbout(c, end: c.end?.timestamp) }
+        let reports = QualityReport.about(c, in: model.qualityReports)
         guard !reports.isEmpty else { return lines }
         var out: [(at: RecordRef, text: String)] = []
         var next = reports.startIndex

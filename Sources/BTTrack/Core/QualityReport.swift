@@ -41,10 +41,27 @@ public struct QualityReport: Sendable, Equatable {
     }
 
     /// Whether this report is about `c`: its controller, its handle, within its lifetime.
-    public func isAbout(_ c: Connection, end: Timestamp?) -> Bool {
+    public func isAbout(_ c: Connection) -> Bool {
         guard let handle = report.handle, handle == c.handle, at.controller == c.start.controller,
-              at.timestamp >= c.start.timestamp
+              at.number >= c.start.number
         else { return false }
-        return end.map { at.timestamp <= $0 } ?? true
+        return c.end.map { at.number <= $0.number } ?? true
+    }
+
+    /// The reports of `reports` (in capture order, as the model keeps them) about `c`: a binary search for the
+    /// link's first record, then its lifetime's reports, so every link of a long capture costs little.
+    public static func about(_ c: Connection, in reports: [QualityReport]) -> [QualityReport] {
+        guard !reports.isEmpty else { return [] }
+        var low = 0, high = reports.count
+        while low < high {
+            let mid = (low + high) / 2
+            if reports[mid].at.number < c.start.number { low = mid + 1 } else { high = mid }
+        }
+        var out: [QualityReport] = []
+        for r in reports[low...] {
+            if let end = c.end, r.at.number > end.number { break }
+            if r.isAbout(c) { out.append(r) }
+        }
+        return out
     }
 }
