@@ -68,8 +68,10 @@ public enum EnergyText {
                     var sides: [String] = []
                     if phone { sides.append("phone " + mc(p.phone)) }
                     if peripheral, let q = p.peripheral { sides.append("peripheral " + mc(q)) }
+                    // The phase a heavy-retransmission report falls in: the cost the model misses is there.
+                    let heavy = l.qualityReports.contains { $0.showsHeavyRetransmissions && $0.at.timestamp >= p.start && $0.at.timestamp <= p.end }
                     out.append("      \(p.name), \(TimeFormat.human(.nanoseconds(p.end.nanoseconds - p.start.nanoseconds))): "
-                               + sides.joined(separator: "; "))
+                               + sides.joined(separator: "; ") + (heavy ? " (heavy retransmissions reported)" : ""))
                 }
             }
             if let heavy = l.heavyRetransmissions { out.append("    " + heavyRetransmissions(heavy)) }
