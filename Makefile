@@ -85,7 +85,9 @@ fuzz: deps
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xcc -fsanitize=address
 	@mkdir -p fuzz-data/corpus fuzz-data/artifacts
 	@# Air-sniffer captures in every container (251, 256, 272 v0–v3, PPI): Tests/Fuzz/Seeds (README.md there).
-	@for f in samples/*.btsnoop samples/*.pcap samples/*.pklg Tests/Fuzz/Seeds/*.pcap Tests/Fuzz/Seeds/*.pcapng; do \
+	@# Android btsnooz logs and a link of Bluetooth Quality Reports: the btsnooz reader and the BQR decoder.
+	@for f in samples/*.btsnoop samples/*.pcap samples/*.pklg Tests/Fuzz/Seeds/*.pcap Tests/Fuzz/Seeds/*.pcapng \
+	  Tests/Fuzz/Seeds/*.btsnooz_hci.log* Tests/Fuzz/Seeds/*.btsnoop; do \
 	  [ -e "fuzz-data/corpus/$${f##*/}" ] || cp "$$f" fuzz-data/corpus/; done
 	@# The archive path too (gzip and tar are essential on Debian): a compressed capture and a tar.gz of two.
 	@[ -e fuzz-data/corpus/heart-rate-session.btsnoop.gz ] || gzip -9 -n -c samples/heart-rate-session.btsnoop > fuzz-data/corpus/heart-rate-session.btsnoop.gz

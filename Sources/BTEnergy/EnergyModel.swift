@@ -84,19 +84,24 @@ public struct EnergyModel: Sendable {
 
     static func phy(_ v: UInt8) -> AirTime.PHY { AirTime.PHY(rawValue: v) ?? .le1M }
 
-    /// The connection interval's range (Core Vol 6 Part B §4.5.1), seconds.
-    static let shortestInterval = 0.0075, longestInterval = 4.0
+    /// The connection interval's range (Core Vol 6 Part B §4.5.1), seconds: from 375 µs with Shorter Connection
+    /// Intervals (Core 6.2; 7.5 ms before) to 4 s.
+    static let shortestInterval = 0.000375, longestInterval = 4.0
 
     /// The phone's view of a phase lasting `seconds` with `parameters`, `sent` and `received` traffic.
     public func linkTime(seconds: Double, parameters: ConnectionParameters?, txPHY: UInt8, rxPHY: UInt8,
                          sent: LinkLayerTraffic, received: LinkLayerTraffic, encrypted: Bool,
-                         phoneIsCentral: Bool) -> LinkTime {
-        // Unseen parameters: a common 30 ms; values outside the spec's 7.5 ms–4 s (a damaged event) are clamped.
+                         phoneIsCentral: Bool, channelSoundingSeconds: Double = 0) -> LinkTime {
+        // Unseen parameters: a common 30 ms; values outside the spec's 375 µs–4 s (a damaged event) are clamped.
         let interval = min(max((parameters?.intervalMilliseconds ?? 30) / 1000, Self.shortestInterval), Self.longestInterval)
         let latency = Double(parameters?.latency ?? 0)
-        let n = max(0, seconds / interval)
         let dc = Double(phoneIsCentral ? sent.pdus : received.pdus)  // central → peripheral
         let dp = Double(phoneIsCentral ? received.pdus : sent.pdus)
+        // The events that happen: a subrated link wakes once in `factor` intervals, and after data for
+        // `continuation` more at the base interval (Core 5.3 Vol 6 Part B §4.5.1), never more than every interval.
+        let factor = Double(max(1, parameters?.subrateFactor ?? 1))
+        let continuation = min(Double(parameters?.continuationNumber ?? 0), factor - 1)
+        let n = min(max(0, seconds / (interval * factor)) + continuation * max(dc, dp), max(0, seconds / interval))
         let eLow = max(n, dc, dp), eHigh = n + dc + dp
         let tx = Self.phy(txPHY), rx = Self.phy(rxPHY)
         let dataSent = AirTime.dataPDUs(sent.pdus, bytes: sent.bytes, phy: tx, encrypted: encrypted)
@@ -105,9 +110,11 @@ public struct EnergyModel: Sendable {
         func phone(_ e: Double) -> RadioTime {
             // Every exchange: one packet each way, empty where no data went.
             let ownPDUs = Double(sent.pdus), peerPDUs = Double(received.pdus)
-            return RadioTime(txSeconds: dataSent + max(0, e - ownPDUs) * AirTime.emptyPDU(phy: tx) + n * profile.phone.eventTxOverheadSeconds,
+            // Channel Sounding: the radio alternates sending and receiving tones and packets for the subevent.
+            return RadioTime(txSeconds: dataSent + max(0, e - ownPDUs) * AirTime.emptyPDU(phy: tx) + n * profile.phone.eventTxOverheadSeconds
+                                 + channelSoundingSeconds / 2,
                              rxSeconds: dataReceived + max(0, e - peerPDUs) * AirTime.emptyPDU(phy: rx) + e * guardTime
-                                 + n * profile.phone.eventRxOverheadSeconds)
+                                 + n * profile.phone.eventRxOverheadSeconds + channelSoundingSeconds / 2)
         }
         let dataEvents = max(dc, dp)
         return LinkTime(events: n, exchangesLow: eLow, exchangesHigh: eHigh, phoneLow: phone(eLow), phoneHigh: phone(eHigh),

@@ -19,7 +19,10 @@ public struct EnergyReport: Sendable {
         public var parameters: ConnectionParameters?
         /// "interval 7.5 ms latency 0": made when asked, since audits price every phase and print none.
         public var name: String {
-            parameters.map { "interval \(Format.ms($0.intervalMilliseconds)) ms latency \($0.latency)" } ?? "parameters unknown"
+            parameters.map { p in
+                "interval \(Format.ms(p.intervalMilliseconds)) ms latency \(p.latency)"
+                    + (p.subrateFactor > 1 ? ", subrated ×\(p.subrateFactor): effective interval \(Format.ms(p.effectiveIntervalMilliseconds)) ms" : "")
+            } ?? "parameters unknown"
         }
         public var start: Timestamp
         public var end: Timestamp
@@ -41,6 +44,10 @@ public struct EnergyReport: Sendable {
             return phases.reduce(.zero) { $0 + ($1.peripheral ?? .zero) }
         }
         public var radio: RadioTime { phases.reduce(RadioTime()) { $0 + $1.radio } }
+        /// Bluetooth Quality Reports about this link (link quality, supervision timeout approaching, choppy audio).
+        public var qualityReports: [QualityReport] = []
+        /// The first link-quality report that shows heavy retransmissions: it explains a costly link.
+        public var heavyRetransmissions: QualityReport? { qualityReports.first(where: \.showsHeavyRetransmissions) }
         /// Air captures: the air time of the packets the sniffer heard, the central's as `txSeconds` and the
         /// peripheral's as `rxSeconds` (the phone is the central), at each phase's PHYs; nil for HCI links. Packet
         /// time only: the model's `radio` also has the receiver listening between packets (T_IFS and its guard),
@@ -80,11 +87,32 @@ public struct EnergyReport: Sendable {
         }
     }
 
+    /// A Bluetooth Quality Report Energy Monitor (BQR v6): the controller's own LE and BR/EDR tx and rx time and
+    /// average current over the period before the report, and the model's LE tx and rx time for that period.
+    public struct Monitored: Sendable {
+        public var start: Timestamp
+        public var end: Timestamp
+        public var monitor: BluetoothQualityReport.EnergyMonitor
+        public var modelTxSeconds: Double
+        public var modelRxSeconds: Double
+        public var leTxSeconds: Double { Double(monitor.leTxMilliseconds) / 1000 }
+        public var leRxSeconds: Double { Double(monitor.leRxMilliseconds) / 1000 }
+        /// The controller spent radio time on BR/EDR in the period, which the LE model does not price.
+        public var brEdrActive: Bool { monitor.brEdrTxMilliseconds + monitor.brEdrRxMilliseconds > 0 }
+        public var seconds: Double { Double(end.nanoseconds - start.nanoseconds) / 1e9 }
+        /// (model − measured) / measured of LE tx + rx time; nil when the controller measured none.
+        public var error: Double? {
+            let measured = leTxSeconds + leRxSeconds
+            return measured > 0 ? (modelTxSeconds + modelRxSeconds - measured) / measured : nil
+        }
+    }
+
     public var profile: EnergyProfile
     public var scans: [Scan] = []
     public var links: [Link] = []
     public var advertising: [Advertising] = []
     public var measured: [Measured] = []
+    public var monitored: [Monitored] = []
     public var hostWakeups: Int
     /// The host kept awake by them (the profile's awake current; the range is the hold's, 0.1–3 s). Never in
     /// the radio totals.
@@ -137,12 +165,29 @@ public struct EnergyReport: Sendable {
                                            phone: energy.advertisingCost(a, seconds: Self.seconds(a.start.timestamp, end))))
         }
         for c in model.connections {
-            links.append(Self.link(c, captureEnd: captureEnd, energy: energy))
+            var link = Self.link(c, captureEnd: captureEnd, energy: energy)
+            link.qualityReports = QualityReport.about(c, in: model.qualityReports)
+            links.append(link)
         }
         let paging = model.failedConnections.filter { $0.transport == .brEdr }.map { f in
             (start: f.requested?.timestamp ?? f.at.timestamp, end: f.at.timestamp)
         }
         measured = Self.measured(model.controllerActivity, report: self, paging: paging)
+        monitored = Self.monitored(model.qualityReports, report: self)
+    }
+
+    /// Each Energy Monitor report against the model over the period it counts (the `periodMilliseconds` before it).
+    static func monitored(_ reports: [QualityReport], report: EnergyReport) -> [Monitored] {
+        let monitors = reports.compactMap { r in
+            r.energyMonitor.map { (start: r.at.timestamp.adding(nanoseconds: -Int64($0.periodMilliseconds) * 1_000_000), end: r.at.timestamp, monitor: $0) }
+        }.filter { $0.monitor.periodMilliseconds > 0 }
+        guard !monitors.isEmpty else { return [] }
+        let integral = modelIntegral(at: monitors.flatMap { [$0.start.nanoseconds, $0.end.nanoseconds] }, report: report)
+        return monitors.map { m in
+            let f = integral[m.start.nanoseconds] ?? (0, 0), t = integral[m.end.nanoseconds] ?? (0, 0)
+            return Monitored(start: m.start, end: m.end, monitor: m.monitor, modelTxSeconds: max(0, t.tx - f.tx),
+                             modelRxSeconds: max(0, t.rx - f.rx))
+        }
     }
 
     /// The phone's total alone (what an audit's summary needs), without keeping each activity: no array per link.
@@ -160,7 +205,8 @@ public struct EnergyReport: Sendable {
             let central = c.role != .peripheral
             func add(_ p: LinkPhase, from: Timestamp, to: Timestamp) {
                 let t = energy.linkTime(seconds: seconds(from, to), parameters: p.parameters, txPHY: p.txPHY, rxPHY: p.rxPHY,
-                                        sent: p.sent, received: p.received, encrypted: c.encrypted, phoneIsCentral: central)
+                                        sent: p.sent, received: p.received, encrypted: c.encrypted, phoneIsCentral: central,
+                                        channelSoundingSeconds: Double(p.channelSoundingMicroseconds) / 1e6)
                 total += energy.phoneCost(t)
             }
             // The phases tile the link: each from its start (the first from the link's) to the next one's.
@@ -191,7 +237,8 @@ public struct EnergyReport: Sendable {
             }
             let central = c.role != .peripheral
             let t = energy.linkTime(seconds: seconds, parameters: p.parameters, txPHY: p.txPHY, rxPHY: p.rxPHY,
-                                    sent: p.sent, received: p.received, encrypted: c.encrypted, phoneIsCentral: central)
+                                    sent: p.sent, received: p.received, encrypted: c.encrypted, phoneIsCentral: central,
+                                    channelSoundingSeconds: Double(p.channelSoundingMicroseconds) / 1e6)
             let peripheral = central
                 ? energy.peripheralCost(t, seconds: seconds, peripheralSent: t.dataAirReceived, peripheralReceived: t.dataAirSent)
                 : nil
@@ -203,16 +250,9 @@ public struct EnergyReport: Sendable {
         return link
     }
 
-    /// The intervals between consecutive controller activity reports, with the model's tx and rx time for each:
-    /// every scan and link prorated by its overlap with the interval.
-    static func measured(_ reports: [ControllerActivityReport], report: EnergyReport,
-                         paging: [(start: Timestamp, end: Timestamp)]) -> [Measured] {
-        // Each answer counts since the stack's previous read (AOSP resets the counters on read), so the second of
-        // two reads in the capture measures the interval between them; the first read's interval began before it.
-        let intervals = zip(reports, reports.dropFirst()).filter { a, b in
-            b.at.controller == a.at.controller && b.at.timestamp > a.at.timestamp
-        }
-        guard !intervals.isEmpty else { return [] }
+    /// The model's running tx and rx time (seconds) at each of `times` (ns): every scan and link phase spreads its
+    /// radio time evenly over its span.
+    static func modelIntegral(at times: [Int64], report: EnergyReport) -> [Int64: (tx: Double, rx: Double)] {
         // Every scan and link phase spreads its radio time evenly over its span: the model's time in an interval
         // is F(to) − F(from), F the running integral of the summed rates, made in one sweep over the spans' ends
         // and the reads (not each interval against each activity: thousands of reads times thousands of links).
@@ -227,7 +267,7 @@ public struct EnergyReport: Sendable {
         for s in report.scans { spread(s.start, s.end, s.radio) }
         for l in report.links { for p in l.phases { spread(p.start, p.end, p.radio) } }
         changes.sort { $0.at < $1.at }
-        let times = Array(Set(intervals.flatMap { [$0.0.at.timestamp.nanoseconds, $0.1.at.timestamp.nanoseconds] })).sorted()
+        let times = Array(Set(times)).sorted()
         var integral: [Int64: (tx: Double, rx: Double)] = [:]
         var rate = (tx: 0.0, rx: 0.0), total = (tx: 0.0, rx: 0.0), now = Int64.min, next = 0
         for t in times {
@@ -247,6 +287,21 @@ public struct EnergyReport: Sendable {
             }
             integral[t] = total
         }
+        return integral
+    }
+
+    /// The intervals between consecutive controller activity reports, with the model's tx and rx time for each:
+    /// every scan and link prorated by its overlap with the interval.
+    static func measured(_ reports: [ControllerActivityReport], report: EnergyReport,
+                         paging: [(start: Timestamp, end: Timestamp)]) -> [Measured] {
+        // Each answer counts since the stack's previous read (AOSP resets the counters on read), so the second of
+        // two reads in the capture measures the interval between them; the first read's interval began before it.
+        let intervals = zip(reports, reports.dropFirst()).filter { a, b in
+            b.at.controller == a.at.controller && b.at.timestamp > a.at.timestamp
+        }
+        guard !intervals.isEmpty else { return [] }
+        let integral = modelIntegral(at: intervals.flatMap { [$0.0.at.timestamp.nanoseconds, $0.1.at.timestamp.nanoseconds] },
+                                     report: report)
         // BR/EDR links and page attempts: counted by binary search over their sorted starts and ends.
         var brEdr = paging.map { ($0.start.nanoseconds, $0.end.nanoseconds) }
         for l in report.links where !l.modelled && l.connection.transport == .brEdr {

@@ -11,6 +11,10 @@ extension ScenarioTool {
             for s in ScenarioRegistry.all {
                 print(s.name + String(repeating: " ", count: width - s.name.count + 2) + s.summary)
             }
+            print("\nWritten on demand (not samples):")
+            for s in ScenarioRegistry.features {
+                print(s.name + String(repeating: " ", count: max(1, width - s.name.count + 2)) + s.summary)
+            }
             print("\nFormats (--format):")
             for f in ScenarioFormat.allCases {
                 print(f.rawValue + String(repeating: " ", count: width - f.rawValue.count + 2) + f.summary)

@@ -12,7 +12,7 @@ struct ScenarioTool: ParsableCommand {
         commandName: "btlens-scenario",
         abstract: "Write btlens's scripted Bluetooth HCI captures: samples, test fixtures and benchmark input.",
         discussion: "Every capture is deterministic: the same command writes the same bytes.",
-        subcommands: [List.self, Write.self, Samples.self, Bench.self, Truth.self, Pcapng.self])
+        subcommands: [List.self, Write.self, Samples.self, Bench.self, Truth.self, Pcapng.self, BTSnooz.self])
 
     static func main() {
         do {
@@ -73,7 +73,7 @@ extension ScenarioTool {
     /// The scenario called `name`, or a usage error that lists the known ones.
     static func scenario(named name: String) throws -> Scenario {
         guard let s = ScenarioRegistry.named(name) else {
-            throw ToolError.usage("unknown scenario '\(name)' (known: \(ScenarioRegistry.names.joined(separator: ", ")))")
+            throw ToolError.usage("unknown scenario '\(name)' (known: \((ScenarioRegistry.names + ScenarioRegistry.features.map(\.name)).joined(separator: ", ")))")
         }
         return s
     }

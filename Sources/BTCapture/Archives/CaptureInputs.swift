@@ -37,7 +37,9 @@ public enum CaptureInputs {
         let head = source.peek(sniffLength)
         if OpenedCapture.recognises(head) || head.count < 4 {
             // Short or empty files get the capture opener's own error.
-            return [CaptureInput(path: path, displayName: baseName(path), parts: [.file(path)])]
+            var input = CaptureInput(path: path, displayName: baseName(path), parts: [.file(path)])
+            if isBTSnoozLog(path) { input.notices.append(btsnoozLogNotice(input.displayName)) }
+            return [input]
         }
         if let kind = ArchiveMagic.kind(head) {
             return try resolveArchive(path, kind: kind)
@@ -51,10 +53,26 @@ public enum CaptureInputs {
         return [CaptureInput(path: path, displayName: baseName(path), parts: [.file(path)])]
     }
 
+    /// What a btsnooz capture (the text summary or the binary log) holds, and how to get all of it.
+    static let btsnoozCaveat = "which holds only the last packets the Bluetooth service kept, with ACL payloads cut "
+        + "short (enable the full log: Developer options → Enable Bluetooth HCI snoop log)"
+
     public static func btsnoozNotice(_ text: String) -> String {
-        "no full snoop log here: read the btsnooz summary in \(text), which holds only the last packets the "
-            + "Bluetooth service kept, with ACL payloads cut short (enable the full log: Developer options → "
-            + "Enable Bluetooth HCI snoop log)"
+        "no full snoop log here: read the btsnooz summary in \(text), " + btsnoozCaveat
+    }
+
+    /// Android's binary btsnooz log (Android 12 and later; the text summary is older Android's): the in-memory
+    /// ring the Bluetooth service keeps while the full log is off, dumped at each bug report as btsnoop H4
+    /// records whose ACL payloads are cut (AOSP system/gd/hal/snoop_logger.cc). Its format is btsnoop, read
+    /// from the content; the name only says to give the caveat and to read `.last` and the log as overlapping.
+    public static let btsnoozLogName = "btsnooz_hci.log"
+
+    public static func isBTSnoozLog(_ path: String) -> Bool { baseName(path).contains(btsnoozLogName) }
+
+    static let btsnoozLogNoticePrefix = "no full snoop log here: read Android's btsnooz log "
+
+    public static func btsnoozLogNotice(_ name: String) -> String {
+        btsnoozLogNoticePrefix + name + ", " + btsnoozCaveat
     }
 
     // MARK: - Archives
@@ -82,9 +100,14 @@ public enum CaptureInputs {
                                      parts: [.member(archive: archivePath, path: inside)])
             input.knownFirst = member.first
             input.knownLast = member.last
+            if isBTSnoozLog(inside) { input.notices.append(btsnoozLogNotice(input.displayName)) }
             return input
         }
         var inputs = members.filter(\.isCapture).map(input)
+        if inputs.contains(where: \.isAndroidSnoopLog) {
+            // The full log was on (Android deletes the btsnooz log then; one left from before is older and partial).
+            inputs.removeAll { $0.memberPath.map(isBTSnoozLog) ?? false }
+        }
         inputs = joinRotated(inputs)
         inputs = joinSysdiagnose(inputs)
         if inputs.isEmpty, let text = members.first(where: \.isBugReportText) {
@@ -100,6 +123,9 @@ public enum CaptureInputs {
         } else if members.contains(where: \.isBugReportText) {
             for i in inputs.indices where inputs[i].isAndroidSnoopLog {
                 inputs[i].notices.append("the bug report's full snoop log is read (not the btsnooz summary in its text)")
+            }
+            for i in inputs.indices where inputs[i].memberPath.map(isBTSnoozLog) ?? inputs[i].overlapping {
+                inputs[i].notices.append("the bug report's btsnooz log is read (not a btsnooz summary in its text, which older Android wrote)")
             }
         }
         if let damage {
@@ -145,7 +171,7 @@ public enum CaptureInputs {
                    let capture = try? OpenedCapture.open(source: inner ?? source, issues: IssueLog()),
                    let firstRecord = capture.nextRecord() {
                     listed.first = firstRecord.timestamp
-                    if inside.hasSuffix(rotatedSuffix) || isSysdiagnoseLog(inside) {
+                    if inside.hasSuffix(rotatedSuffix) || isSysdiagnoseLog(inside) || isBTSnoozLog(inside) {
                         var last = firstRecord.timestamp
                         while let record = capture.nextRecord() { last = record.timestamp }
                         listed.last = last
@@ -186,7 +212,8 @@ public enum CaptureInputs {
             guard let newer = result.firstIndex(where: { $0.path == newerPath }),
                   let olderIndex = result.firstIndex(where: { $0.path == older.path })
             else { continue }
-            if let joined = join([result[olderIndex], result[newer]]) {
+            let pair = [result[olderIndex], result[newer]]
+            if let joined = isBTSnoozLog(newerPath) ? joinOverlapping(pair) : join(pair) {
                 result[olderIndex] = joined
                 result.remove(at: newer)
             }
@@ -226,7 +253,8 @@ public enum CaptureInputs {
             guard case .success(let older) = result[i], older.path.hasSuffix(rotatedSuffix), older.isPlainFile else { i += 1; continue }
             let newerPath = String(older.path.dropLast(rotatedSuffix.count))
             guard let j = result.firstIndex(where: { if case .success(let n) = $0 { n.path == newerPath && n.isPlainFile } else { false } }),
-                  case .success(let newer) = result[j], let joined = join([older, newer])
+                  case .success(let newer) = result[j],
+                  let joined = isBTSnoozLog(newerPath) ? joinOverlapping([older, newer]) : join([older, newer])
             else { i += 1; continue }
             result[min(i, j)] = .success(joined)
             result.remove(at: max(i, j))
@@ -254,6 +282,20 @@ public enum CaptureInputs {
         joined.displayName = ([inputs[0].displayName] + rest).joined(separator: "+")
         joined.notices = inputs.flatMap(\.notices)
         joined.knownLast = inputs.last?.knownLast
+        return joined
+    }
+
+    /// Android's `btsnooz_hci.log.last` and `btsnooz_hci.log` as one capture: each is the ring dumped at a bug
+    /// report, so the newer may repeat the older's end (read once) or follow it. nil when the newer one does not
+    /// reach the older's end (not the later dump) or one cannot be read; two identical dumps are read once.
+    static func joinOverlapping(_ pair: [CaptureInput]) -> CaptureInput? {
+        guard let older = pair[0].bounds(needLast: true), let olderLast = older.last,
+              let newer = pair[1].bounds(needLast: true), let newerLast = newer.last,
+              newer.first >= older.first, newerLast >= olderLast,
+              var joined = join(pair, checked: true)
+        else { return nil }
+        joined.overlapping = true
+        joined.notices = [btsnoozLogNotice(joined.displayName)] + joined.notices.filter { !$0.hasPrefix(btsnoozLogNoticePrefix) }
         return joined
     }
 
@@ -379,8 +421,8 @@ public struct CaptureInput: Sendable {
     public func open(issues: IssueLog = IssueLog()) throws -> OpenedCapture {
         for notice in notices { issues.notice(notice) }
         if parts.count == 1 { return try parts[0].open(issues: issues) }
-        let joined = zip(parts, partNames).map { part, name in
-            JoinedCapture.Part(name: name) { try part.open(issues: $0) }
+        let joined = zip(parts, partNames).enumerated().map { index, named in
+            JoinedCapture.Part(name: named.1, skipsRepeats: overlapping && index > 0) { try named.0.open(issues: $0) }
         }
         return .joined(try JoinedCapture(parts: joined, issues: issues))
     }
@@ -400,6 +442,9 @@ public struct CaptureInput: Sendable {
 
     /// Android's snoop log (`…/bluetooth/logs/btsnoop_hci.log…`).
     var isAndroidSnoopLog: Bool { path.contains("btsnoop_hci.log") }
+
+    /// Parts that may repeat the end of the part before (Android's btsnooz dumps): read once.
+    var overlapping = false
 
     /// Times the listing pass already read (members of an archive); nil for files.
     var knownFirst: Timestamp?

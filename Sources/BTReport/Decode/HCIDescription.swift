@@ -170,6 +170,8 @@ enum HCIDescription {
             }
         case .leMeta:
             return leMeta(e, frame: frame)
+        case .vendorSpecific:
+            if let bqr = BluetoothQualityReport(vendorEventParameters: p) { return QualityReportDescription.describe(bqr) }
         default:
             break
         }
@@ -240,6 +242,9 @@ enum HCIDescription {
                 detail = "handle \(Hex.u16(v.handle)) \(range.description)"
                 fields += [DecodedField("handle", Hex.u16(v.handle)), DecodedField("parameters", range.description)]
             }
+        case .subrateChange, .connectionRateChange, .frameSpaceUpdateComplete, .channelSoundingProcedureEnableComplete,
+             .channelSoundingSubeventResult, .channelSoundingSubeventResultContinue:
+            if let described = ConnectionRateDescription.describe(sub, p, fields: fields) { return described }
         case .readRemoteFeaturesComplete, .longTermKeyRequest, .channelSelectionAlgorithm:
             var r = ByteReader(p)
             if sub == .readRemoteFeaturesComplete { _ = r.readU8() }

@@ -38,6 +38,7 @@ public enum EnergyJSON {
                     ("start", time(l.start)), ("end", time(l.end)), ("modelled", .bool(l.modelled)),
                     ("phone", cost(l.phone)), ("peripheral", cost(l.peripheral)),
                     ("heard", l.heard.map { .object([("tx_s", round($0.txSeconds)), ("rx_s", round($0.rxSeconds))]) } ?? .null),
+                    ("heavy_retransmissions", heavyRetransmissions(l)),
                     ("phases", .array(l.phases.map { p in
                         .object([("name", .string(p.name)), ("start", time(p.start)), ("end", time(p.end)),
                                  ("phone", cost(p.phone)), ("peripheral", cost(p.peripheral))])
@@ -57,6 +58,28 @@ public enum EnergyJSON {
                          ("error", m.error.map { round($0, 4) } ?? .null), ("br_edr_active", .bool(m.brEdrActive)),
                          ("scan_parameters_unknown", .bool(m.scanParametersUnknown))])
             })),
+            ("energy_monitor", .array(r.monitored.map(monitored))),
         ])
+    }
+
+    static func heavyRetransmissions(_ l: EnergyReport.Link) -> JSONValue {
+        guard let q = l.heavyRetransmissions?.linkQuality else { return .null }
+        let packets: JSONValue = q.txPackets.map { .int(Int($0)) } ?? .null
+        return .object([("retransmissions", .int(Int(q.retransmissions))), ("tx_packets", packets), ("rssi", .int(Int(q.rssi)))])
+    }
+
+    /// A Bluetooth Quality Report Energy Monitor beside the model.
+    static func monitored(_ m: EnergyReport.Monitored) -> JSONValue {
+        let e = m.monitor
+        let model: JSONValue = .object([("tx_s", round(m.modelTxSeconds, 3)), ("rx_s", round(m.modelRxSeconds, 3))])
+        let error: JSONValue = m.error.map { round($0, 4) } ?? .null
+        return .object([("start", time(m.start)), ("end", time(m.end)), ("le_tx_s", round(m.leTxSeconds, 3)),
+                        ("le_rx_s", round(m.leRxSeconds, 3)),
+                        ("br_edr_tx_s", round(Double(e.brEdrTxMilliseconds) / 1000, 3)),
+                        ("br_edr_rx_s", round(Double(e.brEdrRxMilliseconds) / 1000, 3)),
+                        ("active_s", round(Double(e.activeMilliseconds) / 1000, 3)),
+                        ("idle_s", round(Double(e.idleMilliseconds) / 1000, 3)),
+                        ("average_ma", .int(Int(e.averageCurrentMilliamps))), ("model", model), ("error", error),
+                        ("br_edr_active", .bool(m.brEdrActive))])
     }
 }

@@ -71,10 +71,13 @@ public enum EnergyText {
                     var sides: [String] = []
                     if phone { sides.append("phone " + mc(p.phone)) }
                     if peripheral, let q = p.peripheral { sides.append("peripheral " + mc(q)) }
+                    // The phase a heavy-retransmission report falls in: the cost the model misses is there.
+                    let heavy = l.qualityReports.contains { $0.showsHeavyRetransmissions && $0.at.timestamp >= p.start && $0.at.timestamp <= p.end }
                     out.append("      \(p.name), \(TimeFormat.human(.nanoseconds(p.end.nanoseconds - p.start.nanoseconds))): "
-                               + sides.joined(separator: "; "))
+                               + sides.joined(separator: "; ") + (heavy ? " (heavy retransmissions reported)" : ""))
                 }
             }
+            if let heavy = l.heavyRetransmissions { out.append("    " + heavyRetransmissions(heavy)) }
         }
         out.append("  Total over \(TimeFormat.human(.nanoseconds(Int64(saturating: capture * 1e9)))):")
         if phone {
@@ -90,6 +93,24 @@ public enum EnergyText {
                 out.append("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured tx \(seconds(m.txSeconds)) rx \(seconds(m.rxSeconds)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(m.brEdrActive ? ", BR/EDR link up (not modelled)" : "")\(m.scanParametersUnknown ? ", scan parameters unknown (set before the capture: the model guessed the duty cycle)" : "")")
             }
         }
+        if !r.monitored.isEmpty {
+            out.append("  Bluetooth Quality Report energy monitor (BQR v6) against the model:")
+            for m in r.monitored {
+                let error = m.error.map { " (model \($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %)" } ?? ""
+                let e = m.monitor
+                let brEdr = m.brEdrActive
+                    ? ", BR/EDR tx \(seconds(Double(e.brEdrTxMilliseconds) / 1000)) rx \(seconds(Double(e.brEdrRxMilliseconds) / 1000)) (not modelled)" : ""
+                out.append("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured LE tx \(seconds(m.leTxSeconds)) rx \(seconds(m.leRxSeconds)), average \(e.averageCurrentMilliamps) mA, active \(seconds(Double(e.activeMilliseconds) / 1000)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(brEdr)")
+            }
+        }
         return out.joined(separator: "\n")
+    }
+
+    /// "the controller reports heavy retransmissions (BQR …): 420 retransmissions of 1200 packets sent (35 %) …".
+    static func heavyRetransmissions(_ r: QualityReport) -> String {
+        guard let q = r.linkQuality else { return "" }
+        let share = q.retransmissionShare.map { " of \(q.txPackets ?? 0) packets sent (\(Int(($0 * 100).rounded())) %)" } ?? ""
+        return "the controller reports heavy retransmissions (Bluetooth Quality Report at \(TimeFormat.utc(r.at.timestamp, digits: 0).dropFirst(11))): "
+            + "\(q.retransmissions) retransmissions\(share), rssi \(q.rssi) dBm: each costs radio time the model does not count"
     }
 }

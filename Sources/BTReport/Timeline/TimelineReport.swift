@@ -80,6 +80,16 @@ public enum TimelineReport {
         m.append(("series", .array(c.series.indices.map { seriesJSON(at: $0, records: cited[$0], in: c) })))
         m.append(("events", .array(c.events.map { eventJSON($0, in: c) })))
         m.append(("dropped_events", .int(c.droppedEvents)))
+        // Only on links with some: older readers' output stays as it was.
+        let reports = QualityReport.about(c, in: model.qualityReports)
+        if !reports.isEmpty {
+            m.append(("quality_reports", .array(reports.map { r in
+                .object([("time", .number(r.at.timestamp.decimalString())), ("record", .int(r.at.number)),
+                         ("report_id", .string(Hex.u8(r.report.id.rawValue))), ("report", .string(r.report.id.description)),
+                         ("summary", .string(QualityReportText.line(r, in: c))),
+                         ("heavy_retransmissions", .bool(r.showsHeavyRetransmissions))])
+            })))
+        }
         return .object(m)
     }
 
@@ -167,7 +177,7 @@ public enum TimelineReport {
                 out.append(c.air == nil ? "  (the capture starts mid-connection: first packet at record \(c.start.number))"
                            : "  (no CONNECT_IND in the capture: followed by its access address from record \(c.start.number))")
             }
-            for (at, text) in linesWithPhases(c) { out.append("  \(clock(at.timestamp))  \(text)") }
+            for (at, text) in withQualityReports(linesWithPhases(c), c, model: model) { out.append("  \(clock(at.timestamp))  \(text)") }
             if c.droppedEvents > 0 { out.append("  … \(c.droppedEvents) more events not kept") }
             out.append("  " + summaryLine(c, model: model))
         }
@@ -176,6 +186,25 @@ public enum TimelineReport {
             out.append("no connections, scans or advertising in this capture")
         }
         return out.joined(separator: "\n")
+    }
+
+    /// `lines` with a line per Bluetooth Quality Report about `c`, in record order.
+    static func withQualityReports(_ lines: [(at: RecordRef, text: String)], _ c: Connection, model: CaptureModel)
+        -> [(at: RecordRef, text: String)]
+    {
+        let reports = QualityReport.about(c, in: model.qualityReports)
+        guard !reports.isEmpty else { return lines }
+        var out: [(at: RecordRef, text: String)] = []
+        var next = reports.startIndex
+        for line in lines {
+            while next < reports.endIndex && reports[next].at.number < line.at.number {
+                out.append((reports[next].at, QualityReportText.line(reports[next], in: c)))
+                next += 1
+            }
+            out.append(line)
+        }
+        out += reports[next...].map { ($0.at, QualityReportText.line($0, in: c)) }
+        return out
     }
 
     /// `eventLines`, with an air link's line per phase after the events of the record it starts at.

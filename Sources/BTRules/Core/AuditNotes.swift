@@ -13,6 +13,18 @@ public enum AuditNotes {
     /// Rules that judge an attribute unused, which a request the sniffer missed may have used.
     static let unusedAttributeRules = ["BTL003", "BTL004"]
 
+    /// Rules that read ATT payloads, which a capture that cut its ACL packets short (a btsnooz log or summary)
+    /// does not hold.
+    static let payloadRules = ["BTL003", "BTL004", "BTL005", "BTL008", "BTL010", "BTL012"]
+
+    static func cutPayloadNote(_ links: [String]) -> String {
+        "connection\(links.count == 1 ? "" : "s") \(links.joined(separator: ", ")): the capture cut ACL payloads short "
+            + "(Android's btsnooz keeps their first 14 bytes), so no ATT is read from them: "
+            + payloadRules.joined(separator: ", ") + " (which read ATT payloads) cannot judge "
+            + (links.count == 1 ? "it" : "them") + ", and " + absenceRules.joined(separator: ", ")
+            + " (which judge an absence of traffic) skipped " + (links.count == 1 ? "it" : "them")
+    }
+
     public static func notes(_ model: CaptureModel, phone: PhoneProfile = PhoneProfile()) -> [String] {
         var notes: [String] = []
         if let platform = model.platform.platform, platform != .android, platform != .linux, phone == PhoneProfile() {
@@ -25,7 +37,11 @@ public enum AuditNotes {
                          + "churn findings judge the central; " + hostCommandRules.joined(separator: ", ")
                          + " need the host's HCI scan and advertising commands and do not apply")
         }
-        let hidden = model.connections.filter(\.hidesTraffic).map { "#\($0.id)" }
+        let cut = model.connections.filter { $0.aclPacketsCutShort > 0 }.map { "#\($0.id)" }
+        if !cut.isEmpty {
+            notes.append(cutPayloadNote(cut))
+        }
+        let hidden = model.connections.filter { $0.hidesTraffic && $0.aclPacketsCutShort == 0 }.map { "#\($0.id)" }
         if !hidden.isEmpty {
             notes.append("connection\(hidden.count == 1 ? "" : "s") \(hidden.joined(separator: ", ")) carried encrypted PDUs "
                          + "without the key: " + absenceRules.joined(separator: ", ")

@@ -32,13 +32,14 @@ public struct IdleFastIntervalRule: Rule {
             // Events come in the order activity started, but runs (one per kind, handle and sender) and
             // discoveries overlap: `lastActivity` is the latest end of everything seen so far, so it only moves
             // forward, and a gap before the next start is a stretch without any of that traffic.
-            var interval = c.initialParameters?.intervalMilliseconds
+            // The effective interval: a subrated link wakes once in its subrate factor's intervals.
+            var interval = c.initialParameters?.effectiveIntervalMilliseconds
             var lastActivity = c.start
             var worst: (from: RecordRef, to: Int64, interval: Double)?
             // Parameter changes in time order: an idle gap is filed where it starts, before a change inside it,
             // so a stretch is cut at the changes it spans and each piece judged at its own interval.
             let changes: [(at: RecordRef, interval: Double)] = c.events.compactMap { e in
-                if case .parametersChanged(let p) = e.kind { return (e.at, p.intervalMilliseconds) }
+                if case .parametersChanged(let p) = e.kind { return (e.at, p.effectiveIntervalMilliseconds) }
                 return nil
             }
             func judge(from: RecordRef, until t: Int64, at i: Double?) {
@@ -69,7 +70,7 @@ public struct IdleFastIntervalRule: Rule {
                 case .parametersChanged(let p):
                     // Idle time at the new interval counts from the change.
                     consider(until: e.at.timestamp.nanoseconds)
-                    interval = p.intervalMilliseconds
+                    interval = p.effectiveIntervalMilliseconds
                     active(until: e.at)
                 case .activity(let i):
                     consider(until: e.at.timestamp.nanoseconds)

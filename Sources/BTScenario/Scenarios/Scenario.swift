@@ -46,7 +46,10 @@ public enum ScenarioRegistry {
         AndroidScanChurn.scenario,
     ]
 
-    public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }
+    /// Scenarios written on demand, not among the samples (nor in the tests that run every sample).
+    public static let features: [Scenario] = RadioFeatureLinks.all
+
+    public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } ?? features.first { $0.name == name } }
 
     public static var names: [String] { all.map(\.name) }
 }

@@ -143,10 +143,11 @@ public struct AirLinkStatistics: Sendable, Equatable {
 }
 
 extension Connection {
-    /// Part of the link's traffic was ciphertext the capture had no key for (an air capture): what it carried is
-    /// unknown, so the absence of ATT traffic (unused services, idle stretches, unanswered requests) cannot be
-    /// judged on it.
+    /// Part of the link's traffic was ciphertext the capture had no key for (an air capture), or ACL packets the
+    /// capture cut short (a btsnooz log): what it carried is unknown, so the absence of ATT traffic (unused
+    /// services, idle stretches, unanswered requests) cannot be judged on it.
     public var hidesTraffic: Bool {
+        if aclPacketsCutShort > 0 { return true }
         guard let air else { return false }
         return air.currentPhase.encryptedPDUs > 0 || air.closedPhases.contains { $0.encryptedPDUs > 0 }
     }

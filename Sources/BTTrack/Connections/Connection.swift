@@ -29,10 +29,30 @@ public struct ConnectionParameters: Equatable, Sendable {
         self.supervisionTimeout = supervisionTimeout
     }
 
-    public var intervalMilliseconds: Double { HCIUnits.intervalToMilliseconds(interval) }
+    /// Connection subrating (LE Subrate Change, Core 5.3; LE Connection Rate Change, 6.2): while the link is
+    /// idle one connection event in `subrateFactor` happens; after data, `continuationNumber` more at the base
+    /// interval.
+    public var subrateFactor: UInt16 = 1
+    public var continuationNumber: UInt16 = 0
+    /// The interval in 125 µs units when the controller reported it so (LE Connection Rate Change: Shorter
+    /// Connection Intervals, Core 6.2, which go below 7.5 ms); nil: `interval` (1.25 ms units) holds.
+    public var fineInterval: UInt16?
+    /// The unit of `fineInterval` (Core 6.2 Vol 4 Part E §7.7.65.37).
+    public static let fineIntervalMilliseconds = 0.125
+
+    public var intervalMilliseconds: Double {
+        fineInterval.map { Double($0) * Self.fineIntervalMilliseconds } ?? HCIUnits.intervalToMilliseconds(interval)
+    }
+    /// The time between the connection events that happen while the link is idle: the interval times the
+    /// subrate factor.
+    public var effectiveIntervalMilliseconds: Double { intervalMilliseconds * Double(max(1, subrateFactor)) }
     public var supervisionTimeoutMilliseconds: Double { HCIUnits.timeoutToMilliseconds(supervisionTimeout) }
     public var description: String {
-        "interval \(Format.ms(intervalMilliseconds)) ms latency \(latency) timeout \(Format.ms(supervisionTimeoutMilliseconds)) ms"
+        var text = "interval \(Format.ms(intervalMilliseconds)) ms latency \(latency) timeout \(Format.ms(supervisionTimeoutMilliseconds)) ms"
+        if subrateFactor > 1 {
+            text += ", subrated ×\(subrateFactor): effective interval \(Format.ms(effectiveIntervalMilliseconds)) ms"
+        }
+        return text
     }
 }
 
@@ -130,6 +150,9 @@ public final class Connection: @unchecked Sendable {
     /// Packets and bytes of ACL data each way.
     public internal(set) var aclPacketsSent = 0
     public internal(set) var aclPacketsReceived = 0
+    /// ACL packets the capture cut short (Android's btsnooz keeps 14 bytes of each): no L2CAP or ATT is read
+    /// from them, so what they carried is unknown.
+    public internal(set) var aclPacketsCutShort = 0
     /// Stretches of the link with one set of parameters and PHYs, each with its traffic: what the radio-time
     /// model prices event by event. The first starts at the link's start; at most `maximumPhases`. The current
     /// one is kept apart, so counting a packet touches no array.
@@ -154,6 +177,16 @@ public final class Connection: @unchecked Sendable {
             air?.beginPhase()
         }
         currentPhase = LinkPhase(start: at, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY)
+    }
+
+    /// Channel Sounding: the subevent length (µs) of the procedures the controller last enabled on the link.
+    public internal(set) var channelSoundingSubeventMicroseconds = 0
+
+    /// A Channel Sounding subevent on the link: its radio time counts in the current phase.
+    func channelSoundingSubevent() {
+        if currentPhase == nil { currentPhase = LinkPhase(start: start, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY) }
+        currentPhase!.channelSoundingSubevents += 1
+        currentPhase!.channelSoundingMicroseconds += channelSoundingSubeventMicroseconds
     }
 
     /// The LE data length each way (LE Data Length Change; 27 until one is seen).
@@ -238,6 +271,10 @@ public struct LinkPhase: Sendable {
     public var rxPHY: UInt8
     public var sent = LinkLayerTraffic()
     public var received = LinkLayerTraffic()
+    /// Channel Sounding subevents the controller reported in the phase, and their radio time (µs): ranging on
+    /// the link's radio, beside its connection events.
+    public var channelSoundingSubevents = 0
+    public var channelSoundingMicroseconds = 0
 
     public init(start: RecordRef, parameters: ConnectionParameters?, txPHY: UInt8, rxPHY: UInt8) {
         self.start = start

@@ -328,31 +328,63 @@ public struct ConnectionTracker {
                                                  supervisionTimeout: v.timeout)
             c.append(TimelineEvent(at: at, kind: .parametersRequested(range, source: .remoteRequest)),
                      limit: options.maximumEventsPerConnection)
+        case .subrateChange, .connectionRateChange:
+            guard let v = LESubrateChange(subevent: sub, p), v.status == .success else { return }
+            guard let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le) else { return }
+            // A subrate change keeps the interval; a connection rate change sets it too, in 125 µs units.
+            var parameters = c.parameters ?? ConnectionParameters(interval: 0, latency: 0, supervisionTimeout: 0)
+            if let fine = v.fineInterval {
+                parameters.fineInterval = fine
+                parameters.interval = UInt16(clamping: (Int(fine) + Self.fineUnitsPerInterval / 2) / Self.fineUnitsPerInterval)
+            }
+            parameters.subrateFactor = max(1, v.subrateFactor)
+            parameters.continuationNumber = v.continuationNumber
+            parameters.latency = v.peripheralLatency
+            parameters.supervisionTimeout = v.supervisionTimeout
+            if c.initialParameters == nil { c.initialParameters = parameters }
+            c.parameters = parameters
+            c.beginPhase(at: at)
+            c.append(TimelineEvent(at: at, kind: .parametersChanged(parameters)), limit: options.maximumEventsPerConnection)
+        case .channelSoundingProcedureEnableComplete:
+            guard let v = LEChannelSoundingProcedureEnable(p), v.status == .success,
+                  let c = connection(controller: at.controller, handle: v.handle, at: at, transport: .le)
+            else { return }
+            c.channelSoundingSubeventMicroseconds = v.state != 0 ? Int(v.subeventMicroseconds) : 0
+        case .channelSoundingSubeventResult:
+            // One result per subevent (its continues carry more steps of the same one).
+            guard let handle = LEChannelSoundingSubeventResult.handle(p),
+                  let c = connection(controller: at.controller, handle: handle, at: at, transport: .le)
+            else { return }
+            c.channelSoundingSubevent()
         default:
             break
         }
     }
 
+    /// 125 µs units in a 1.25 ms interval unit.
+    static let fineUnitsPerInterval = 10
+
     // MARK: - ACL
 
-    mutating func acl(handle: UInt16, pdu: LinkPDU?, direction: Direction, at: RecordRef) {
+    mutating func acl(handle: UInt16, pdu: LinkPDU?, direction: Direction, at: RecordRef, cutShort: Bool = false) {
         let key = Self.key(at.controller, handle)
         if let last = lastLink, last.key == key {
             // Most ACL packets belong to the link of the one before. `open` keeps that link alive, so it is
             // borrowed without a reference-count round trip.
             let limit = options.maximumEventsPerConnection
-            last.link._withUnsafeGuaranteedRef { Self.acl(pdu: pdu, direction: direction, at: at, on: $0, limit: limit) }
+            last.link._withUnsafeGuaranteedRef { Self.acl(pdu: pdu, direction: direction, at: at, on: $0, limit: limit, cutShort: cutShort) }
             return
         }
         guard let c = connection(controller: at.controller, handle: handle, at: at) else { return }
         lastLink = (key, Unmanaged.passUnretained(c))
-        Self.acl(pdu: pdu, direction: direction, at: at, on: c, limit: options.maximumEventsPerConnection)
+        Self.acl(pdu: pdu, direction: direction, at: at, on: c, limit: options.maximumEventsPerConnection, cutShort: cutShort)
     }
 
     /// Static, with the one option it needs: a method would copy the whole tracker (a few hundred bytes) for
     /// every packet, since `self` lives in a class and the call could change it.
-    static func acl(pdu: LinkPDU?, direction: Direction, at: RecordRef, on c: Connection, limit: Int) {
+    static func acl(pdu: LinkPDU?, direction: Direction, at: RecordRef, on c: Connection, limit: Int, cutShort: Bool = false) {
         if direction == .sent { c.aclPacketsSent += 1 } else { c.aclPacketsReceived += 1 }
+        if cutShort { c.aclPacketsCutShort += 1 }
         guard let pdu else { return }
         c.countLinkLayer(l2capBytes: pdu.payload.count + L2CAPPDU.headerLength, sent: direction == .sent)
         switch pdu.channel {

@@ -114,12 +114,14 @@ extension Connection {
         c.attOpcodeCounts = attOpcodeCounts
         c.aclPacketsSent = aclPacketsSent
         c.aclPacketsReceived = aclPacketsReceived
+        c.aclPacketsCutShort = aclPacketsCutShort
         c.maxTxOctets = maxTxOctets
         c.closedPhases = closedPhases
         c.currentPhase = currentPhase
         c.txPHY = txPHY
         c.rxPHY = rxPHY
         c.maxRxOctets = maxRxOctets
+        c.channelSoundingSubeventMicroseconds = channelSoundingSubeventMicroseconds
         c.session = session
         if isOpen { c.session.finish(at: end, connection: c) }
         return c

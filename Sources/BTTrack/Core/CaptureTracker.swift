@@ -70,6 +70,8 @@ public struct CaptureModel: Sendable {
     public var platform = PlatformEvidence()
     /// The controller's own activity counters, each time the stack read them (Android `0xFD59`).
     public var controllerActivity: [ControllerActivityReport] = []
+    /// Bluetooth Quality Reports the controller sent (vendor event, sub-code 0x58), in capture order.
+    public var qualityReports: [QualityReport] = []
     /// HCI events and ACL packets the controller delivered to the host: each wakes it.
     public var hostWakeups = HostWakeups()
     /// LE link-layer records (an air sniffer's): the capture shows the radio, not a host. Rules that need the
@@ -123,6 +125,7 @@ public final class CaptureTracker {
     /// What the capture shows of the host's platform.
     public var platform = PlatformEvidence()
     var controllerActivity: [ControllerActivityReport] = []
+    var qualityReports: [QualityReport] = []
     var hostWakeups = HostWakeups()
     /// Links followed on the air (LE link-layer sniffer records), created at the first such record.
     var air: AirTracker?
@@ -191,7 +194,7 @@ public final class CaptureTracker {
                 feed._withUnsafeGuaranteedRef { $0.send(acl, cutShort: frame.record.isCutShort, direction: frame.record.direction, at: at) }
             } else {
                 connections.acl(handle: acl.handle, pdu: frame.l2cap.map(LinkPDU.init), direction: frame.record.direction,
-                                at: at)
+                                at: at, cutShort: frame.record.isCutShort)
             }
         case .sco, .iso:
             break
@@ -277,6 +280,7 @@ public final class CaptureTracker {
             else { return }
             route(pending, status: cs.status, at: at)
         default:
+            if event.code == .vendorSpecific { qualityReport(event.parameters, at: at) }
             if let linkFeed {
                 linkFeed.send(linkFeed.message(.event, at: at, code: UInt16(event.code.rawValue)), event.parameters)
             } else {
@@ -291,6 +295,14 @@ public final class CaptureTracker {
               let report = ControllerActivityReport(returnParameters: cc.returnParameters, at: at)
         else { return }
         controllerActivity.append(report)
+    }
+
+    @inline(never)
+    func qualityReport(_ p: UnsafeRawBufferPointer, at: RecordRef) {
+        guard qualityReports.count < QualityReport.maximumKept,
+              let report = BluetoothQualityReport(vendorEventParameters: p)
+        else { return }
+        qualityReports.append(QualityReport(at: at, report: report))
     }
 
     /// HCI Reset or the controller's removal, for the link and scan trackers.
@@ -370,6 +382,7 @@ public final class CaptureTracker {
         model.controllerDebugLogPackets = controllerDebugLog
         model.platform = platform
         model.controllerActivity = controllerActivity
+        model.qualityReports = qualityReports
         model.hostWakeups = hostWakeups
         model.judgedRecords = judgedRecords
         for c in all { c.ownership = LinkOwnership.classify(c) }

@@ -395,7 +395,7 @@ private final class LinkTrackers {
                                        direction: h.direction, kind: .acl, controller: h.at.controller, sourceType: 0,
                                        originalLength: first.count + Int(h.flags & 1), payload: first)
             let pdu = l2cap.decode(acl, record: record, issues: issues)
-            links.acl(handle: h.code, pdu: pdu.map(LinkPDU.init), direction: h.direction, at: h.at)
+            links.acl(handle: h.code, pdu: pdu.map(LinkPDU.init), direction: h.direction, at: h.at, cutShort: h.flags & 1 != 0)
         case .deviceSightings:
             tallies[tallyIndex(h.code)].tally.count(packed: first)
         case .deviceTallyEnd:

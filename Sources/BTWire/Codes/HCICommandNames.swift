@@ -122,7 +122,8 @@ enum HCICommandNames {
         0x2076: "LE Enhanced Read Transmit Power Level", 0x2077: "LE Read Remote Transmit Power Level",
         0x2078: "LE Set Path Loss Reporting Parameters", 0x2079: "LE Set Path Loss Reporting Enable",
         0x207A: "LE Set Transmit Power Reporting Enable", 0x207F: "LE Set Data Related Address Changes",
-        0x2080: "LE Set Default Subrate", 0x2081: "LE Subrate Request",
+        // Core 5.3 §7.8.123–124 (0x207D and 0x207E, as Zephyr's and BlueZ's hci headers have them)
+        0x207D: "LE Set Default Subrate", 0x207E: "LE Subrate Request",
         0x2082: "LE Set Extended Advertising Parameters v2",
         // OGF 0x3F Vendor: Android's LE vendor commands (AOSP hcidefs.h)
         0xFD53: "Android LE Get Vendor Capabilities", 0xFD54: "Android LE Multi Advertising",
@@ -173,6 +174,8 @@ enum HCIEventNames {
         0x1D: "LE BIG Sync Established", 0x1E: "LE BIG Sync Lost", 0x1F: "LE Request Peer SCA Complete",
         0x20: "LE Path Loss Threshold", 0x21: "LE Transmit Power Reporting", 0x22: "LE BIGInfo Advertising Report",
         0x23: "LE Subrate Change", 0x29: "LE Enhanced Connection Complete v2",
+        0x30: "LE CS Procedure Enable Complete", 0x31: "LE CS Subevent Result", 0x32: "LE CS Subevent Result Continue",
+        0x35: "LE Frame Space Update Complete", 0x37: "LE Connection Rate Change",
     ]
 }
 

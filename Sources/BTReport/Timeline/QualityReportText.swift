@@ -1,0 +1,19 @@
+import BTWire
+import BTCapture
+import BTDecode
+import BTTrack
+
+/// A Bluetooth Quality Report on its link's timeline: what the controller said about the link, and when it shows
+/// heavy retransmissions, that they explain a costly phase.
+enum QualityReportText {
+    static func line(_ r: QualityReport, in c: Connection) -> String {
+        var text = "Bluetooth Quality Report: " + QualityReportDescription.describe(r.report).0.replacingOccurrences(of: "BQR ", with: "")
+        if r.showsHeavyRetransmissions {
+            let phase = c.phases.last { $0.start.number <= r.at.number }
+            let name = (phase?.parameters ?? c.parameters).map { "interval \(Format.ms($0.intervalMilliseconds)) ms latency \($0.latency)" }
+            text += ": heavy retransmissions" + (name.map { " in this phase (\($0))" } ?? "")
+                + ", each costing radio time the model does not count"
+        }
+        return text + "  [record \(r.at.number)]"
+    }
+}
