@@ -56,10 +56,11 @@ public enum GroundTruth {
         return b.shuffled(Array(anchors).sorted() + rest).map { catalog[$0] }
     }
 
-    static func play(_ s: HCIScript, seed: UInt64) -> GroundTruthManifest {
+    /// - Parameter named: the episodes to play, in order, instead of the seed's choice (names from `episodeNames`).
+    static func play(_ s: HCIScript, seed: UInt64, named: [String]? = nil) -> GroundTruthManifest {
         let b = TruthBuilder(s)
         s.setUpController()
-        let chosen = episodes(b, seed: seed)
+        let chosen = named.map { names in names.compactMap { name in catalog.first { $0.name == name } } } ?? episodes(b, seed: seed)
         for e in chosen {
             b.wait(1...5)
             s.note("ground truth: \(e.name)")
@@ -70,16 +71,18 @@ public enum GroundTruth {
     }
 
     /// The capture of `seed` and its manifest. The scenario plays the same packets at the same times every run,
-    /// in any format.
-    public static func scenario(seed: UInt64) -> (Scenario, GroundTruthManifest) {
+    /// in any format. `episodes` (names from `episodeNames`) plays those, in that order, instead of the seed's
+    /// choice: two lists that share a prefix give captures that share it byte for byte (two builds of one test
+    /// that differ in what the second plays after it).
+    public static func scenario(seed: UInt64, episodes names: [String]? = nil) -> (Scenario, GroundTruthManifest) {
         let name = "ground-truth-\(seed)"
         let scriptSeed = seed &* 0x9E37_79B9_7F4A_7C15 ^ 0x4754_5255_5448
         // Played once without output for the manifest; the scenario plays it again for the capture.
         let dry = HCIScript(sink: DiscardingSink(), controller: SampleDevices.phoneController, seed: scriptSeed,
                             title: "btlens-scenario \(name)")
-        let manifest = play(dry, seed: seed)
+        let manifest = play(dry, seed: seed, named: names)
         let scenario = Scenario(name: name, summary: "randomised ground truth for the audit (seed \(seed))",
-                                seed: scriptSeed, body: { _ = play($0, seed: seed) })
+                                seed: scriptSeed, body: { _ = play($0, seed: seed, named: names) })
         return (scenario, manifest)
     }
 }

@@ -1,0 +1,9 @@
+-- Which rules fire most across the fleet: findings, captures they appear in, and what they waste (the phone's
+-- radio charge their fixes would save, millicoulombs over the captures' durations).
+SELECT rule, id, severity,
+       count(*) AS findings,
+       count(DISTINCT sha256) AS captures,
+       round(sum(coalesce(cost_phone_charge_mc, 0)), 3) AS waste_mc
+FROM findings
+GROUP BY rule, id, severity
+ORDER BY findings DESC, waste_mc DESC, rule;
