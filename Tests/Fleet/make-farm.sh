@@ -3,7 +3,7 @@
 #   make-farm.sh SCENARIO_BINARY OUTDIR
 # writes OUTDIR/build-411/ and OUTDIR/build-412/, each holding <test>-<serial>-btsnoop_hci.log per test and
 # device (the name Android's test harness gives them), and OUTDIR/truth/ with each ground-truth capture's manifest
-# (BUILD--<test>-<serial>.truth.json). Five tests play a fixed list of ground-truth episodes (planted problems and
+# (build-N--<test>-<serial>-btsnoop_hci.log.truth.json). Five tests play a fixed list of ground-truth episodes (planted problems and
 # controls), each device with its own seed; two tests are named scenarios. The builds are the same except that
 # build 412's sync_sensor test plays one more episode after the others, a link left connected while idle
 # (lingering-idle): the one planted waste the build diff must find. build-412 also holds a truncated capture and a
@@ -35,7 +35,7 @@ echo "$tests" | while IFS=: read -r test episodes; do
       if [ "$build" = 412 ] && [ "$test" = sync_sensor ]; then list="$episodes,$extra"; fi
       file="$out/build-$build/$test-$serial-btsnoop_hci.log"
       "$scenario" truth --seed "$seed" --episodes "$list" "$file"
-      mv "$file.truth.json" "$out/truth/build-$build--$test-$serial.truth.json"
+      mv "$file.truth.json" "$out/truth/build-$build--$test-$serial-btsnoop_hci.log.truth.json"
     done
   done
 done
@@ -50,5 +50,5 @@ for test in heart-rate-session beacons; do
 done
 
 # What a farm also collects: a capture cut short mid-record, and a file that is not a capture.
-head -c 1000 "$out/build-411/sync_sensor-R58M41ABCDE-btsnoop_hci.log" > "$out/build-412/truncated-R58M41ABCDE-btsnoop_hci.log"
+head -c 1000 "$out/build-411/sync_sensor-R58M41ABCDE-btsnoop_hci.log" > "$out/build-412/cut-short.btsnoop"
 printf 'device log rotated\n' > "$out/build-412/logcat-R58M41ABCDE.txt"

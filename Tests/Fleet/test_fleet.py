@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
 import duckdb
 import jsonschema
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
 import fleet_checks
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
