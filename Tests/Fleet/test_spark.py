@@ -24,6 +24,8 @@ def main():
     started = time.monotonic()
     if not os.path.isdir(os.path.join(farm, "build-412")):
         subprocess.run(["sh", os.path.join(ROOT, "Tests", "Fleet", "make-farm.sh"), scenario, farm], check=True)
+    # Tables of a few hundred rows: a shuffle partition per core is plenty.
+    os.environ.setdefault("BTLENS_SPARK_SHUFFLE_PARTITIONS", str(os.cpu_count() or 2))
     spark = spark_btlens.session("btlens-fleet-test")
     spark.sparkContext.setLogLevel("ERROR")
     up = time.monotonic()

@@ -70,15 +70,18 @@ def export_partition(paths, binary_name):
 
 
 def load_tables(spark, rows):
-    """A DataFrame per table from the (table, line) rows, registered as a view of the table's name."""
+    """A DataFrame per table from the (table, line) rows, registered as a view of the table's name. The exports
+    run once (the rows are cached) and each table is kept in memory: the queries then only aggregate."""
     rows = rows.cache()
     frames = {}
     for table in TABLES:
         lines = rows.filter(lambda r, t=table: r[0] == t).map(lambda r: r[1])
-        if lines.isEmpty():
+        frame = spark.read.json(lines).cache()
+        if frame.count() == 0:
             continue
-        frames[table] = spark.read.json(lines)
-        frames[table].createOrReplaceTempView(table)
+        frames[table] = frame
+        frame.createOrReplaceTempView(table)
+    rows.unpersist()
     return frames
 
 
@@ -92,13 +95,16 @@ def session(app="btlens-fleet"):
     from pyspark.sql import SparkSession
     return (SparkSession.builder.appName(app)
             .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", os.environ.get("BTLENS_SPARK_SHUFFLE_PARTITIONS", "8"))
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", os.environ.get("BTLENS_SPARK_SHUFFLE_PARTITIONS", "16"))
             .getOrCreate())
 
 
 def run(spark, btlens, inputs, partitions=None):
     """Exports the captures on the executors; returns the tables as DataFrames (also registered as views)."""
     paths = capture_paths(inputs)
+    # The executors run this module's export_partition: ship it with the binary.
+    spark.sparkContext.addPyFile(os.path.abspath(__file__))
     spark.sparkContext.addFile(os.path.abspath(btlens))
     binary_name = os.path.basename(btlens)
     parts = partitions or max(1, min(len(paths), spark.sparkContext.defaultParallelism * 4))
