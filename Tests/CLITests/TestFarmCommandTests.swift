@@ -68,7 +68,8 @@ struct TestFarmCommandTests {
 
     @Test("diff BASE_DIR HEAD_DIR: per test and in total, new and fixed findings and the radio charge; fails per test")
     func diff() throws {
-        let (_, base, head) = try Self.farm()
+        let (dir, base, head) = try Self.farm()
+        defer { withExtendedLifetime(dir) {} }
         let r = try CLI.run(["diff", "--format", "json", base, head])
         #expect(r.status == 1, "a new warning fails by default: \(r.stderr)")
         try SchemaValidation.validate(r.stdout, schema: "Sources/BTReport/Schemas/farm-diff.schema.json")

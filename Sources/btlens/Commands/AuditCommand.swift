@@ -176,8 +176,9 @@ struct AuditCommand: ParsableCommand {
         }
         let (files, missing) = expandInputs()
         // A test run's captures: those found in directories, or every one when --test-pattern is given.
-        func testCase(_ file: String) -> TestCaseNaming.TestCase? {
-            guard testPattern != nil || !inputs.contains(file) else { return nil }
+        let patternGiven = testPattern != nil, named = Set(inputs)
+        @Sendable func testCase(_ file: String) -> TestCaseNaming.TestCase? {
+            guard patternGiven || !named.contains(file) else { return nil }
             return naming.testCase(file)
         }
         for m in missing { Diagnostics.error(file: m, "No such file or directory") }

@@ -1,4 +1,5 @@
 import Foundation
+import BTWire
 import BTRules
 import BTReport
 
