@@ -2,8 +2,8 @@
 # make bench / make bench-fleet: `btlens export --format jsonl` over 1,000 generated captures of mixed size, on one
 # machine: captures/s, MB/s, and the size of the tables per 1,000 captures (to size a cluster).
 # Usage: run-bench-fleet.sh BUILD_DIR   (BUILD_DIR holds release btlens and btlens-scenario)
-# The mix: 900 ground-truth captures (seeds 1–900: 4–10 episodes each of connections, discovery, polling, scans and
-# advertising; tens of kB), 90 generated 1 MB captures and 10 of 10 MB (a day of a busy app), so a few large files
+# The mix: 900 ground-truth captures (seeds 1–900: 6–10 episodes each of connections, discovery, polling, scans and
+# advertising; 8–130 kB), 90 generated 1 MB captures and 10 of 10 MB (a day of a busy app), so a few large files
 # weigh as they do in a real farm. Generated once into BENCH_DIR/fleet (reused while the count is right).
 set -eu
 root=$(pwd)

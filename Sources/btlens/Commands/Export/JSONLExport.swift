@@ -47,7 +47,10 @@ enum JSONLExport {
             Diagnostics.error(file: directory, "cannot create the output directory: \(error.localizedDescription)")
             throw ExitStatus.inputUnreadable
         }
-        let (files, missing) = expand(command.files)
+        var (files, missing) = expand(command.files)
+        // -o inside an input directory: its own tables are not captures to export.
+        let outputPrefix = URL(fileURLWithPath: directory).standardizedFileURL.path + "/"
+        files.removeAll { URL(fileURLWithPath: $0).standardizedFileURL.path.hasPrefix(outputPrefix) }
         for m in missing { Diagnostics.error(file: m, "No such file or directory") }
 
         let exported = command.incremental ? FactsTableFiles.exportedHashes(in: directory) : []
