@@ -6,7 +6,7 @@ APT_PKGS   := libpcap-dev libbluetooth-dev libarchive-dev zlib1g-dev pkg-config 
 SAMPLE     := samples/wasteful-central.btsnoop
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build release run test test-asan test-tsan samples bench fuzz install uninstall man clean assigned-numbers
+.PHONY: all deps test-deps build release run test test-fleet test-spark test-asan test-tsan samples bench bench-fleet fuzz install uninstall man clean assigned-numbers
 
 all: build
 
@@ -38,12 +38,34 @@ run: build
 test-deps: deps
 	@python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install --quiet jsonschema || \
 	  (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-jsonschema)
+	@# The fleet test loads the exported tables into DuckDB's Python package.
+	@python3 -c "import duckdb" 2>/dev/null || python3 -m pip install --quiet duckdb || \
+	  python3 -m pip install --quiet --break-system-packages duckdb
 	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null)
 
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@$(MAKE) --no-print-directory test-fleet
+
+# The fleet test (Tests/Fleet): ~50 captures of a generated device farm, two builds apart by one planted waste,
+# exported with `btlens export --format jsonl`, validated against the schemas, loaded into DuckDB and queried with
+# examples/fleet/*.sql; the answers are checked against what the generator planted. About 15 s.
+FLEET_DIR ?= $(BUILD_DIR)/fleet-test
+test-fleet:
+	python3 Tests/Fleet/test_fleet.py $(BUILD_DIR)/debug/btlens $(BUILD_DIR)/debug/btlens-scenario $(FLEET_DIR)
+
+# The same farm through examples/fleet/spark_btlens.py in Spark's local mode, held to the same answers. Installs a
+# Java runtime (Debian's default-jre-headless) and pyspark (PyPI) when missing. Not part of `make test`.
+test-spark: test-deps
+	@command -v java >/dev/null || ($(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq default-jre-headless >/dev/null)
+	@python3 -c "import pyspark" 2>/dev/null || python3 -m pip install --quiet pyspark || \
+	  python3 -m pip install --quiet --break-system-packages pyspark
+	$(SWIFT) build --product btlens
+	$(SWIFT) build --product btlens-scenario
+	python3 Tests/Fleet/test_spark.py $(BUILD_DIR)/debug/btlens $(BUILD_DIR)/debug/btlens-scenario $(FLEET_DIR)
 
 # The whole suite under AddressSanitizer, in its own build directory: decoders hand out views that borrow the
 # read buffer, and a view kept past its buffer (in the code or a test) reads freed memory that a plain build
@@ -73,6 +95,12 @@ assigned-numbers:
 bench: release
 	@command -v btmon >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq bluez)
 	@sh Tests/Benchmarks/run-bench.sh $(BUILD_DIR)/release
+	@sh Tests/Benchmarks/run-bench-fleet.sh $(BUILD_DIR)/release
+
+# Only the fleet figures of `make bench`: `btlens export --format jsonl` over 1,000 generated captures of mixed
+# size (captures/s, MB/s) and the size of the tables per 1,000 captures.
+bench-fleet: release
+	@sh Tests/Benchmarks/run-bench-fleet.sh $(BUILD_DIR)/release
 
 # Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of everything btlens does to a capture (archives and
 # compressed files included), seeded with samples/ and the air captures of Tests/Fuzz/Seeds: a crash, a hang (10 s on one input of at most 16 KiB), too much memory, or one thread and two

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BTScenario
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,6 +46,9 @@ extension ScenarioTool {
         @Option(help: "Capture format: btsnoop, pcap, pklg, or any format of write (air-272, air-256, …: the same scenario as a sniffer hears it; the scanning rules do not apply on the air).")
         var format: String = "btsnoop"
 
+        @Option(help: ArgumentHelp("Play these episodes, in order (comma-separated), instead of the seed's choice; captures whose lists share a prefix share those bytes (two builds of one test).", valueName: "names"))
+        var episodes: String?
+
         @Argument(help: "Output capture file; the manifest goes to OUTPUT.truth.json.")
         var output: String
 
@@ -56,7 +60,12 @@ extension ScenarioTool {
 
         func run() throws {
             let chosen = try Self.shortFormats[format] ?? ScenarioTool.format(named: format)
-            let (scenario, manifest) = GroundTruth.scenario(seed: seed, catalog: stack ? .stack : .classic)
+            let catalog: GroundTruth.Catalog = stack ? .stack : .classic
+            let names = episodes.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+            if let unknown = names?.first(where: { !GroundTruth.episodeNames(catalog).contains($0) }) {
+                throw ValidationError("unknown episode \(unknown); episodes: \(GroundTruth.episodeNames(catalog).joined(separator: ", "))")
+            }
+            let (scenario, manifest) = GroundTruth.scenario(seed: seed, catalog: catalog, episodes: names)
             try ScenarioTool.write(scenario, to: output, format: chosen, air: air.options())
             let path = output + ".truth.json"
             let name = output.split(separator: "/").last.map(String.init) ?? output

@@ -35,7 +35,8 @@ public enum TimelineReport {
         ])
     }
 
-    public static func connectionJSON(_ c: Connection, model: CaptureModel) -> JSONValue {
+    /// - Parameter seriesAndEvents: false leaves out `series` and `events` (the facts export counts them).
+    public static func connectionJSON(_ c: Connection, model: CaptureModel, seriesAndEvents: Bool = true) -> JSONValue {
         let duration = c.duration(captureEnd: model.lastTimestamp)
         let t = c.transactions
         func optional<T>(_ v: T?, _ f: (T) -> JSONValue) -> JSONValue { v.map(f) ?? .null }
@@ -76,9 +77,11 @@ public enum TimelineReport {
         att.append(("mean_latency_ms", optional(t.meanLatency) { .number(Format.ms(TimelineEventDescription.ms($0))) }))
         att.append(("max_latency_ms", .number(Format.ms(TimelineEventDescription.ms(t.maximumLatency)))))
         m.append(("att", .object(att)))
-        let cited = c.recordsOfEverySeries()
-        m.append(("series", .array(c.series.indices.map { seriesJSON(at: $0, records: cited[$0], in: c) })))
-        m.append(("events", .array(c.events.map { eventJSON($0, in: c) })))
+        if seriesAndEvents {
+            let cited = c.recordsOfEverySeries()
+            m.append(("series", .array(c.series.indices.map { seriesJSON(at: $0, records: cited[$0], in: c) })))
+            m.append(("events", .array(c.events.map { eventJSON($0, in: c) })))
+        }
         m.append(("dropped_events", .int(c.droppedEvents)))
         // Only on links with some: older readers' output stays as it was.
         let reports = QualityReport.about(c, in: model.qualityReports)

@@ -93,10 +93,12 @@ public enum GroundTruth {
         return b.shuffled(Array(anchors).sorted() + rest).map { all[$0] }
     }
 
-    static func play(_ s: HCIScript, seed: UInt64, catalog: Catalog) -> GroundTruthManifest {
+    /// - Parameter named: the episodes to play, in order, instead of the seed's choice (names from `episodeNames`).
+    static func play(_ s: HCIScript, seed: UInt64, catalog: Catalog, named: [String]? = nil) -> GroundTruthManifest {
         let b = TruthBuilder(s)
         s.setUpController()
-        let chosen = episodes(b, seed: seed, catalog: catalog)
+        let chosen = named.map { names in names.compactMap { name in catalog.episodes.first { $0.name == name } } }
+            ?? episodes(b, seed: seed, catalog: catalog)
         for e in chosen {
             b.wait(1...5)
             s.note("ground truth: \(e.name)")
@@ -108,18 +110,21 @@ public enum GroundTruth {
     }
 
     /// The capture of `seed` and its manifest. The scenario plays the same packets at the same times every run,
-    /// in any format.
-    public static func scenario(seed: UInt64, catalog: Catalog = .classic) -> (Scenario, GroundTruthManifest) {
+    /// in any format. `episodes` (names from `episodeNames`) plays those, in that order, instead of the seed's
+    /// choice: two lists that share a prefix give captures that share it byte for byte (two builds of one test
+    /// that differ in what the second plays after it).
+    public static func scenario(seed: UInt64, catalog: Catalog = .classic, episodes names: [String]? = nil)
+        -> (Scenario, GroundTruthManifest) {
         let name = catalog == .classic ? "ground-truth-\(seed)" : "ground-truth-\(catalog.rawValue)-\(seed)"
         let scriptSeed = seed &* 0x9E37_79B9_7F4A_7C15 ^ (catalog == .classic ? classicSalt : stackSalt)
         // Played once without output for the manifest; the scenario plays it again for the capture.
         let dry = HCIScript(sink: DiscardingSink(), controller: SampleDevices.phoneController, seed: scriptSeed,
                             title: "btlens-scenario \(name)")
-        let manifest = play(dry, seed: seed, catalog: catalog)
+        let manifest = play(dry, seed: seed, catalog: catalog, named: names)
         let summary = catalog == .classic ? "randomised ground truth for the audit (seed \(seed))"
             : "randomised ground truth for the audit, real phone-stack behaviour (seed \(seed))"
         let scenario = Scenario(name: name, summary: summary, seed: scriptSeed,
-                                body: { _ = play($0, seed: seed, catalog: catalog) })
+                                body: { _ = play($0, seed: seed, catalog: catalog, named: names) })
         return (scenario, manifest)
     }
 

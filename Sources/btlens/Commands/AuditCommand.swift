@@ -46,6 +46,15 @@ struct AuditCommand: ParsableCommand {
               btlens audit --fail-on error --disable BTL004 btsnoop_hci.log
               btlens audit --profile pixel4.yml --format json btsnoop_hci.log | jq '.findings[] | {rule, cost}'
               btlens audit --write-baseline .btlens-baseline.json captures/ && btlens audit --baseline .btlens-baseline.json captures/
+
+            Test farms: in a directory, captures named as Android's test harness names them, \
+            <test>-<serial>-btsnoop_hci.log, are a test run: --format junit makes each one testcase (classname the \
+            device serial, name the test) holding its findings, and --baseline DIR / --write-baseline DIR keep one \
+            baseline per test (DIR/<test>.json). --test-pattern sets the regular expression over file names (named \
+            groups test and serial; default \(TestCaseNaming.defaultPattern)) and applies it to files named on \
+            the command line too.
+              btlens audit --format junit -o junit.xml farm/build-412/
+              btlens audit --write-baseline baselines/ farm/build-411/ && btlens audit --baseline baselines/ farm/build-412/
             """
     )
 
@@ -77,11 +86,14 @@ struct AuditCommand: ParsableCommand {
     @Flag(name: .long, help: "Accept a capture with no HCI packet or link-layer frame (otherwise exit 7).")
     var allowEmpty = false
 
-    @Option(name: .long, help: "Findings listed in this baseline file are accepted and not reported.")
+    @Option(name: .long, help: "Findings listed in this baseline file are accepted and not reported (a directory: one baseline per test, DIR/<test>.json).")
     var baseline: String?
 
-    @Option(name: .long, help: "Write the findings of this run as a baseline file, then exit 0.")
+    @Option(name: .long, help: "Write the findings of this run as a baseline file, then exit 0 (an existing directory or DIR/: one per test).")
     var writeBaseline: String?
+
+    @Option(name: .long, help: ArgumentHelp("Test farms: the regular expression naming a capture's test and device (named groups test, serial).", valueName: "regex"))
+    var testPattern: String?
 
     @Option(name: .long, help: "Captures audited in parallel (default: the number of CPUs).")
     var jobs: Int?
@@ -107,7 +119,9 @@ struct AuditCommand: ParsableCommand {
     }
 
     /// Files to audit: explicit files as given, directories expanded to the captures inside them.
-    func expandInputs() -> (files: [String], missing: [String]) {
+    func expandInputs() -> (files: [String], missing: [String]) { Self.expand(inputs) }
+
+    static func expand(_ inputs: [String]) -> (files: [String], missing: [String]) {
         var files: [String] = []
         var missing: [String] = []
         for input in inputs {
@@ -141,16 +155,35 @@ struct AuditCommand: ParsableCommand {
 
     func run() throws {
         let (configuration, threshold) = try loadConfiguration()
+        let naming: TestCaseNaming
+        do { naming = try TestCaseNaming(pattern: testPattern ?? TestCaseNaming.defaultPattern) } catch {
+            throw ValidationError("--test-pattern: \(error)")
+        }
         let accepted: Baseline?
-        if let baseline {
+        let perTest: TestBaselines?
+        if let baseline, TestBaselines.isDirectory(baseline) {
+            do { perTest = try TestBaselines(directory: baseline) } catch {
+                Diagnostics.error(file: baseline, "\(error)")
+                throw ExitStatus.usage
+            }
+            accepted = nil
+        } else if let baseline {
             do { accepted = try Baseline(path: baseline) } catch {
                 Diagnostics.error(file: baseline, "\(error)")
                 throw ExitStatus.usage
             }
+            perTest = nil
         } else {
             accepted = nil
+            perTest = nil
         }
         let (files, missing) = expandInputs()
+        // A test run's captures: those found in directories, or every one when --test-pattern is given.
+        let patternGiven = testPattern != nil, named = Set(inputs)
+        @Sendable func testCase(_ file: String) -> TestCaseNaming.TestCase? {
+            guard patternGiven || !named.contains(file) else { return nil }
+            return naming.testCase(file)
+        }
         for m in missing { Diagnostics.error(file: m, "No such file or directory") }
         if files.isEmpty && missing.isEmpty {
             // Nothing was audited: an empty report would read as a clean one.
@@ -172,8 +205,9 @@ struct AuditCommand: ParsableCommand {
             queue.async(group: group) {
                 let (capture, model): (AuditedCapture, CaptureModel?)
                 switch unit {
-                case .success(let input): (capture, model) = Self.audit(input, auditor: auditor, baseline: accepted,
-                                                                  anonymizer: anonymizing.makeAnonymizer())
+                case .success(let input):
+                    let chosen = perTest.map { $0.baseline(for: testCase(input.path)) } ?? accepted
+                    (capture, model) = Self.audit(input, auditor: auditor, baseline: chosen, anonymizer: anonymizing.makeAnonymizer())
                 case .failure(let failure): (capture, model) = (AuditedCapture(file: failure.path, findings: [], error: failure.error.message), nil)
                 }
                 results.set(index, capture, model: format == .html ? model : nil)
@@ -200,6 +234,10 @@ struct AuditCommand: ParsableCommand {
                 Diagnostics.error(file: writeBaseline, "not written: an input could not be read")
                 throw ExitStatus.inputUnreadable
             }
+            if TestBaselines.isDirectory(writeBaseline) {
+                try TestBaselines.write(run, to: writeBaseline, testCase: testCase)
+                return
+            }
             let findings = run.baselineFindings
             try write(AuditJSON.baseline(findings), to: writeBaseline)
             Diagnostics.printRaw("btlens: wrote \(findings.count) accepted findings to \(writeBaseline)")
@@ -212,7 +250,10 @@ struct AuditCommand: ParsableCommand {
             report = AuditTextReport.render(run, colored: colored, verbose: verbose)
         case .json: report = AuditJSON.render(run)
         case .sarif: report = AuditSARIF.render(run)
-        case .junit: report = AuditJUnit.render(run)
+        case .junit:
+            var testCases: [String: TestCaseNaming.TestCase] = [:]
+            for c in captures { if let t = testCase(c.file) { testCases[c.file] = t } }
+            report = AuditJUnit.render(run, testCases: testCases)
         case .markdown: report = AuditMarkdown.render(run)
         case .html: report = AuditHTML.render(run, models: results.models)
         }

@@ -27,8 +27,18 @@ struct DiffCommand: ParsableCommand {
             "connection_s", "att_transactions"}; schema Sources/BTReport/Schemas/diff.schema.json. --format \
             markdown is a pull-request comment.
 
+            Test farms: when BASE and HEAD are directories (two runs of a device farm's tests, say builds 411 \
+            and 412), captures are paired by test and device from their names (<test>-<serial>-btsnoop_hci.log; \
+            --test-pattern as in audit), each pair compared as two captures are, and the report gives per test and \
+            in total the new and fixed findings and the change in the phone's radio charge. --fail-on-increase and \
+            --fail-on apply per test (its devices together): exit 1 when any test fails. --format json prints \
+            {"base", "head", "tests": [{"test", "devices", "new", "fixed", "unchanged", "charge", "failed", \
+            "new_findings", "fixed_findings", "base_only", "head_only"}], "total", "unnamed"}; schema \
+            Sources/BTReport/Schemas/farm-diff.schema.json.
+
             Examples:
               btlens diff before.btsnoop after.btsnoop
+              btlens diff --fail-on-increase 5 farm/build-411 farm/build-412
               btlens diff --fail-on-increase 10 --format markdown main.log pr.log > comment.md
               btlens audit --format json -o base.json main.log && btlens diff base.json pr.json
             """
@@ -61,6 +71,9 @@ struct DiffCommand: ParsableCommand {
 
     @OptionGroup var anonymizing: AnonymizeOptions
 
+    @Option(name: .long, help: ArgumentHelp("Directories: the regular expression naming a capture's test and device (named groups test, serial).", valueName: "regex"))
+    var testPattern: String?
+
     func validate() throws {
         if let failOnIncrease, !(failOnIncrease >= 0) { throw ValidationError("--fail-on-increase must be a percentage ≥ 0") }
     }
@@ -69,6 +82,10 @@ struct DiffCommand: ParsableCommand {
         let energy = try ProfileLoading.energyModel(profile)
         let (configuration, _) = try rules.load()
         let auditor = Auditor(configuration: configuration, energy: energy)
+        if TestBaselines.isDirectory(base) && TestBaselines.isDirectory(head) {
+            try runFarm(auditor: auditor)
+            return
+        }
         let baseSide = try side(base, auditor: auditor)
         let headSide = try side(head, auditor: auditor)
         let diff = CaptureDiff(base: baseSide, head: headSide)
@@ -78,6 +95,11 @@ struct DiffCommand: ParsableCommand {
         case .json: text = diff.json().serialized()
         case .markdown: text = diff.markdown()
         }
+        try write(text)
+        if diff.fails(increase: failOnIncrease, failOn: failOn.severity) { throw ExitStatus.findings }
+    }
+
+    func write(_ text: String) throws {
         if output == "-" {
             Output.line(text)
             Output.flushStandardOutput()
@@ -87,7 +109,41 @@ struct DiffCommand: ParsableCommand {
                 throw ExitStatus.inputUnreadable
             }
         }
-        if diff.fails(increase: failOnIncrease, failOn: failOn.severity) { throw ExitStatus.findings }
+    }
+
+    /// Two directories: a device farm's two runs, paired by test and device.
+    func runFarm(auditor: Auditor) throws {
+        let naming: TestCaseNaming
+        do { naming = try TestCaseNaming(pattern: testPattern ?? TestCaseNaming.defaultPattern) } catch {
+            throw ValidationError("--test-pattern: \(error)")
+        }
+        var failed = false
+        func captures(_ directory: String) -> [(file: String, testCase: TestCaseNaming.TestCase?, side: DiffSide)] {
+            let (files, _) = AuditCommand.expand([directory])
+            if files.isEmpty {
+                Diagnostics.error(file: directory, "no captures found")
+                failed = true
+            }
+            var out: [(file: String, testCase: TestCaseNaming.TestCase?, side: DiffSide)] = []
+            for file in files {
+                do {
+                    let side = try self.side(file, auditor: auditor)
+                    out.append((file, naming.testCase(file), side))
+                } catch {
+                    failed = true  // reported by side()
+                }
+            }
+            return out
+        }
+        let diff = FarmDiff(base: base, head: head, baseCaptures: captures(base), headCaptures: captures(head))
+        let increase = failOnIncrease, severity = failOn.severity
+        switch format {
+        case .text: try write(diff.text(increase: increase, failOn: severity))
+        case .json: try write(diff.json(increase: increase, failOn: severity).serialized())
+        case .markdown: try write(diff.markdown(increase: increase, failOn: severity))
+        }
+        if failed { throw ExitStatus.inputUnreadable }
+        if !diff.failing(increase: increase, failOn: severity).isEmpty { throw ExitStatus.findings }
     }
 
     /// A capture, tracked, audited and priced; or an audit JSON report.

@@ -1,0 +1,160 @@
+import BTWire
+import BTCapture
+import BTTrack
+import BTEnergy
+import BTRules
+
+/// One capture as rows of the facts tables, built from what `timeline`, `devices`, `energy` and `audit --format
+/// json` print (their JSON builders, flattened by `FactsFlattening`), so a column means what the same field means
+/// there. Every row begins with `schema_version`, `sha256` and `file`: rows join across tables and captures and
+/// point back to the exact bytes (records by number and byte offset).
+public struct FactsCapture: Sendable {
+    /// The capture as named on the command line (an archive member as `archive:member`).
+    public var file: String
+    /// Of the file on disk that held the capture; nil when it could not be read at all.
+    public var sha256: String?
+    public var size: Int64
+
+    public init(file: String, sha256: String?, size: Int64) {
+        self.file = file
+        self.sha256 = sha256
+        self.size = size
+    }
+
+    var key: [(String, JSONValue)] {
+        [("schema_version", .int(FactsTable.schemaVersion)), ("sha256", sha256.map { .string($0) } ?? .null), ("file", .string(file))]
+    }
+
+    /// The `captures` row of a capture that could not be read; no other table has rows for it.
+    public func unreadable(_ error: String, format: String? = nil) -> FactsRows {
+        var rows = FactsRows()
+        rows.append(.captures, .object(key + [
+            ("size", .int(Int(size))), ("format", format.map { .string($0) } ?? .null), ("platform", .null),
+            ("first_timestamp", .null), ("last_timestamp", .null), ("capture_s", .null), ("records", .int(0)),
+            ("problems", .int(0)), ("air", .bool(false)), ("connections", .int(0)), ("failed_connections", .int(0)),
+            ("scans", .int(0)), ("advertisers", .int(0)), ("findings", .int(0)), ("radio_charge_mc", .null),
+            ("peripheral_charge_mc", .null), ("error", .string(error)),
+        ]))
+        return rows
+    }
+
+    /// Every table's rows for a capture that was read. `problems`: its malformed records.
+    public func rows(format: String, model: CaptureModel, problems: Int, findings: [Finding], energy: EnergyReport) -> FactsRows {
+        var rows = FactsRows()
+        let energyJSON = EnergyJSON.object(file: file, report: energy)
+        let total = FactsFlattening.member(energyJSON, "total")
+        let capture: [(String, JSONValue)] = [
+            ("size", .int(Int(size))), ("format", .string(format)),
+            ("platform", model.platform.platform.map { .string($0.rawValue) } ?? .null),
+            ("first_timestamp", model.firstTimestamp.map { .number($0.decimalString()) } ?? .null),
+            ("last_timestamp", model.lastTimestamp.map { .number($0.decimalString()) } ?? .null),
+            ("capture_s", FactsFlattening.member(energyJSON, "capture_s")),
+            ("records", .int(model.records)), ("problems", .int(problems)), ("air", .bool(model.isAirCapture)),
+            ("connections", .int(model.connections.count)), ("failed_connections", .int(model.failedConnections.count)),
+            ("scans", .int(model.scans.count)), ("advertisers", .int(model.advertisers.count)),
+            ("findings", .int(findings.count)),
+            ("radio_charge_mc", FactsFlattening.member(FactsFlattening.member(total, "phone"), "charge_mc")),
+            ("peripheral_charge_mc", FactsFlattening.member(FactsFlattening.member(total, "peripheral"), "charge_mc")),
+            ("error", .null),
+        ]
+        rows.append(.captures, .object(key + capture))
+        connections(model, into: &rows)
+        phasesAndEnergy(energyJSON, into: &rows)
+        for (index, scan) in model.scans.enumerated() {
+            rows.append(.scans, FactsFlattening.row(key + [("scan", .int(index + 1))], ScanSessionJSON.object(scan)))
+        }
+        for advertiser in model.advertisers {
+            rows.append(.advertisers, FactsFlattening.row(key, DevicesJSON.advertiser(advertiser, digits: 6),
+                                                          nullObjects: ["rssi": ["min", "median", "max", "samples"],
+                                                                        "ibeacon": ["uuid", "major", "minor", "measured_power"]]))
+        }
+        for finding in findings { rows.append(.findings, Self.finding(key, finding)) }
+        return rows
+    }
+
+    func connections(_ model: CaptureModel, into rows: inout FactsRows) {
+        let peers = FactsPeerInformation.byPeer(model)
+        for c in model.connections {
+            let timeline = TimelineReport.connectionJSON(c, model: model, seriesAndEvents: false)
+            var row = FactsFlattening.row(key, timeline, dropping: ["air"], nullObjects: [
+                "parameters": ["interval_ms", "latency", "supervision_timeout_ms"],
+            ])
+            guard case .object(var members) = row else { continue }
+            members.append(("air", .bool(c.air != nil)))
+            members.append(("series", .int(c.series.count)))
+            members.append(("events", .int(c.events.count)))
+            let discovery = FactsPeerInformation.discovery(c)
+            members.append(("discovery_procedures", .int(c.discoveries.count)))
+            members.append(("discovery_start", discovery.map { .number($0.start.decimalString()) } ?? .null))
+            members.append(("discovery_s", discovery.map {
+                .number(Timestamp(nanoseconds: $0.end.nanoseconds - $0.start.nanoseconds).decimalString())
+            } ?? .null))
+            let peer = c.peerAddress.flatMap { peers[$0.description] } ?? FactsPeerInformation.of([c])
+            members += peer.columns
+            row = .object(members)
+            rows.append(.connections, row)
+            let cited = c.recordsOfEverySeries()
+            for index in c.series.indices {
+                let series = TimelineReport.seriesJSON(at: index, records: cited[index], in: c)
+                var seriesRow = FactsFlattening.row(key + [("connection_id", .int(c.id))], series)
+                if case .object(var m) = seriesRow {
+                    m.append(("first_record", cited[index].first.map { .int($0.number) } ?? .null))
+                    m.append(("first_byte_offset", cited[index].first.map { .int(Int($0.offset)) } ?? .null))
+                    seriesRow = .object(m)
+                }
+                rows.append(.attSeries, seriesRow)
+            }
+        }
+    }
+
+    /// `phases` (each link's parameter periods, priced) and `energy` (one row per priced activity and the totals),
+    /// both from `btlens energy --json`.
+    func phasesAndEnergy(_ energy: JSONValue, into rows: inout FactsRows) {
+        let costs: [String: [String]] = ["phone": FactsFlattening.costColumns, "peripheral": FactsFlattening.costColumns]
+        func activity(_ kind: String, _ id: JSONValue, _ object: JSONValue, keep: [String]) {
+            var picked: [(String, JSONValue)] = []
+            for k in keep { picked.append((k, FactsFlattening.member(object, k))) }
+            rows.append(.energy, FactsFlattening.row(key + [("activity", .string(kind)), ("id", id)],
+                                                     .object(picked), nullObjects: costs))
+        }
+        let span = ["start", "end", "phone", "peripheral"]
+        let total = FactsFlattening.member(energy, "total")
+        activity("total", .null, .object([("start", .null), ("end", .null), ("phone", FactsFlattening.member(total, "phone")),
+                                          ("peripheral", FactsFlattening.member(total, "peripheral"))]), keep: span)
+        for (index, scan) in FactsFlattening.items(FactsFlattening.member(energy, "scans")).enumerated() {
+            activity("scan", .int(index + 1), scan, keep: span)
+        }
+        for link in FactsFlattening.items(FactsFlattening.member(energy, "connections")) {
+            let id = FactsFlattening.member(link, "id")
+            activity("connection", id, link, keep: span)
+            for (index, phase) in FactsFlattening.items(FactsFlattening.member(link, "phases")).enumerated() {
+                rows.append(.phases, FactsFlattening.row(key + [("connection_id", id), ("phase", .int(index + 1))],
+                                                         phase, nullObjects: costs))
+            }
+        }
+        for advertising in FactsFlattening.items(FactsFlattening.member(energy, "advertising")) {
+            activity("advertising", FactsFlattening.member(advertising, "set"), advertising, keep: span)
+        }
+        activity("host", .null, .object([("start", .null), ("end", .null), ("phone", FactsFlattening.member(energy, "host")),
+                                         ("peripheral", .null)]), keep: span)
+    }
+
+    /// A finding from `audit --format json`, with its first record's number and byte offset as columns and every
+    /// record's in two lists, so a query joins straight back to the bytes.
+    static func finding(_ key: [(String, JSONValue)], _ f: Finding) -> JSONValue {
+        let row = FactsFlattening.row(key, AuditJSON.finding(f), dropping: ["file"], nullObjects: [
+            "connection": ["id", "handle", "peer_address", "start"],
+            "cost": ["phone_radio_s", "phone_charge_mc", "phone_low_mc", "phone_high_mc", "peripheral_radio_s",
+                     "peripheral_charge_mc", "peripheral_low_mc", "peripheral_high_mc", "host_mc"],
+            "cost_peripheral": FactsFlattening.costColumns,
+        ])
+        guard case .object(var members) = row else { return row }
+        let first = f.records.first
+        members.append(("record", first.map { .int($0.number) } ?? .null))
+        members.append(("byte_offset", first.map { .int(Int($0.offset)) } ?? .null))
+        members.append(("length", first.map { .int($0.length) } ?? .null))
+        members.append(("record_numbers", .array(f.records.map { .int($0.number) })))
+        members.append(("byte_offsets", .array(f.records.map { .int(Int($0.offset)) })))
+        return .object(members)
+    }
+}
