@@ -72,6 +72,7 @@ enum AuditHTMLAssets {
         }
         function human(s) {
           var a = Math.abs(s);
+          if (a === 0) return "0 s";
           if (a < 1e-3) return (s * 1e6).toFixed(0) + " µs";
           if (a < 1) return (s * 1e3).toFixed(a < 0.01 ? 2 : 1) + " ms";
           if (a < 60) return s.toFixed(a < 10 ? 3 : 1) + " s";
