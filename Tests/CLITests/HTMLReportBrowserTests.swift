@@ -5,7 +5,8 @@ import TestSupport
 /// The HTML report driven in a real browser: Debian's chromium through chromium-driver and Selenium (`make
 /// test-deps` installs them), by `html_report_browser.py`. For every bundled HCI sample, the air sample and two
 /// real captures (when ../shared is there), the page must draw every lane, phase, cost bar and finding that
-/// `timeline --json` and `audit --format json` of the same capture name, zoom by wheel, keys and slider, highlight
+/// `timeline --json` and `audit --format json` of the same capture name (a generated capture of 93 connections
+/// too, drawn in packed lanes), zoom by wheel, keys and slider, highlight
 /// a clicked finding's span and show its row, expand a group, open a connection's timeline, and log no error.
 /// Screenshots stay in .build/test-output/html/ for a person to look at.
 @Suite("HTML report in headless Chromium")
@@ -41,6 +42,14 @@ struct HTMLReportBrowserTests {
             FileHandle.standardError.write(Data("NOTE: \(real.path) lacks \(Set(Self.realCaptures).subtracting(present).sorted()): the HTML report of those real captures was NOT opened in the browser.\n".utf8))
         }
         cases += try present.map { try Self.reports(real.appendingPathComponent($0).path, name: "real-" + $0) }
+        // Many connections (93 in 3 MB of generated traffic): packed lanes, and the page's size kept in bounds.
+        let bench = Self.output.appendingPathComponent("bench-3M.btsnoop").path
+        let generated = try CLI.run(["bench", bench, "--size", "3M"], executable: CLI.packageRoot.appendingPathComponent(".build/debug/btlens-scenario").path)
+        #expect(generated.status == 0, "btlens-scenario bench: \(generated.stderr)")
+        let benchCase = try Self.reports(bench, name: "bench-3M")
+        cases.append(benchCase)
+        let size = try FileManager.default.attributesOfItem(atPath: benchCase["html"] ?? "")[.size] as? Int ?? 0
+        #expect(size > 0 && size < 1_000_000, "the page of a 3 MB capture is \(size) bytes")
 
         let manifest = Self.output.appendingPathComponent("manifest.json")
         let json = try JSONSerialization.data(withJSONObject: ["out": Self.output.path, "cases": cases], options: [.sortedKeys])

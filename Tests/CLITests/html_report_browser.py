@@ -11,6 +11,7 @@ Exits 1 listing every failed check.
 import json
 import os
 import sys
+from decimal import Decimal
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -40,6 +41,12 @@ def browser():
     return webdriver.Chrome(options=options, service=service)
 
 
+# As AuditHTMLTimeline: a lane per connection up to CONNECTION_LANES, packed lanes past it; at most
+# EVENT_BUDGET connection events drawn per capture.
+CONNECTION_LANES = 40
+EVENT_BUDGET = 10_000
+
+
 def expected_phases(timeline):
     """Phases per lane as the report builds them: scans, own advertising, failed attempts (each a lane when there
     are any), then per connection its link, connecting when the create command came first, and each event but
@@ -49,11 +56,28 @@ def expected_phases(timeline):
         lanes.append(len(timeline["advertising"]))
     if timeline["failed_connections"]:
         lanes.append(len(timeline["failed_connections"]))
-    for c in timeline["connections"]:
-        n = 1 + sum(1 for e in c["events"] if e["type"] != "connected")
-        if c["connect_requested"] is not None and float(c["connect_requested"]) < float(c["start"]):
-            n += 1
-        lanes.append(n)
+    connections = timeline["connections"]
+    packed = len(connections) > CONNECTION_LANES
+    last = Decimal(timeline["last_timestamp"])
+    ends, drawn = [], 0
+    first_packed = len(lanes)
+    for c in connections:
+        events = sum(1 for e in c["events"] if e["type"] != "connected")
+        if drawn + events > EVENT_BUDGET:
+            events = 0
+        drawn += events
+        connecting = c["connect_requested"] is not None and Decimal(c["connect_requested"]) < Decimal(c["start"])
+        n = 1 + events + (1 if connecting else 0)
+        if not packed:
+            lanes.append(n)
+            continue
+        start = Decimal(c["connect_requested"] if connecting else c["start"])
+        slot = next((i for i, end in enumerate(ends) if end <= start), len(ends))
+        if slot == len(ends):
+            ends.append(None)
+            lanes.append(0)
+        ends[slot] = Decimal(c["end"]) if c["end"] is not None else last
+        lanes[first_packed + slot] += n
     return lanes
 
 
@@ -160,17 +184,39 @@ def run_case(driver, case, out):
         costs = [float(t.get_attribute("data-cost")) for t in driver.find_elements(By.CSS_SELECTOR, "table.findings tbody")]
         check(costs == sorted(costs, reverse=True), name, f"sorting by cost: {costs}")
 
-    # A connection's label opens its timeline (the text timeline's lines) with its GATT tree beside it.
+    # A connection (its label, or its link where connections share packed lanes) opens its timeline (the text
+    # timeline's lines) with its GATT tree beside it.
     labels = driver.find_elements(By.CSS_SELECTOR, "#tl-0 text.lane-label.conn")
-    check(len(labels) == len(timeline["connections"]), name, "a connection lane without its link")
-    if labels:
+    packed = len(timeline["connections"]) > CONNECTION_LANES
+    check(len(labels) == (0 if packed else len(timeline["connections"])), name, f"{len(labels)} connection lanes with a link")
+    links = driver.find_elements(By.CSS_SELECTOR, "#tl-0 rect.phase.k-link")
+    check(len(links) == len(timeline["connections"]), name, f"{len(links)} links drawn, expected {len(timeline['connections'])}")
+    if timeline["connections"]:
+        first = timeline["connections"][0]["id"]
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", root)
-        ActionChains(driver).move_to_element(labels[0]).click().perform()
-        panel = driver.find_element(By.ID, f"conn-0-{timeline['connections'][0]['id']}")
+        if labels:
+            ActionChains(driver).move_to_element(labels[0]).click().perform()
+        else:
+            # Packed lanes are crowded with findings: zoom to the link and click a point of it no mark covers.
+            c = timeline["connections"][0]
+            t0 = Decimal(timeline["first_timestamp"])
+            end = Decimal(c["end"]) if c["end"] is not None else Decimal(timeline["last_timestamp"])
+            driver.execute_script("window.btlensTimelines[0].setView(arguments[0], arguments[1]);",
+                                  float(Decimal(c["start"]) - t0), float(end - t0))
+            dx = driver.execute_script("""
+                var r = arguments[0].getBoundingClientRect();
+                for (var x = r.left + 1; x < r.right; x += 2) {
+                  var e = document.elementFromPoint(x, r.top + r.height / 2);
+                  if (e && e.classList.contains('phase')) return x - (r.left + r.width / 2);
+                }
+                return 0;""", links[0])
+            ActionChains(driver).move_to_element_with_offset(links[0], int(dx), 0).click().perform()
+        panel = driver.find_element(By.ID, f"conn-0-{first}")
         check(panel.is_displayed(), name, "clicking a connection did not open its timeline")
         text = panel.find_element(By.CSS_SELECTOR, "pre.conn-timeline").text
-        check(f"Connection #{timeline['connections'][0]['id']}" in text, name, "the connection's timeline lacks its head line")
-        check(panel.find_element(By.CSS_SELECTOR, "pre.gatt").is_displayed(), name, "no GATT tree beside the timeline")
+        check(f"Connection #{first}" in text or "btlens timeline --connection" in text, name, "the connection's timeline lacks its head line")
+        gatt = panel.find_elements(By.CSS_SELECTOR, "pre.gatt")
+        check(len(gatt) == 1 and gatt[0].is_displayed(), name, "no GATT tree beside the timeline")
         driver.save_screenshot(os.path.join(out, name + "-connection.png"))
 
     # Hovering a phase shows its details.

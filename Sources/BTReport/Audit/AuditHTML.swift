@@ -98,31 +98,46 @@ public enum AuditHTML {
         return out + "</table>"
     }
 
+    /// Timeline lines the connection panels of one capture hold at most; connections past it point to
+    /// `btlens timeline`, so a long capture's page stays a few MB.
+    static let panelLineBudget = 5_000
+
     /// Each connection's lines as `btlens timeline` prints them (its renderer, filtered to the link), each line
-    /// carrying its record for the script to light up, beside the peer's GATT tree as `btlens gatt` prints it.
+    /// carrying its record for the script to light up, beside the peer's GATT tree as `btlens gatt` prints it
+    /// (once per peer, in a template the script copies into the panel it opens).
     static func connectionPanels(_ model: CaptureModel, capture: Int) -> String {
         let peers = GATTReport.peers(model)
         var gattOf: [Int: Int] = [:]
-        for (i, p) in peers.enumerated() { for c in p.connections { gattOf[c.id] = i } }
         var out = ""
+        for (i, p) in peers.enumerated() {
+            for c in p.connections { gattOf[c.id] = i }
+            out += "<template id=\"gatt-\(capture)-\(i)\"><pre class=\"gatt\">\(escape(GATTReport.peerLines(p).joined(separator: "\n")))</pre></template>"
+        }
+        var lines = 0
         for c in model.connections {
-            let text = TimelineReport.text(file: "", model: model, connectionFilter: c.id)
-            // The event lines end with the text `linesWithPhases` gives, in its order: pair them to cite records.
-            let events = TimelineReport.linesWithPhases(c)
-            var next = events.startIndex
             var body = ""
-            for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
-                var record: Int?
-                if next < events.endIndex, line.hasSuffix("  " + events[next].text) {
-                    record = events[next].at.number
-                    next += 1
+            if lines < panelLineBudget {
+                let text = TimelineReport.text(file: "", model: model, connectionFilter: c.id)
+                // The event lines end with the text `linesWithPhases` gives, in its order: pair them to cite records.
+                let events = TimelineReport.linesWithPhases(c)
+                var next = events.startIndex
+                for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
+                    var record: Int?
+                    if next < events.endIndex, line.hasSuffix("  " + events[next].text) {
+                        record = events[next].at.number
+                        next += 1
+                    }
+                    body += (record.map { "<span data-r=\"\($0)\">" } ?? "<span>") + escape(String(line)) + "</span>\n"
+                    lines += 1
                 }
-                body += (record.map { "<span data-r=\"\($0)\">" } ?? "<span>") + escape(String(line)) + "</span>\n"
+            } else {
+                body = escape("This page holds the timelines of the first connections only: run `btlens timeline --connection \(c.id)` for this one.")
             }
-            let gatt = gattOf[c.id].map { GATTReport.peerLines(peers[$0]).joined(separator: "\n") } ?? "no GATT traffic on this link"
-            out += "<section class=\"conn\" id=\"conn-\(capture)-\(c.id)\" hidden><h3>Connection #\(c.id) \(escape(c.linkName))"
+            let gatt = gattOf[c.id].map { "data-gatt=\"gatt-\(capture)-\($0)\"" } ?? ""
+            out += "<section class=\"conn\" id=\"conn-\(capture)-\(c.id)\" \(gatt) hidden><h3>Connection #\(c.id) \(escape(c.linkName))"
                 + (c.peerAddress.map { " — \(escape($0.description))" } ?? "") + " <button class=\"close\" title=\"close\">×</button></h3>"
-                + "<div class=\"conn-body\"><pre class=\"conn-timeline\">\(body)</pre><pre class=\"gatt\">\(escape(gatt))</pre></div></section>"
+                + "<div class=\"conn-body\"><pre class=\"conn-timeline\">\(body)</pre><div class=\"gatt-slot\">"
+                + (gattOf[c.id] == nil ? "<pre class=\"gatt\">no GATT traffic on this link</pre>" : "") + "</div></div></section>"
         }
         return out
     }

@@ -96,6 +96,11 @@ enum AuditHTMLAssets {
         function openConnection(ci, id) {
           var panel = document.getElementById("conn-" + ci + "-" + id);
           if (!panel) return null;
+          var slot = panel.querySelector(".gatt-slot");
+          if (slot && !slot.firstChild) {
+            var tree = document.getElementById(panel.getAttribute("data-gatt"));
+            if (tree) slot.appendChild(tree.content.cloneNode(true));
+          }
           panel.hidden = false;
           panel.scrollIntoView({ block: "nearest" });
           return panel;
@@ -254,9 +259,8 @@ enum AuditHTMLAssets {
               if (rec) rec.classList.add("lit");
               if (scroll !== false) row.scrollIntoView({ block: "center" });
             }
-            var lane = cap.lanes[m[1].lane];
-            if (lane.conn !== null) {
-              var panel = document.getElementById("conn-" + ci + "-" + lane.conn);
+            if (m[1].conn !== null) {
+              var panel = document.getElementById("conn-" + ci + "-" + m[1].conn);
               var records = {};
               m[1].records.forEach(function (r) { records[r] = true; });
               if (panel) panel.querySelectorAll("pre span[data-r]").forEach(function (s) {
@@ -294,15 +298,18 @@ enum AuditHTMLAssets {
             var t = ev.target;
             if (t.classList.contains("finding")) { select(t.getAttribute("data-f")); return; }
             if (t.classList.contains("phase")) {
-              var lane = cap.lanes[+t.getAttribute("data-l")];
-              if (lane.conn !== null) openConnection(ci, lane.conn);
+              var lane = cap.lanes[+t.getAttribute("data-l")], p = lane.phases[+t.getAttribute("data-p")];
+              var id = p.length > 4 ? p[4] : lane.conn;
+              if (id !== null) openConnection(ci, id);
             }
           });
           root.addEventListener("mouseover", function (ev) {
             var t = ev.target;
             if (t.classList.contains("finding")) {
-              var f = marks[t.getAttribute("data-f")][1];
-              showTip(f.title + "\n+" + human(+f.s) + (f.e > f.s ? " → +" + human(+f.e) : "") + (f.records.length ? "\nrecords " + f.records.slice(0, 8).join(", ") : ""), ev);
+              // Its words are its row's: rule, message, what it would save.
+              var f = marks[t.getAttribute("data-f")][1], row = document.getElementById(f.key), title = f.id;
+              if (row) title = row.cells[1].textContent + ": " + row.cells[3].textContent + " (saves " + row.cells[4].textContent + ")";
+              showTip(title + "\n+" + human(+f.s) + (f.e > f.s ? " → +" + human(+f.e) : "") + (f.records.length ? "\nrecords " + f.records.slice(0, 8).join(", ") : ""), ev);
             } else if (t.classList.contains("phase")) {
               var p = cap.lanes[+t.getAttribute("data-l")].phases[+t.getAttribute("data-p")];
               showTip(p[3] + "\n+" + human(+p[0]) + (p[1] > p[0] ? " → +" + human(+p[1]) + " (" + human(p[1] - p[0]) + ")" : ""), ev);

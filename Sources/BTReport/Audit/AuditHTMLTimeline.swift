@@ -23,6 +23,8 @@ struct AuditHTMLTimeline {
         var end: Timestamp
         var kind: Kind
         var title: String
+        /// Set in a lane of packed connections, where the lane is no one connection.
+        var connection: Int?
     }
 
     struct Lane {
@@ -79,12 +81,47 @@ struct AuditHTMLTimeline {
                       title: "connection attempt " + FailedConnectionText.describe(f))
             }, findings: byLane["attempts"] ?? [], cost: .zero))
         }
+        // A lane per connection, or past `connectionLanes` connections packed into as few lanes as never overlap.
+        let packed = model.connections.count > Self.connectionLanes
+        var laneEnds: [Timestamp] = []
+        var eventPhases = 0
         for (c, link) in zip(model.connections, report.links) {
-            let label = "#\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0.description.suffix(8))" } ?? "")
-            lanes.append(Lane(label: label, kind: "connection", connection: c.id, phases: Self.phases(c, model: model, end: link.end),
-                              findings: byConnection[c.id] ?? [], cost: link.phone))
+            var phases = Self.phases(c, model: model, end: link.end)
+            let events = phases.count - phases.prefix { $0.kind == .connecting || $0.kind == .link }.count
+            if eventPhases + events > Self.eventPhaseBudget {
+                // The budget spent: the link alone, so a long capture's page stays a few MB.
+                phases.removeAll { $0.kind != .connecting && $0.kind != .link }
+                if let i = phases.firstIndex(where: { $0.kind == .link }) {
+                    phases[i].title += " (its \(Plural.of(events, "event")) not drawn: the page draws \(Self.eventPhaseBudget) at most; btlens timeline lists them)"
+                }
+            } else {
+                eventPhases += events
+            }
+            guard packed else {
+                let label = "#\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0.description.suffix(8))" } ?? "")
+                lanes.append(Lane(label: label, kind: "connection", connection: c.id, phases: phases,
+                                  findings: byConnection[c.id] ?? [], cost: link.phone))
+                continue
+            }
+            let start = phases.first?.start ?? c.start.timestamp
+            let slot = laneEnds.firstIndex { $0 <= start } ?? laneEnds.count
+            if slot == laneEnds.count {
+                laneEnds.append(link.end)
+                lanes.append(Lane(label: slot == 0 ? "connections" : "connections \(slot + 1)", kind: "connections", phases: [],
+                                  findings: [], cost: .zero))
+            }
+            laneEnds[slot] = link.end
+            let lane = lanes.count - laneEnds.count + slot
+            lanes[lane].phases += phases.map { var p = $0; p.connection = c.id; return p }
+            lanes[lane].findings += byConnection[c.id] ?? []
+            lanes[lane].cost = lanes[lane].cost + link.phone
         }
     }
+
+    /// Connections drawn a lane each up to this many; more are packed (`init`).
+    static let connectionLanes = 40
+    /// Connection events drawn per capture at most; connections past it show their link alone.
+    static let eventPhaseBudget = 10_000
 
     /// A connection's phases: connecting (from our create command), the link, then one per timeline event but
     /// the connection itself, over the span it covers (a discovery procedure, an activity run, an idle gap) or
@@ -137,8 +174,7 @@ struct AuditHTMLTimeline {
                 marks.append(.object([
                     ("key", .string(AuditHTML.key(capture: capture, finding: i))), ("lane", .int(l)),
                     ("s", seconds(f.start)), ("e", seconds(max(f.end, f.start))), ("sev", .string(f.severity.rawValue)),
-                    ("id", .string(f.id)),
-                    ("title", .string("\(f.id) \(f.rule): \(f.message)" + (AuditCost.words(f.cost).map { "; " + $0 } ?? ""))),
+                    ("id", .string(f.id)), ("conn", f.connection.map { .int($0.id) } ?? .null),
                     ("records", .array(f.records.map { .int($0.number) })),
                 ]))
             }
@@ -154,7 +190,8 @@ struct AuditHTMLTimeline {
                     ("mc", .number(DecimalText.fixed(lane.cost.chargeMC, fractionDigits: 3))),
                     ("cost", .string(AuditHTMLEnergy.radioTitle(lane.cost))),
                     ("phases", .array(lane.phases.map { p in
-                        .array([seconds(p.start), seconds(max(p.end, p.start)), .string(p.kind.rawValue), .string(p.title)])
+                        .array([seconds(p.start), seconds(max(p.end, p.start)), .string(p.kind.rawValue), .string(p.title)]
+                               + (p.connection.map { [JSONValue.int($0)] } ?? []))
                     })),
                 ])
             })),
