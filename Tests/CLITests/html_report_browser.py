@@ -119,6 +119,10 @@ def run_case(driver, case, out):
     rules = sorted({f["rule_id"] if "rule_id" in f else f["id"] for f in findings})
     advice = [e.get_attribute("id") for e in driver.find_elements(By.CSS_SELECTOR, ".advice-list dt")]
     check(sorted(a[len("advice-"):] for a in advice) == rules, name, f"advice entries {advice}, expected one per rule {rules}")
+    page = driver.execute_script("return document.body.textContent;")
+    # Advice once per rule: its opening words (a rule's platform advice begins it) nowhere else on the page.
+    for text in {f["advice"][:80] for f in findings if f.get("advice")}:
+        check(page.count(text) == 1, name, f"advice printed {page.count(text)} times: {text}…")
     driver.save_screenshot(os.path.join(out, name + ".png"))
 
     # Zoom: the wheel over the plot, the keyboard, the slider each change the visible range.

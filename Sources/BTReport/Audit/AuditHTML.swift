@@ -143,7 +143,7 @@ public enum AuditHTML {
     }
 
     /// What to do instead, once per rule the run found: the rule's title, the findings' advice (each distinct
-    /// text once) and what to change on each platform.
+    /// text once) or, when they carry none, the rule's advice for each platform.
     static func adviceSection(_ run: AuditRun) -> String {
         guard !run.findings.isEmpty else { return "" }
         var order: [String] = []
@@ -156,8 +156,13 @@ public enum AuditHTML {
         for id in order {
             let d = RuleRegistry.rule(id)?.description
             out += "<dt id=\"advice-\(id)\"><code>\(id)</code> \(escape(d?.name ?? ""))" + (d.map { " — \(escape($0.title))" } ?? "") + "</dt><dd>"
-            for a in advice[id] ?? [] where !a.isEmpty { out += "<p>\(escape(a))</p>" }
-            if let d { out += "<p class=\"platform\">CoreBluetooth: \(escape(d.coreBluetooth))<br>Android: \(escape(d.android))</p>" }
+            // Findings' advice is the rule's platform advice, narrowed to the capture's platform when it shows:
+            // the rule's own only when findings carry none.
+            let texts = (advice[id] ?? []).filter { !$0.isEmpty }
+            for a in texts { out += "<p>\(escape(a))</p>" }
+            if let d, texts.isEmpty {
+                out += "<p class=\"platform\">CoreBluetooth: \(escape(d.coreBluetooth))<br>Android: \(escape(d.android))</p>"
+            }
             out += "</dd>"
         }
         return out + "</dl></section>"
