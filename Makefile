@@ -6,7 +6,7 @@ APT_PKGS   := libpcap-dev libbluetooth-dev libarchive-dev zlib1g-dev pkg-config 
 SAMPLE     := samples/wasteful-central.btsnoop
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build release run test test-fleet test-spark test-asan test-tsan samples bench bench-fleet fuzz install uninstall man clean assigned-numbers
+.PHONY: all deps test-deps build release run test test-fleet test-spark test-asan test-tsan samples bench bench-fleet fuzz install uninstall man clean assigned-numbers screenshots
 
 all: build
 
@@ -33,16 +33,19 @@ run: build
 	@echo "== btlens audit $(SAMPLE)"
 	@$(BUILD_DIR)/debug/btlens audit --fail-on never $(SAMPLE)
 
-# The tests validate JSON output against the schemas with Python's jsonschema, and open the HTML report in a
-# real headless browser (Debian's chromium).
+# The tests validate JSON output against the schemas with Python's jsonschema, and drive the HTML report in a
+# real headless browser (Debian's chromium through chromium-driver, with Selenium from PyPI).
 test-deps: deps
 	@python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install --quiet jsonschema || \
 	  (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-jsonschema)
 	@# The fleet test loads the exported tables into DuckDB's Python package.
 	@python3 -c "import duckdb" 2>/dev/null || python3 -m pip install --quiet duckdb || \
 	  python3 -m pip install --quiet --break-system-packages duckdb
-	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null)
+	@(command -v chromium >/dev/null && command -v chromedriver >/dev/null) || ($(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver >/dev/null)
+	@python3 -c "import selenium" 2>/dev/null || python3 -m pip install --quiet selenium || \
+	  python3 -m pip install --quiet --break-system-packages selenium || \
+	  (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-selenium)
 
 test: test-deps
 	$(SWIFT) build --build-tests
@@ -84,6 +87,13 @@ test-tsan: test-deps
 samples: deps
 	$(SWIFT) build --product btlens-scenario
 	$(BUILD_DIR)/debug/btlens-scenario samples samples
+
+# docs/html-report.png, the README's picture of the HTML report: a sample's audit in headless chromium.
+SCREENSHOT_SAMPLE := samples/wasteful-central.btsnoop
+screenshots: build test-deps
+	@mkdir -p docs $(BUILD_DIR)/screenshots
+	$(BUILD_DIR)/debug/btlens audit --fail-on never --format html -o $(BUILD_DIR)/screenshots/html-report.html $(SCREENSHOT_SAMPLE)
+	python3 Tests/CLITests/html_report_screenshot.py $(BUILD_DIR)/screenshots/html-report.html docs/html-report.png
 
 # Regenerates the Bluetooth SIG's UUID and company names (SIGTables.swift) from Wireshark's copy (Debian tshark).
 assigned-numbers:

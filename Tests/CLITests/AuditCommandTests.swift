@@ -66,17 +66,20 @@ struct AuditCommandTests {
     func htmlAttempts() throws {
         let r = try run(["audit", "--format", "html", "--fail-on", "never", "samples/connection-churn.btsnoop"])
         #expect(r.status == 0)
-        let svg = try #require(r.stdout.range(of: "<svg").flatMap { start in
-            r.stdout.range(of: "</svg>").map { String(r.stdout[start.lowerBound..<$0.upperBound]) }
+        // The timeline is drawn from the page's JSON blob: its lanes, their phases and the findings pinned on them.
+        let blob = try #require(r.stdout.range(of: "id=\"btlens-data\">").flatMap { start in
+            r.stdout.range(of: "</script>", range: start.upperBound..<r.stdout.endIndex).map { String(r.stdout[start.upperBound..<$0.lowerBound]) }
         })
-        let lanes = svg.components(separatedBy: "<text x=\"4\"").dropFirst().map { lane in
-            (label: String(lane.drop { $0 != ">" }.dropFirst().prefix { $0 != "<" }), body: lane)
-        }
-        #expect(lanes.map(\.label).prefix(2) == ["scanning", "connection attempts"])
-        let attempts = try #require(lanes.first { $0.label == "connection attempts" }).body
-        #expect(attempts.contains("<title>connection attempt to CE:55:81:02:6B:19 failed after 400 ms: Connection Failed to be Established (0x3e)</title>"))
-        #expect(attempts.contains("<circle") && attempts.contains("BTL009 connection-churn"))
-        #expect(!(lanes.first?.body.contains("BTL009") ?? true))
+        let data = try #require(try JSONSerialization.jsonObject(with: Data(blob.utf8)) as? [String: Any])
+        let capture = try #require((data["captures"] as? [[String: Any]])?.first)
+        let lanes = try #require(capture["lanes"] as? [[String: Any]])
+        #expect(lanes.compactMap { $0["label"] as? String }.prefix(2) == ["scanning", "connection attempts"])
+        let phases = (lanes[1]["phases"] as? [[Any]]) ?? []
+        #expect(phases.contains { ($0[3] as? String) == "connection attempt to CE:55:81:02:6B:19 failed after 400 ms: Connection Failed to be Established (0x3e)" })
+        #expect(phases.allSatisfy { ($0[2] as? String) == "attempt-failed" || ($0[2] as? String) == "attempt-cancelled" })
+        let marks = (capture["findings"] as? [[String: Any]]) ?? []
+        #expect(marks.contains { ($0["lane"] as? Int) == 1 && ($0["id"] as? String) == "BTL009" })
+        #expect(!marks.contains { ($0["lane"] as? Int) == 0 && ($0["id"] as? String) == "BTL009" })
     }
 
     @Test("SARIF names a capture with spaces, #, ?, % and non-ASCII letters by a valid file URI")

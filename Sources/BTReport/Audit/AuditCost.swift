@@ -16,10 +16,16 @@ enum AuditCost {
 
     /// Most severe first, then the costliest; ties keep their time order.
     static func ordered(_ findings: [Finding]) -> [Finding] {
-        findings.enumerated().sorted { a, b in
-            let ra = severityRank(a.element.severity), rb = severityRank(b.element.severity)
+        ordered(findings.indices, of: findings).map { findings[$0] }
+    }
+
+    /// `indices` of `findings` in `ordered`'s order.
+    static func ordered<S: Sequence<Int>>(_ indices: S, of findings: [Finding]) -> [Int] {
+        indices.enumerated().sorted { a, b in
+            let fa = findings[a.element], fb = findings[b.element]
+            let ra = severityRank(fa.severity), rb = severityRank(fb.severity)
             if ra != rb { return ra < rb }
-            let ca = a.element.cost?.phone.chargeMC ?? 0, cb = b.element.cost?.phone.chargeMC ?? 0
+            let ca = fa.cost?.phone.chargeMC ?? 0, cb = fb.cost?.phone.chargeMC ?? 0
             if ca != cb { return ca > cb }
             return a.offset < b.offset
         }.map(\.element)
@@ -54,6 +60,8 @@ enum AuditCost {
         var id: String
         var peer: BDAddr
         var findings: [Finding]
+        /// Where `findings` are in the list grouped.
+        var indices: [Int] = []
         var severity: Severity { findings.map(\.severity).min { severityRank($0) < severityRank($1) } ?? .info }
         var charge: Double { findings.reduce(0) { $0 + ($1.cost?.phone.chargeMC ?? 0) } }
         var radioSeconds: Double { findings.reduce(0) { $0 + ($1.cost?.phone.radioSeconds ?? 0) } }
@@ -75,12 +83,18 @@ enum AuditCost {
 
     /// Splits findings into groups of repeats and the rest.
     static func grouped(_ findings: [Finding]) -> (groups: [Group], rest: [Finding]) {
+        let (groups, rest) = groupedIndices(findings)
+        return (groups, rest.map { findings[$0] })
+    }
+
+    /// `grouped`, the rest as indices into `findings` (the HTML report keys rows and marks by them).
+    static func groupedIndices(_ findings: [Finding]) -> (groups: [Group], rest: [Int]) {
         var byKey: [GroupKey: [Int]] = [:]
         for (i, f) in findings.enumerated() {
             guard let peer = f.connection?.peerAddress else { continue }
             byKey[GroupKey(id: f.id, peer: peer), default: []].append(i)
         }
-        guard byKey.values.contains(where: { $0.count >= groupedFrom }) else { return ([], findings) }
+        guard byKey.values.contains(where: { $0.count >= groupedFrom }) else { return ([], Array(findings.indices)) }
         var groups: [Group] = []
         var inGroup = [Bool](repeating: false, count: findings.count)
         var done = Set<GroupKey>()
@@ -89,9 +103,9 @@ enum AuditCost {
             let key = GroupKey(id: f.id, peer: peer)
             guard let list = byKey[key], list.count >= groupedFrom, done.insert(key).inserted else { continue }
             for i in list { inGroup[i] = true }
-            groups.append(Group(rule: f.rule, id: f.id, peer: peer, findings: list.map { findings[$0] }))
+            groups.append(Group(rule: f.rule, id: f.id, peer: peer, findings: list.map { findings[$0] }, indices: list))
         }
-        return (groups, findings.indices.filter { !inGroup[$0] }.map { findings[$0] })
+        return (groups, findings.indices.filter { !inGroup[$0] })
     }
 }
 

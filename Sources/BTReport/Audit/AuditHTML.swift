@@ -4,185 +4,167 @@ import BTTrack
 import BTRules
 import BTEnergy
 
-/// A self-contained HTML page (no scripts, no external files): per capture, an SVG timeline with scan sessions,
-/// advertising, each connection and the findings on it, then the findings with their advice and each
-/// connection's event list.
+/// The interactive audit page, one self-contained file (no network, fonts, images or external scripts): per
+/// capture a zoomable timeline (drawn by a small inline script from one JSON blob, `AuditHTMLTimeline`), the
+/// findings grouped as text and Markdown group them, the energy panel (`AuditHTMLEnergy`) and each connection's
+/// text timeline beside its GATT tree; the advice once per rule at the end. Everything but the timeline is plain
+/// HTML, so the page prints and reads without the script.
 public enum AuditHTML {
     static func escape(_ s: String) -> String { MarkupEscaping.escape(s) }
 
-    static func color(_ s: Severity) -> String {
-        switch s {
-        case .error: "#c62828"
-        case .warning: "#ef8f00"
-        case .info: "#1f77b4"
-        }
-    }
-
-    static let style = """
-        body{font:14px/1.45 -apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em;color:#222;max-width:1200px}
-        h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}
-        table{border-collapse:collapse;width:100%;margin:.5em 0}td,th{border:1px solid #ddd;padding:4px 6px;text-align:left;vertical-align:top}
-        th{background:#f4f4f4}.sev{font-weight:bold;text-transform:uppercase;font-size:.8em}
-        .error{color:#c62828}.warning{color:#b26a00}.info{color:#1f77b4}code{font-size:.9em}
-        details{margin:.3em 0}summary{cursor:pointer}pre{background:#f8f8f8;padding:.6em;overflow-x:auto;font-size:12px}
-        svg text{font-size:11px;fill:#333}.advice{color:#555;font-size:.9em}
-        svg a text{fill:#1a5276;text-decoration:underline}.zoom{display:none;border:1px solid #ddd;padding:.5em;margin:.5em 0}
-        .zoom:target{display:block}.waste{font-weight:bold}td.cost{white-space:nowrap}
-        """
-
-    public static func render(_ run: AuditRun, models: [String: CaptureModel]) -> String {
+    public static func render(_ run: AuditRun, models: [String: CaptureModel], energy: EnergyModel = EnergyModel()) -> String {
         var out: [String] = []
-        out.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>btlens audit</title><style>\(style)</style></head><body>")
-        out.append("<h1>btlens audit</h1><p><strong>\(escape(run.summary))</strong>" + (run.failOn.map { " — fails on \($0.rawValue) and above" } ?? "") + "</p>")
+        out.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                   + "<meta name=\"color-scheme\" content=\"light dark\"><title>btlens audit</title><style>\(AuditHTMLAssets.style)</style></head><body>")
+        out.append("<header><h1>btlens audit</h1><p><strong>\(escape(run.summary))</strong>" + (run.failOn.map { " — fails on \($0.rawValue) and above" } ?? "") + "</p>")
         if let waste = run.wasteLine { out.append("<p class=\"waste\">\(escape(waste[waste.startIndex].uppercased() + waste.dropFirst())).</p>") }
         if run.status == .unreadable { out.append("<p class=\"error\"><strong>Incomplete: an input could not be read.</strong></p>") }
-        for capture in run.captures {
-            out.append("<h2>\(escape(capture.file))</h2>")
+        out.append("</header>")
+        var blobs: [JSONValue] = []
+        for (index, capture) in run.captures.enumerated() {
+            out.append("<section class=\"capture\" id=\"capture-\(index)\"><h2>\(escape(capture.file))</h2>")
             if let error = capture.error {
-                out.append("<p class=\"error\">unreadable: \(escape(error))</p>")
+                out.append("<p class=\"error\">unreadable: \(escape(error))</p></section>")
+                blobs.append(.object([("file", .string(capture.file))]))
                 continue
             }
             for note in capture.notes { out.append("<p class=\"note\">\(escape(note))</p>") }
-            if let model = models[capture.file] { out.append(timeline(model, findings: capture.findings)) }
-            if capture.findings.isEmpty {
-                out.append("<p>No findings.</p>")
+            let model = models[capture.file]
+            let report = model.map { EnergyReport(model: $0, energy: energy) }
+            if let model, let report, let timeline = AuditHTMLTimeline(model: model, report: report, findings: capture.findings, capture: index) {
+                blobs.append(timeline.json(file: capture.file))
+                out.append(AuditHTMLTimeline.controls(capture: index))
             } else {
-                out.append("<table><tr><th>severity</th><th>rule</th><th>where</th><th>finding</th><th>saves</th><th>records</th></tr>")
-                for f in AuditCost.ordered(capture.findings) {
-                    let place = f.connection.map { "#\($0.id) <code>\($0.shortLinkName)</code>" } ?? "—"
-                    out.append("<tr><td class=\"sev \(f.severity.rawValue)\">\(f.severity.rawValue)</td><td><code>\(f.id)</code> \(escape(f.rule))</td><td>\(place)</td><td>\(escape(f.message))<div class=\"advice\">\(escape(f.advice))</div></td><td class=\"cost\">\(escape(f.cost.map { AuditCost.mAh($0.phone.chargeMC) } ?? "—"))</td><td>\(escape(AuditText.records(f.records, limit: 4)))</td></tr>")
-                }
-                out.append("</table>")
+                blobs.append(.object([("file", .string(capture.file))]))
             }
-            if let model = models[capture.file], !model.connections.isEmpty {
-                for c in model.connections {
-                    let events = TimelineReport.eventLines(c).map { line in
-                        TimeFormat.utc(line.at.timestamp, digits: 3).dropFirst(11) + "  " + line.text
-                    }.joined(separator: "\n")
-                    out.append("<details><summary>Connection #\(c.id) \(c.linkName)\(c.peerAddress.map { " — \($0)" } ?? "") (\(Plural.of(c.events.count, "event")))</summary><pre>\(escape(events))</pre></details>")
-                }
-            }
+            out.append(findingsTable(capture, index: index))
+            if let report { out.append(AuditHTMLEnergy.panel(report)) }
+            if let model { out.append(connectionPanels(model, capture: index)) }
+            out.append("</section>")
         }
-        out.append("<p class=\"advice\">Generated by btlens \(escape(run.version)).</p></body></html>")
+        out.append(adviceSection(run))
+        out.append("<div id=\"tip\" role=\"tooltip\" hidden></div>")
+        out.append("<footer class=\"advice\">Generated by btlens \(escape(run.version)).</footer>")
+        // "<" only occurs inside JSON strings, where \u003c reads the same: the blob can never close its element.
+        let data = JSONValue.object([("captures", .array(blobs))]).serialized(indent: nil).replacingOccurrences(of: "<", with: "\\u003c")
+        out.append("<script type=\"application/json\" id=\"btlens-data\">\(data)</script>")
+        out.append("<script>\(AuditHTMLAssets.script)</script></body></html>")
         return out.joined(separator: "\n")
     }
 
-    /// Lanes: scans, advertising, one per connection; findings as marks on their lane (or the scan lane); beside
-    /// each lane a bar of its radio charge (the phone's, `EnergyReport`), to scale with the costliest lane. A
-    /// connection's label links to a zoomed view of that connection alone (`zoom`), shown by CSS `:target`.
-    static func timeline(_ model: CaptureModel, findings: [Finding], energy: EnergyModel = EnergyModel()) -> String {
-        guard let first = model.firstTimestamp, let last = model.lastTimestamp, last > first else { return "" }
-        let report = EnergyReport(model: model, energy: energy)
-        let width = 1000.0, left = 150.0, lane = 22.0, right = 150.0
-        let plotEnd = width - right - 10
-        let span = Double(last.nanoseconds - first.nanoseconds)
-        func x(_ t: Timestamp) -> Double { left + (Double(t.nanoseconds - first.nanoseconds) / span) * (plotEnd - left) }
-        struct Lane {
-            var label: String
-            var kind: String
-            var link: String?
-            var bars: [(Double, Double, String, String)]
-            var marks: [Finding]
-            var cost: RadioCost
-        }
-        var lanes: [Lane] = []
-        let scanBars = model.scans.map { s in
-            (x(s.start.timestamp), x(s.end?.timestamp ?? last), s.filterDuplicates ? "#7fb3d5" : "#e59866",
-             "scan \(s.isActive ? "active" : "passive"), duplicates \(s.filterDuplicates ? "filtered" : "not filtered"), \(Plural.of(s.reports, "report"))")
-        }
-        // Findings by connection, gathered in one pass, each in report order. A finding on no connection goes on
-        // the lane of its rule's category: advertising, connection attempts, or else scanning.
-        let byConnection = Dictionary(grouping: findings, by: { $0.connection?.id })
-        let categories = Dictionary(RuleRegistry.descriptions.map { ($0.id, $0.category) }, uniquingKeysWith: { a, _ in a })
-        let hasAdvertising = !model.ownAdvertising.isEmpty, hasAttempts = !model.failedConnections.isEmpty
-        let byLane = Dictionary(grouping: byConnection[nil] ?? [], by: { f -> String in
-            switch categories[f.id] {
-            case .advertising? where hasAdvertising: "advertising"
-            case .connection? where hasAttempts: "attempts"
-            default: "scanning"
-            }
-        })
-        lanes.append(Lane(label: "scanning", kind: "scanning", bars: scanBars, marks: byLane["scanning"] ?? [],
-                          cost: report.scans.reduce(.zero) { $0 + $1.phone }))
-        if hasAdvertising {
-            lanes.append(Lane(label: "advertising", kind: "advertising", bars: model.ownAdvertising.map { a in
-                (x(a.start.timestamp), x(a.end?.timestamp ?? last), "#a9cce3", "advertising set \(a.setHandle)")
-            }, marks: byLane["advertising"] ?? [], cost: report.advertising.reduce(.zero) { $0 + $1.phone }))
-        }
-        if hasAttempts {
-            // From the create command (when the capture shows it) to the event that ended the attempt.
-            lanes.append(Lane(label: "connection attempts", kind: "attempts", bars: model.failedConnections.map { f in
-                (x((f.requested ?? f.at).timestamp), x(f.at.timestamp), f.cancelledByHost ? "#bfc9ca" : "#f1948a",
-                 "connection attempt " + FailedConnectionText.describe(f))
-            }, marks: byLane["attempts"] ?? [], cost: .zero))
-        }
-        for (c, link) in zip(model.connections, report.links) {
-            let label = "#\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0.description.suffix(8))" } ?? "")
-            var bars = [(x(c.start.timestamp), x(c.end?.timestamp ?? last), "#82e0aa",
-                         "connection #\(c.id)" + (c.disconnectReason.map { ", ended: \($0)" } ?? ", open"))]
-            // Connecting, from our create command, in a paler shade before the link itself.
-            if let requested = c.connectRequested, requested.timestamp < c.start.timestamp {
-                bars.insert((x(requested.timestamp), x(c.start.timestamp), "#d5f5e3",
-                             "connecting for \(TimeFormat.human(c.start.timestamp - requested.timestamp))"), at: 0)
-            }
-            lanes.append(Lane(label: label, kind: "connection", link: "zoom-\(anchor(c))", bars: bars,
-                              marks: byConnection[c.id] ?? [], cost: link.phone))
-        }
-        let most = max(lanes.map(\.cost.chargeMC).max() ?? 0, 1e-9)
-        let height = Double(lanes.count) * lane + 30
-        var svg = "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"100%\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">"
-        for (i, l) in lanes.enumerated() {
-            let y = Double(i) * lane + 4
-            svg += "<g class=\"lane\" data-lane=\"\(escape(l.kind))\">"
-            let text = "<text x=\"4\" y=\"\(y + 14)\">\(escape(l.label))</text>"
-            svg += l.link.map { "<a href=\"#\($0)\">\(text)</a>" } ?? text
-            svg += "<line x1=\"\(left)\" y1=\"\(y + 10)\" x2=\"\(fmt(plotEnd))\" y2=\"\(y + 10)\" stroke=\"#eee\"/>"
-            for (x0, x1, fill, title) in l.bars {
-                svg += "<rect class=\"activity\" x=\"\(fmt(x0))\" y=\"\(y + 3)\" width=\"\(fmt(max(2, x1 - x0)))\" height=\"14\" rx=\"3\" fill=\"\(fill)\"><title>\(escape(title))</title></rect>"
-            }
-            for f in l.marks {
-                svg += "<circle class=\"finding\" data-rule=\"\(f.id)\" cx=\"\(fmt(x(f.start)))\" cy=\"\(y + 10)\" r=\"5\" fill=\"\(color(f.severity))\" stroke=\"#fff\"><title>\(escape("\(f.id) \(f.rule): \(f.message)"))</title></circle>"
-            }
-            // Radio charge of the lane, to scale with the costliest lane.
-            let barWidth = max(1, (right - 70) * l.cost.chargeMC / most)
-            svg += "<rect class=\"radio-bar\" x=\"\(fmt(plotEnd + 8))\" y=\"\(y + 5)\" width=\"\(fmt(barWidth))\" height=\"10\" fill=\"#5d6d7e\"><title>\(escape(radioTitle(l.cost)))</title></rect>"
-            svg += "<text x=\"\(fmt(plotEnd + 12 + barWidth))\" y=\"\(y + 14)\">\(escape(DecimalText.fixed(l.cost.chargeMC, fractionDigits: 1))) mC</text>"
-            svg += "</g>"
-        }
-        let axisY = Double(lanes.count) * lane + 20
-        svg += "<text x=\"\(left)\" y=\"\(axisY)\">\(escape(TimeFormat.utc(first, digits: 0))) UTC</text>"
-        svg += "<text x=\"\(fmt(plotEnd))\" y=\"\(axisY)\" text-anchor=\"end\">+\(escape(TimeFormat.human(last - first)))</text>"
-        svg += "<text x=\"\(fmt(plotEnd + 8))\" y=\"\(axisY)\">radio charge (phone)</text></svg>"
-        for (c, link) in zip(model.connections, report.links) {
-            svg += zoom(c, link: link, findings: byConnection[c.id] ?? [])
-        }
-        return svg
+    /// Key of a finding across the page: its row's id, its mark's `data-f`.
+    static func key(capture: Int, finding: Int) -> String { "f\(capture)-\(finding)" }
+
+    static func place(_ f: Finding) -> String { f.connection.map { "#\($0.id) <code>\(escape($0.shortLinkName))</code>" } ?? "—" }
+
+    static func cost(_ f: Finding) -> String { escape(f.cost.map { AuditCost.mAh($0.phone.chargeMC) } ?? "—") }
+
+    /// Sort keys a row group carries: severity rank, phone charge, first time (report order).
+    static func sortKeys(_ severity: Severity, charge: Double, order: Int) -> String {
+        "data-sev=\"\(AuditCost.severityRank(severity))\" data-cost=\"\(DecimalText.fixed(charge, fractionDigits: 6))\" data-order=\"\(order)\""
     }
 
-    static func anchor(_ c: Connection) -> String { "c\(c.id)" }
-
-    static func radioTitle(_ c: RadioCost) -> String {
-        "radio \(DecimalText.fixed(c.radioSeconds, fractionDigits: 2)) s, \(DecimalText.fixed(c.chargeMC, fractionDigits: 2)) mC (\(DecimalText.fixed(c.lowMC, fractionDigits: 2))–\(DecimalText.fixed(c.highMC, fractionDigits: 2)))"
+    static func findingRow(_ f: Finding, key: String, member: Bool) -> String {
+        "<tr class=\"\(member ? "member" : "finding-row")\" id=\"\(key)\" data-f=\"\(key)\"\(member ? " hidden" : "")>"
+            + "<td class=\"sev \(f.severity.rawValue)\">\(f.severity.rawValue)</td><td><a href=\"#advice-\(f.id)\"><code>\(f.id)</code></a> \(escape(f.rule))</td>"
+            + "<td>\(place(f))</td><td>\(escape(f.message))</td><td class=\"cost\">\(cost(f))</td>"
+            + "<td class=\"records\">\(escape(AuditText.records(f.records, limit: 4)))</td></tr>"
     }
 
-    /// One connection over its own time: its phases as bars (with their radio charge) and its findings pinned.
-    static func zoom(_ c: Connection, link: EnergyReport.Link, findings: [Finding]) -> String {
-        let start = link.start, end = link.end
-        let span = max(1, Double(end.nanoseconds - start.nanoseconds))
-        let width = 1000.0, left = 10.0
-        func x(_ t: Timestamp) -> Double { left + Double(t.nanoseconds - start.nanoseconds) / span * (width - 2 * left) }
-        var svg = "<section class=\"zoom\" id=\"zoom-\(anchor(c))\"><h3>Connection #\(c.id) \(c.shortLinkName)\(c.peerAddress.map { " — \($0)" } ?? "") "
-            + "<a href=\"#\">(close)</a></h3><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100%\" viewBox=\"0 0 \(Int(width)) 70\">"
-        for p in link.phases {
-            svg += "<rect class=\"phase\" x=\"\(fmt(x(p.start)))\" y=\"10\" width=\"\(fmt(max(2, x(p.end) - x(p.start))))\" height=\"18\" fill=\"#82e0aa\" stroke=\"#fff\"><title>\(escape(p.name + ": " + radioTitle(p.phone)))</title></rect>"
+    /// Repeats of one rule on one peer as one expandable row (`AuditCost.grouped`, as text and Markdown), the
+    /// rest a row each; most severe and costliest first, re-sortable by the script.
+    static func findingsTable(_ capture: AuditedCapture, index: Int) -> String {
+        guard !capture.findings.isEmpty else { return "<p>No findings.</p>" }
+        let (groups, rest) = AuditCost.groupedIndices(capture.findings)
+        var out = "<table class=\"findings\" data-capture=\"\(index)\"><thead><tr>"
+            + "<th><button class=\"sort\" data-sort=\"sev\" title=\"sort by severity\">severity</button></th><th>rule</th><th>where</th><th>finding</th>"
+            + "<th><button class=\"sort\" data-sort=\"cost\" title=\"sort by the charge it would save\">saves</button></th><th>records</th></tr></thead>"
+        var order = 0
+        for g in groups {
+            out += "<tbody class=\"group\" \(sortKeys(g.severity, charge: g.charge, order: order))><tr class=\"group-row\">"
+                + "<td class=\"sev \(g.severity.rawValue)\"><button class=\"expand\" aria-expanded=\"false\" title=\"show each finding\">▸</button> \(g.severity.rawValue)</td>"
+                + "<td><a href=\"#advice-\(g.id)\"><code>\(g.id)</code></a> \(escape(g.rule))</td><td>\(escape(g.connections))</td>"
+                + "<td>\(escape(g.line)) <span class=\"count\">×\(g.findings.count)</span></td><td class=\"cost\">\(escape(AuditCost.mAh(g.charge)))</td><td></td></tr>"
+            for i in g.indices { out += findingRow(capture.findings[i], key: key(capture: index, finding: i), member: true) }
+            out += "</tbody>"
+            order += 1
         }
-        for f in findings {
-            svg += "<circle class=\"finding\" data-rule=\"\(f.id)\" cx=\"\(fmt(x(f.start)))\" cy=\"19\" r=\"6\" fill=\"\(color(f.severity))\" stroke=\"#fff\"><title>\(escape("\(f.id) \(f.rule): \(f.message)"))</title></circle>"
+        for i in AuditCost.ordered(rest, of: capture.findings) {
+            let f = capture.findings[i]
+            out += "<tbody class=\"single\" \(sortKeys(f.severity, charge: f.cost?.phone.chargeMC ?? 0, order: order))>"
+                + findingRow(f, key: key(capture: index, finding: i), member: false) + "</tbody>"
+            order += 1
         }
-        svg += "<text x=\"\(left)\" y=\"50\">\(escape(TimeFormat.utc(start, digits: 3))) UTC</text>"
-        svg += "<text x=\"\(width - left)\" y=\"50\" text-anchor=\"end\">+\(escape(TimeFormat.human(end - start))), \(escape(radioTitle(link.phone)))</text>"
-        return svg + "</svg></section>"
+        return out + "</table>"
     }
 
-    static func fmt(_ v: Double) -> String { DecimalText.fixed(v, fractionDigits: 1) }
+    /// Timeline lines the connection panels of one capture hold at most; connections past it point to
+    /// `btlens timeline`, so a long capture's page stays a few MB.
+    static let panelLineBudget = 5_000
+
+    /// Each connection's lines as `btlens timeline` prints them (its renderer, filtered to the link), each line
+    /// carrying its record for the script to light up, beside the peer's GATT tree as `btlens gatt` prints it
+    /// (once per peer, in a template the script copies into the panel it opens).
+    static func connectionPanels(_ model: CaptureModel, capture: Int) -> String {
+        let peers = GATTReport.peers(model)
+        var gattOf: [Int: Int] = [:]
+        var out = ""
+        for (i, p) in peers.enumerated() {
+            for c in p.connections { gattOf[c.id] = i }
+            out += "<template id=\"gatt-\(capture)-\(i)\"><pre class=\"gatt\">\(escape(GATTReport.peerLines(p).joined(separator: "\n")))</pre></template>"
+        }
+        var lines = 0
+        for c in model.connections {
+            var body = ""
+            if lines < panelLineBudget {
+                let text = TimelineReport.text(file: "", model: model, connectionFilter: c.id)
+                // The event lines end with the text `linesWithPhases` gives, in its order: pair them to cite records.
+                let events = TimelineReport.linesWithPhases(c)
+                var next = events.startIndex
+                for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
+                    var record: Int?
+                    if next < events.endIndex, line.hasSuffix("  " + events[next].text) {
+                        record = events[next].at.number
+                        next += 1
+                    }
+                    body += (record.map { "<span data-r=\"\($0)\">" } ?? "<span>") + escape(String(line)) + "</span>\n"
+                    lines += 1
+                }
+            } else {
+                body = escape("This page holds the timelines of the first connections only: run `btlens timeline --connection \(c.id)` for this one.")
+            }
+            let gatt = gattOf[c.id].map { "data-gatt=\"gatt-\(capture)-\($0)\"" } ?? ""
+            out += "<section class=\"conn\" id=\"conn-\(capture)-\(c.id)\" \(gatt) hidden><h3>Connection #\(c.id) \(escape(c.linkName))"
+                + (c.peerAddress.map { " — \(escape($0.description))" } ?? "") + " <button class=\"close\" title=\"close\">×</button></h3>"
+                + "<div class=\"conn-body\"><pre class=\"conn-timeline\">\(body)</pre><div class=\"gatt-slot\">"
+                + (gattOf[c.id] == nil ? "<pre class=\"gatt\">no GATT traffic on this link</pre>" : "") + "</div></div></section>"
+        }
+        return out
+    }
+
+    /// What to do instead, once per rule the run found: the rule's title, the findings' advice (each distinct
+    /// text once) or, when they carry none, the rule's advice for each platform.
+    static func adviceSection(_ run: AuditRun) -> String {
+        guard !run.findings.isEmpty else { return "" }
+        var order: [String] = []
+        var advice: [String: [String]] = [:]
+        for f in run.findings {
+            if advice[f.id] == nil { order.append(f.id) }
+            if !(advice[f.id]?.contains(f.advice) ?? false) { advice[f.id, default: []].append(f.advice) }
+        }
+        var out = "<section class=\"advice-list\"><h2>What to do instead</h2><dl>"
+        for id in order {
+            let d = RuleRegistry.rule(id)?.description
+            out += "<dt id=\"advice-\(id)\"><code>\(id)</code> \(escape(d?.name ?? ""))" + (d.map { " — \(escape($0.title))" } ?? "") + "</dt><dd>"
+            // Findings' advice is the rule's platform advice, narrowed to the capture's platform when it shows:
+            // the rule's own only when findings carry none.
+            let texts = (advice[id] ?? []).filter { !$0.isEmpty }
+            for a in texts { out += "<p>\(escape(a))</p>" }
+            if let d, texts.isEmpty {
+                out += "<p class=\"platform\">CoreBluetooth: \(escape(d.coreBluetooth))<br>Android: \(escape(d.android))</p>"
+            }
+            out += "</dd>"
+        }
+        return out + "</dl></section>"
+    }
 }

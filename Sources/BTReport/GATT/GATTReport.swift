@@ -75,37 +75,44 @@ public enum GATTReport {
         if list.isEmpty { out.append("  no GATT traffic in this capture") }
         for peer in list {
             out.append("")
-            let ids = peer.connections.map { c in
-                guard let from = c.gatt.inheritedFrom else { return "#\(c.id)" }
-                return "#\(c.id) (\(c.gatt.origin == .learnedLater ? "learned later" : "inherited") from #\(from))"
-            }.joined(separator: ", ")
-            var head = "Peer \(peer.label)  connections \(ids)"
-            if let from = peer.database.inheritedFrom { head += "  (database cached from connection #\(from))" }
-            if peer.database.isEmpty { head += "  (no discovery seen: handles only)" }
-            out.append(head)
-            for s in peer.database.services {
-                out.append("  \(s.isPrimary ? "Service" : "Secondary service") \(s.name)  \(Hex.u16(s.startHandle))-\(Hex.u16(s.endHandle))")
-                for c in peer.database.characteristics(of: s) {
-                    let u = peer.usage[c.valueHandle]
-                    out.append("    \(c.name)  value \(Hex.u16(c.valueHandle))  [\(c.properties)]  \(usageText(u, cccdState: cccdState(of: c, in: peer)))")
-                    if let v = u?.lastValue { out.append("      last value: " + CharacteristicValue.describe(v, uuid: c.uuid)) }
-                    for d in peer.database.descriptors(of: c) {
-                        let name = d.isCCCD ? "Client Characteristic Configuration" : GATTNames.attribute(d.uuid)
-                        let du = peer.usage[d.handle]
-                        out.append("      \(name)  \(Hex.u16(d.handle))" + (du.map { "  " + usageText($0, cccdState: nil) } ?? ""))
-                    }
-                }
-            }
-            let others = otherHandles(peer)
-            if !others.isEmpty {
-                out.append("  Handles used outside the discovered database:")
-                for h in others {
-                    out.append("    \(Hex.u16(h))  \(usageText(peer.usage[h], cccdState: peer.cccd[h]))" +
-                               (peer.usage[h]?.lastValue.map { "  last " + CharacteristicValue.generic($0) } ?? ""))
+            out += peerLines(peer)
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// One peer's tree as `text` prints it (the HTML report shows it beside a connection's timeline).
+    static func peerLines(_ peer: Peer) -> [String] {
+        var out: [String] = []
+        let ids = peer.connections.map { c in
+            guard let from = c.gatt.inheritedFrom else { return "#\(c.id)" }
+            return "#\(c.id) (\(c.gatt.origin == .learnedLater ? "learned later" : "inherited") from #\(from))"
+        }.joined(separator: ", ")
+        var head = "Peer \(peer.label)  connections \(ids)"
+        if let from = peer.database.inheritedFrom { head += "  (database cached from connection #\(from))" }
+        if peer.database.isEmpty { head += "  (no discovery seen: handles only)" }
+        out.append(head)
+        for s in peer.database.services {
+            out.append("  \(s.isPrimary ? "Service" : "Secondary service") \(s.name)  \(Hex.u16(s.startHandle))-\(Hex.u16(s.endHandle))")
+            for c in peer.database.characteristics(of: s) {
+                let u = peer.usage[c.valueHandle]
+                out.append("    \(c.name)  value \(Hex.u16(c.valueHandle))  [\(c.properties)]  \(usageText(u, cccdState: cccdState(of: c, in: peer)))")
+                if let v = u?.lastValue { out.append("      last value: " + CharacteristicValue.describe(v, uuid: c.uuid)) }
+                for d in peer.database.descriptors(of: c) {
+                    let name = d.isCCCD ? "Client Characteristic Configuration" : GATTNames.attribute(d.uuid)
+                    let du = peer.usage[d.handle]
+                    out.append("      \(name)  \(Hex.u16(d.handle))" + (du.map { "  " + usageText($0, cccdState: nil) } ?? ""))
                 }
             }
         }
-        return out.joined(separator: "\n")
+        let others = otherHandles(peer)
+        if !others.isEmpty {
+            out.append("  Handles used outside the discovered database:")
+            for h in others {
+                out.append("    \(Hex.u16(h))  \(usageText(peer.usage[h], cccdState: peer.cccd[h]))" +
+                           (peer.usage[h]?.lastValue.map { "  last " + CharacteristicValue.generic($0) } ?? ""))
+            }
+        }
+        return out
     }
 
     // MARK: JSON

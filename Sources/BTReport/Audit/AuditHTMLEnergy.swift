@@ -1,0 +1,110 @@
+import BTWire
+import BTCapture
+import BTTrack
+import BTEnergy
+
+/// The HTML report's energy panel: the phone's radio charge per activity as bars (`EnergyReport`, what `btlens
+/// energy` prints), and where the capture has them the controller's own activity counters beside the model's
+/// radio time for the same intervals.
+enum AuditHTMLEnergy {
+    static func escape(_ s: String) -> String { MarkupEscaping.escape(s) }
+
+    /// Bars drawn one per activity up to this many; the cheapest beyond it share one bar. Repeated sessions
+    /// of one scan setting or advertising set are one activity already.
+    static let barsShown = 40
+    /// Controller counter intervals listed; a long capture reads them every few seconds.
+    static let measuredShown = 60
+
+    static func radioTitle(_ c: RadioCost) -> String {
+        "radio \(DecimalText.fixed(c.radioSeconds, fractionDigits: 2)) s, \(DecimalText.fixed(c.chargeMC, fractionDigits: 2)) mC (\(DecimalText.fixed(c.lowMC, fractionDigits: 2))–\(DecimalText.fixed(c.highMC, fractionDigits: 2)))"
+    }
+
+    struct Activity {
+        var label: String
+        var kind: String
+        var cost: RadioCost
+        var count = 1
+    }
+
+    /// Scans by setting and advertising by set, summed; each connection on its own.
+    static func activities(_ r: EnergyReport) -> [Activity] {
+        var order: [String] = []
+        var byKey: [String: Activity] = [:]
+        func add(_ key: String, _ a: Activity) {
+            if var old = byKey[key] {
+                old.cost = old.cost + a.cost
+                old.count += 1
+                byKey[key] = old
+            } else {
+                order.append(key)
+                byKey[key] = a
+            }
+        }
+        for s in r.scans {
+            let duty = s.session.parametersKnown ? "duty \(Int((s.session.dutyCycle * 100).rounded())) %" : "duty unknown"
+            let label = "scan hci\(s.session.controller) \(s.session.isActive ? "active" : "passive") \(duty)"
+            add(label, Activity(label: label, kind: s.session.filterDuplicates ? "scan" : "scan-dup", cost: s.phone))
+        }
+        for a in r.advertising {
+            let label = "advertising hci\(a.session.controller) set \(a.session.setHandle)"
+            add(label, Activity(label: label, kind: "advertising", cost: a.phone))
+        }
+        for l in r.links where l.modelled {
+            let c = l.connection
+            add("c\(c.id)", Activity(label: "connection #\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0)" } ?? ""), kind: "link", cost: l.phone))
+        }
+        return order.compactMap { byKey[$0] }
+    }
+
+    static func panel(_ r: EnergyReport) -> String {
+        var list = activities(r).sorted { $0.cost.chargeMC > $1.cost.chargeMC }
+        if list.count > barsShown {
+            let rest = list[(barsShown - 1)...]
+            let sum = rest.reduce(RadioCost.zero) { $0 + $1.cost }
+            list = Array(list.prefix(barsShown - 1)) + [Activity(label: "\(rest.count) more activities", kind: "other", cost: sum, count: rest.count)]
+        }
+        let total = r.phoneTotal
+        let most = max(list.map(\.cost.chargeMC).max() ?? 0, 1e-9)
+        var out = "<section class=\"energy\"><h3>Energy: the phone's radio charge per activity (model, profile \(escape(r.profile.phone.name)))</h3>"
+        if list.isEmpty {
+            out += "<p>No scanning, advertising or LE link to price.</p>"
+        } else {
+            out += "<table class=\"energy-bars\">"
+            for a in list {
+                let share = total.chargeMC > 0 ? " · \(Int((a.cost.chargeMC / total.chargeMC * 100).rounded())) %" : ""
+                out += "<tr><td class=\"label\">\(escape(a.label))\(a.count > 1 ? " <span class=\"count\">×\(a.count)</span>" : "")</td>"
+                    + "<td class=\"bar\"><span class=\"energy-bar k-\(a.kind)\" style=\"width:\(DecimalText.fixed(max(0.2, a.cost.chargeMC / most * 100), fractionDigits: 1))%\" title=\"\(escape(radioTitle(a.cost)))\"></span></td>"
+                    + "<td class=\"value\">\(escape(AuditCost.mAh(a.cost.chargeMC)))\(share)</td></tr>"
+            }
+            out += "</table>"
+        }
+        let seconds = r.captureSeconds
+        out += "<p>Total \(escape(AuditCost.mAh(total.chargeMC))) (\(escape(radioTitle(total))))"
+            + (seconds > 0 ? ", \(escape(AuditCost.mAh(total.chargeMC / seconds * 3600))) per hour of capture" : "")
+            + "; host wake-ups: \(r.hostWakeups), about \(escape(AuditCost.mAh(r.host.chargeMC))) of the host kept awake (not in the radio total).</p>"
+        if !r.measured.isEmpty { out += measured(r.measured) }
+        return out + "</section>"
+    }
+
+    /// The controller's counters (Android's activity info) against the model, tx and rx time per interval.
+    static func measured(_ list: [EnergyReport.Measured]) -> String {
+        let shown = list.prefix(measuredShown)
+        let most = max(shown.map { max($0.txSeconds + $0.rxSeconds, $0.modelTxSeconds + $0.modelRxSeconds) }.max() ?? 0, 1e-9)
+        func bar(_ tx: Double, _ rx: Double, _ cls: String) -> String {
+            "<span class=\"energy-bar \(cls)-tx\" style=\"width:\(DecimalText.fixed(tx / most * 100, fractionDigits: 1))%\"></span>"
+                + "<span class=\"energy-bar \(cls)-rx\" style=\"width:\(DecimalText.fixed(rx / most * 100, fractionDigits: 1))%\"></span>"
+        }
+        var out = "<h3>Controller activity counters against the model</h3><table class=\"measured\"><thead><tr><th>interval</th>"
+            + "<th>measured tx / rx</th><th>model tx / rx</th><th>model vs measured</th></tr></thead><tbody>"
+        for m in shown {
+            let error = m.error.map { "\($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %" } ?? "—"
+            out += "<tr><td>\(escape(String(TimeFormat.utc(m.start, digits: 0).dropFirst(11)))) +\(escape(EnergyText.seconds(m.seconds)))</td>"
+                + "<td class=\"bar\" title=\"tx \(escape(EnergyText.seconds(m.txSeconds))), rx \(escape(EnergyText.seconds(m.rxSeconds)))\">\(bar(m.txSeconds, m.rxSeconds, "measured"))</td>"
+                + "<td class=\"bar\" title=\"tx \(escape(EnergyText.seconds(m.modelTxSeconds))), rx \(escape(EnergyText.seconds(m.modelRxSeconds)))\">\(bar(m.modelTxSeconds, m.modelRxSeconds, "model"))</td>"
+                + "<td>\(error)\(m.brEdrActive ? " (BR/EDR up, not modelled)" : "")</td></tr>"
+        }
+        out += "</tbody></table>"
+        if list.count > shown.count { out += "<p>\(list.count - shown.count) more intervals: <code>btlens energy</code> lists them all.</p>" }
+        return out
+    }
+}
