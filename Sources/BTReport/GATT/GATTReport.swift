@@ -14,12 +14,14 @@ public enum GATTReport {
         public var database: GATTDatabase
         public var usage: [UInt16: AttributeUsage]
         public var cccd: [UInt16: UInt16]
+        /// The phone's own GATT server as this peer discovered it (the peer as client), kept apart.
+        public var serverDatabase = GATTDatabase()
     }
 
     public static func peers(_ model: CaptureModel) -> [Peer] {
         var order: [String] = []
         var byKey: [String: Peer] = [:]
-        for c in model.connections where c.transport != .sco && (c.firstATT != nil || !c.gatt.isEmpty) {
+        for c in model.connections where c.transport != .sco && (c.firstATT != nil || !c.gatt.isEmpty || !c.serverGATT.isEmpty) {
             let key = c.peerAddress?.description ?? "connection #\(c.id)"
             var peer = byKey[key] ?? Peer(label: key, address: c.peerAddress, connections: [], database: GATTDatabase(),
                                           usage: [:], cccd: [:])
@@ -28,6 +30,7 @@ public enum GATTReport {
             if !c.gatt.isEmpty && (peer.database.isEmpty || c.gatt.inheritedFrom == nil) { peer.database = c.gatt }
             for (handle, u) in c.usage { peer.usage[handle] = merge(peer.usage[handle], u) }
             for (handle, v) in c.gatt.cccdValues { peer.cccd[handle] = v }
+            if !c.serverGATT.isEmpty { peer.serverDatabase = c.serverGATT }
             byKey[key] = peer
         }
         return order.compactMap { byKey[$0] }
@@ -112,7 +115,28 @@ public enum GATTReport {
                            (peer.usage[h]?.lastValue.map { "  last " + CharacteristicValue.generic($0) } ?? ""))
             }
         }
+        if !peer.serverDatabase.isEmpty {
+            // The peer as GATT client: the phone's own database, not the peer's.
+            out.append("  The phone's own GATT server, as the peer discovered it:")
+            for s in peer.serverDatabase.services {
+                out.append("    \(s.isPrimary ? "Service" : "Secondary service") \(s.name)  \(Hex.u16(s.startHandle))-\(Hex.u16(s.endHandle))")
+                for c in peer.serverDatabase.characteristics(of: s) {
+                    out.append("      \(c.name)  value \(Hex.u16(c.valueHandle))  [\(c.properties)]")
+                }
+            }
+        }
         return out
+    }
+
+    static func serverJSON(_ database: GATTDatabase) -> JSONValue {
+        .array(database.services.map { s in
+            .object([("start_handle", .string(Hex.u16(s.startHandle))), ("end_handle", .string(Hex.u16(s.endHandle))),
+                     ("uuid", .string(s.uuid.description)), ("name", .string(s.name)), ("primary", .bool(s.isPrimary)),
+                     ("characteristics", .array(database.characteristics(of: s).map { c in
+                         .object([("value_handle", .string(Hex.u16(c.valueHandle))), ("uuid", .string(c.uuid.description)),
+                                  ("name", .string(c.name)), ("properties", .array(c.properties.names.map { .string($0) }))])
+                     }))])
+        })
     }
 
     // MARK: JSON
@@ -169,6 +193,7 @@ public enum GATTReport {
                         .object([("handle", .string(Hex.u16(h))), ("usage", usageJSON(peer.usage[h], cccdState: peer.cccd[h])),
                                  ("last_value", valueJSON(peer.usage[h]?.lastValue, uuid: nil))])
                     })),
+                    ("phone_server", serverJSON(peer.serverDatabase)),
                 ])
             })),
         ])

@@ -7,7 +7,7 @@ import BTEnergy
 public enum AuditNotes {
     /// Rules that judge the host's own HCI scanning and advertising commands: an air capture shows none.
     static let hostCommandRules = ["BTL001 scan-after-connect", "BTL002 duplicate-scan", "BTL007 reconnect-by-scan",
-                                   "BTL013 advertising-after-connect"]
+                                   "BTL013 advertising-after-connect", "BTL014 scan-churn"]
     /// Rules that judge an absence of traffic, which ciphertext without the key hides.
     static let absenceRules = ["BTL003", "BTL004", "BTL006", "BTL010", "BTL011"]
     /// Rules that judge an attribute unused, which a request the sniffer missed may have used.

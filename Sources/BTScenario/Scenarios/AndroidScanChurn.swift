@@ -49,10 +49,13 @@ public enum AndroidScanChurn {
                              scanWindow: AndroidScanStack.ScanMode.lowPower.window, whileInitiating: { stack.reprogram() })
         let server = GATTServer(database: SampleProfiles.heartRateSensor, rxMTU: UInt16(ATTPDU.defaultMTU))
         let att = ATTChannel(script: s, connection: link, server: server, clientSide: .local)
+        _ = att.exchangeMTU(247)
         let services = att.discoverPrimaryServices(uuid: BluetoothUUID(uuid16: GATTUUID.battery))
         if let battery = services.first,
            let level = att.discoverCharacteristics(of: battery).first(where: { $0.uuid == BluetoothUUID(uuid16: GATTUUID.batteryLevel) }) {
             _ = att.read(level.valueHandle)
+            s.wait(seconds: 1)
+            _ = att.read(level.valueHandle)  // read once more before leaving: two reads are no poll
         }
         s.wait(seconds: 2)
         s.disconnect(link)

@@ -306,9 +306,10 @@ struct ATTSession {
         case .readByGroupTypeResponse(let list):
             var last: UInt16 = 0
             for entry in list {
-                if peerDatabase, let uuid = entry.uuid {
-                    c.gatt.addService(start: entry.handle, end: entry.endGroupHandle, uuid: uuid,
-                                      primary: request.type != .secondaryService)
+                if let uuid = entry.uuid {
+                    Self.database(peerDatabase, c) {
+                        $0.addService(start: entry.handle, end: entry.endGroupHandle, uuid: uuid, primary: request.type != .secondaryService)
+                    }
                 }
                 last = entry.endGroupHandle
             }
@@ -316,8 +317,10 @@ struct ATTSession {
         case .findByTypeValueResponse(let list):
             var last: UInt16 = 0
             for entry in list {
-                if peerDatabase, let uuid = request.type {
-                    c.gatt.addService(start: entry.foundAttributeHandle, end: entry.groupEndHandle, uuid: uuid, primary: true)
+                if let uuid = request.type {
+                    Self.database(peerDatabase, c) {
+                        $0.addService(start: entry.foundAttributeHandle, end: entry.groupEndHandle, uuid: uuid, primary: true)
+                    }
                 }
                 last = entry.groupEndHandle
             }
@@ -326,10 +329,10 @@ struct ATTSession {
             var last: UInt16 = 0
             for entry in list {
                 last = entry.handle
-                if !peerDatabase {
+                if request.type == .characteristic, let declaration = entry.characteristicDeclaration {
+                    Self.database(peerDatabase, c) { $0.addCharacteristic(declarationHandle: entry.handle, declaration) }
+                } else if !peerDatabase {
                     continue
-                } else if request.type == .characteristic, let declaration = entry.characteristicDeclaration {
-                    c.gatt.addCharacteristic(declarationHandle: entry.handle, declaration)
                 } else if request.type == .include {
                     var r = ByteReader(entry.value)
                     if let start = r.readU16(), let end = r.readU16() {
@@ -348,7 +351,7 @@ struct ATTSession {
         case .findInformationResponse(let information):
             var last: UInt16 = 0
             for entry in information {
-                if peerDatabase { c.gatt.addDescriptor(handle: entry.handle, uuid: entry.uuid) }
+                Self.database(peerDatabase, c) { $0.addDescriptor(handle: entry.handle, uuid: entry.uuid) }
                 last = entry.handle
             }
             found(information.count, last: last, request: request, at: at, connection: c)
@@ -563,6 +566,13 @@ struct ATTSession {
                                                                   waited: waited, timedOut: timedOut),
                                byHost: request.sent),
                  limit: options.maximumEventsPerConnection)
+    }
+
+    /// The database a discovery response describes: the peer's (`Connection.gatt`) when the phone's client asked,
+    /// the phone's own server's (`Connection.serverGATT`) when the peer did.
+    @inline(__always)
+    static func database(_ peer: Bool, _ c: Connection, _ body: (inout GATTDatabase) -> Void) {
+        if peer { body(&c.gatt) } else { body(&c.serverGATT) }
     }
 
     /// An indication its receiver never confirmed (Core Vol 3 Part F §3.3.3: the sender may send no other

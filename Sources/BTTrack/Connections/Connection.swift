@@ -107,6 +107,9 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var scanningAtConnect = false
     public internal(set) var advertisingAtConnect = false
     public internal(set) var gatt = GATTDatabase()
+    /// The phone's own GATT server as the peer discovered it (the peer acting as GATT client: ANCS/AMS, a watch
+    /// reading the phone's services): kept apart from the peer's database in `gatt`.
+    public internal(set) var serverGATT = GATTDatabase()
     /// Per attribute handle.
     public internal(set) var usage = AttributeUsageTable()
     public internal(set) var events: [TimelineEvent] = []

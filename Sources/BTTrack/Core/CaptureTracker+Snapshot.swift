@@ -102,6 +102,7 @@ extension Connection {
         c.scanningAtConnect = scanningAtConnect
         c.advertisingAtConnect = advertisingAtConnect
         c.gatt = gatt
+        c.serverGATT = serverGATT
         c.usage = usage
         c.events = events
         c.droppedEvents = droppedEvents
