@@ -38,6 +38,7 @@ run: build
 test-deps: deps
 	@python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install --quiet jsonschema || \
 	  (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-jsonschema)
+	@python3 -c "import perfetto.protos.perfetto.trace.perfetto_trace_pb2" 2>/dev/null || python3 -m pip install --quiet perfetto
 	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null)
 

@@ -43,6 +43,7 @@ public enum ScenarioRegistry {
         FragmentedACL.scenario,
         ConnectionChurn.scenario,
         EnhancedATTLogger.scenario,
+        RepeatingEpisodes.scenario,
     ]
 
     public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }

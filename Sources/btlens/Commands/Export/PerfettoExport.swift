@@ -65,7 +65,10 @@ enum PerfettoExport {
             Diagnostics.error(file: command.output, "cannot write the trace: \(error)")
             throw ExitStatus.inputUnreadable
         }
-        if command.output != "-" {
+        if command.output != "-" && written == 0 {
+            // Nothing could be read: no trace, only the inputs' errors (as the other commands give).
+            unlink(command.output)
+        } else if command.output != "-" {
             Diagnostics.printRaw("btlens: wrote \(command.output): \(Plural.of(written, "capture")), \(Plural.of(writer.packets, "packet"))")
         }
         if failed { throw ExitStatus.inputUnreadable }
