@@ -76,6 +76,20 @@ import TestSupport
         }
     }
 
+    /// The checker fails where it should: a slice left open, a flow without its end.
+    @Test func checkerCatchesABrokenTrace() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let trace = dir.appendingPathComponent("hr.perfetto-trace").path
+        let sample = CLI.packageRoot.appendingPathComponent("samples/heart-rate-session.btsnoop").path
+        #expect(try CLI.run(["export", "--format", "perfetto", sample, "-o", trace]).status == 0)
+        for (breaking, complaint) in [("slice-end", "never ends"), ("flow-end", "flows without both ends")] {
+            let r = try CLI.run(["python3", Self.checker, trace, "--break", breaking], executable: "/usr/bin/env")
+            #expect(r.status == 1, "\(breaking)")
+            #expect(r.stdout.contains(complaint), "\(breaking): \(r.stdout)")
+        }
+    }
+
     @Test func severalFilesAreOneProcessEach() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -43,11 +43,18 @@ def main():
     ap.add_argument("--timeline")
     ap.add_argument("--audit")
     ap.add_argument("--energy")
+    # For the checker's own test: break the trace first (drop the first slice end, or the first flow's end) and
+    # expect a failure.
+    ap.add_argument("--break", dest="breaking", choices=["slice-end", "flow-end"])
     args = ap.parse_args()
 
     trace = pb.Trace()
     trace.ParseFromString(open(args.trace, "rb").read())
     packets = list(trace.packet)
+    if args.breaking == "slice-end":
+        packets.remove(next(p for p in packets if p.HasField("track_event") and p.track_event.type == pb.TrackEvent.TYPE_SLICE_END))
+    elif args.breaking == "flow-end":
+        next(p for p in packets if p.HasField("track_event") and p.track_event.terminating_flow_ids).track_event.ClearField("terminating_flow_ids")
     if not packets:
         problem("no packets")
         return
