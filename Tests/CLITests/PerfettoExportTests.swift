@@ -10,7 +10,8 @@ import TestSupport
     static let checker = CLI.packageRoot.appendingPathComponent("Tests/CLITests/Scripts/check_perfetto_trace.py").path
     static let samples = ["heart-rate-session.btsnoop", "wasteful-central.btsnoop", "connection-churn.btsnoop",
                           "peripheral-role.btsnoop", "tidy-central.btsnoop", "beacons.btsnoop", "eatt-logger.btsnoop",
-                          "fragmented-acl.btsnoop", "heart-rate-session.air.pcap", "wasteful-central.air.pcap"]
+                          "fragmented-acl.btsnoop", "repeating-episodes.btsnoop", "heart-rate-session.air.pcap",
+                          "wasteful-central.air.pcap"]
     /// Real captures (../shared, not shipped): an Android HCI log with scans and three connections, and an nRF
     /// Sniffer air capture.
     static let realCaptures = ["yeelock_smartlock_btsnoop_hci.log", "nrfsniffer_garmin_watch.pcapng"]

@@ -20,14 +20,14 @@ public struct CaptureTrace {
     public var model: CaptureModel
     public var energy: EnergyReport
     public var findings: [Finding]
-    public var rssi: RSSISampler?
+    public var advertising: AdvertisingSampler?
 
-    public init(file: String, model: CaptureModel, energy: EnergyReport, findings: [Finding], rssi: RSSISampler?) {
+    public init(file: String, model: CaptureModel, energy: EnergyReport, findings: [Finding], advertising: AdvertisingSampler?) {
         self.file = file
         self.model = model
         self.energy = energy
         self.findings = findings
-        self.rssi = rssi
+        self.advertising = advertising
     }
 
     /// The controllers the capture shows something of (0 alone when it shows nothing, so every file has a process).
@@ -47,7 +47,7 @@ public struct CaptureTrace {
     public func write(index: Int, to writer: PerfettoTraceWriter) throws {
         for controller in controllers {
             try ControllerTrace(capture: self, controller: controller, writer: writer)
-                .write(pid: Int32(clamping: (index + 1) * 1000 + Int(controller)))
+                .write(pid: Int32(clamping: (index + 1) << 16 | Int(controller)))
         }
     }
 }
@@ -277,13 +277,12 @@ struct ControllerTrace {
 
     func counters(process: UInt64) throws {
         let r = capture.energy
-        var phone = StepCounter(), peripheral = StepCounter(), reports = StepCounter()
+        var phone = StepCounter(), peripheral = StepCounter()
         func add(_ counter: inout StepCounter, _ start: Timestamp, _ end: Timestamp, _ mC: Double) {
             counter.add(start: start.nanoseconds, end: end.nanoseconds, total: mC)
         }
         for s in r.scans where s.session.controller == controller {
             add(&phone, s.start, s.end, s.phone.chargeMC)
-            add(&reports, s.start, s.end, Double(s.session.reports))
         }
         for a in r.advertising where a.session.controller == controller { add(&phone, a.start, a.end, a.phone.chargeMC) }
         for l in r.links where l.connection.controller == controller && l.modelled {
@@ -296,8 +295,7 @@ struct ControllerTrace {
                  total: "Phone radio charge (model, cumulative)", totalUnit: "mC", totalRank: .charge, process: process)
         try draw(peripheral, rate: "Peripheral radio current (model)", rateUnit: "mA", rateRank: .peripheralCurrent,
                  total: "Peripheral radio charge (model, cumulative)", totalUnit: "mC", totalRank: .peripheralCharge, process: process)
-        try draw(reports, rate: "Advertising reports/s (scan average)", rateUnit: "reports/s", rateRank: .reports,
-                 total: nil, totalUnit: "", totalRank: .reports, process: process)
+        try reportRate(process: process)
         try rssi(process: process)
     }
 
@@ -312,9 +310,23 @@ struct ControllerTrace {
         }
     }
 
+    /// Advertising reports the host received each second (0 in the seconds without any).
+    func reportRate(process: UInt64) throws {
+        guard let seconds = capture.advertising?.reportsPerSecond[controller], !seconds.isEmpty else { return }
+        let track = try writer.counterTrack(name: "Advertising reports/s", unit: "reports/s", parent: process, rank: Rank.reports.rawValue)
+        let second: Int64 = 1_000_000_000
+        var next: Int64?
+        for s in seconds {
+            if let next, next < s.second { try writer.counter(track: track, at: next * second, value: 0) }
+            try writer.counter(track: track, at: s.second * second, value: Double(s.reports))
+            next = s.second + 1
+        }
+        if let next { try writer.counter(track: track, at: next * second, value: 0) }
+    }
+
     /// RSSI of the advertisers the app connected to (or tried to), else of the most often heard.
     func rssi(process: UInt64) throws {
-        guard let sampler = capture.rssi else { return }
+        guard let sampler = capture.advertising else { return }
         let model = capture.model
         var peers = Set(model.connections.filter { $0.controller == controller }.compactMap(\.peerAddress))
         peers.formUnion(model.failedConnections.filter { $0.at.controller == controller }.compactMap(\.peerAddress))

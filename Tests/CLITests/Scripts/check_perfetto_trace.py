@@ -260,6 +260,11 @@ def compare(timeline, tracks, processes, slices, instants, counters, flows_out, 
     names = [tracks[t].name for t in counters]
     if any(s["reports"] > 0 for s in timeline["scans"]) and not any(n.startswith("Advertising reports/s") for n in names):
         problem("scans with reports but no reports/s counter")
+    # Reports per second: every advertising report of the scans, each in its second.
+    counted = sum(v for t, values in counters.items() if tracks[t].name.startswith("Advertising reports/s") for _, v in values)
+    reports = sum(s["reports"] for s in timeline["scans"])
+    if counted not in (reports, reports + sum(s["late_reports"] for s in timeline["scans"])):
+        problem(f"the reports/s counter adds up to {counted}, the scans have {reports} reports")
     if (timeline["connections"] or timeline["scans"]) and not any(n.startswith("Phone radio current") for n in names):
         problem("no phone radio current counter")
 

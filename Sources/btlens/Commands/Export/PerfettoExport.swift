@@ -37,10 +37,10 @@ enum PerfettoExport {
                 }
                 var options = TrackerOptions.withoutAdvertisers
                 options.keptATTTransactions = keptATTTransactions
-                let rssi = RSSISampler()
+                let advertising = AdvertisingSampler()
                 var progress = Progress(label: input.path, total: fileSize(input.path))
                 var collector = TrackingCollector(options: options, progress: { progress.update($0) })
-                collector.frameObserver = { rssi.observe($0) }
+                collector.frameObserver = { advertising.observe($0) }
                 let model = try capture.accept(&collector, anonymizer: command.anonymizing.makeAnonymizer())
                 progress.finish()
                 guard InputFiles.finish(input, capture) else {
@@ -52,7 +52,7 @@ enum PerfettoExport {
                     clockDeclared = true
                 }
                 let trace = CaptureTrace(file: input.displayName, model: model, energy: EnergyReport(model: model, energy: auditor.energy),
-                                         findings: auditor.audit(model, file: input.path), rssi: rssi)
+                                         findings: auditor.audit(model, file: input.path), advertising: advertising)
                 try trace.write(index: written, to: writer)
                 written += 1
             }
