@@ -77,11 +77,12 @@ public enum RepeatedEpisodes {
     }
 
     /// ", 1.28 s each, every 27.6 s on average, 5h 2m": the mean length, the mean time from one start to the next,
-    /// and the span from the first start to the last end.
+    /// and the span from the first start to the last end. Sums are taken in Double: a damaged capture's absurd
+    /// timestamps must not overflow them.
     public static func rhythm(starts: [Int64], ends: [Int64]) -> String {
         guard let first = starts.first, let last = starts.last, let lastEnd = ends.max() else { return "" }
-        let lengths = zip(starts, ends).map { $1 - $0 }
-        var text = ", \(length(lengths.reduce(0, +) / Int64(max(1, lengths.count)))) each"
+        let total = zip(starts, ends).reduce(0.0) { $0 + Double($1.1 - $1.0) }
+        var text = ", \(length(Int64(saturating: total / Double(max(1, starts.count))))) each"
         if starts.count > 1 { text += ", every \(length((last - first) / Int64(starts.count - 1))) on average" }
         return text + ", \(TimeFormat.human(.nanoseconds(lastEnd - first))) in all"
     }

@@ -44,7 +44,7 @@ public enum EnergyText {
                 let s = r.scans[group[0]]
                 let duty = s.session.parametersKnown ? "duty \(Int((s.session.dutyCycle * 100).rounded())) %" : "duty unknown"
                 let scans = group.map { r.scans[$0] }
-                let ns = scans.reduce(Int64(0)) { $0 + ($1.end.nanoseconds - $1.start.nanoseconds) }
+                let ns = Int64(saturating: scans.reduce(0.0) { $0 + Double($1.end.nanoseconds - $1.start.nanoseconds) })
                 let cost = scans.reduce(RadioCost.zero) { $0 + $1.phone }
                 let what = group.count > 1 ? " ×\(group.count) short scans" + RepeatedEpisodes.rhythm(starts: scans.map(\.start.nanoseconds), ends: scans.map(\.end.nanoseconds))
                     : ", \(TimeFormat.human(.nanoseconds(ns)))"
@@ -54,7 +54,7 @@ public enum EnergyText {
             for group in full ? r.advertising.indices.map { [$0] } : RepeatedEpisodes.advertising(r.advertising.map(\.session)) {
                 let a = r.advertising[group[0]]
                 let sessions = group.map { r.advertising[$0] }
-                let ns = sessions.reduce(Int64(0)) { $0 + ($1.end.nanoseconds - $1.start.nanoseconds) }
+                let ns = Int64(saturating: sessions.reduce(0.0) { $0 + Double($1.end.nanoseconds - $1.start.nanoseconds) })
                 let cost = sessions.reduce(RadioCost.zero) { $0 + $1.phone }
                 let what = group.count > 1 ? " ×\(group.count) sessions" + RepeatedEpisodes.rhythm(starts: sessions.map(\.start.nanoseconds), ends: sessions.map(\.end.nanoseconds))
                     : ", \(TimeFormat.human(.nanoseconds(ns)))"

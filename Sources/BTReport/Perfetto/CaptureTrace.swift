@@ -263,7 +263,7 @@ struct ControllerTrace {
         for event in c.events {
             guard case .attTimeout(let request, _, let waited, _) = event.kind else { continue }
             let end = event.at.timestamp.nanoseconds
-            let start = end - Int64(saturating: waited.seconds * 1e9)
+            let start = event.at.timestamp.adding(nanoseconds: -Int64(saturating: waited.seconds * 1e9)).nanoseconds
             slices.append(TraceSlice(start: start, end: end, name: TimelineEventDescription.describe(event, in: c).text,
                                      category: "att", annotations: [.string("request", "\(request)"), .int("record", event.at.number)]))
         }

@@ -230,10 +230,10 @@ public enum TimelineReport {
         }
         parts.append(connections)
         if !model.scans.isEmpty {
-            let seconds = model.scans.reduce(Int64(0)) { t, s in
-                t + max(0, ((s.endTimestamp ?? model.lastTimestamp ?? s.start.timestamp).nanoseconds - s.start.timestamp.nanoseconds))
+            let nanoseconds = model.scans.reduce(0.0) { t, s in
+                t + Double(max(0, ((s.endTimestamp ?? model.lastTimestamp ?? s.start.timestamp).nanoseconds - s.start.timestamp.nanoseconds)))
             }
-            parts.append(Plural.of(model.scans.count, "scan") + ", \(TimeFormat.human(.nanoseconds(seconds))) in all, "
+            parts.append(Plural.of(model.scans.count, "scan") + ", \(TimeFormat.human(.nanoseconds(Int64(saturating: nanoseconds)))) in all, "
                          + Plural.of(model.scans.reduce(0) { $0 + $1.reports }, "report"))
         }
         if !model.ownAdvertising.isEmpty { parts.append(Plural.of(model.ownAdvertising.count, "advertising session")) }
