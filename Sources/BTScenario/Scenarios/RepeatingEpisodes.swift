@@ -3,7 +3,7 @@ import BTWire
 /// `repeating-episodes`: an hour and a half of an app that does the same few things over and over, as long real
 /// captures do — advertising set 0 for 1.28 s every 27.6 s or so, a short scan every few minutes, and an attempt to
 /// reach a watch that is out of range every other minute, cancelled by the host after 5 s — until the watch
-/// answers and one connection reads its battery. Not among the samples (`make samples`): the fixture of the
+/// answers and one connection reads its battery level three times. Not among the samples (`make samples`): the fixture of the
 /// short text summaries (`timeline` and `energy` collapse the repeats; `--full` lists them).
 public enum RepeatingEpisodes {
     public static let name = "repeating-episodes"
@@ -17,6 +17,8 @@ public enum RepeatingEpisodes {
     public static let attemptEvery = 4
     public static let attemptTimeout = Micros.seconds(5)
     public static let handle: UInt16 = 0x0040
+    /// Battery level reads on the one connection.
+    public static let readings = 3
 
     public static let scenario = Scenario(
         name: name,
@@ -69,9 +71,12 @@ public enum RepeatingEpisodes {
         let services = att.discoverPrimaryServices(uuid: BluetoothUUID(uuid16: GATTUUID.battery))
         if let battery = services.first,
            let level = att.discoverCharacteristics(of: battery).first(where: { $0.uuid == BluetoothUUID(uuid16: GATTUUID.batteryLevel) }) {
-            _ = att.read(level.valueHandle)
+            for _ in 0..<readings {
+                _ = att.read(level.valueHandle)
+                s.wait(ms: 500)
+            }
         }
-        s.wait(seconds: 2)
+        s.wait(seconds: 1)
         s.disconnect(link)
     }
 }
