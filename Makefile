@@ -46,6 +46,7 @@ test-deps: deps
 	@python3 -c "import selenium" 2>/dev/null || python3 -m pip install --quiet selenium || \
 	  python3 -m pip install --quiet --break-system-packages selenium || \
 	  (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-selenium)
+	@python3 -c "import perfetto.protos.perfetto.trace.perfetto_trace_pb2" 2>/dev/null || python3 -m pip install --quiet perfetto
 
 test: test-deps
 	$(SWIFT) build --build-tests

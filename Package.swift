@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules", "BTReport", "BTScenario",
                                                             "TestSupport"], exclude: ["RealCaptureTruth"]),
         // Golden/ holds expected report outputs the tests read by path.
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Golden", "Scripts"]),
         .testTarget(name: "BTLiveTests", dependencies: ["BTLive", "BTCapture", "BTDecode", "BTTrack", "BTRules",
                                                         "BTScenario", "TestSupport"]),
     ],

@@ -9,7 +9,8 @@ import Glibc
 #endif
 
 /// Everything btlens does to a capture, for the bad-input tests and the fuzz harness (`btlens-fuzz`): describe
-/// every record (`decode -v`), anonymize it, count (`stats`), track, run every rule and render every report.
+/// every record (`decode -v`), anonymize it, count (`stats`), track, run every rule and render every report (and
+/// the Perfetto trace).
 public enum PipelineExercise {
     public struct Outcome: Sendable {
         /// Records the tracker observed.
@@ -57,10 +58,14 @@ public enum PipelineExercise {
         capture = try input.open()
         var options = TrackerOptions()
         options.linkThread = linkThread
+        options.keptATTTransactions = 20_000  // as `export --format perfetto` tracks
         var collector = TrackingCollector(options: options)
+        let advertising = AdvertisingSampler()
+        collector.frameObserver = { advertising.observe($0) }
         let model = try capture.accept(&collector)
         let findings = Auditor().audit(model, file: name)
         _ = TimelineReport.text(file: name, model: model)
+        _ = TimelineReport.text(file: name, model: model, full: true, findingsHeadline: TimelineReport.findingsHeadline(findings))
         _ = TimelineReport.json(file: name, model: model).serialized()
         _ = GATTReport.text(file: name, model: model)
         _ = GATTReport.json(file: name, model: model).serialized()
@@ -72,6 +77,15 @@ public enum PipelineExercise {
         _ = DevicesText.render(devices) + DevicesJSON.object(devices).serialized()
         let energy = EnergyReport(model: model)
         _ = EnergyText.render(file: name, report: energy, side: .both) + EnergyJSON.object(file: name, report: energy).serialized()
+        _ = EnergyText.render(file: name, report: energy, side: .both, full: true)
+        // `btlens export --format perfetto` (into /dev/null).
+        let traceOut = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        if traceOut >= 0 {
+            let trace = PerfettoTraceWriter(out: BufferedDescriptorWriter(fd: traceOut, ownsDescriptor: true))
+            try trace.clockSnapshot(at: model.firstTimestamp?.nanoseconds ?? 0)
+            try CaptureTrace(file: name, model: model, energy: energy, findings: findings, advertising: advertising).write(index: 0, to: trace)
+            try trace.finish()
+        }
         let side = DiffSide(label: name, model: model, findings: findings, energy: EnergyModel())
         let diff = CaptureDiff(base: side, head: side)
         _ = diff.text() + diff.markdown() + diff.json().serialized()

@@ -15,6 +15,8 @@ public enum AuditTextReport {
 
     public static func render(_ run: AuditRun, colored: Bool, verbose: Bool = false) -> String {
         var out: [String] = []
+        // Findings of one rule mostly share their advice: each text is printed under the first finding with it.
+        var advised = Set<String>()
         for capture in run.captures {
             if let error = capture.error {
                 out.append(paint(capture.file, "1", colored) + ": " + paint("unreadable: \(error)", "31", colored))
@@ -54,7 +56,7 @@ public enum AuditTextReport {
                     out.append("    \(label(f.severity, colored)) \(paint(f.id, "2", colored)) \(f.rule): \(f.message)")
                     out.append("            " + (AuditCost.words(f.cost).map { $0 + "; " } ?? "") + "records \(AuditText.records(f.records))")
                     if verbose {
-                        out.append("            \(f.advice)")
+                        out.append("            " + (advised.insert(f.advice).inserted ? f.advice : "(advice: as for \(f.id) above)"))
                     }
                 }
             }

@@ -31,7 +31,8 @@ public enum EnergyText {
         return parts.joined(separator: ", ")
     }
 
-    public static func render(file: String, report r: EnergyReport, side: Side = .phone) -> String {
+    /// - Parameter full: every scan and advertising session on its own (otherwise repeats fold into one entry).
+    public static func render(file: String, report r: EnergyReport, side: Side = .phone, full: Bool = false) -> String {
         var out = [file]
         out.append("  profile: phone \(r.profile.phone.name); peripheral \(r.profile.peripheral.name)")
         if let platform = r.platformNotProfiled {
@@ -41,16 +42,27 @@ public enum EnergyText {
         let total = r.phoneTotal
         let capture = r.captureSeconds
         if phone {
-            for s in r.scans {
-                let d = Double(s.end.nanoseconds - s.start.nanoseconds) / 1e9
+            // Repeats (short scans, advertising sessions of one set with the same parameters) as one entry each.
+            for group in full ? r.scans.indices.map { [$0] } : RepeatedEpisodes.scans(r.scans.map(\.session)) {
+                let s = r.scans[group[0]]
                 let duty = s.session.parametersKnown ? "duty \(Int((s.session.dutyCycle * 100).rounded())) %" : "duty unknown"
-                out.append("  Scan hci\(s.session.controller) \(s.session.isActive ? "active" : "passive") \(duty), \(TimeFormat.human(.nanoseconds(s.end.nanoseconds - s.start.nanoseconds)))")
-                out.append("    phone: " + line(s.phone, duration: d, total: total))
+                let scans = group.map { r.scans[$0] }
+                let ns = Int64(saturating: scans.reduce(0.0) { $0 + Double($1.end.nanoseconds - $1.start.nanoseconds) })
+                let cost = scans.reduce(RadioCost.zero) { $0 + $1.phone }
+                let what = group.count > 1 ? " ×\(group.count) short scans" + RepeatedEpisodes.rhythm(starts: scans.map(\.start.nanoseconds), ends: scans.map(\.end.nanoseconds))
+                    : ", \(TimeFormat.human(.nanoseconds(ns)))"
+                out.append("  Scan hci\(s.session.controller) \(s.session.isActive ? "active" : "passive") \(duty)\(what)")
+                out.append("    phone: " + line(cost, duration: Double(ns) / 1e9, total: total))
             }
-            for a in r.advertising {
-                let d = Double(a.end.nanoseconds - a.start.nanoseconds) / 1e9
-                out.append("  Advertising hci\(a.session.controller) set \(a.session.setHandle), \(TimeFormat.human(.nanoseconds(a.end.nanoseconds - a.start.nanoseconds)))")
-                out.append("    phone: " + line(a.phone, duration: d, total: total))
+            for group in full ? r.advertising.indices.map { [$0] } : RepeatedEpisodes.advertising(r.advertising.map(\.session)) {
+                let a = r.advertising[group[0]]
+                let sessions = group.map { r.advertising[$0] }
+                let ns = Int64(saturating: sessions.reduce(0.0) { $0 + Double($1.end.nanoseconds - $1.start.nanoseconds) })
+                let cost = sessions.reduce(RadioCost.zero) { $0 + $1.phone }
+                let what = group.count > 1 ? " ×\(group.count) sessions" + RepeatedEpisodes.rhythm(starts: sessions.map(\.start.nanoseconds), ends: sessions.map(\.end.nanoseconds))
+                    : ", \(TimeFormat.human(.nanoseconds(ns)))"
+                out.append("  Advertising hci\(a.session.controller) set \(a.session.setHandle)\(what)")
+                out.append("    phone: " + line(cost, duration: Double(ns) / 1e9, total: total))
             }
         }
         for l in r.links {

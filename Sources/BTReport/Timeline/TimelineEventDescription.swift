@@ -9,7 +9,7 @@ public struct TimelineEventDescription {
     public var text: String
     public var fields: [(String, JSONValue)]
 
-    static func handleName(_ handle: UInt16, _ c: Connection) -> String {
+    public static func handleName(_ handle: UInt16, _ c: Connection) -> String {
         if let name = c.gatt.name(of: handle) { return "\(name) [\(Hex.u16(handle))]" }
         return "handle \(Hex.u16(handle))"
     }

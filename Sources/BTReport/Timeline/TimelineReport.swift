@@ -2,6 +2,7 @@ import BTWire
 import BTCapture
 import BTDecode
 import BTTrack
+import BTRules
 
 /// `btlens timeline`: per connection, in time order, its phases and events; scans and own advertising as lanes.
 public enum TimelineReport {
@@ -113,7 +114,12 @@ public enum TimelineReport {
 
     // MARK: Text
 
-    public static func text(file: String, model: CaptureModel, connectionFilter: Int? = nil, colored: Bool = false) -> String {
+    /// - Parameters:
+    ///   - full: every scan, advertising session and failed attempt on its own (otherwise repeats fold into one entry).
+    ///   - findingsHeadline: the audit's findings in a line (`findingsHeadline(_:)`), shown in the overview that
+    ///     opens a report longer than a screen.
+    public static func text(file: String, model: CaptureModel, connectionFilter: Int? = nil, colored: Bool = false,
+                            full: Bool = false, findingsHeadline: String? = nil) -> String {
         var out: [String] = []
         let origin = model.firstTimestamp
         /// `13:11:46.169 +26.461`, the relative part padded to a column when `aligned` (at the start of a line).
@@ -135,8 +141,12 @@ public enum TimelineReport {
         if connectionFilter == nil {
             let appSessions = Set(model.appScanSessions)
             let clientControllers = Set(model.scanClients.map(\.controller))
-            for (index, s) in model.scans.enumerated() {
-                let end = s.end.map { clock($0.timestamp, aligned: false) } ?? "still on at the end"
+            // Repeats (the same short scan, advertising set or failed attempt again and again) as one entry each
+            // unless `full`.
+            let scanGroups = full ? model.scans.indices.map { [$0] } : RepeatedEpisodes.scans(model.scans)
+            for group in scanGroups {
+                let index = group[0]
+                let s = model.scans[index]
                 let parameters: String
                 if !s.parametersShown {
                     parameters = "parameters unknown"
@@ -151,20 +161,57 @@ public enum TimelineReport {
                     : appSessions.contains(index) ? ", the app's scan"
                     : model.scanClients.contains(where: { $0.controller == s.controller && $0.added.number <= s.start.number }) ? ", other clients' scan (the OS's)"
                     : ", whose scan unknown"
-                let span = (s.end?.timestamp ?? model.lastTimestamp).map { TimeFormat.human($0 - s.start.timestamp) } ?? ""
+                let head = bold("Scan") + "  hci\(s.controller)  \(s.isActive ? "active" : "passive") \(parameters), duplicates \(s.filterDuplicates ? "filtered" : "NOT filtered")\(owner)"
                 out.append("")
-                out.append(bold("Scan") + "  hci\(s.controller)  \(s.isActive ? "active" : "passive") \(parameters), duplicates \(s.filterDuplicates ? "filtered" : "NOT filtered")\(owner)")
+                if group.count > 1 {
+                    let scans = group.map { model.scans[$0] }
+                    let reports = scans.reduce(0) { $0 + $1.reports }, connected = scans.reduce(0) { $0 + $1.connectionsWhileScanning.count }
+                    out.append(head + "  ×\(group.count)")
+                    out.append("  \(clock(s.start.timestamp))  \(group.count) short scans"
+                               + RepeatedEpisodes.rhythm(starts: scans.map(\.start.timestamp.nanoseconds),
+                                                        ends: scans.map { ($0.endTimestamp ?? $0.start.timestamp).nanoseconds })
+                               + ", \(Plural.of(reports, "report")) in all" + (connected == 0 ? "" : ", \(Plural.of(connected, "connection")) came up while scanning"))
+                    continue
+                }
+                let end = s.end.map { clock($0.timestamp, aligned: false) } ?? "still on at the end"
+                let span = (s.end?.timestamp ?? model.lastTimestamp).map { TimeFormat.human($0 - s.start.timestamp) } ?? ""
+                out.append(head)
                 out.append("  \(clock(s.start.timestamp))  start → \(end) (\(span)), \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device"))" + (s.connectionsWhileScanning.isEmpty ? "" : ", \(Plural.of(s.connectionsWhileScanning.count, "connection")) came up while scanning"))
             }
-            for a in model.ownAdvertising {
+            let advertisingGroups = full ? model.ownAdvertising.indices.map { [$0] } : RepeatedEpisodes.advertising(model.ownAdvertising)
+            for group in advertisingGroups {
+                let a = model.ownAdvertising[group[0]]
+                out.append("")
+                if group.count > 1 {
+                    let sessions = group.map { model.ownAdvertising[$0] }
+                    let end = model.lastTimestamp ?? a.start.timestamp
+                    let connected = sessions.reduce(0) { $0 + $1.connectionsWhileAdvertising.count }
+                    out.append(bold("Advertising") + "  hci\(a.controller) set \(a.setHandle)\(a.isExtended ? " (extended)" : "")  ×\(group.count)")
+                    out.append("  \(clock(a.start.timestamp))  \(group.count) advertising sessions of set \(a.setHandle)"
+                               + RepeatedEpisodes.rhythm(starts: sessions.map(\.start.timestamp.nanoseconds),
+                                                        ends: sessions.map { ($0.end?.timestamp ?? end).nanoseconds })
+                               + (connected == 0 ? "" : ", \(Plural.of(connected, "connection")) came up while advertising"))
+                    continue
+                }
                 let end = a.end.map { clock($0.timestamp, aligned: false) } ?? "still on at the end"
                 let span = (a.end?.timestamp ?? model.lastTimestamp).map { " (" + TimeFormat.human($0 - a.start.timestamp) + ")" } ?? ""
-                out.append("")
                 out.append(bold("Advertising") + "  hci\(a.controller) set \(a.setHandle)\(a.isExtended ? " (extended)" : "")")
                 out.append("  \(clock(a.start.timestamp))  start → \(end)\(span)" + (a.connectionsWhileAdvertising.isEmpty ? "" : ", \(Plural.of(a.connectionsWhileAdvertising.count, "connection")) came up while advertising"))
             }
-            for f in model.failedConnections {
+            let attemptGroups = full ? model.failedConnections.indices.map { [$0] } : RepeatedEpisodes.attempts(model.failedConnections)
+            for group in attemptGroups {
+                let f = model.failedConnections[group[0]]
                 out.append("")
+                if group.count > 1 {
+                    let attempts = group.map { model.failedConnections[$0] }
+                    let last = attempts[attempts.count - 1]
+                    out.append(bold(f.cancelledByHost ? "Connection attempts" : "Failed connections") + "  \(clock(f.at.timestamp))  "
+                               + "\(group.count) × " + FailedConnectionText.describe(f, repeated: true)
+                               + RepeatedEpisodes.rhythm(starts: attempts.map { ($0.requested ?? $0.at).timestamp.nanoseconds },
+                                                        ends: attempts.map(\.at.timestamp.nanoseconds))
+                               + "  [records \(f.at.number)…\(last.at.number)]")
+                    continue
+                }
                 out.append(bold(f.cancelledByHost ? "Connection attempt" : "Failed connection") + "  \(clock(f.at.timestamp))  "
                            + FailedConnectionText.describe(f) + "  [record \(f.at.number)]")
             }
@@ -188,6 +235,10 @@ public enum TimelineReport {
             out.append("")
             out.append("no connections, scans or advertising in this capture")
         }
+        if connectionFilter == nil && out.count > screenLines {
+            // A long report opens with what matters: its connections, the scans and what the audit found.
+            out.insert(contentsOf: overview(model, findingsHeadline: findingsHeadline), at: min(headerLines, out.count))
+        }
         return out.joined(separator: "\n")
     }
 
@@ -209,6 +260,65 @@ public enum TimelineReport {
         out += reports[next...].map { ($0.at, QualityReportText.line($0, in: c)) }
         return out
     }
+
+    /// A report longer than this many lines opens with `overview`.
+    public static let screenLines = 40
+    /// Connections the overview names one by one.
+    static let overviewConnections = 5
+
+    /// "  Overview: 2 connections (#1 D4:3A:… 2.4 s, …); 29 scans, 4m 30s in all; 200 advertising sessions; 50 connection
+    /// attempts that did not come up", then the findings' headline.
+    static func overview(_ model: CaptureModel, findingsHeadline: String?) -> [String] {
+        var parts: [String] = []
+        let links = model.connections.prefix(overviewConnections).map { c in
+            "#\(c.id)" + (c.peerAddress.map { " \($0)" } ?? "") + (c.duration(captureEnd: model.lastTimestamp).map { " " + TimeFormat.human($0) } ?? "")
+        }
+        var connections = Plural.of(model.connections.count, "connection")
+        if !links.isEmpty {
+            connections += " (" + links.joined(separator: ", ") + (model.connections.count > links.count ? ", …" : "") + ")"
+        }
+        parts.append(connections)
+        if !model.scans.isEmpty {
+            let nanoseconds = model.scans.reduce(0.0) { t, s in
+                t + Double(max(0, ((s.endTimestamp ?? model.lastTimestamp ?? s.start.timestamp).nanoseconds - s.start.timestamp.nanoseconds)))
+            }
+            parts.append(Plural.of(model.scans.count, "scan") + ", \(TimeFormat.human(.nanoseconds(Int64(saturating: nanoseconds)))) in all, "
+                         + Plural.of(model.scans.reduce(0) { $0 + $1.reports }, "report"))
+        }
+        if !model.ownAdvertising.isEmpty { parts.append(Plural.of(model.ownAdvertising.count, "advertising session")) }
+        if !model.failedConnections.isEmpty {
+            parts.append(Plural.of(model.failedConnections.count, "connection attempt") + " that did not come up")
+        }
+        var lines = ["  Overview: " + parts.joined(separator: "; ")]
+        if let findingsHeadline { lines.append("  Findings: " + findingsHeadline) }
+        return lines
+    }
+
+    /// "2 warnings, 1 info: BTL013 advertising-while-connected ×2, BTL009 connection-churn (btlens audit says what each
+    /// costs and what to do)": the rules that found something, most severe and most frequent first.
+    public static func findingsHeadline(_ findings: [Finding]) -> String {
+        guard !findings.isEmpty else { return "none" }
+        var counts: [(id: String, rule: String, severity: Severity, count: Int)] = []
+        for f in findings {
+            if let i = counts.firstIndex(where: { $0.id == f.id }) {
+                counts[i].count += 1
+                if f.severity > counts[i].severity { counts[i].severity = f.severity }
+            } else {
+                counts.append((f.id, f.rule, f.severity, 1))
+            }
+        }
+        counts.sort { $0.severity != $1.severity ? $0.severity > $1.severity : $0.count != $1.count ? $0.count > $1.count : $0.id < $1.id }
+        let severities = Severity.allCases.sorted(by: >).compactMap { s -> String? in
+            let n = findings.filter { $0.severity == s }.count
+            return n == 0 ? nil : s == .info ? "\(n) info" : Plural.of(n, s.rawValue)
+        }
+        return severities.joined(separator: ", ") + ": "
+            + counts.map { "\($0.id) \($0.rule)" + ($0.count > 1 ? " ×\($0.count)" : "") }.joined(separator: ", ")
+            + " (btlens audit says what each costs and what to do)"
+    }
+
+    /// The lines before the lanes: the file and its time span.
+    static let headerLines = 2
 
     /// `eventLines`, with an air link's line per phase after the events of the record it starts at.
     static func linesWithPhases(_ c: Connection) -> [(at: RecordRef, text: String)] {

@@ -44,6 +44,7 @@ public enum ScenarioRegistry {
         ConnectionChurn.scenario,
         EnhancedATTLogger.scenario,
         AndroidScanChurn.scenario,
+        RepeatingEpisodes.scenario,
     ]
 
     /// Scenarios written on demand, not among the samples (nor in the tests that run every sample).

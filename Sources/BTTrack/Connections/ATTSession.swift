@@ -237,6 +237,19 @@ struct ATTSession {
 
     // MARK: - Responses
 
+    /// An answered request, one by one (`TrackerOptions.keptATTTransactions`).
+    @inline(never)
+    func keep(_ request: Outstanding, answer: ATTPDU, at: RecordRef, connection c: Connection) {
+        guard c.attTransactions.count < options.keptATTTransactions else {
+            c.droppedATTTransactions += 1
+            return
+        }
+        var error: ATTErrorCode?
+        if case .errorResponse(_, _, let code) = answer { error = code }
+        c.attTransactions.append(ATTTransaction(request: request.opcode, handle: request.handle, requestAt: request.at,
+                                                responseAt: at, error: error, byHost: request.sent))
+    }
+
     mutating func response(_ pdu: ATTPDU, bearer: UInt32, sent: Bool, at: RecordRef, connection c: Connection) {
         // The response travels opposite to its request.
         let key = BearerKey(bearer: bearer, requestSent: !sent)
@@ -268,6 +281,7 @@ struct ATTSession {
         }
         outstanding[key] = nil
         c.transactions.answered(after: at.timestamp.nanoseconds &- request.at.timestamp.nanoseconds)
+        if _slowPath(options.keptATTTransactions > 0) { keep(request, answer: pdu, at: at, connection: c) }
 
         switch pdu {
         case .errorResponse(let requestOpcode, let handle, let error):

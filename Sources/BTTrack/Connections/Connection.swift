@@ -144,6 +144,9 @@ public final class Connection: @unchecked Sendable {
     /// Discovery procedures referenced by `.discovery` events.
     public internal(set) var discoveries: [DiscoveryProcedure] = []
     public internal(set) var transactions = TransactionStatistics()
+    /// Answered requests one by one, when `TrackerOptions.keptATTTransactions` asks; past that many, counted.
+    public internal(set) var attTransactions: [ATTTransaction] = []
+    public internal(set) var droppedATTTransactions = 0
     public internal(set) var firstATT: RecordRef?
     public internal(set) var lastATT: RecordRef?
     /// ATT PDUs by opcode.

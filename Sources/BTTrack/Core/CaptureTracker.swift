@@ -16,6 +16,9 @@ public struct TrackerOptions: Sendable {
     /// are as many as the attributes it uses, so only a corrupt or hostile capture gets near this. Each costs
     /// 112 bytes (its records to cite are its runs').
     public var maximumSeriesPerConnection = 4096
+    /// Answered ATT requests kept per connection (`Connection.attTransactions`); 0 keeps none. Only the Perfetto
+    /// export draws them one by one; further ones are counted (`droppedATTTransactions`).
+    public var keptATTTransactions = 0
     /// Finished connections kept: the first this many; later ones are counted, not kept, so memory stays bounded
     /// on endless captures (live capture then stops reporting closed links).
     public var maximumConnections = 100_000
@@ -399,6 +402,9 @@ public final class CaptureTracker {
 public struct TrackingCollector: RecordSourceVisitor {
     public var options: TrackerOptions
     public var progress: ((Int64) -> Void)?
+    /// Sees every decoded frame after the tracker did (the Perfetto export samples advertisers' RSSI there);
+    /// the frame's views are valid only during the call. Without L2CAP when links are tracked on a second thread.
+    public var frameObserver: ((DecodedFrame) -> Void)?
 
     public init(options: TrackerOptions = TrackerOptions(), progress: ((Int64) -> Void)? = nil) {
         self.options = options
@@ -423,12 +429,16 @@ public struct TrackingCollector: RecordSourceVisitor {
         if twoThreads {
             // The link thread decodes L2CAP; its issues are merged in by `finish`.
             while let record = source.next() {
-                tracker.observe(decoder.decodeWithoutL2CAP(record))
+                let frame = decoder.decodeWithoutL2CAP(record)
+                tracker.observe(frame)
+                if let frameObserver { frameObserver(frame) }
                 if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
             }
         } else {
             while let record = source.next() {
-                tracker.observe(decoder.decode(record))
+                let frame = decoder.decode(record)
+                tracker.observe(frame)
+                if let frameObserver { frameObserver(frame) }
                 if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
             }
         }

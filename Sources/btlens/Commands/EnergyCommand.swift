@@ -16,7 +16,9 @@ struct EnergyCommand: ParsableCommand {
             three packets per event. The phone's charge is priced with Android's power-profile currents \
             (default: Pixel 7), the peripheral's with an nRF52-class profile. What an HCI capture cannot see \
             (empty-packet packing, the peripheral's latency use, coexistence) is carried as a low–high range. \
-            Host wake-ups (HCI events and ACL packets delivered to the host) are counted apart from the radio.
+            Host wake-ups (HCI events and ACL packets delivered to the host) are counted apart from the radio. \
+            Repeats (three or more short scans, or advertising sessions of one set, with the same parameters) are one \
+            entry with their summed cost, how long each lasted and how often it came back; --full lists each.
 
             Where the capture holds Android's controller activity counters (vendor command 0xFD59), the \
             measured tx/rx time between two reads is shown beside the model's prediction for the same interval.
@@ -45,6 +47,9 @@ struct EnergyCommand: ParsableCommand {
     @Option(name: .long, help: "Whose charge the text shows: phone, peripheral or both (JSON has both).")
     var side: EnergyText.Side = .phone
 
+    @Flag(name: .long, help: "List every scan and advertising session (text folds repeats into one entry; JSON always lists each).")
+    var full = false
+
     func run() throws {
         let model = try ProfileLoading.energyModel(profile)
         try inputs.report.run(
@@ -52,7 +57,7 @@ struct EnergyCommand: ParsableCommand {
             render: { path, name, _, tracked in
                 let report = EnergyReport(model: tracked, energy: model)
                 return inputs.json ? .json(EnergyJSON.object(file: name, report: report))
-                    : .text(EnergyText.render(file: path, report: report, side: side))
+                    : .text(EnergyText.render(file: path, report: report, side: side, full: full))
             })
     }
 }

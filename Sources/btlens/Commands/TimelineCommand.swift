@@ -3,6 +3,7 @@ import BTCapture
 import BTDecode
 import BTTrack
 import BTReport
+import BTRules
 
 /// Runs the tracking pipeline over each capture of a command's paths, with progress and the one-line error form.
 enum Tracking {
@@ -53,7 +54,11 @@ struct TimelineCommand: ParsableCommand {
             "discovery: contents" line; --json keeps each); Enhanced ATT bearers with their MTU; other L2CAP \
             channels (SDP, RFCOMM, AVDTP, LE credit-based) opened or refused; a summary line per \
             connection says how long it lasted and how long connecting took from the create command. Scan sessions, \
-            own advertising and failed connection attempts (with how long each ran) are their own lanes. A capture that starts mid-connection gets a connection from its first packet \
+            own advertising and failed connection attempts (with how long each ran) are their own lanes; repeats \
+            (short scans with the same parameters, advertising sessions of one set with the same parameters, failed \
+            attempts to one target that end the same way, three or more of a kind) read as one line with how long each \
+            lasted and how often it came back — --full lists each. A report longer than a screen opens with an \
+            overview: the connections, the scans and the audit's findings in a line. A capture that starts mid-connection gets a connection from its first packet \
             (implicit_start); connections still up at the end are open.
 
             Air captures (nRF Sniffer, Sniffle, WHAD, Ubertooth): each link is seen from its central, opened at its             CONNECT_IND (or by its access address when the capture missed it), with its LL control procedures,             updates at their instants, LL_TERMINATE_IND or an inferred loss, and a line per phase of what only the             air shows ("air: interval 30 ms: events 1,240 (97 % empty), 31 retransmissions, 2 CRC errors");             --json adds "air" per connection.
@@ -84,6 +89,9 @@ struct TimelineCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON.")
     var json = false
 
+    @Flag(name: .long, help: "List every scan, advertising session and failed connection attempt (text folds repeats into one line; JSON always lists each).")
+    var full = false
+
     @Option(name: .long, help: "Colour: auto (only on a terminal), always, never.")
     var color: DecodeCommand.ColorMode = .auto
 
@@ -112,7 +120,10 @@ struct TimelineCommand: ParsableCommand {
             } else {
                 let colored = color == .always || (color == .auto && Output.standardOutputIsTerminal)
                 if shown > 0 { Output.line("") }
-                Output.line(TimelineReport.text(file: input.path, model: model, connectionFilter: connection, colored: colored))
+                // The findings' headline opens a long report (`TimelineReport.overview`).
+                let headline = connection == nil ? TimelineReport.findingsHeadline(Auditor().audit(model, file: input.path)) : nil
+                Output.line(TimelineReport.text(file: input.path, model: model, connectionFilter: connection, colored: colored,
+                                                full: full, findingsHeadline: headline))
                 shown += 1
             }
         }
