@@ -10,3 +10,17 @@ extension Int {
     /// As `Int64(saturating:)`.
     @inlinable public init(saturating value: Double) { self = Int(Int64(saturating: value)) }
 }
+
+extension Int64 {
+    /// `self − other`, stuck to the bounds instead of trapping: times from corrupt captures can be anything.
+    @inlinable public func minusSaturating(_ other: Int64) -> Int64 {
+        let (r, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other < 0 ? .max : .min) : r
+    }
+
+    /// `self + other`, stuck to the bounds instead of trapping.
+    @inlinable public func plusSaturating(_ other: Int64) -> Int64 {
+        let (r, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : r
+    }
+}

@@ -34,7 +34,7 @@ public struct ATTTimeoutRule: Rule {
                 // silent in the middle of a transaction, whatever the wait.
                 // On the air a link that ended without LL_TERMINATE_IND went silent: lost.
                 // Only a request still pending at the end: one the next request overtook was not lost with the link.
-                let pendingAtEnd = c.end.map { e.at.timestamp.nanoseconds &+ Int64(saturating: waited.seconds * 1e9) >= $0.timestamp.nanoseconds - 1_000 } ?? false
+                let pendingAtEnd = c.end.map { e.at.timestamp.nanoseconds &+ Int64(saturating: waited.seconds * 1e9) >= $0.timestamp.nanoseconds.minusSaturating(1_000) } ?? false
                 let lost = !timedOut && pendingAtEnd && (c.disconnectReason == .connectionTimeout
                     || c.disconnectReason == .lmpResponseTimeout || (c.air != nil && c.disconnectReason == nil))
                 guard waited.seconds >= limit || lost else { continue }

@@ -47,8 +47,8 @@ public struct ReconnectByScanRule: Rule {
             }
             guard lo < scans.count, scans[lo].start.timestamp < c.start.timestamp else { continue }
             let scan = scans[lo]
-            let scanned = min(c.start.timestamp.nanoseconds, (scan.endTimestamp ?? c.start.timestamp).nanoseconds)
-                - scan.start.timestamp.nanoseconds
+            let scanned = max(0, min(c.start.timestamp.nanoseconds, (scan.endTimestamp ?? c.start.timestamp).nanoseconds)
+                .minusSaturating(scan.start.timestamp.nanoseconds))
             let fromPeer = scan.sessions.reduce(0) { n, i in
                 n + model.scans[i].reportsPerDevice.reduce(0) { $0 + ($1.address == peer ? $1.reports : 0) }
             }

@@ -34,7 +34,7 @@ public struct ScanAfterConnectRule: Rule {
                 && $0.start.timestamp.nanoseconds < until }
             if let first = came.first {
                 // One finding per scan span, from the first connection it outlived: no span is charged twice.
-                let after = until - first.start.timestamp.nanoseconds
+                let after = until.minusSaturating(first.start.timestamp.nanoseconds)
                 guard after > grace else { continue }
                 let stillOn = scan.end == nil ? " and was still on when the capture ended" : ""
                 let others = came.dropFirst()
@@ -49,19 +49,19 @@ public struct ScanAfterConnectRule: Rule {
                 continue
             }
             // Started while one of the app's links was up, ran past the grace, and connected to nothing new.
-            guard until - from > grace,
+            guard until.minusSaturating(from) > grace,
                   let up = links.first(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds < from
                       && ($0.end?.timestamp ?? model.endTime).nanoseconds > from }),
                   !model.connections.contains(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds >= until
-                      && $0.start.timestamp.nanoseconds - until <= grace })
+                      && $0.start.timestamp.nanoseconds.minusSaturating(until) <= grace })
             else { continue }
             var records = [scan.start]
             if let end = scan.end { records.append(end) }
             findings.append(Finding(
                 rule: Self.description, controller: scan.controller, connection: up,
                 discriminator: repeats.discriminator(key: "\(up.id)"), start: scan.start.timestamp, end: Timestamp(nanoseconds: until), records: records,
-                message: "The app scanned (\(kind)\(Self.whose(scan))) for \(RuleText.seconds(until - from)) while \(RuleText.connection(up)) was up, and connected to nothing new\(scan.end == nil ? "; it was still on when the capture ended" : "").")
-                .costing(RuleCost.scanning(session, seconds: Double(until - from) / 1e9, context)))
+                message: "The app scanned (\(kind)\(Self.whose(scan))) for \(RuleText.seconds(until.minusSaturating(from))) while \(RuleText.connection(up)) was up, and connected to nothing new\(scan.end == nil ? "; it was still on when the capture ended" : "").")
+                .costing(RuleCost.scanning(session, seconds: Double(until.minusSaturating(from)) / 1e9, context)))
         }
         return findings
     }

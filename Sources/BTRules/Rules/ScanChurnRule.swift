@@ -23,8 +23,9 @@ public struct ScanChurnRule: Rule {
     public init() {}
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
-        let maximum = Int(context.option("maximum_starts"))
-        let window = Int64(saturating: context.option("window_seconds") * 1e9)
+        // At least one start: the window is judged from the start that many before (a config may say anything).
+        let maximum = max(1, Int(saturating: context.option("maximum_starts")))
+        let window = max(0, Int64(saturating: context.option("window_seconds") * 1e9))
         var findings: [Finding] = []
         var byController: [UInt16: [AppScan]] = [:]
         for s in model.appScans { byController[s.controller, default: []].append(s) }
@@ -39,8 +40,8 @@ public struct ScanChurnRule: Rule {
             for (i, s) in scans.enumerated() {
                 let begins = s.start.timestamp.nanoseconds
                 if i > 0, let previousEnd = scans[i - 1].endTimestamp?.nanoseconds,
-                   links.contains(where: { $0.asked >= previousEnd - Self.restartGap && $0.asked <= previousEnd + 2 * Self.restartGap
-                       && $0.asked <= begins && begins <= $0.ended + 2 * Self.restartGap }) {
+                   links.contains(where: { $0.asked >= previousEnd.minusSaturating(Self.restartGap) && $0.asked <= previousEnd.plusSaturating(2 * Self.restartGap)
+                       && $0.asked <= begins && begins <= $0.ended.plusSaturating(2 * Self.restartGap) }) {
                     continue
                 }
                 starts.append(s)
@@ -49,16 +50,16 @@ public struct ScanChurnRule: Rule {
             var i = 0
             while i < starts.count {
                 var j = i
-                while j + 1 < starts.count && starts[j + 1].start.timestamp.nanoseconds - starts[i].start.timestamp.nanoseconds <= window { j += 1 }
+                while j + 1 < starts.count && starts[j + 1].start.timestamp.nanoseconds.minusSaturating(starts[i].start.timestamp.nanoseconds) <= window { j += 1 }
                 guard j - i + 1 > maximum else { i += 1; continue }
                 // Extend while later starts keep the rate above the limit.
                 var last = j
                 while last + 1 < starts.count,
-                      starts[last + 1].start.timestamp.nanoseconds - starts[last + 1 - maximum].start.timestamp.nanoseconds <= window {
+                      starts[last + 1].start.timestamp.nanoseconds.minusSaturating(starts[last + 1 - maximum].start.timestamp.nanoseconds) <= window {
                     last += 1
                 }
                 let burst = Array(starts[i...last])
-                let span = burst[burst.count - 1].start.timestamp.nanoseconds - burst[0].start.timestamp.nanoseconds
+                let span = burst[burst.count - 1].start.timestamp.nanoseconds.minusSaturating(burst[0].start.timestamp.nanoseconds)
                 let p = context.energy.profile.phone
                 // Each start and stop re-programs the controller: commands and their completions keep the host
                 // awake for about the hold time per start.

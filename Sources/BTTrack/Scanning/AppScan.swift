@@ -48,7 +48,7 @@ public struct AppScan: Sendable {
 
     /// How long it ran, up to `captureEnd` when still on.
     public func duration(captureEnd: Timestamp) -> Int64 {
-        max(0, (endTimestamp ?? captureEnd).nanoseconds - start.timestamp.nanoseconds)
+        max(0, (endTimestamp ?? captureEnd).nanoseconds.minusSaturating(start.timestamp.nanoseconds))
     }
 
     /// A filtered client added this soon after the app's unfiltered one was started with it (one app action
@@ -139,11 +139,11 @@ public enum AppScans {
                 let a = sessions[i].start.timestamp.nanoseconds, b = (sessions[i].endTimestamp ?? end).nanoseconds
                 func outside(_ from: Int64, _ to: Int64) -> Int64 {
                     guard to > from else { return 0 }
-                    return max(0, to - from - appSpans.reduce(Int64(0)) { $0 + max(0, min(to, $1.1) - max(from, $1.0)) })
+                    return max(0, to.minusSaturating(from).minusSaturating(appSpans.reduce(Int64(0)) { $0.plusSaturating(max(0, min(to, $1.1).minusSaturating(max(from, $1.0)))) }))
                 }
-                unattributed += outside(a, min(b, firstClient))
+                unattributed = unattributed.plusSaturating(outside(a, min(b, firstClient)))
                 let served = outside(max(a, firstClient), b)
-                others += served
+                others = others.plusSaturating(served)
                 // The duty cycle the others got most of the time.
                 if served > longest { longest = served; duty = sessions[i].dutyCycle }
             }
