@@ -159,7 +159,7 @@ public enum TimelineReport {
                 // Whose scan it was, where Android's scan clients show it.
                 let owner = !clientControllers.contains(s.controller) ? ""
                     : appSessions.contains(index) ? ", the app's scan"
-                    : model.scanClients.contains(where: { $0.controller == s.controller && $0.added.number <= s.start.number }) ? ", other clients' scan (the OS's)"
+                    : model.scanClients.contains(where: { $0.controller == s.controller && $0.added.number <= s.start.number }) ? ", filtered clients' scan (the OS's, or filters the capture cannot tie to the app)"
                     : ", whose scan unknown"
                 let head = bold("Scan") + "  hci\(s.controller)  \(s.isActive ? "active" : "passive") \(parameters), duplicates \(s.filterDuplicates ? "filtered" : "NOT filtered")\(owner)"
                 out.append("")

@@ -55,9 +55,11 @@ public enum AuditNotes {
                          + rules + " (which judge attributes unused) count each as a possible use")
         }
         for b in model.backgroundScanning {
-            notes.append("hci\(b.controller): other scan clients (the OS's filtered scans\(b.clients > 0 ? ", \(b.clients) filter \(b.clients == 1 ? "index" : "indexes")" : "")) "
-                         + "kept the controller scanning \(RuleText.seconds(b.nanoseconds)) outside the app's scans, mostly at "
-                         + "\(Int((b.dutyCycle * 100).rounded())) % duty; the scan rules judge only the app's scans")
+            let indexes = b.clients > 0 ? "\(b.clients) filter \(b.clients == 1 ? "index" : "indexes"): " : ""
+            notes.append("hci\(b.controller): filtered scan clients (\(indexes)the OS's background scans, or filtered scans of the "
+                         + "app's own, which the capture cannot tell apart) kept the controller scanning "
+                         + "\(RuleText.seconds(b.nanoseconds)) outside the app's scans, mostly at \(Int((b.dutyCycle * 100).rounded())) % "
+                         + "duty; the scan rules judge only the scans they can tie to the app")
         }
         let unknown = model.unattributedScanning
         if unknown > 0 {

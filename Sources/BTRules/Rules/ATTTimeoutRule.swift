@@ -51,8 +51,11 @@ public struct ATTTimeoutRule: Rule {
                 } else {
                     what = "\(request)\(target) on \(RuleText.connection(c)) was not answered for \(RuleText.seconds(waited))."
                 }
+                // A link lost mid-request is the radio's or the peer's doing more than the app's: a warning. A
+                // transaction left hanging for the whole ATT timeout stays an error.
                 findings.append(Finding(
-                    rule: Self.description, controller: c.controller, connection: c, attributeHandle: handle,
+                    rule: Self.description, severity: lost && waited.seconds < limit ? .warning : nil,
+                    controller: c.controller, connection: c, attributeHandle: handle,
                     discriminator: repeats.discriminator(opcode, key: "\(c.id)|\(handle.map { Hex.u16($0) } ?? "-")"),
                     start: e.at.timestamp, end: e.at.timestamp.adding(nanoseconds: Int64(saturating: waited.seconds * 1e9)),
                     records: [e.at] + (c.end.map { [$0] } ?? []),
