@@ -6,7 +6,7 @@ APT_PKGS   := libpcap-dev libbluetooth-dev libarchive-dev zlib1g-dev pkg-config 
 SAMPLE     := samples/wasteful-central.btsnoop
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build release run test test-fleet test-spark test-asan test-tsan samples bench bench-fleet fuzz install uninstall man clean assigned-numbers screenshots
+.PHONY: all deps test-deps build release run test test-fleet test-spark test-asan test-tsan samples bench bench-fleet bench-large fuzz install uninstall man clean assigned-numbers screenshots
 
 all: build
 
@@ -107,6 +107,11 @@ bench: release
 	@command -v btmon >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq bluez)
 	@sh Tests/Benchmarks/run-bench.sh $(BUILD_DIR)/release
 	@sh Tests/Benchmarks/run-bench-fleet.sh $(BUILD_DIR)/release
+
+# `make bench`'s figures on 1 GB and a generated 10 GB capture (one round each; about 10 GB of disk and ten
+# minutes): how time and peak memory grow with the file.
+bench-large: release
+	@sh Tests/Benchmarks/run-bench-large.sh $(BUILD_DIR)/release
 
 # Only the fleet figures of `make bench`: `btlens export --format jsonl` over 1,000 generated captures of mixed
 # size (captures/s, MB/s) and the size of the tables per 1,000 captures.

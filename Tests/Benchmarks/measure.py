@@ -25,7 +25,7 @@ def run(cmd):
     return (time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status),
             usage.ru_utime + usage.ru_stime)
 
-ROUNDS = 5
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 
 def best_of_interleaved(cmds, rounds=ROUNDS):
     """Best wall time (with its peak RSS) and best processor time of each command over `rounds` rounds that run
@@ -52,10 +52,13 @@ def main():
         records = json.loads(subprocess.run([btlens, "stats", "--json", f], capture_output=True, text=True).stdout)["records"]
         base = cpu_base = None
         # stats: reading and decoding; timeline --track-only: plus the tracking layer (connections, ATT, GATT,
-        # scans, advertisers); audit: plus the rules.
+        # scans, advertisers); audit: plus the rules; energy: the radio model over the same model; timeline: every
+        # line a person reads.
         cmds = [("btlens stats", [btlens, "stats", f]),
                 ("btlens tracking", [btlens, "timeline", "--track-only", f]),
-                ("btlens audit", [btlens, "audit", "--fail-on", "never", f])]
+                ("btlens audit", [btlens, "audit", "--fail-on", "never", f]),
+                ("btlens energy", [btlens, "energy", f]),
+                ("btlens timeline", [btlens, "timeline", f])]
         best = best_of_interleaved(cmds)
         for label, _ in cmds:
             secs, rss, cpu = best[label]
