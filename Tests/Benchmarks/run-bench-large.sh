@@ -14,4 +14,4 @@ for size in 1G 10G; do
     mv "$f.partial" "$f"
   fi
 done
-BENCH_ROUNDS=${BENCH_ROUNDS:-1} exec python3 "$(dirname "$0")/measure.py" "$bin/btlens" "$data/bench-1G.btsnoop" "$data/bench-10G.btsnoop"
+BENCH_NO_BTMON=1 BENCH_ROUNDS=${BENCH_ROUNDS:-1} exec python3 "$(dirname "$0")/measure.py" "$bin/btlens" "$data/bench-1G.btsnoop" "$data/bench-10G.btsnoop"
