@@ -42,11 +42,12 @@ public struct IdleFastIntervalRule: Rule {
                 if case .parametersChanged(let p) = e.kind { return (e.at, p.effectiveIntervalMilliseconds) }
                 return nil
             }
+            let subscriptions = SubscriptionTimeline(c)
             func judge(from: RecordRef, until t: Int64, at i: Double?) {
                 guard let i, i <= maximum else { return }
                 let idle = t - from.timestamp.nanoseconds
                 // With notifications or indications on, the link is waiting for the peer, not idle by neglect.
-                guard idle > idleLimit, !c.isSubscribed(atNanoseconds: from.timestamp.nanoseconds) else { return }
+                guard idle > idleLimit, !subscriptions.isSubscribed(atNanoseconds: from.timestamp.nanoseconds) else { return }
                 if idle > idleLimit, idle > (worst.map { $0.to - $0.from.timestamp.nanoseconds } ?? 0) {
                     worst = (from, t, i)
                 }

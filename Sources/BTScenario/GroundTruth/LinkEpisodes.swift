@@ -32,19 +32,27 @@ enum LinkEpisodes {
         }
     }
 
-    /// Subscribed, notified, unsubscribed, then kept 14–20 s (planted) or 1–6 s (control).
-    static func lingeringAfterUnsubscribe(_ b: TruthBuilder, planted: Bool) {
+    /// A heart-rate sensor connected, its measurement found and subscribed to, then `notifications` of them about a
+    /// second apart: the start of the subscription episodes. Nil when the database lacks the measurement.
+    static func subscribedHeartRate(_ b: TruthBuilder, notifications: ClosedRange<Int>)
+        -> (link: TruthBuilder.Link, att: ATTChannel, measurement: DiscoveredCharacteristic, cccd: UInt16)? {
         let p = TruthPeripheral(b, services: [.heartRate], extras: b.int(0...2))
         let link = b.connect(p.peer)
         let att = b.client(link, p.server())
         guard let hr = att.find(.heartRate),
               let m = att.discoverCharacteristics(of: hr).first(where: { $0.uuid == TruthProfiles.heartRateMeasurement }),
               let cccd = PollEpisodes.subscribe(att, m)
-        else { return }
-        for _ in 0..<b.int(5...20) {
+        else { return nil }
+        for _ in 0..<b.int(notifications) {
             b.wait(0.9...1.1)
             att.notify(handle: m.valueHandle, value: [SampleProfiles.heartRateFlags, UInt8(b.int(60...90))])
         }
+        return (link, att, m, cccd)
+    }
+
+    /// Subscribed, notified, unsubscribed, then kept 14–20 s (planted) or 1–6 s (control).
+    static func lingeringAfterUnsubscribe(_ b: TruthBuilder, planted: Bool) {
+        guard let (link, att, _, cccd) = subscribedHeartRate(b, notifications: 5...20) else { return }
         b.wait(0.1...0.5)
         att.unsubscribe(cccd: cccd)
         let off = b.t

@@ -59,17 +59,7 @@ enum StackLinkEpisodes {
     /// lingering, and no fast interval. Planted: after a 40–60 s wait (control) a notification comes, the app
     /// turns the subscription off and keeps the idle link 45–90 s before it disconnects.
     static func subscribedIdle(_ b: TruthBuilder, planted: Bool) {
-        let p = TruthPeripheral(b, services: [.heartRate], extras: b.int(0...2))
-        let link = b.connect(p.peer)
-        let att = b.client(link, p.server())
-        guard let hr = att.find(.heartRate),
-              let m = att.discoverCharacteristics(of: hr).first(where: { $0.uuid == TruthProfiles.heartRateMeasurement }),
-              let cccd = PollEpisodes.subscribe(att, m)
-        else { return }
-        for _ in 0..<b.int(3...8) {
-            b.wait(0.9...1.1)
-            att.notify(handle: m.valueHandle, value: [SampleProfiles.heartRateFlags, UInt8(b.int(60...90))])
-        }
+        guard let (link, att, m, cccd) = LinkEpisodes.subscribedHeartRate(b, notifications: 3...8) else { return }
         b.wait(0.2...1)
         // 100–250 ms: with latency 4 still well inside the 5 s supervision timeout.
         let relaxed = UInt16(b.int(80...200))

@@ -356,7 +356,7 @@ struct ATTSession {
                 } else {
                     record(value: entry.value, handle: entry.handle, at: at, connection: c)
                     // A value read by type was read: use of the attribute, as a Read Request would be.
-                    if peerDatabase { c.withUsage(entry.handle) { $0.reads += 1 } }
+                    c.withUsage(entry.handle) { $0.reads += 1 }
                     // Read Using Characteristic UUID (Core Vol 3 Part G §4.8.2): the handle holds a value of that type.
                     if let type = request.type { c.gatt.addTypedValue(handle: entry.handle, uuid: type) }
                 }
