@@ -13,21 +13,44 @@ public struct Auditor: Sendable {
         self.energy = energy
     }
 
-    public func audit(_ model: CaptureModel, file: String) -> [Finding] {
+    /// `judged` holds the per-link rules' findings on links judged before the capture ended (`LinkRetirement`);
+    /// the model's other links are judged here. The findings are the same either way.
+    public func audit(_ model: CaptureModel, file: String, judged: LinkJudgement? = nil) -> [Finding] {
         var findings: [Finding] = []
+        let rest = judged == nil ? model : model.withoutJudgedLinks
         for rule in RuleRegistry.all {
             let d = rule.description
             guard configuration.isEnabled(d) else { continue }
-            let context = RuleContext(description: d, overrides: configuration.options[d.id] ?? [:], energy: energy)
-            var produced = rule.init().evaluate(model, context: context)
-            if let severity = configuration.severities[d.id] {
-                for i in produced.indices { produced[i].severity = severity }
+            if d.scope == .link, let judged {
+                // In link order, as one evaluation over every link gives them.
+                findings += Self.inLinkOrder(judged.findings(of: d.id) + evaluate(rule, rest))
+            } else {
+                findings += evaluate(rule, model)
             }
-            findings += produced
         }
         for i in findings.indices { findings[i].file = file }
         return Self.ordered(Self.deduplicated(findings))
     }
+
+    func evaluate(_ rule: any Rule.Type, _ model: CaptureModel) -> [Finding] {
+        let d = rule.description
+        let context = RuleContext(description: d, overrides: configuration.options[d.id] ?? [:], energy: energy)
+        var produced = rule.init().evaluate(model, context: context)
+        if let severity = configuration.severities[d.id] {
+            for i in produced.indices { produced[i].severity = severity }
+        }
+        return produced
+    }
+
+    /// Findings by their link's id, keeping each link's own order (a stable sort).
+    static func inLinkOrder(_ findings: [Finding]) -> [Finding] {
+        findings.enumerated().sorted { ($0.element.connection?.id ?? 0, $0.offset) < ($1.element.connection?.id ?? 0, $1.offset) }
+            .map(\.element)
+    }
+
+    /// Judges links as they are retired while the capture is read: pass `linkJudgement().retirement()` to the
+    /// tracker (`TrackerOptions.retirement`) and the judgement to `audit(_:file:judged:)`.
+    public func linkJudgement() -> LinkJudgement { LinkJudgement(auditor: self) }
 
     /// Keeps the first finding per fingerprint and time, so a rule reporting the same thing twice shows once.
     static func deduplicated(_ findings: [Finding]) -> [Finding] {
@@ -41,5 +64,33 @@ public struct Auditor: Sendable {
             ($0.file, $0.start.nanoseconds, $0.id, $0.connection?.id ?? 0, Int($0.attributeHandle ?? 0))
                 < ($1.file, $1.start.nanoseconds, $1.id, $1.connection?.id ?? 0, Int($1.attributeHandle ?? 0))
         }
+    }
+}
+
+/// The per-link rules' findings on links judged before the capture ended, by rule (`LinkRetirement`).
+public final class LinkJudgement: @unchecked Sendable {
+    let auditor: Auditor
+    let rules: [any Rule.Type]
+    var byRule: [String: [Finding]] = [:]
+
+    init(auditor: Auditor) {
+        self.auditor = auditor
+        rules = RuleRegistry.all.filter { $0.description.scope == .link && auditor.configuration.isEnabled($0.description) }
+    }
+
+    /// Runs the per-link rules on one finished link, as the whole capture's evaluation would.
+    public func judge(_ c: Connection) {
+        let model = CaptureModel.links([c])
+        for rule in rules {
+            let produced = auditor.evaluate(rule, model)
+            if !produced.isEmpty { byRule[rule.description.id, default: []] += produced }
+        }
+    }
+
+    func findings(of rule: String) -> [Finding] { byRule[rule] ?? [] }
+
+    /// The tracker's side: judges with this judgement.
+    public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {
+        LinkRetirement(window: window) { [self] c in judge(c) }
     }
 }

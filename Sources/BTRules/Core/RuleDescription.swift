@@ -23,10 +23,14 @@ public struct RuleDescription: Sendable {
     public var android: String
     public var options: [RuleOption]
     public var fixtures: [RuleFixture]
+    /// What one evaluation reads: one link alone (judged as the link is retired, `LinkRetirement`) or the
+    /// whole capture (judged at its end).
+    public var scope: RuleScope
 
     public init(id: String, name: String, title: String, category: Category, defaultSeverity: Severity,
                 rationale: String, coreBluetooth: String, android: String, options: [RuleOption] = [],
-                fixtures: [RuleFixture]) {
+                fixtures: [RuleFixture], scope: RuleScope = .capture) {
+        self.scope = scope
         self.id = id
         self.name = name
         self.title = title
@@ -40,6 +44,14 @@ public struct RuleDescription: Sendable {
     }
 
     public var advice: String { "CoreBluetooth: \(coreBluetooth) Android: \(android)" }
+}
+
+/// What a rule reads to judge.
+public enum RuleScope: String, Sendable {
+    /// Each link on its own (its events, series, discoveries and database): judged when the link is retired.
+    case link
+    /// Links, scans and advertising together: judged when the capture ends.
+    case capture
 }
 
 /// A threshold a user can change in the config file.

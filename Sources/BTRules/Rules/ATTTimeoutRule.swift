@@ -11,7 +11,8 @@ public struct ATTTimeoutRule: Rule {
         coreBluetooth: "make sure the peripheral firmware answers every Write Request and Read Request; prefer writeValue(_:for:type: .withoutResponse) for data that needs no acknowledgement, and handle didWriteValueFor errors.",
         android: "wait for onCharacteristicWrite/onCharacteristicRead before the next request (one at a time); fix the peripheral's missing response or use WRITE_TYPE_NO_RESPONSE where an acknowledgement is not needed.",
         options: [RuleOption("timeout_seconds", 30, unit: "s", "The ATT transaction timeout.")],
-        fixtures: [.triggers("wasteful-central", findings: 1, connection: 2, attributeHandle: 0x001D), .clean("heart-rate-session")]
+        fixtures: [.triggers("wasteful-central", findings: 1, connection: 2, attributeHandle: 0x001D), .clean("heart-rate-session")],
+        scope: .link
     )
 
     public init() {}

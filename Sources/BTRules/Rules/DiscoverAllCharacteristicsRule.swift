@@ -11,7 +11,8 @@ public struct DiscoverAllCharacteristicsRule: Rule {
         coreBluetooth: "call discoverCharacteristics([uuids], for: service) only for the services you use, and discoverDescriptors(for:) only when you need a descriptor (setNotifyValue does not need it).",
         android: "discoverServices() discovers everything once and caches it; do not call refresh() on the hidden cache, and bond so the cache is reused across connections.",
         options: [RuleOption("minimum_unused", 1, "Unused services (or characteristics) needed to report.")],
-        fixtures: [.triggers("wasteful-central", findings: 1, connection: 2), .clean("heart-rate-session")]
+        fixtures: [.triggers("wasteful-central", findings: 1, connection: 2), .clean("heart-rate-session")],
+        scope: .link
     )
 
     public init() {}

@@ -15,7 +15,8 @@ public struct IdleFastIntervalRule: Rule {
             RuleOption("relaxed_interval_ms", 100, unit: "ms", "The interval the cost is counted against: what the link could have idled at."),
             RuleOption("idle_seconds", 5, unit: "s", "Idle time at a fast interval that is reported. At least 5 s: ATT operations of one kind on one attribute less than 5 s apart form one activity run, whose inner gaps are not kept, so lower values act as 5 s."),
         ],
-        fixtures: [.triggers("wasteful-central", findings: 2), .clean("heart-rate-session")]
+        fixtures: [.triggers("wasteful-central", findings: 2), .clean("heart-rate-session")],
+        scope: .link
     )
 
     public init() {}

@@ -11,7 +11,8 @@ public struct InvalidOperationRule: Rule {
         rationale: "A request the characteristic's properties rule out costs a full round trip for an error response, and usually means the app reads or writes the wrong characteristic or never gets the data it expects.",
         coreBluetooth: "check characteristic.properties (.read, .write, .writeWithoutResponse, .notify, .indicate) before readValue(for:), writeValue(_:for:type:) or setNotifyValue(_:for:).",
         android: "check BluetoothGattCharacteristic.getProperties() (PROPERTY_READ, PROPERTY_WRITE, PROPERTY_WRITE_NO_RESPONSE, PROPERTY_NOTIFY, PROPERTY_INDICATE) before readCharacteristic(), writeCharacteristic() or enabling notifications.",
-        fixtures: [.triggers("wasteful-central", findings: 2, connection: 1), .clean("heart-rate-session")]
+        fixtures: [.triggers("wasteful-central", findings: 2, connection: 1), .clean("heart-rate-session")],
+        scope: .link
     )
 
     public init() {}

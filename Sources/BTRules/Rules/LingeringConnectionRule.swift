@@ -15,7 +15,8 @@ public struct LingeringConnectionRule: Rule {
             RuleOption("idle_seconds", 30, unit: "s", "Idle time before the disconnect (or the capture's end) that is reported."),
             RuleOption("after_unsubscribe_seconds", 10, unit: "s", "Time kept after the last subscription was turned off (or after the last ATT operation, when the app went on reading or writing)."),
         ],
-        fixtures: [.triggers("wasteful-central", findings: 2, connection: 1), .clean("heart-rate-session")]
+        fixtures: [.triggers("wasteful-central", findings: 2, connection: 1), .clean("heart-rate-session")],
+        scope: .link
     )
 
     public init() {}

@@ -17,7 +17,8 @@ public struct PollInsteadOfNotifyRule: Rule {
             RuleOption("minimum_steady_reads", 6, "When the whole series is not regular (the app paused its timer), reads in a row whose gaps each stay within 20 % of the one before that still count as a poll."),
         ],
         fixtures: [.triggers("wasteful-central", findings: 1, connection: 1, attributeHandle: 0x0019),
-                   .clean("heart-rate-session"), .clean("fragmented-acl")]
+                   .clean("heart-rate-session"), .clean("fragmented-acl")],
+        scope: .link
     )
 
     public init() {}

@@ -116,7 +116,10 @@ final class AirTracker {
     var records = 0
 
     init(options: TrackerOptions) {
-        links = ConnectionTracker(options: options)
+        // Air links are judged when the capture ends: an air capture's links and HCI's are numbered together then.
+        var linkOptions = options
+        linkOptions.retirement = nil
+        links = ConnectionTracker(options: linkOptions)
         eventLimit = options.maximumEventsPerConnection
     }
 

@@ -65,8 +65,11 @@ public final class Connection: @unchecked Sendable {
     public let controller: UInt16
     public let handle: UInt16
     public internal(set) var transport: LinkTransport
-    /// Who drove the link (`LinkOwnership`), set when the model is finished.
+    /// Who drove the link (`LinkOwnership`), set when the model is finished (or the link judged early).
     public internal(set) var ownership: LinkOwnership = .app
+    /// Judged by the per-link rules before the capture ended and slimmed (`LinkRetirement`): its events,
+    /// series, runs and ATT working state are gone; what capture-wide rules and the energy total read is kept.
+    public internal(set) var isJudged = false
     public internal(set) var role: ConnectionRole = .unknown
     public internal(set) var peerAddress: BDAddr?
     public internal(set) var peerAddressType: AddressType?
@@ -257,6 +260,23 @@ public final class Connection: @unchecked Sendable {
         if Self.hasSlack(events) { events = events.map { $0 } }
         if Self.hasSlack(runs) { runs = runs.map { $0 } }
         if Self.hasSlack(series) { series = series.map { $0 } }
+    }
+
+    /// After the per-link rules judged it (`LinkRetirement`): keeps what the capture-wide rules, the energy total
+    /// and the audit's notes read — identity, times, parameters and phases, counters, and the GATT database with
+    /// its discoveries and use when it has one (a peer's later links inherit it; redundant discovery compares it)
+    /// — and releases the history only the per-link rules and the timeline read.
+    func slim() {
+        isJudged = true
+        events = []
+        runs = []
+        series = []
+        attTransactions = []
+        serverGATT = GATTDatabase()
+        enhancedATT = EnhancedATTBearers()
+        l2capChannels = L2CAPChannels()
+        if gatt.isEmpty && discoveries.isEmpty { usage = AttributeUsageTable() }
+        if Self.hasSlack(closedPhases) { closedPhases = closedPhases.map { $0 } }
     }
 
     static func hasSlack<T>(_ array: [T]) -> Bool { array.capacity - array.count > max(8, array.count / 4) }

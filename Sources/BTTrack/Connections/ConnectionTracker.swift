@@ -62,6 +62,8 @@ public struct ConnectionTracker {
     let options: TrackerOptions
     var open = OpenLinks()
     var finished: [Connection] = []
+    /// Where judging finished links has got to, when `TrackerOptions.retirement` asks for it.
+    var retiring = RetirementState()
     var failed: [FailedConnection] = []
     var nextID = 1
     var dropped = 0
@@ -157,6 +159,10 @@ public struct ConnectionTracker {
             return
         }
         finished.append(c)
+        if let retirement = options.retirement {
+            retiring.finished(c, at: finished.count - 1)
+            judgeOldFinishedLinks(retirement)
+        }
     }
 
     /// The open connection for a handle, or an implicit one when the capture missed its start.

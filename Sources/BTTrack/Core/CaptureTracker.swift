@@ -31,6 +31,9 @@ public struct TrackerOptions: Sendable {
     /// When `TrackingCollector` tracks links and scans on a second thread while it reads records (`LinkFeed`).
     /// The model is the same either way.
     public var linkThread = LinkThreadPolicy.whenTwoProcessors
+    /// Judge finished links while the capture is read and slim them (`LinkRetirement`): set by `btlens audit`,
+    /// which needs no link's history after its per-link rules ran. nil keeps every finished link whole.
+    public var retirement: LinkRetirement?
 
     public init() {}
 
@@ -105,6 +108,20 @@ public struct CaptureModel: Sendable {
 
     /// Whether the app's rules judge `c` (`LinkOwnership`).
     public func isAppLink(_ c: Connection) -> Bool { c.ownership.isApp }
+
+    /// A model of a few links alone, for rules that judge one link at a time (`LinkRetirement`).
+    public static func links(_ connections: [Connection]) -> CaptureModel {
+        CaptureModel(connections: connections, failedConnections: [], scans: [], advertisers: [], ownAdvertising: [],
+                     droppedConnections: 0, firstTimestamp: connections.first?.start.timestamp,
+                     lastTimestamp: connections.compactMap { $0.end?.timestamp }.max(), records: 0)
+    }
+
+    /// The model without the links judged before the capture ended (`Connection.isJudged`).
+    public var withoutJudgedLinks: CaptureModel {
+        var m = self
+        m.connections = connections.filter { !$0.isJudged }
+        return m
+    }
 
     /// An air capture: link-layer records and no HCI traffic to speak of.
     public var isAirCapture: Bool { linkLayerRecords > 0 && linkLayerRecords * 2 >= records }
@@ -388,7 +405,7 @@ public final class CaptureTracker {
         model.qualityReports = qualityReports
         model.hostWakeups = hostWakeups
         model.judgedRecords = judgedRecords
-        for c in all { c.ownership = LinkOwnership.classify(c) }
+        for c in all where !c.isJudged { c.ownership = LinkOwnership.classify(c) }
         model.scanClients = self.scans.allClients
         let controllers = Set(model.scanClients.map(\.controller))
         (model.appScans, model.backgroundScanning, model.unattributedScanning) = AppScans.build(

@@ -39,8 +39,11 @@ enum GATTKnowledge {
     /// elsewhere: the latest earlier discovery (`inherited`), else the first later one (`learnedLater`).
     /// `receiver` gives the link that gets the database: the link itself, or a copy (a live snapshot must not
     /// change what the tracker decides later).
-    static func share(_ connections: inout [Connection], receiver: (Connection) -> Connection = { $0 }) {
-        let keys = peerKeys(connections)
+    /// `keys` gives each link's peer when the caller knows more than `connections` shows (`LinkRetirement`
+    /// shares with a few links of one peer).
+    static func share(_ connections: inout [Connection], keys given: [BDAddr?]? = nil,
+                      receiver: (Connection) -> Connection = { $0 }) {
+        let keys = given ?? peerKeys(connections)
         var byPeer: [BDAddr: [Int]] = [:]
         for i in connections.indices {
             guard let key = keys[i] else { continue }
@@ -87,7 +90,8 @@ enum GATTKnowledge {
         var conflict: (pair: (Int, Int), result: Bool)?
         for k in 0..<n {
             let c = connections[indices[k]]
-            guard c.gatt.isEmpty, c.firstATT != nil else { continue }
+            // A link judged before the capture ended (`LinkRetirement`) keeps what it was judged with.
+            guard c.gatt.isEmpty, c.firstATT != nil, !c.isJudged else { continue }
             var source: (position: Int, origin: GATTOrigin)?
             if let b = before[k], !changed(toldBefore, from: b, to: k) {
                 // A later discovery that disagrees shows the database changed at some point in between: the cache

@@ -207,7 +207,8 @@ struct AuditCommand: ParsableCommand {
                 switch unit {
                 case .success(let input):
                     let chosen = perTest.map { $0.baseline(for: testCase(input.path)) } ?? accepted
-                    (capture, model) = Self.audit(input, auditor: auditor, baseline: chosen, anonymizer: anonymizing.makeAnonymizer())
+                    (capture, model) = Self.audit(input, auditor: auditor, baseline: chosen, anonymizer: anonymizing.makeAnonymizer(),
+                                                  keepModel: format == .html)
                 case .failure(let failure): (capture, model) = (AuditedCapture(file: failure.path, findings: [], error: failure.error.message), nil)
                 }
                 results.set(index, capture, model: format == .html ? model : nil)
@@ -271,19 +272,28 @@ struct AuditCommand: ParsableCommand {
         }
     }
 
-    static func audit(_ input: CaptureInput, auditor: Auditor, baseline: Baseline?, anonymizer: Anonymizer? = nil)
-        -> (AuditedCapture, CaptureModel?) {
+    /// Finished links kept whole before the oldest is judged (`LinkRetirement`); `BTLENS_LINK_WINDOW` changes it
+    /// for tests that compare early judgement with judgement at the end.
+    static let retirementWindow = ProcessInfo.processInfo.environment["BTLENS_LINK_WINDOW"].flatMap { Int($0) }
+        ?? LinkRetirement.defaultWindow
+
+    static func audit(_ input: CaptureInput, auditor: Auditor, baseline: Baseline?, anonymizer: Anonymizer? = nil,
+                      keepModel: Bool = false) -> (AuditedCapture, CaptureModel?) {
         let path = input.path
         do {
             let capture = try input.open()
             for notice in input.notices { Diagnostics.printRaw("btlens: \(path): note: \(notice)") }
-            var collector = TrackingCollector(options: .withoutAdvertisers)
+            var options = TrackerOptions.withoutAdvertisers
+            // Links judged as they finish and then slimmed, unless a report draws their timelines (html).
+            let judgement = keepModel ? nil : auditor.linkJudgement()
+            options.retirement = judgement?.retirement(window: retirementWindow)
+            var collector = TrackingCollector(options: options)
             let model = try capture.accept(&collector, anonymizer: anonymizer)
             InputFiles.reportIssues(path, capture.issues)
             if let refusal = capture.issues.refusal {
                 return (AuditedCapture(file: path, findings: [], error: refusal), nil)
             }
-            var findings = auditor.audit(model, file: path)
+            var findings = auditor.audit(model, file: path, judged: judgement)
             var accepted: [Finding] = []
             if let baseline {
                 accepted = findings.filter { baseline.contains($0) }
