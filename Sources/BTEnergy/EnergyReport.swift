@@ -191,7 +191,9 @@ public struct EnergyReport: Sendable {
     }
 
     /// The phone's total alone (what an audit's summary needs), without keeping each activity: no array per link.
-    public static func phoneTotal(model: CaptureModel, energy: EnergyModel = EnergyModel()) -> RadioCost {
+    /// `priced` gives the phase costs of links judged and slimmed before the capture ended (`PricedPhases`).
+    public static func phoneTotal(model: CaptureModel, energy: EnergyModel = EnergyModel(),
+                                  priced: PricedPhases? = nil) -> RadioCost {
         let captureEnd = model.lastTimestamp ?? Timestamp(nanoseconds: 0)
         var total = RadioCost.zero
         for s in model.scans {
@@ -201,23 +203,34 @@ public struct EnergyReport: Sendable {
             total += energy.advertisingCost(a, seconds: seconds(a.start.timestamp, a.end?.timestamp ?? captureEnd))
         }
         for c in model.connections where c.transport == .le || c.transport == .unknown {
-            let end = c.end?.timestamp ?? captureEnd
-            let central = c.role != .peripheral
-            func add(_ p: LinkPhase, from: Timestamp, to: Timestamp) {
-                let t = energy.linkTime(seconds: seconds(from, to), parameters: p.parameters, txPHY: p.txPHY, rxPHY: p.rxPHY,
-                                        sent: p.sent, received: p.received, encrypted: c.encrypted, phoneIsCentral: central,
-                                        channelSoundingSeconds: Double(p.channelSoundingMicroseconds) / 1e6)
-                total += energy.phoneCost(t)
-            }
-            // The phases tile the link: each from its start (the first from the link's) to the next one's.
-            let closed = c.closedPhases, current = c.currentPhase ?? LinkPhase.whole(c)
-            for i in 0...closed.count {
-                let p = i < closed.count ? closed[i] : current
-                let to = i + 1 < closed.count ? closed[i + 1].start.timestamp : i < closed.count ? current.start.timestamp : end
-                add(p, from: i == 0 ? c.start.timestamp : p.start.timestamp, to: to)
+            // Added phase by phase in link order either way, so the sum is the same to the last bit.
+            if c.isJudged, let costs = priced?.costs(of: c) {
+                for cost in costs { total += cost }
+            } else {
+                phaseCosts(c, captureEnd: captureEnd, energy: energy) { total += $0 }
             }
         }
         return total
+    }
+
+    /// The phone's cost of each of a link's phases, in order.
+    public static func phaseCosts(_ c: Connection, captureEnd: Timestamp, energy: EnergyModel,
+                                  _ body: (RadioCost) -> Void) {
+        let end = c.end?.timestamp ?? captureEnd
+        let central = c.role != .peripheral
+        func add(_ p: LinkPhase, from: Timestamp, to: Timestamp) {
+            let t = energy.linkTime(seconds: seconds(from, to), parameters: p.parameters, txPHY: p.txPHY, rxPHY: p.rxPHY,
+                                    sent: p.sent, received: p.received, encrypted: c.encrypted, phoneIsCentral: central,
+                                    channelSoundingSeconds: Double(p.channelSoundingMicroseconds) / 1e6)
+            body(energy.phoneCost(t))
+        }
+        // The phases tile the link: each from its start (the first from the link's) to the next one's.
+        let closed = c.closedPhases, current = c.currentPhase ?? LinkPhase.whole(c)
+        for i in 0...closed.count {
+            let p = i < closed.count ? closed[i] : current
+            let to = i + 1 < closed.count ? closed[i + 1].start.timestamp : i < closed.count ? current.start.timestamp : end
+            add(p, from: i == 0 ? c.start.timestamp : p.start.timestamp, to: to)
+        }
     }
 
     static func link(_ c: Connection, captureEnd: Timestamp, energy: EnergyModel) -> Link {

@@ -72,6 +72,8 @@ public final class LinkJudgement: @unchecked Sendable {
     let auditor: Auditor
     let rules: [any Rule.Type]
     var byRule: [String: [Finding]] = [:]
+    /// The judged links' phase costs, for the energy total: their phases are let go.
+    public private(set) var priced = PricedPhases()
 
     init(auditor: Auditor) {
         self.auditor = auditor
@@ -85,6 +87,7 @@ public final class LinkJudgement: @unchecked Sendable {
             let produced = auditor.evaluate(rule, model)
             if !produced.isEmpty { byRule[rule.description.id, default: []] += produced }
         }
+        priced.price(c, energy: auditor.energy)
     }
 
     func findings(of rule: String) -> [Finding] { byRule[rule] ?? [] }

@@ -103,16 +103,28 @@ public final class Connection: @unchecked Sendable {
     /// Effective ATT MTU of the unenhanced bearer (23 until an exchange).
     public internal(set) var mtu = ATTSession.defaultMTU
     /// Enhanced ATT bearers opened on the link and their MTU.
-    public internal(set) var enhancedATT = EnhancedATTBearers()
+    public internal(set) var enhancedATT: EnhancedATTBearers {
+        get { working.enhancedATT }
+        _modify { yield &working.enhancedATT }
+        set { working.enhancedATT = newValue }
+    }
     /// Other L2CAP channels being opened by signalling.
-    var l2capChannels = L2CAPChannels()
+    var l2capChannels: L2CAPChannels {
+        get { working.l2capChannels }
+        _modify { yield &working.l2capChannels }
+        set { working.l2capChannels = newValue }
+    }
     /// Scanning / advertising was on when the link came up.
     public internal(set) var scanningAtConnect = false
     public internal(set) var advertisingAtConnect = false
     public internal(set) var gatt = GATTDatabase()
     /// The phone's own GATT server as the peer discovered it (the peer acting as GATT client: ANCS/AMS, a watch
     /// reading the phone's services): kept apart from the peer's database in `gatt`.
-    public internal(set) var serverGATT = GATTDatabase()
+    public internal(set) var serverGATT: GATTDatabase {
+        get { working.serverGATT }
+        _modify { yield &working.serverGATT }
+        set { working.serverGATT = newValue }
+    }
     /// Per attribute handle.
     public internal(set) var usage = AttributeUsageTable()
     public internal(set) var events: [TimelineEvent] = []
@@ -148,7 +160,11 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var discoveries: [DiscoveryProcedure] = []
     public internal(set) var transactions = TransactionStatistics()
     /// Answered requests one by one, when `TrackerOptions.keptATTTransactions` asks; past that many, counted.
-    public internal(set) var attTransactions: [ATTTransaction] = []
+    public internal(set) var attTransactions: [ATTTransaction] {
+        get { working.attTransactions }
+        _modify { yield &working.attTransactions }
+        set { working.attTransactions = newValue }
+    }
     public internal(set) var droppedATTTransactions = 0
     public internal(set) var firstATT: RecordRef?
     public internal(set) var lastATT: RecordRef?
@@ -214,7 +230,13 @@ public final class Connection: @unchecked Sendable {
         }
     }
 
-    var session: ATTSession
+    var session: ATTSession {
+        get { working.session }
+        _modify { yield &working.session }
+        set { working.session = newValue }
+    }
+    /// What only an open link and the timeline need, apart: released when the link is slimmed.
+    var working: ConnectionWorkingState
     @inline(__always)
     func withUsage(_ handle: UInt16, _ body: (inout AttributeUsage) -> Void) {
         usage.update(handle, body)
@@ -228,7 +250,7 @@ public final class Connection: @unchecked Sendable {
         self.transport = transport
         self.start = start
         self.implicitStart = implicitStart
-        self.session = ATTSession(options: options)
+        self.working = ConnectionWorkingState(options: options)
     }
 
     public var isOpen: Bool { end == nil }
@@ -262,8 +284,8 @@ public final class Connection: @unchecked Sendable {
         if Self.hasSlack(series) { series = series.map { $0 } }
     }
 
-    /// After the per-link rules judged it (`LinkRetirement`): keeps what the capture-wide rules, the energy total
-    /// and the audit's notes read — identity, times, parameters and phases, counters, and the GATT database with
+    /// After the per-link rules judged it and its phases were priced (`LinkRetirement`): keeps what the
+    /// capture-wide rules and the audit's notes read — identity, times, parameters, counters, and the GATT database with
     /// its discoveries and use when it has one (a peer's later links inherit it; redundant discovery compares it)
     /// — and releases the history only the per-link rules and the timeline read.
     func slim() {
@@ -271,12 +293,11 @@ public final class Connection: @unchecked Sendable {
         events = []
         runs = []
         series = []
-        attTransactions = []
-        serverGATT = GATTDatabase()
-        enhancedATT = EnhancedATTBearers()
-        l2capChannels = L2CAPChannels()
+        working = ConnectionWorkingState.released
         if gatt.isEmpty && discoveries.isEmpty { usage = AttributeUsageTable() }
-        if Self.hasSlack(closedPhases) { closedPhases = closedPhases.map { $0 } }
+        // Priced by the judge (the energy total's `PricedPhases`); counted by opcode only for stats and timeline.
+        closedPhases = []
+        attOpcodeCounts = OpcodeCounts()
     }
 
     static func hasSlack<T>(_ array: [T]) -> Bool { array.capacity - array.count > max(8, array.count / 4) }
@@ -353,4 +374,20 @@ public struct TransactionStatistics: Sendable, Equatable {
         totalLatencyNanoseconds &+= nanoseconds
         if nanoseconds > maximumLatencyNanoseconds { maximumLatencyNanoseconds = nanoseconds }
     }
+}
+
+/// A link's ATT session tables, L2CAP reassembly and EATT bearers (what only an open link needs), and the phone's
+/// server database and answered requests (what only the timeline and the exports read): one allocation the
+/// slimmed link lets go of (`Connection.slim`), so a judged link costs only what capture-wide rules read.
+final class ConnectionWorkingState: @unchecked Sendable {
+    var session: ATTSession
+    var l2capChannels = L2CAPChannels()
+    var enhancedATT = EnhancedATTBearers()
+    var serverGATT = GATTDatabase()
+    var attTransactions: [ATTTransaction] = []
+
+    init(options: TrackerOptions) { session = ATTSession(options: options) }
+
+    /// Every slimmed link's: empty, and never written again (nothing is added to a finished link).
+    static let released = ConnectionWorkingState(options: TrackerOptions())
 }

@@ -25,6 +25,8 @@ public final class LinkRetirement: @unchecked Sendable {
     /// later in the capture would have named it (learned later), so their findings may say less than a
     /// judgement at the capture's end would.
     public internal(set) var judgedWithoutDatabase = 0
+    /// The most finished links held whole at once: at most `window` (what bounds memory).
+    public internal(set) var mostWhole = 0
 
     public init(window: Int = LinkRetirement.defaultWindow, judge: @escaping (Connection) -> Void) {
         self.window = max(1, window)
@@ -63,6 +65,7 @@ extension ConnectionTracker {
             retiring.next += 1
             judgeEarly(c, retirement)
         }
+        retirement.mostWhole = max(retirement.mostWhole, finished.count - retiring.next)
     }
 
     mutating func judgeEarly(_ c: Connection, _ retirement: LinkRetirement) {

@@ -84,6 +84,7 @@ extension Connection {
         let c = Connection(id: id, controller: controller, handle: handle, transport: transport, start: start,
                            implicitStart: implicitStart, options: session.options)
         c.role = role
+        c.isJudged = isJudged
         c.peerAddress = peerAddress
         c.peerAddressType = peerAddressType
         c.peerIdentityAddress = peerIdentityAddress

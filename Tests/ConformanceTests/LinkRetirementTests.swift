@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import BTWire
+import BTCapture
+import BTTrack
+import BTEnergy
+import BTRules
+import BTReport
+import BTScenario
+import TestSupport
+
+/// `btlens audit` judges finished links as they close and slims them (`LinkRetirement`): the findings and the
+/// energy total must be exactly those of judging the whole capture at its end, and the links held whole must
+/// stay within the window however many links the capture holds.
+@Suite("Links judged as they close")
+struct LinkRetirementTests {
+    /// The audit JSON of the findings and the phone's radio total, as `btlens audit` computes them: judged at
+    /// the end (`window` nil), or with every link past `window` judged as it closes.
+    static func audit(_ path: String, window: Int?, linkThread: LinkThreadPolicy = .whenTwoProcessors) throws
+        -> (report: String, chargeMC: Double, retirement: LinkRetirement?) {
+        let auditor = Auditor()
+        var findings: [Finding] = []
+        var charge = 0.0
+        var retirement: LinkRetirement?
+        for input in try CaptureInputs.resolve(path) {
+            let capture = try input.open()
+            var options = TrackerOptions.withoutAdvertisers
+            options.linkThread = linkThread
+            let judgement = window.map { _ in auditor.linkJudgement() }
+            retirement = judgement.map { $0.retirement(window: window ?? 0) }
+            options.retirement = retirement
+            var collector = TrackingCollector(options: options)
+            let model = try capture.accept(&collector)
+            findings += auditor.audit(model, file: input.path, judged: judgement)
+            charge += EnergyReport.phoneTotal(model: model, energy: auditor.energy, priced: judgement?.priced).chargeMC
+        }
+        let run = AuditRun(captures: [AuditedCapture(file: path, findings: findings)], failOn: nil, version: "test")
+        return (AuditJSON.render(run), charge, retirement)
+    }
+
+    static func expectSame(_ path: String, _ name: String) throws {
+        let atEnd = try audit(path, window: nil)
+        for policy in [LinkThreadPolicy.never, .always] {
+            let early = try audit(path, window: 1, linkThread: policy)
+            #expect(early.report == atEnd.report, "\(name): findings differ when links are judged as they close")
+            #expect(early.chargeMC == atEnd.chargeMC, "\(name): the energy total differs")
+        }
+    }
+
+    static var samples: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "samples")) ?? [])
+            .filter { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }.sorted()
+    }
+
+    @Test("samples: the same findings and energy total with links judged as they close", arguments: samples)
+    func sample(name: String) throws {
+        try Self.expectSame("samples/" + name, name)
+    }
+
+    @Test("real captures: the same findings and energy total with links judged as they close", arguments: RealCaptures.names)
+    func real(name: String) throws {
+        try Self.expectSame(RealCaptures.directory.appendingPathComponent(name).path, name)
+    }
+
+    @Test("ground-truth captures: the same findings with links judged as they close", arguments: [1, 2, 3, 4, 5, 6, 7, 8])
+    func groundTruth(seed: UInt64) throws {
+        let directory = try TemporaryDirectory()
+        for catalog in GroundTruth.Catalog.allCases {
+            let path = directory.file("truth-\(seed)-\(catalog.rawValue).btsnoop")
+            try GroundTruth.scenario(seed: seed, catalog: catalog).0.write(to: path)
+            try Self.expectSame(path, "seed \(seed) (\(catalog.rawValue))")
+        }
+    }
+
+    /// Many short links to one sensor, a few of which discover its database (the others inherit it), reading
+    /// the value every few seconds and lingering: links enough that most are judged early with a small window.
+    static let manyLinks = Scenario(
+        name: "many-short-links", summary: "3,000 short links, every 500th discovers", seed: 0x4C49_4E4B) { s in
+        s.setUpController()
+        let parameters = ConnectionParameters.interval(
+            minMicroseconds: Micros.ms(10), maxMicroseconds: Micros.ms(15), timeoutMicroseconds: Micros.seconds(4))
+        let scanInterval = HCIUnits.slots(microseconds: Micros.ms(60))
+        var valueHandle: UInt16?
+        for i in 0..<LinkRetirementTests.links {
+            let link = s.connect(to: SampleDevices.heartRateSensor, handle: 0x0040 + UInt16(i % 64), parameters: parameters,
+                                 scanInterval: scanInterval, scanWindow: scanInterval)
+            let server = GATTServer(database: SampleProfiles.heartRateSensor, rxMTU: UInt16(ATTPDU.defaultMTU))
+            let att = ATTChannel(script: s, connection: link, server: server, clientSide: .local)
+            if i % 500 == 0 || valueHandle == nil {
+                let services = att.discoverPrimaryServices(uuid: BluetoothUUID(uuid16: GATTUUID.battery))
+                valueHandle = services.first.flatMap { att.discoverCharacteristics(of: $0).first?.valueHandle }
+            }
+            for _ in 0..<(i % 3 == 0 ? 4 : 1) {
+                if let valueHandle { _ = att.read(valueHandle) }
+                s.wait(seconds: 2)
+            }
+            s.wait(seconds: i % 7 == 0 ? 35 : 1)  // some linger
+            s.disconnect(link)
+            s.wait(ms: 300)
+        }
+    }
+    static let links = 3_000
+
+    @Test("thousands of short links: at most the window's worth held whole, and the same findings")
+    func boundedByTheWindow() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("many-links.btsnoop")
+        try Self.manyLinks.write(to: path)
+        let atEnd = try Self.audit(path, window: nil)
+        for window in [16, 256] {
+            let early = try Self.audit(path, window: window)
+            let retirement = try #require(early.retirement)
+            // Every link but the last `window` was judged as it closed, and no more than `window` were ever whole:
+            // memory follows the window, not the number of finished links.
+            #expect(retirement.judged == Self.links - window)
+            #expect(retirement.mostWhole == window)
+            #expect(early.report == atEnd.report)
+            #expect(early.chargeMC == atEnd.chargeMC)
+        }
+        // The capture is one a rule has something to say about: the comparison is not between two empty reports.
+        #expect(atEnd.report.contains("BTL006"))
+        #expect(atEnd.report.contains("BTL005"))
+    }
+}
