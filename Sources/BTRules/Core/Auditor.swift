@@ -80,20 +80,21 @@ public final class LinkJudgement: @unchecked Sendable {
         rules = RuleRegistry.all.filter { $0.description.scope == .link && auditor.configuration.isEnabled($0.description) }
     }
 
-    /// Runs the per-link rules on one finished link, as the whole capture's evaluation would.
-    public func judge(_ c: Connection) {
+    /// Runs the per-link rules on one finished link, as the whole capture's evaluation would; prices its phases
+    /// when it stays in the model (`kept`).
+    public func judge(_ c: Connection, kept: Bool = true) {
         let model = CaptureModel.links([c])
         for rule in rules {
             let produced = auditor.evaluate(rule, model)
             if !produced.isEmpty { byRule[rule.description.id, default: []] += produced }
         }
-        priced.price(c, energy: auditor.energy)
+        if kept { priced.price(c, energy: auditor.energy) }
     }
 
     func findings(of rule: String) -> [Finding] { byRule[rule] ?? [] }
 
     /// The tracker's side: judges with this judgement.
     public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {
-        LinkRetirement(window: window) { [self] c in judge(c) }
+        LinkRetirement(window: window) { [self] c, kept in judge(c, kept: kept) }
     }
 }

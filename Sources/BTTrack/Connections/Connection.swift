@@ -126,7 +126,11 @@ public final class Connection: @unchecked Sendable {
         set { working.serverGATT = newValue }
     }
     /// Per attribute handle.
-    public internal(set) var usage = AttributeUsageTable()
+    public internal(set) var usage: AttributeUsageTable {
+        get { working.usage }
+        _modify { yield &working.usage }
+        set { working.usage = newValue }
+    }
     public internal(set) var events: [TimelineEvent] = []
     /// Events not kept because of `maximumEventsPerConnection`.
     public internal(set) var droppedEvents = 0
@@ -158,7 +162,11 @@ public final class Connection: @unchecked Sendable {
 
     /// Discovery procedures referenced by `.discovery` events.
     public internal(set) var discoveries: [DiscoveryProcedure] = []
-    public internal(set) var transactions = TransactionStatistics()
+    public internal(set) var transactions: TransactionStatistics {
+        get { working.transactions }
+        _modify { yield &working.transactions }
+        set { working.transactions = newValue }
+    }
     /// Answered requests one by one, when `TrackerOptions.keptATTTransactions` asks; past that many, counted.
     public internal(set) var attTransactions: [ATTTransaction] {
         get { working.attTransactions }
@@ -166,10 +174,22 @@ public final class Connection: @unchecked Sendable {
         set { working.attTransactions = newValue }
     }
     public internal(set) var droppedATTTransactions = 0
-    public internal(set) var firstATT: RecordRef?
-    public internal(set) var lastATT: RecordRef?
+    public internal(set) var firstATT: RecordRef? {
+        get { working.firstATT }
+        _modify { yield &working.firstATT }
+        set { working.firstATT = newValue }
+    }
+    public internal(set) var lastATT: RecordRef? {
+        get { working.lastATT }
+        _modify { yield &working.lastATT }
+        set { working.lastATT = newValue }
+    }
     /// ATT PDUs by opcode.
-    public internal(set) var attOpcodeCounts = OpcodeCounts()
+    public internal(set) var attOpcodeCounts: OpcodeCounts {
+        get { working.attOpcodeCounts }
+        _modify { yield &working.attOpcodeCounts }
+        set { working.attOpcodeCounts = newValue }
+    }
     /// ATT PDUs by opcode, only the opcodes seen.
     public var attCounts: [UInt8: Int] { attOpcodeCounts.dictionary }
     /// Packets and bytes of ACL data each way.
@@ -183,7 +203,11 @@ public final class Connection: @unchecked Sendable {
     /// one is kept apart, so counting a packet touches no array.
     public var phases: [LinkPhase] { closedPhases + (currentPhase.map { [$0] } ?? []) }
     public internal(set) var closedPhases: [LinkPhase] = []
-    public internal(set) var currentPhase: LinkPhase?
+    public internal(set) var currentPhase: LinkPhase? {
+        get { working.currentPhase }
+        _modify { yield &working.currentPhase }
+        set { working.currentPhase = newValue }
+    }
     public static let maximumPhases = 256
     /// The PHYs now (LE PHY Update Complete; 1M until one is seen).
     public internal(set) var txPHY: UInt8 = LinkPhase.phy1M
@@ -293,11 +317,9 @@ public final class Connection: @unchecked Sendable {
         events = []
         runs = []
         series = []
-        working = ConnectionWorkingState.released
-        if gatt.isEmpty && discoveries.isEmpty { usage = AttributeUsageTable() }
         // Priced by the judge (the energy total's `PricedPhases`); counted by opcode only for stats and timeline.
         closedPhases = []
-        attOpcodeCounts = OpcodeCounts()
+        working = gatt.isEmpty && discoveries.isEmpty ? ConnectionWorkingState.released : working.keepingUse()
     }
 
     static func hasSlack<T>(_ array: [T]) -> Bool { array.capacity - array.count > max(8, array.count / 4) }
@@ -385,9 +407,27 @@ final class ConnectionWorkingState: @unchecked Sendable {
     var enhancedATT = EnhancedATTBearers()
     var serverGATT = GATTDatabase()
     var attTransactions: [ATTTransaction] = []
+    // Read per packet while the link is open; of a judged link, only `usage` (of a link with a database).
+    var usage = AttributeUsageTable()
+    var transactions = TransactionStatistics()
+    var firstATT: RecordRef?
+    var lastATT: RecordRef?
+    var attOpcodeCounts = OpcodeCounts()
+    var currentPhase: LinkPhase?
 
     init(options: TrackerOptions) { session = ATTSession(options: options) }
 
     /// Every slimmed link's: empty, and never written again (nothing is added to a finished link).
     static let released = ConnectionWorkingState(options: TrackerOptions())
+
+    /// What a judged link with a GATT database still needs: its use of the database (a discovery's later
+    /// links' use counts for it, `DiscoverAllServicesRule`).
+    func keepingUse() -> ConnectionWorkingState {
+        let kept = ConnectionWorkingState(released: ())
+        kept.usage = usage
+        return kept
+    }
+
+    /// Empty, with an ATT session that allocates nothing (a judged link has no session).
+    private init(released: ()) { session = ConnectionWorkingState.released.session }
 }

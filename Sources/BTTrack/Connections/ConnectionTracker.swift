@@ -152,6 +152,8 @@ public struct ConnectionTracker {
         guard finished.count < options.maximumConnections else {
             dropped += 1
             closedPastLimit += 1
+            // Not part of the model, but the per-link rules can still judge it.
+            if let retirement = options.retirement { judgeEarly(c, retirement, kept: false) }
             if recentlyClosedPastLimit.count >= 2 * max(1, options.maximumOpenConnections) {
                 recentlyClosedPastLimit.removeFirst(recentlyClosedPastLimit.count / 2)
             }

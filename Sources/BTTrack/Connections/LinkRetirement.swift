@@ -18,7 +18,9 @@ public final class LinkRetirement: @unchecked Sendable {
     public static let defaultWindow = 1024
 
     public let window: Int
-    let judge: (Connection) -> Void
+    /// Runs the per-link rules on a link; `kept` = it stays in the model (beyond `maximumConnections` it does
+    /// not, and nothing else will read it).
+    let judge: (Connection, _ kept: Bool) -> Void
     /// Links judged before the capture ended.
     public internal(set) var judged = 0
     /// Of those, links whose ATT traffic had no GATT database to name it when judged: a discovery of their peer
@@ -28,7 +30,7 @@ public final class LinkRetirement: @unchecked Sendable {
     /// The most finished links held whole at once: at most `window` (what bounds memory).
     public internal(set) var mostWhole = 0
 
-    public init(window: Int = LinkRetirement.defaultWindow, judge: @escaping (Connection) -> Void) {
+    public init(window: Int = LinkRetirement.defaultWindow, judge: @escaping (Connection, _ kept: Bool) -> Void) {
         self.window = max(1, window)
         self.judge = judge
     }
@@ -68,7 +70,7 @@ extension ConnectionTracker {
         retirement.mostWhole = max(retirement.mostWhole, finished.count - retiring.next)
     }
 
-    mutating func judgeEarly(_ c: Connection, _ retirement: LinkRetirement) {
+    mutating func judgeEarly(_ c: Connection, _ retirement: LinkRetirement, kept: Bool = true) {
         if c.gatt.isEmpty, c.firstATT != nil, c.air == nil, let key = retiring.key(c),
            let sources = retiring.discoverers[key] {
             // Its peer's discoveries so far: the same choice the capture's end makes among them.
@@ -78,7 +80,7 @@ extension ConnectionTracker {
         }
         if c.gatt.isEmpty && c.firstATT != nil { retirement.judgedWithoutDatabase += 1 }
         c.ownership = LinkOwnership.classify(c)
-        retirement.judge(c)
+        retirement.judge(c, kept)
         retirement.judged += 1
         c.slim()
     }
