@@ -100,8 +100,11 @@ struct OutputDigestTests {
             }
             if row.stderr != old.stderr { what.append("standard error changed") }
             if row.exit != old.exit { what.append("exit \(row.exit), was \(old.exit)") }
+            let input = inputs.first { $0.name == row.input }
+            // A generated input is gone with its temporary directory: say how to write it again.
+            let made = input?.generate.map { "; write the input with `btlens-scenario \($0.joined(separator: " "))`" } ?? ""
             problems.append("\(row.input): \(row.command) \(row.format): \(what.joined(separator: ", ")) — `\(row.invocation)` "
-                            + "(in \(inputs.first { $0.name == row.input }?.directory ?? "?")); new output in "
+                            + "(in \(input?.directory ?? "?")\(made)); new output in "
                             + "\(saved)/\(row.input)/\(OutputDigests.savedName(row))")
         }
         let produced = Set(rows.map(\.key))
