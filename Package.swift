@@ -87,8 +87,8 @@ let package = Package(
         // RealCaptureTruth/ holds the truth files the tests read by path.
         .testTarget(name: "ConformanceTests", dependencies: ["BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules", "BTReport", "BTScenario",
                                                             "TestSupport"], exclude: ["RealCaptureTruth"]),
-        // Golden/ holds expected report outputs the tests read by path.
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Golden", "Scripts"]),
+        // Golden/ holds expected report outputs and OutputDigests/ the digests of every report, read by path.
+        .testTarget(name: "CLITests", dependencies: ["BTWire", "TestSupport"], exclude: ["Golden", "OutputDigests", "Scripts"]),
         .testTarget(name: "BTLiveTests", dependencies: ["BTLive", "BTCapture", "BTDecode", "BTTrack", "BTRules",
                                                         "BTScenario", "TestSupport"]),
     ],

@@ -14,6 +14,9 @@ struct CLI {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// Standard output as written (`stdout` decodes it as UTF-8), for binary output and exact digests.
+        var stdoutBytes = Data()
+        var stderrBytes = Data()
     }
 
     static func run(_ arguments: [String], stdin: [UInt8]? = nil, directory: String? = nil,
@@ -47,7 +50,7 @@ struct CLI {
         if stdin != nil { written.wait() }
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                      stderr: String(decoding: e, as: UTF8.self))
+                      stderr: String(decoding: e, as: UTF8.self), stdoutBytes: o, stderrBytes: e)
     }
 }
 
