@@ -202,13 +202,9 @@ public struct EnergyReport: Sendable {
         for a in model.ownAdvertising {
             total += energy.advertisingCost(a, seconds: seconds(a.start.timestamp, a.end?.timestamp ?? captureEnd))
         }
-        for c in model.connections where c.transport == .le || c.transport == .unknown {
-            // Added phase by phase in link order either way, so the sum is the same to the last bit.
-            if c.isJudged, let costs = priced?.costs(of: c) {
-                for cost in costs { total += cost }
-            } else {
-                phaseCosts(c, captureEnd: captureEnd, energy: energy) { total += $0 }
-            }
+        if let priced { total += priced.total }
+        for c in model.connections where (c.transport == .le || c.transport == .unknown) && !(priced != nil && c.isJudged) {
+            phaseCosts(c, captureEnd: captureEnd, energy: energy) { total += $0 }
         }
         return total
     }

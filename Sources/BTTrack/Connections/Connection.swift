@@ -91,17 +91,33 @@ public final class Connection: @unchecked Sendable {
     /// Disconnection Complete's reason; nil while open or when the link ended by a reset or the capture's end.
     public internal(set) var disconnectReason: HCIStatus?
     /// The host sent HCI Disconnect for this link.
-    public internal(set) var disconnectRequestedLocally = false
+    public internal(set) var disconnectRequestedLocally: Bool {
+        get { working.disconnectRequestedLocally }
+        _modify { yield &working.disconnectRequestedLocally }
+        set { working.disconnectRequestedLocally = newValue }
+    }
     /// Parameters at connection time and now.
-    public internal(set) var initialParameters: ConnectionParameters?
-    public internal(set) var parameters: ConnectionParameters?
+    public internal(set) var initialParameters: ConnectionParameters? {
+        get { working.initialParameters }
+        _modify { yield &working.initialParameters }
+        set { working.initialParameters = newValue }
+    }
+    public internal(set) var parameters: ConnectionParameters? {
+        get { working.parameters }
+        _modify { yield &working.parameters }
+        set { working.parameters = newValue }
+    }
     public internal(set) var encrypted = false
     /// A link followed on the air (LE link-layer sniffer capture) rather than through a host's HCI: its access
     /// address, both sides' addresses and what only the air shows. The link is seen from its central, so `role`
     /// is `.central`, `sent` is central → peripheral and `peerAddress` is the peripheral.
     public internal(set) var air: AirLink?
     /// Effective ATT MTU of the unenhanced bearer (23 until an exchange).
-    public internal(set) var mtu = ATTSession.defaultMTU
+    public internal(set) var mtu: Int {
+        get { working.mtu }
+        _modify { yield &working.mtu }
+        set { working.mtu = newValue }
+    }
     /// Enhanced ATT bearers opened on the link and their MTU.
     public internal(set) var enhancedATT: EnhancedATTBearers {
         get { working.enhancedATT }
@@ -117,7 +133,11 @@ public final class Connection: @unchecked Sendable {
     /// Scanning / advertising was on when the link came up.
     public internal(set) var scanningAtConnect = false
     public internal(set) var advertisingAtConnect = false
-    public internal(set) var gatt = GATTDatabase()
+    public internal(set) var gatt: GATTDatabase {
+        get { working.gatt }
+        _modify { yield &working.gatt }
+        set { working.gatt = newValue }
+    }
     /// The phone's own GATT server as the peer discovered it (the peer acting as GATT client: ANCS/AMS, a watch
     /// reading the phone's services): kept apart from the peer's database in `gatt`.
     public internal(set) var serverGATT: GATTDatabase {
@@ -131,14 +151,30 @@ public final class Connection: @unchecked Sendable {
         _modify { yield &working.usage }
         set { working.usage = newValue }
     }
-    public internal(set) var events: [TimelineEvent] = []
+    public internal(set) var events: [TimelineEvent] {
+        get { working.events }
+        _modify { yield &working.events }
+        set { working.events = newValue }
+    }
     /// Events not kept because of `maximumEventsPerConnection`.
-    public internal(set) var droppedEvents = 0
+    public internal(set) var droppedEvents: Int {
+        get { working.droppedEvents }
+        _modify { yield &working.droppedEvents }
+        set { working.droppedEvents = newValue }
+    }
     /// Activity runs referenced by `.activity` events.
-    public internal(set) var runs: [ActivityRun] = []
+    public internal(set) var runs: [ActivityRun] {
+        get { working.runs }
+        _modify { yield &working.runs }
+        set { working.runs = newValue }
+    }
     /// Every operation of a kind on an attribute by one side, over the whole link (`ActivitySeries`), in first-use
     /// order; at most `TrackerOptions.maximumSeriesPerConnection`.
-    public internal(set) var series: [ActivitySeries] = []
+    public internal(set) var series: [ActivitySeries] {
+        get { working.series }
+        _modify { yield &working.series }
+        set { working.series = newValue }
+    }
     /// Records of the first operations of series `index` (at most `ActivitySeries.citedRecords`), to cite: taken
     /// from its runs, so a series keeps no array of its own.
     public func records(ofSeries index: Int) -> [RecordRef] {
@@ -173,7 +209,11 @@ public final class Connection: @unchecked Sendable {
         _modify { yield &working.attTransactions }
         set { working.attTransactions = newValue }
     }
-    public internal(set) var droppedATTTransactions = 0
+    public internal(set) var droppedATTTransactions: Int {
+        get { working.droppedATTTransactions }
+        _modify { yield &working.droppedATTTransactions }
+        set { working.droppedATTTransactions = newValue }
+    }
     public internal(set) var firstATT: RecordRef? {
         get { working.firstATT }
         _modify { yield &working.firstATT }
@@ -193,8 +233,16 @@ public final class Connection: @unchecked Sendable {
     /// ATT PDUs by opcode, only the opcodes seen.
     public var attCounts: [UInt8: Int] { attOpcodeCounts.dictionary }
     /// Packets and bytes of ACL data each way.
-    public internal(set) var aclPacketsSent = 0
-    public internal(set) var aclPacketsReceived = 0
+    public internal(set) var aclPacketsSent: Int {
+        get { working.aclPacketsSent }
+        _modify { yield &working.aclPacketsSent }
+        set { working.aclPacketsSent = newValue }
+    }
+    public internal(set) var aclPacketsReceived: Int {
+        get { working.aclPacketsReceived }
+        _modify { yield &working.aclPacketsReceived }
+        set { working.aclPacketsReceived = newValue }
+    }
     /// ACL packets the capture cut short (Android's btsnooz keeps 14 bytes of each): no L2CAP or ATT is read
     /// from them, so what they carried is unknown.
     public internal(set) var aclPacketsCutShort = 0
@@ -202,7 +250,11 @@ public final class Connection: @unchecked Sendable {
     /// model prices event by event. The first starts at the link's start; at most `maximumPhases`. The current
     /// one is kept apart, so counting a packet touches no array.
     public var phases: [LinkPhase] { closedPhases + (currentPhase.map { [$0] } ?? []) }
-    public internal(set) var closedPhases: [LinkPhase] = []
+    public internal(set) var closedPhases: [LinkPhase] {
+        get { working.closedPhases }
+        _modify { yield &working.closedPhases }
+        set { working.closedPhases = newValue }
+    }
     public internal(set) var currentPhase: LinkPhase? {
         get { working.currentPhase }
         _modify { yield &working.currentPhase }
@@ -210,8 +262,16 @@ public final class Connection: @unchecked Sendable {
     }
     public static let maximumPhases = 256
     /// The PHYs now (LE PHY Update Complete; 1M until one is seen).
-    public internal(set) var txPHY: UInt8 = LinkPhase.phy1M
-    public internal(set) var rxPHY: UInt8 = LinkPhase.phy1M
+    public internal(set) var txPHY: UInt8 {
+        get { working.txPHY }
+        _modify { yield &working.txPHY }
+        set { working.txPHY = newValue }
+    }
+    public internal(set) var rxPHY: UInt8 {
+        get { working.rxPHY }
+        _modify { yield &working.rxPHY }
+        set { working.rxPHY = newValue }
+    }
 
     /// New parameters or PHYs: a new phase (past the limit, or at the same record, the current one changes).
     func beginPhase(at: RecordRef) {
@@ -229,7 +289,11 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Channel Sounding: the subevent length (µs) of the procedures the controller last enabled on the link.
-    public internal(set) var channelSoundingSubeventMicroseconds = 0
+    public internal(set) var channelSoundingSubeventMicroseconds: Int {
+        get { working.channelSoundingSubeventMicroseconds }
+        _modify { yield &working.channelSoundingSubeventMicroseconds }
+        set { working.channelSoundingSubeventMicroseconds = newValue }
+    }
 
     /// A Channel Sounding subevent on the link: its radio time counts in the current phase.
     func channelSoundingSubevent() {
@@ -239,8 +303,16 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// The LE data length each way (LE Data Length Change; 27 until one is seen).
-    public internal(set) var maxTxOctets = LinkLayerTraffic.minimumOctets
-    public internal(set) var maxRxOctets = LinkLayerTraffic.minimumOctets
+    public internal(set) var maxTxOctets: Int {
+        get { working.maxTxOctets }
+        _modify { yield &working.maxTxOctets }
+        set { working.maxTxOctets = newValue }
+    }
+    public internal(set) var maxRxOctets: Int {
+        get { working.maxRxOctets }
+        _modify { yield &working.maxRxOctets }
+        set { working.maxRxOctets = newValue }
+    }
 
     /// One reassembled L2CAP PDU of `l2capBytes` (header included) each way: it crossed the air as
     /// ⌈bytes / data length⌉ link-layer PDUs (ENERGY.md §3.1), whatever the HCI fragments were.
@@ -414,17 +486,38 @@ final class ConnectionWorkingState: @unchecked Sendable {
     var lastATT: RecordRef?
     var attOpcodeCounts = OpcodeCounts()
     var currentPhase: LinkPhase?
+    // What the per-link rules, the timeline and the energy model read; a judged link keeps only `gatt`.
+    var disconnectRequestedLocally: Bool = false
+    var initialParameters: ConnectionParameters?
+    var parameters: ConnectionParameters?
+    var mtu: Int = ATTSession.defaultMTU
+    var events: [TimelineEvent] = []
+    var droppedEvents: Int = 0
+    var runs: [ActivityRun] = []
+    var series: [ActivitySeries] = []
+    var droppedATTTransactions: Int = 0
+    var aclPacketsSent = 0
+    var aclPacketsReceived = 0
+    var closedPhases: [LinkPhase] = []
+    var txPHY: UInt8 = LinkPhase.phy1M
+    var rxPHY: UInt8 = LinkPhase.phy1M
+    var channelSoundingSubeventMicroseconds: Int = 0
+    var maxTxOctets = LinkLayerTraffic.minimumOctets
+    var maxRxOctets = LinkLayerTraffic.minimumOctets
+    var gatt: GATTDatabase = GATTDatabase()
 
     init(options: TrackerOptions) { session = ATTSession(options: options) }
 
     /// Every slimmed link's: empty, and never written again (nothing is added to a finished link).
     static let released = ConnectionWorkingState(options: TrackerOptions())
 
-    /// What a judged link with a GATT database still needs: its use of the database (a discovery's later
-    /// links' use counts for it, `DiscoverAllServicesRule`).
+    /// What a judged link with a GATT database still needs: the database (a peer's later links inherit it;
+    /// redundant discovery compares it) and its use of it (a discovery's later links' use counts for it,
+    /// `DiscoverAllServicesRule`).
     func keepingUse() -> ConnectionWorkingState {
         let kept = ConnectionWorkingState(released: ())
         kept.usage = usage
+        kept.gatt = gatt
         return kept
     }
 

@@ -34,6 +34,9 @@ public struct TrackerOptions: Sendable {
     /// Judge finished links while the capture is read and slim them (`LinkRetirement`): set by `btlens audit`,
     /// which needs no link's history after its per-link rules ran. nil keeps every finished link whole.
     public var retirement: LinkRetirement?
+    /// Keep the records of the connections that came up during each scan session (`ScanSession`): the timeline,
+    /// devices and exports list them; the audit only needs the links themselves.
+    public var keepsConnectionsWhileScanning = true
 
     public init() {}
 
@@ -164,6 +167,7 @@ public final class CaptureTracker {
     public init(options: TrackerOptions = TrackerOptions()) {
         self.options = options
         connections = ConnectionTracker(options: options)
+        scans.keepsConnectionsWhileScanning = options.keepsConnectionsWhileScanning
     }
 
     /// Inlined into the reading loop: out of line, every frame (a few hundred bytes) is copied with `memcpy`.

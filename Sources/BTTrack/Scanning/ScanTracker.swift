@@ -26,6 +26,9 @@ public struct ScanTracker {
     /// Sessions in start order. An open session's counters are filled in by `finish(at:)`; read it with
     /// `openSession(controller:)` before that.
     public private(set) var sessions: [ScanSession] = []
+    /// Keep each session's `connectionsWhileScanning` (the timeline and the exports list them; the audit does not
+    /// read them, and on a long scan they are a record per connection).
+    var keepsConnectionsWhileScanning = true
     /// Android's scan clients (`ScanClient`) whose filters were removed, in removal order; `finish` adds those
     /// still installed. At most `ScanClient.limit`.
     public private(set) var clients: [ScanClient] = []
@@ -286,7 +289,7 @@ public struct ScanTracker {
     public mutating func connectionCameUp(controller: UInt16, handle: UInt16, at: RecordRef) {
         let c = stateIndex(controller)
         closeIfElapsed(c, at: at)
-        guard let s = controllers[c].current else { return }
+        guard keepsConnectionsWhileScanning, let s = controllers[c].current else { return }
         sessions[s].connectionsWhileScanning.append(at)
     }
 

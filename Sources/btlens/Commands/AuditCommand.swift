@@ -287,6 +287,7 @@ struct AuditCommand: ParsableCommand {
             // Links judged as they finish and then slimmed, unless a report draws their timelines (html).
             let judgement = keepModel ? nil : auditor.linkJudgement()
             options.retirement = judgement?.retirement(window: retirementWindow)
+            options.keepsConnectionsWhileScanning = keepModel
             var collector = TrackingCollector(options: options)
             let model = try capture.accept(&collector, anonymizer: anonymizer)
             InputFiles.reportIssues(path, capture.issues)
