@@ -24,11 +24,19 @@ public struct ConnectionChurnRule: Rule {
         var findings: [Finding] = []
         let window = Int64(saturating: context.option("window_seconds") * 1e9)
         let minimum = Int(context.option("minimum_connections"))
+        // A link that ended with 0x3E never got going: a failed attempt below, not a connection here.
+        func counted(_ c: Connection) -> BDAddr? {
+            guard c.transport == .le, c.disconnectReason != .connectionFailedToBeEstablished, !c.implicitStart else { return nil }
+            return c.peerAddress
+        }
+        // Links are gathered only for peers with enough of them: a capture of links to ever new addresses would
+        // otherwise make a list per link.
+        var linkCount: [BDAddr: Int] = [:]
+        for c in model.appConnections { if let peer = counted(c) { linkCount[peer, default: 0] += 1 } }
         var byPeer: [BDAddr: [Connection]] = [:]
         var order: [BDAddr] = []
-        // A link that ended with 0x3E never got going: a failed attempt below, not a connection here.
-        for c in model.appConnections where c.transport == .le && c.disconnectReason != .connectionFailedToBeEstablished {
-            guard let peer = c.peerAddress, !c.implicitStart else { continue }
+        for c in model.appConnections {
+            guard let peer = counted(c), linkCount[peer, default: 0] >= minimum else { continue }
             if byPeer[peer] == nil { order.append(peer) }
             byPeer[peer, default: []].append(c)
         }

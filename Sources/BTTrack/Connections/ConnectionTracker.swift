@@ -82,6 +82,9 @@ public struct ConnectionTracker {
     var pendingBREDR: [UInt16: PendingAttempt<BDAddr?>] = [:]
     /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
     var peerLinks: [PeerLinkKey: Int] = [:]
+    /// Peers whose links are numbered (`peerLinks`): one entry per peer, so memory stays bounded on a long capture
+    /// of links to ever new addresses.
+    static let maximumPeersCounted = 65_536
 
     struct PeerLinkKey: Hashable {
         var controller: UInt16
@@ -118,7 +121,9 @@ public struct ConnectionTracker {
         c.peerAddress = peer
         let link = PeerLinkKey(controller: controller, peer: peer, transport: transport)
         c.peerLink = (peerLinks[link] ?? 0) + 1
-        peerLinks[link] = c.peerLink
+        // Past the cap a new peer's links are each its first: a capture reaching it connects to a new address
+        // every time (random peers), where the count says nothing anyway.
+        if c.peerLink > 1 || peerLinks.count < Self.maximumPeersCounted { peerLinks[link] = c.peerLink }
         open[Self.key(controller, handle)] = c
         return c
     }

@@ -44,9 +44,16 @@ enum GATTKnowledge {
     static func share(_ connections: inout [Connection], keys given: [BDAddr?]? = nil,
                       receiver: (Connection) -> Connection = { $0 }) {
         let keys = given ?? peerKeys(connections)
+        // Only peers with a link that discovered a database have anything to share: their links alone are
+        // gathered (a capture of links to ever new addresses would otherwise make a list per link).
+        var sharing: Set<BDAddr> = []
+        for (i, c) in connections.enumerated() where !c.gatt.isEmpty && c.gatt.inheritedFrom == nil {
+            if let key = keys[i] { sharing.insert(key) }
+        }
+        guard !sharing.isEmpty else { return }
         var byPeer: [BDAddr: [Int]] = [:]
         for i in connections.indices {
-            guard let key = keys[i] else { continue }
+            guard let key = keys[i], sharing.contains(key) else { continue }
             byPeer[key, default: []].append(i)
         }
         for (_, indices) in byPeer where indices.count > 1 {
