@@ -38,7 +38,7 @@ public struct ScanAfterConnectRule: Rule {
                 guard after > grace else { continue }
                 let stillOn = scan.end == nil ? " and was still on when the capture ended" : ""
                 let others = came.dropFirst()
-                let also = others.isEmpty ? "" : " (\(others.count == 1 ? "connection" : "connections") \(others.map { "#\($0.id)" }.joined(separator: ", ")) came up during it too)"
+                let also = others.isEmpty ? "" : " (\(others.count == 1 ? "connection" : "connections") \(Self.listed(others.map(\.id))) came up during it too)"
                 var records = [scan.start, first.start]
                 if let end = scan.end { records.append(end) }
                 findings.append(Finding(
@@ -64,6 +64,15 @@ public struct ScanAfterConnectRule: Rule {
                 .costing(RuleCost.scanning(session, seconds: Double(until.minusSaturating(from)) / 1e9, context)))
         }
         return findings
+    }
+
+    /// Connections named in a finding before the rest are counted: a scan left on for hours outlives thousands.
+    static let namedConnections = 10
+
+    /// "#4, #5, #6", or the first ten and how many more: "#4, #5, #6, #7, #8, #9, #10, #11, #12, #13 and 31171 more".
+    static func listed(_ ids: [Int]) -> String {
+        let named = ids.prefix(namedConnections).map { "#\($0)" }.joined(separator: ", ")
+        return ids.count > namedConnections ? "\(named) and \(ids.count - namedConnections) more" : named
     }
 
     static func duty(_ scan: AppScan) -> String {
