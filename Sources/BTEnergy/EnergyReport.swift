@@ -141,7 +141,8 @@ public struct EnergyReport: Sendable {
 
     static func seconds(_ a: Timestamp, _ b: Timestamp) -> Double { max(0, Double(b.nanoseconds - a.nanoseconds) / 1e9) }
 
-    public init(model: CaptureModel, energy: EnergyModel = EnergyModel()) {
+    /// `rows` holds the links judged (and slimmed) before the capture ended, priced then.
+    public init(model: CaptureModel, energy: EnergyModel = EnergyModel(), rows: EnergyLinkRows? = nil) {
         profile = energy.profile
         hostWakeups = model.hostWakeups.count
         if let platform = model.platform.platform, platform != .android, platform != .linux, energy.profile.phone == PhoneProfile() {
@@ -165,7 +166,7 @@ public struct EnergyReport: Sendable {
                                            phone: energy.advertisingCost(a, seconds: Self.seconds(a.start.timestamp, end))))
         }
         for c in model.connections {
-            var link = Self.link(c, captureEnd: captureEnd, energy: energy)
+            var link = (c.isJudged ? rows?.rows[c.id] : nil) ?? Self.link(c, captureEnd: captureEnd, energy: energy)
             link.qualityReports = QualityReport.about(c, in: model.qualityReports)
             links.append(link)
         }

@@ -52,10 +52,19 @@ struct EnergyCommand: ParsableCommand {
 
     func run() throws {
         let model = try ProfileLoading.energyModel(profile)
+        // Each capture's links are priced as they are judged and then slimmed (`EnergyLinkRows`): memory holds a
+        // row per finished link, not its history. One capture at a time.
+        var rows: EnergyLinkRows?
         try inputs.report.run(
-            makeVisitor: { TrackingCollector(options: .withoutAdvertisers, progress: $0) },
+            makeVisitor: { progress in
+                var options = TrackerOptions.withoutAdvertisers
+                options.keepsConnectionsWhileScanning = false  // the energy report does not list them
+                rows = EnergyLinkRows(energy: model)
+                options.retirement = rows?.retirement(window: AuditCommand.retirementWindow)
+                return TrackingCollector(options: options, progress: progress)
+            },
             render: { path, name, _, tracked in
-                let report = EnergyReport(model: tracked, energy: model)
+                let report = EnergyReport(model: tracked, energy: model, rows: rows)
                 return inputs.json ? .json(EnergyJSON.object(file: name, report: report))
                     : .text(EnergyText.render(file: path, report: report, side: side, full: full))
             })

@@ -1,0 +1,21 @@
+import BTWire
+import BTTrack
+
+/// `btlens energy`'s rows of the links judged before the capture ended (`LinkRetirement`): each priced, phase by
+/// phase, when it was judged and before its phases were let go, so the report is the same and memory holds a
+/// row per finished link instead of the link's whole history.
+public final class EnergyLinkRows: @unchecked Sendable {
+    let energy: EnergyModel
+    /// By link id; written on the link thread while the capture is read, read once it is finished.
+    var rows: [Int: EnergyReport.Link] = [:]
+
+    public init(energy: EnergyModel) { self.energy = energy }
+
+    /// The tracker's side: prices each judged link that stays in the model.
+    public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {
+        LinkRetirement(window: window) { [self] c, kept in
+            guard kept, let end = c.end?.timestamp else { return }
+            rows[c.id] = EnergyReport.link(c, captureEnd: end, energy: energy)
+        }
+    }
+}
