@@ -118,8 +118,9 @@ public enum TimelineReport {
     ///   - full: every scan, advertising session and failed attempt on its own (otherwise repeats fold into one entry).
     ///   - findingsHeadline: the audit's findings in a line (`findingsHeadline(_:)`), shown in the overview that
     ///     opens a report longer than a screen.
+    /// `judged` holds the lines of links judged and slimmed before the capture ended.
     public static func text(file: String, model: CaptureModel, connectionFilter: Int? = nil, colored: Bool = false,
-                            full: Bool = false, findingsHeadline: String? = nil) -> String {
+                            full: Bool = false, findingsHeadline: String? = nil, judged: TimelineLinkLines? = nil) -> String {
         var out: [String] = []
         let origin = model.firstTimestamp
         /// `13:11:46.169 +26.461`, the relative part padded to a column when `aligned` (at the start of a line).
@@ -227,9 +228,13 @@ public enum TimelineReport {
                 out.append(c.air == nil ? "  (the capture starts mid-connection: first packet at record \(c.start.number))"
                            : "  (no CONNECT_IND in the capture: followed by its access address from record \(c.start.number))")
             }
-            for (at, text) in withQualityReports(linesWithPhases(c), c, model: model) { out.append("  \(clock(at.timestamp))  \(text)") }
-            if c.droppedEvents > 0 { out.append("  … \(c.droppedEvents) more events not kept") }
-            out.append("  " + summaryLine(c, model: model))
+            // A link judged before the capture ended had its lines written then (`TimelineLinkLines`).
+            let link = c.isJudged ? judged?.lines(of: c) : nil
+            let lines = link?.lines ?? linesWithPhases(c)
+            for (at, text) in withQualityReports(lines, c, model: model, link: link) { out.append("  \(clock(at.timestamp))  \(text)") }
+            let dropped = link?.droppedEvents ?? c.droppedEvents
+            if dropped > 0 { out.append("  … \(dropped) more events not kept") }
+            out.append("  " + (link?.summary ?? summaryLine(c, model: model)))
         }
         if model.connections.isEmpty && model.scans.isEmpty && model.ownAdvertising.isEmpty {
             out.append("")
@@ -243,21 +248,22 @@ public enum TimelineReport {
     }
 
     /// `lines` with a line per Bluetooth Quality Report about `c`, in record order.
-    static func withQualityReports(_ lines: [(at: RecordRef, text: String)], _ c: Connection, model: CaptureModel)
-        -> [(at: RecordRef, text: String)]
+    static func withQualityReports(_ lines: [(at: RecordRef, text: String)], _ c: Connection, model: CaptureModel,
+                                   link: TimelineLinkLines.Link? = nil) -> [(at: RecordRef, text: String)]
     {
         let reports = QualityReport.about(c, in: model.qualityReports)
         guard !reports.isEmpty else { return lines }
+        let phases = link?.phases ?? c.phases, parameters = link.map(\.parameters) ?? c.parameters
         var out: [(at: RecordRef, text: String)] = []
         var next = reports.startIndex
         for line in lines {
             while next < reports.endIndex && reports[next].at.number < line.at.number {
-                out.append((reports[next].at, QualityReportText.line(reports[next], in: c)))
+                out.append((reports[next].at, QualityReportText.line(reports[next], phases: phases, parameters: parameters)))
                 next += 1
             }
             out.append(line)
         }
-        out += reports[next...].map { ($0.at, QualityReportText.line($0, in: c)) }
+        out += reports[next...].map { ($0.at, QualityReportText.line($0, phases: phases, parameters: parameters)) }
         return out
     }
 

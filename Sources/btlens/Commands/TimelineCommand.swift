@@ -9,7 +9,9 @@ import BTRules
 enum Tracking {
     /// Tracks every capture the paths hold and hands each model to `body`; true when one could not be read
     /// (reported), so the command exits 3 after printing the others.
+    /// `retirement` gives each capture's `LinkRetirement`, when finished links are to be judged and slimmed.
     static func each(_ paths: [String], anonymizing: AnonymizeOptions = AnonymizeOptions(),
+                     retirement: () -> LinkRetirement? = { nil },
                      _ body: (CaptureInput, CaptureModel) throws -> Void) throws -> Bool {
         var (inputs, failed) = InputFiles.resolve(paths)
         for input in inputs {
@@ -18,7 +20,9 @@ enum Tracking {
                 continue
             }
             var progress = Progress(label: input.path, total: fileSize(input.path))
-            var collector = TrackingCollector(options: .withoutAdvertisers, progress: { progress.update($0) })
+            var options = TrackerOptions.withoutAdvertisers
+            options.retirement = retirement()
+            var collector = TrackingCollector(options: options, progress: { progress.update($0) })
             let model = try capture.accept(&collector, anonymizer: anonymizing.makeAnonymizer())
             progress.finish()
             guard InputFiles.finish(input, capture) else {
@@ -106,7 +110,22 @@ struct TimelineCommand: ParsableCommand {
     func run() throws {
         var reports: [JSONValue] = []
         var shown = 0
-        let failed = try Tracking.each(files, anonymizing: anonymizing) { input, model in
+        // The text timeline writes each finished link's lines when the link is judged and lets its history go
+        // (`TimelineLinkLines`); the findings' headline judges it then too. JSON lists every event: links stay whole.
+        var judgedLines: TimelineLinkLines?
+        var judgement: LinkJudgement?
+        let filter = connection
+        let retirement: () -> LinkRetirement? = { [json, trackOnly] in
+            guard !json && !trackOnly else { return nil }
+            let lines = TimelineLinkLines(connectionFilter: filter)
+            let findings = filter == nil ? Auditor().linkJudgement() : nil
+            (judgedLines, judgement) = (lines, findings)
+            return LinkRetirement(window: AuditCommand.retirementWindow) { c, kept in
+                findings?.judge(c, kept: kept)
+                if kept { lines.keep(c) }
+            }
+        }
+        let failed = try Tracking.each(files, anonymizing: anonymizing, retirement: retirement) { input, model in
             if trackOnly {
                 Diagnostics.printRaw("\(model.connections.count) connections, \(model.scans.count) scans, \(model.advertisers.count) advertisers")
                 return
@@ -121,9 +140,10 @@ struct TimelineCommand: ParsableCommand {
                 let colored = color == .always || (color == .auto && Output.standardOutputIsTerminal)
                 if shown > 0 { Output.line("") }
                 // The findings' headline opens a long report (`TimelineReport.overview`).
-                let headline = connection == nil ? TimelineReport.findingsHeadline(Auditor().audit(model, file: input.path)) : nil
+                let headline = connection == nil
+                    ? TimelineReport.findingsHeadline(Auditor().audit(model, file: input.path, judged: judgement)) : nil
                 Output.line(TimelineReport.text(file: input.path, model: model, connectionFilter: connection, colored: colored,
-                                                full: full, findingsHeadline: headline))
+                                                full: full, findingsHeadline: headline, judged: judgedLines))
                 shown += 1
             }
         }
