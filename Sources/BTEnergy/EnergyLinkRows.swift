@@ -13,9 +13,12 @@ public final class EnergyLinkRows: @unchecked Sendable {
 
     /// The tracker's side: prices each judged link that stays in the model.
     public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {
-        LinkRetirement(window: window) { [self] c, kept in
-            guard kept, let end = c.end?.timestamp else { return }
-            rows[c.id] = EnergyReport.link(c, captureEnd: end, energy: energy)
-        }
+        LinkRetirement(window: window) { [self] c, kept in keep(c, kept: kept) }
+    }
+
+    /// Prices a judged link's phases, when it stays in the model (`kept`).
+    public func keep(_ c: Connection, kept: Bool = true) {
+        guard kept, let end = c.end?.timestamp else { return }
+        rows[c.id] = EnergyReport.link(c, captureEnd: end, energy: energy)
     }
 }

@@ -86,11 +86,40 @@ public enum PipelineExercise {
             try CaptureTrace(file: name, model: model, energy: energy, findings: findings, advertising: advertising).write(index: 0, to: trace)
             try trace.finish()
         }
+        try judgedAsTheyClose(input, name: name, linkThread: linkThread)
         let side = DiffSide(label: name, model: model, findings: findings, energy: EnergyModel())
         let diff = CaptureDiff(base: side, head: side)
         _ = diff.text() + diff.markdown() + diff.json().serialized()
         let issues = capture.issues
         return Outcome(records: model.records, keptIssues: issues.issues.count, keepLimit: issues.keepLimit)
+    }
+
+    /// `btlens audit`, `energy` and the text `timeline` as they run: links judged and slimmed as they close
+    /// (`LinkRetirement`), here each as soon as the next one finishes.
+    static func judgedAsTheyClose(_ input: CaptureInput, name: String, linkThread: LinkThreadPolicy) throws {
+        let capture = try input.open()
+        let auditor = Auditor()
+        let judgement = auditor.linkJudgement()
+        let rows = EnergyLinkRows(energy: auditor.energy)
+        let lines = TimelineLinkLines()
+        var options = TrackerOptions.withoutAdvertisers
+        options.linkThread = linkThread
+        options.keepsConnectionsWhileScanning = false
+        options.retirement = LinkRetirement(window: 1) { c, kept in
+            judgement.judge(c, kept: kept)
+            rows.keep(c, kept: kept)
+            if kept { lines.keep(c) }
+        }
+        var collector = TrackingCollector(options: options)
+        let model = try capture.accept(&collector)
+        let findings = auditor.audit(model, file: name, judged: judgement)
+        var audited = AuditedCapture(file: name, findings: findings)
+        audited.radioChargeMC = EnergyReport.phoneTotal(model: model, energy: auditor.energy, priced: judgement.priced).chargeMC
+        let run = AuditRun(captures: [audited], failOn: .warning, version: "test")
+        _ = AuditTextReport.render(run, colored: false, verbose: true) + AuditJSON.render(run)
+        let energy = EnergyReport(model: model, energy: auditor.energy, rows: rows)
+        _ = EnergyText.render(file: name, report: energy, side: .both) + EnergyJSON.object(file: name, report: energy).serialized()
+        _ = TimelineReport.text(file: name, model: model, findingsHeadline: TimelineReport.findingsHeadline(findings), judged: lines)
     }
 
     /// Timeline JSON and text, GATT text, devices JSON and the issue log of `path` tracked with `linkThread`:
