@@ -20,7 +20,9 @@ struct StepCounter {
 
     /// The rate (per second) and the running total at each time the rate changes, in time order.
     func steps() -> [(at: Int64, rate: Double, cumulative: Double)] {
-        let sorted = changes.sorted { $0.at < $1.at }
+        // Ordered wholly, not by time alone: the same intervals give the same sums to the last bit in whatever
+        // order they were added (a link drawn as it is judged adds its phases before the capture's scans).
+        let sorted = changes.sorted { ($0.at, $0.rate, $0.lump) < ($1.at, $1.rate, $1.lump) }
         var out: [(at: Int64, rate: Double, cumulative: Double)] = []
         var rate = 0.0, total = 0.0, last = sorted.first?.at ?? 0
         var i = 0
