@@ -185,29 +185,29 @@ struct ControllerTrace {
 
     func counters(process: UInt64) throws {
         let r = capture.energy
-        // The links drawn as they were judged added theirs then.
-        var charge = capture.streamed?.charge[controller] ?? RadioCharge()
+        // The links drawn as they were judged added theirs then (taken, not copied: the stream lets go of it).
+        var charge = capture.streamed?.takeCharge(of: controller) ?? RadioCharge()
         for s in r.scans where s.session.controller == controller { charge.add(phone: s.start, s.end, s.phone.chargeMC) }
         for a in r.advertising where a.session.controller == controller { charge.add(phone: a.start, a.end, a.phone.chargeMC) }
         for l in r.links where l.connection.controller == controller && capture.streamed?.connectionTracks[l.connection.id] == nil {
             charge.add(l)
         }
-        try draw(charge.phone, rate: "Phone radio current (model)", rateUnit: "mA", rateRank: .current,
+        try draw(&charge.phone, rate: "Phone radio current (model)", rateUnit: "mA", rateRank: .current,
                  total: "Phone radio charge (model, cumulative)", totalUnit: "mC", totalRank: .charge, process: process)
-        try draw(charge.peripheral, rate: "Peripheral radio current (model)", rateUnit: "mA", rateRank: .peripheralCurrent,
+        try draw(&charge.peripheral, rate: "Peripheral radio current (model)", rateUnit: "mA", rateRank: .peripheralCurrent,
                  total: "Peripheral radio charge (model, cumulative)", totalUnit: "mC", totalRank: .peripheralCharge, process: process)
         try reportRate(process: process)
         try rssi(process: process)
     }
 
-    func draw(_ counter: StepCounter, rate: String, rateUnit: String, rateRank: Rank, total: String?, totalUnit: String,
+    func draw(_ counter: inout StepCounter, rate: String, rateUnit: String, rateRank: Rank, total: String?, totalUnit: String,
               totalRank: Rank, process: UInt64) throws {
         guard !counter.isEmpty else { return }
         let rateTrack = try writer.counterTrack(name: rate, unit: rateUnit, parent: process, rank: rateRank.rawValue)
         let totalTrack = try total.map { try writer.counterTrack(name: $0, unit: totalUnit, parent: process, rank: totalRank.rawValue) }
-        for step in counter.steps() {
-            try writer.counter(track: rateTrack, at: step.at, value: step.rate)
-            if let totalTrack { try writer.counter(track: totalTrack, at: step.at, value: step.cumulative) }
+        try counter.steps { at, rate, cumulative in
+            try writer.counter(track: rateTrack, at: at, value: rate)
+            if let totalTrack { try writer.counter(track: totalTrack, at: at, value: cumulative) }
         }
     }
 

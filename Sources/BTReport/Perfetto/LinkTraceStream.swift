@@ -61,6 +61,11 @@ public final class LinkTraceStream: @unchecked Sendable {
         if let failure { throw failure }
     }
 
+    /// The drawn links' charge on `controller`, handed over to the counters (once the capture has been read).
+    func takeCharge(of controller: UInt16) -> RadioCharge? {
+        charge.removeValue(forKey: controller)
+    }
+
     /// Whether `f` was drawn with its link: a per-link rule's finding on a link drawn here.
     func drew(_ f: Finding) -> Bool {
         guard let c = f.connection, connectionTracks[c.id] != nil else { return false }

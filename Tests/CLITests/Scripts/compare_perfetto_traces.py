@@ -5,7 +5,8 @@ uuids and flow ids are numbered differently). Each track is named by its path (p
 each flow by where it starts; every packet, so renamed, is counted, and the two multisets must be equal.
 
 usage: compare_perfetto_traces.py A B
-Prints the differences and exits 1 when there are any; prints a one-line summary otherwise."""
+Prints the differences and exits 1 when there are any; prints a one-line summary otherwise, with how many tracks
+are declared at another place in B than in A (drawn earlier or later)."""
 import collections
 import sys
 
@@ -36,6 +37,7 @@ def normalized(path):
         if p.HasField("track_event"):
             for f in p.track_event.flow_ids:
                 flow_origin[f] = f"{track_path(p.track_event.track_uuid)} @ {p.timestamp}"
+    order = [track_path(p.track_descriptor.uuid) for p in ps if p.HasField("track_descriptor")]
     counted = collections.Counter()
     for p in ps:
         q = pb.TracePacket()
@@ -56,7 +58,7 @@ def normalized(path):
             e.ClearField("terminating_flow_ids")
             where += f" flows {flows} ends {ends}"
         counted[(where, q.SerializeToString(deterministic=True))] += 1
-    return counted, len(ps)
+    return counted, len(ps), order
 
 
 def describe(key):
@@ -67,8 +69,8 @@ def describe(key):
 
 
 def main():
-    a, na = normalized(sys.argv[1])
-    b, nb = normalized(sys.argv[2])
+    a, na, order_a = normalized(sys.argv[1])
+    b, nb, order_b = normalized(sys.argv[2])
     only_a, only_b = a - b, b - a
     for key, n in list(only_a.items())[:10]:
         print(f"only in {sys.argv[1]} ({n}x): {describe(key)}")
@@ -77,7 +79,8 @@ def main():
     if only_a or only_b:
         print(f"{sum(only_a.values())} packets only in the first, {sum(only_b.values())} only in the second")
         sys.exit(1)
-    print(f"{na} packets, the same in both")
+    moved = sum(1 for x, y in zip(order_a, order_b) if x != y)
+    print(f"{na} packets, the same in both; {moved} tracks declared at another place")
 
 
 main()
