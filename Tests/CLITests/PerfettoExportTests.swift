@@ -160,6 +160,13 @@ import TestSupport
         #expect(result.stderr.contains("wrote \(trace): 3 captures"))
         let summary = try Self.check(trace, ["--processes", "3"])
         #expect(summary.hasPrefix("3 processes"), "\(summary)")
+        // Drawn as links are judged, file after file: the same processes (ids included) and packets.
+        let streamed = dir.appendingPathComponent("all.w1.perfetto-trace").path
+        let again = try CLI.run(["BTLENS_LINK_WINDOW=1", CLI.binary, "export", "--format", "perfetto"] + files + ["-o", streamed],
+                                executable: "/usr/bin/env")
+        #expect(again.status == 0)
+        #expect(try Self.check(streamed, ["--processes", "3"]).hasPrefix("3 processes"))
+        _ = try Self.compare(trace, streamed)
     }
 
     @Test func standardInputToStandardOutput() throws {
