@@ -230,7 +230,9 @@ public struct EnergyReport: Sendable {
         }
     }
 
-    static func link(_ c: Connection, captureEnd: Timestamp, energy: EnergyModel) -> Link {
+    /// One link priced phase by phase (`captureEnd` ends a link still open); the Perfetto export prices a link
+    /// this way when it draws it before the capture has ended.
+    public static func link(_ c: Connection, captureEnd: Timestamp, energy: EnergyModel) -> Link {
         let end = c.end?.timestamp ?? captureEnd
         let modelled = c.transport == .le || c.transport == .unknown
         var phases: [Phase] = []

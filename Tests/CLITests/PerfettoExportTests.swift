@@ -5,7 +5,8 @@ import TestSupport
 /// `btlens export --format perfetto`: every trace is parsed with Perfetto's own schema (the `perfetto` package's
 /// perfetto_trace_pb2, installed by `make test-deps`) by Scripts/check_perfetto_trace.py, which checks the clock,
 /// the tracks, slice nesting, counters, flows and finding events, and compares them with `timeline --json`,
-/// `audit --format json` and `energy --json` of the same capture.
+/// `audit --format json` and `energy --json` of the same capture. Scripts/compare_perfetto_traces.py compares two
+/// traces packet by packet, in any order.
 @Suite struct PerfettoExportTests {
     static let checker = CLI.packageRoot.appendingPathComponent("Tests/CLITests/Scripts/check_perfetto_trace.py").path
     static let samples = ["heart-rate-session.btsnoop", "wasteful-central.btsnoop", "connection-churn.btsnoop",
@@ -77,6 +78,63 @@ import TestSupport
         }
     }
 
+    static let comparer = CLI.packageRoot.appendingPathComponent("Tests/CLITests/Scripts/compare_perfetto_traces.py").path
+
+    /// Exports `capture` with `window` finished links kept whole (`BTLENS_LINK_WINDOW`, as for audit): links past
+    /// it are drawn as they are judged.
+    static func export(_ capture: String, window: Int, to trace: String) throws {
+        let result = try CLI.run(["BTLENS_LINK_WINDOW=\(window)", CLI.binary, "export", "--format", "perfetto", capture, "-o", trace],
+                                 executable: "/usr/bin/env")
+        #expect(result.status == 0, "\(capture) (window \(window)): \(result.stderr)")
+    }
+
+    /// Whether the traces hold the same packets (Scripts/compare_perfetto_traces.py); its summary line.
+    static func compare(_ a: String, _ b: String) throws -> String {
+        let r = try CLI.run(["python3", comparer, a, b], executable: "/usr/bin/env")
+        #expect(r.status == 0, "\(a) against \(b): \(r.stdout)\(r.stderr)")
+        return r.stdout
+    }
+
+    /// Links drawn as they are judged (window 1 or 2: every finished link but the last one or two) give the same
+    /// packets — tracks, slices, flows, findings, counter values — as every link drawn at the capture's end (a
+    /// window no capture fills), only in another order; and the trace passes the checker.
+    static func expectStreamedSame(_ capture: String, in dir: URL, windows: [Int] = [1]) throws -> [String] {
+        let name = (capture as NSString).lastPathComponent
+        let whole = dir.appendingPathComponent(name + ".whole.perfetto-trace").path
+        try export(capture, window: 1_000_000_000, to: whole)
+        var summaries: [String] = []
+        for window in windows {
+            let streamed = dir.appendingPathComponent(name + ".w\(window).perfetto-trace").path
+            try export(capture, window: window, to: streamed)
+            summaries.append(try compare(whole, streamed))
+            try check(streamed)
+        }
+        return summaries
+    }
+
+    @Test func linksDrawnAsTheyAreJudgedGiveTheSamePackets() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for sample in Self.samples where sample != "connection-churn.btsnoop" {
+            _ = try Self.expectStreamedSame(CLI.packageRoot.appendingPathComponent("samples/\(sample)").path, in: dir)
+        }
+        // Four links to one peer, and failed attempts: with a window of 1 or 2 the first links are drawn before the
+        // capture's end, so their tracks come before the attempts' track.
+        let churn = CLI.packageRoot.appendingPathComponent("samples/connection-churn.btsnoop").path
+        for summary in try Self.expectStreamedSame(churn, in: dir, windows: [1, 2]) {
+            #expect(!summary.contains("; 0 tracks declared at another place"), "nothing was drawn early: \(summary)")
+        }
+        let real = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/real")
+        guard FileManager.default.fileExists(atPath: real.path) else {
+            FileHandle.standardError.write(Data("NOTE: \(real.path) is absent: real captures' traces drawn as links are judged were NOT compared.\n".utf8))
+            return
+        }
+        for name in try FileManager.default.contentsOfDirectory(atPath: real.path).sorted()
+        where name.contains(".") && !name.hasSuffix(".tsv") {
+            _ = try Self.expectStreamedSame(real.appendingPathComponent(name).path, in: dir)
+        }
+    }
+
     /// The checker fails where it should: a slice left open, a flow without its end.
     @Test func checkerCatchesABrokenTrace() throws {
         let dir = try Self.temporaryDirectory()
@@ -102,6 +160,13 @@ import TestSupport
         #expect(result.stderr.contains("wrote \(trace): 3 captures"))
         let summary = try Self.check(trace, ["--processes", "3"])
         #expect(summary.hasPrefix("3 processes"), "\(summary)")
+        // Drawn as links are judged, file after file: the same processes (ids included) and packets.
+        let streamed = dir.appendingPathComponent("all.w1.perfetto-trace").path
+        let again = try CLI.run(["BTLENS_LINK_WINDOW=1", CLI.binary, "export", "--format", "perfetto"] + files + ["-o", streamed],
+                                executable: "/usr/bin/env")
+        #expect(again.status == 0)
+        #expect(try Self.check(streamed, ["--processes", "3"]).hasPrefix("3 processes"))
+        _ = try Self.compare(trace, streamed)
     }
 
     @Test func standardInputToStandardOutput() throws {

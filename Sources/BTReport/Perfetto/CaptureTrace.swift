@@ -21,13 +21,18 @@ public struct CaptureTrace {
     public var energy: EnergyReport
     public var findings: [Finding]
     public var advertising: AdvertisingSampler?
+    /// The links already drawn as they were judged, while the capture was read: their tracks, findings and
+    /// charge are there, and `energy` need not price them.
+    public var streamed: LinkTraceStream?
 
-    public init(file: String, model: CaptureModel, energy: EnergyReport, findings: [Finding], advertising: AdvertisingSampler?) {
+    public init(file: String, model: CaptureModel, energy: EnergyReport, findings: [Finding], advertising: AdvertisingSampler?,
+                streamed: LinkTraceStream? = nil) {
         self.file = file
         self.model = model
         self.energy = energy
         self.findings = findings
         self.advertising = advertising
+        self.streamed = streamed
     }
 
     /// The controllers the capture shows something of (0 alone when it shows nothing, so every file has a process).
@@ -46,8 +51,7 @@ public struct CaptureTrace {
     /// Writes the capture's processes; `index` numbers the file among those exported (process ids are unique).
     public func write(index: Int, to writer: PerfettoTraceWriter) throws {
         for controller in controllers {
-            try ControllerTrace(capture: self, controller: controller, writer: writer)
-                .write(pid: Int32(clamping: (index + 1) << 16 | Int(controller)))
+            try ControllerTrace(capture: self, controller: controller, writer: writer).write(index: index)
         }
     }
 }
@@ -65,10 +69,17 @@ struct ControllerTrace {
         case peripheralCharge, reports, rssi
     }
 
-    func write(pid: Int32) throws {
+    /// The process of controller `controller` of the `index`th file exported (process ids are unique).
+    static func process(index: Int, file: String, controller: UInt16, air: Bool, writer: PerfettoTraceWriter) throws -> UInt64 {
+        let kind = air ? "sniffer interface \(controller)" : "hci\(controller)"
+        return try writer.process(pid: Int32(clamping: (index + 1) << 16 | Int(controller)), name: "\(file) \(kind)")
+    }
+
+    func write(index: Int) throws {
         let model = capture.model
-        let kind = model.isAirCapture ? "sniffer interface \(controller)" : "hci\(controller)"
-        let process = try writer.process(pid: pid, name: "\(capture.file) \(kind)")
+        let streamed = capture.streamed
+        let process = try streamed?.processes[controller]
+            ?? Self.process(index: index, file: capture.file, controller: controller, air: model.isAirCapture, writer: writer)
         var placed: [(track: UInt64, start: Int64, end: Int64)] = []  // where scan and advertising findings go
 
         // Scanning.
@@ -100,10 +111,11 @@ struct ControllerTrace {
             placed += slices.map { (lanes.track, $0.start, $0.end) }
         }
 
-        // Connections.
+        // Connections (but those drawn as they were judged).
         var connectionTracks: [Int: UInt64] = [:]
+        let drawing = ConnectionTrack(writer: writer, captureEnd: capture.captureEnd)
         for c in model.connections where c.controller == controller {
-            connectionTracks[c.id] = try connection(c, process: process)
+            connectionTracks[c.id] = try streamed?.connectionTracks[c.id] ?? drawing.draw(c, process: process)
         }
 
         try counters(process: process)
@@ -111,6 +123,7 @@ struct ControllerTrace {
         // Findings: on their connection, else on the scan, advertising or attempt they fall in, else their own track.
         var findingsTrack: UInt64?
         for f in capture.findings where f.controller == controller {
+            if let streamed, streamed.drew(f) { continue }
             let at = f.start.nanoseconds
             var track = f.connection.flatMap { connectionTracks[$0.id] }
             if track == nil { track = placed.first { $0.start <= at && at <= $0.end }?.track }
@@ -119,8 +132,7 @@ struct ControllerTrace {
                 track = findingsTrack
             }
             guard let track else { continue }
-            try writer.instant(track: track, at: at, name: "\(f.id) \(f.severity.rawValue): \(f.message)", category: "finding",
-                               annotations: findingAnnotations(f))
+            try writer.finding(f, on: track)
         }
     }
 
@@ -169,144 +181,33 @@ struct ControllerTrace {
                           name: FailedConnectionText.describe(f), category: "connection", annotations: a)
     }
 
-    // MARK: Connections
-
-    /// The connection's track: the link as one slice, its phases nested in it; its ATT transactions on a sub-track.
-    func connection(_ c: Connection, process: UInt64) throws -> UInt64 {
-        let start = (c.connectRequested ?? c.start).timestamp.nanoseconds
-        let end = max(start, c.end?.timestamp.nanoseconds ?? capture.captureEnd)
-        func clamped(_ s: TraceSlice) -> TraceSlice {
-            var s = s
-            s.start = min(max(s.start, start), end)
-            s.end = min(max(s.end, s.start), end)
-            return s
-        }
-        var name = "Connection #\(c.id) \(c.linkName)"
-        if c.role != .unknown { name += " \(c.role.rawValue)" }
-        if let peer = c.peerAddress { name += " \(peer)" }
-        var lanes = try SliceLanes(name: name, parent: process, rank: Rank.connections.rawValue, writer: writer)
-
-        var a: [A] = [.int("id", c.id), .string("handle", Hex.u16(c.handle)), .string("transport", c.transport.rawValue),
-                      .string("role", c.role.rawValue), .int("start_record", c.start.number), .int("mtu", c.mtu),
-                      .bool("implicit_start", c.implicitStart), .bool("open", c.isOpen), .bool("encrypted", c.encrypted),
-                      .int("att_transactions", c.transactions.completed + c.transactions.errors)]
-        if let peer = c.peerAddress { a.append(.string("peer_address", peer.description)) }
-        if let reason = c.disconnectReason { a.append(.string("disconnect_reason", "\(reason) (\(Hex.u8(reason.rawValue)))")) }
-        if let p = c.parameters { a.append(.string("parameters", p.description)) }
-        var slices = [TraceSlice(start: start, end: end, name: name, category: "connection", annotations: a)]
-        if let requested = c.connectRequested {
-            slices.append(TraceSlice(start: requested.timestamp.nanoseconds, end: c.start.timestamp.nanoseconds,
-                                     name: "connecting", category: "connection", annotations: [.int("record", requested.number)]))
-        }
-        var pairingStart: RecordRef?
-        var pairingLast: RecordRef?
-        for event in c.events {
-            let text = TimelineEventDescription.describe(event, in: c).text
-            let at = event.at.timestamp.nanoseconds
-            let record: A = .int("record", event.at.number)
-            switch event.kind {
-            case .discovery(let d):
-                let p = c.discoveries[d]
-                slices.append(TraceSlice(start: p.first.timestamp.nanoseconds, end: p.last.timestamp.nanoseconds, name: text,
-                                         category: "discovery", annotations: [record, .int("requests", p.requests), .int("found", p.found)]))
-            case .activity(let r):
-                let run = c.runs[r]
-                slices.append(TraceSlice(start: run.first.timestamp.nanoseconds, end: run.last.timestamp.nanoseconds, name: text,
-                                         category: "activity", annotations: [record, .int("count", run.count), .int("bytes", run.bytes)]))
-            case .idle(let until):
-                slices.append(TraceSlice(start: at, end: until.timestamp.nanoseconds, name: text, category: "idle", annotations: [record]))
-            case .pairing:
-                if pairingStart == nil { pairingStart = event.at }
-                pairingLast = event.at
-                slices.append(TraceSlice(start: at, end: at, name: text, category: "pairing", annotations: [record], isInstant: true))
-            case .encryptionChanged:
-                if pairingStart != nil { pairingLast = event.at }
-                slices.append(TraceSlice(start: at, end: at, name: text, category: "pairing", annotations: [record], isInstant: true))
-            case .disconnected, .closedByReset, .linkLost:
-                slices.append(TraceSlice(start: at, end: at, name: text, category: "connection", annotations: [record], isInstant: true))
-            default:
-                slices.append(TraceSlice(start: at, end: at, name: text, category: "connection", annotations: [record], isInstant: true))
-            }
-        }
-        if let first = pairingStart, let last = pairingLast, last.number > first.number {
-            slices.append(TraceSlice(start: first.timestamp.nanoseconds, end: last.timestamp.nanoseconds, name: "pairing/encryption",
-                                     category: "pairing", annotations: [.int("record", first.number)]))
-        }
-        try lanes.draw(SliceLanes.ordered(slices.map(clamped)), writer: writer)
-        try transactions(c, parent: lanes.track, clamp: clamped)
-        return lanes.track
-    }
-
-    /// The link's answered ATT requests (and those that timed out) on a sub-track of the connection's.
-    func transactions(_ c: Connection, parent: UInt64, clamp: (TraceSlice) -> TraceSlice) throws {
-        var slices: [TraceSlice] = []
-        for t in c.attTransactions {
-            let latency = t.latency
-            var name = "\(t.request)"
-            if let h = t.handle { name += " " + TimelineEventDescription.handleName(h, c) }
-            var a: [A] = [.string("request", "\(t.request)"), .int("request_record", t.requestAt.number),
-                          .int("response_record", t.responseAt.number), .bool("by_host", t.byHost),
-                          .double("latency_ms", latency.seconds * 1000)]
-            if let h = t.handle { a.append(.string("handle", Hex.u16(h))) }
-            if let e = t.error {
-                name += " → \(e)"
-                a.append(.string("error", "\(e)"))
-            }
-            var s = TraceSlice(start: t.requestAt.timestamp.nanoseconds, end: t.responseAt.timestamp.nanoseconds, name: name,
-                               category: "att", annotations: a)
-            if s.end - s.start > CaptureTrace.slowTransaction {
-                s.flow = (writer.newFlow(), "request (record \(t.requestAt.number))",
-                          "response after \(TimeFormat.human(latency)) (record \(t.responseAt.number))")
-            }
-            slices.append(s)
-        }
-        for event in c.events {
-            guard case .attTimeout(let request, _, let waited, _) = event.kind else { continue }
-            let end = event.at.timestamp.nanoseconds
-            let start = event.at.timestamp.adding(nanoseconds: -Int64(saturating: waited.seconds * 1e9)).nanoseconds
-            slices.append(TraceSlice(start: start, end: end, name: TimelineEventDescription.describe(event, in: c).text,
-                                     category: "att", annotations: [.string("request", "\(request)"), .int("record", event.at.number)]))
-        }
-        guard !slices.isEmpty else { return }
-        let description = c.droppedATTTransactions > 0 ? "\(c.droppedATTTransactions) later transactions not drawn" : nil
-        var lanes = try SliceLanes(name: "ATT #\(c.id)", parent: parent, rank: 0, description: description, writer: writer)
-        try lanes.draw(SliceLanes.ordered(slices.map(clamp)), writer: writer)
-    }
-
     // MARK: Counters
 
     func counters(process: UInt64) throws {
         let r = capture.energy
-        var phone = StepCounter(), peripheral = StepCounter()
-        func add(_ counter: inout StepCounter, _ start: Timestamp, _ end: Timestamp, _ mC: Double) {
-            counter.add(start: start.nanoseconds, end: end.nanoseconds, total: mC)
+        // The links drawn as they were judged added theirs then (taken, not copied: the stream lets go of it).
+        var charge = capture.streamed?.takeCharge(of: controller) ?? RadioCharge()
+        for s in r.scans where s.session.controller == controller { charge.add(phone: s.start, s.end, s.phone.chargeMC) }
+        for a in r.advertising where a.session.controller == controller { charge.add(phone: a.start, a.end, a.phone.chargeMC) }
+        for l in r.links where l.connection.controller == controller && capture.streamed?.connectionTracks[l.connection.id] == nil {
+            charge.add(l)
         }
-        for s in r.scans where s.session.controller == controller {
-            add(&phone, s.start, s.end, s.phone.chargeMC)
-        }
-        for a in r.advertising where a.session.controller == controller { add(&phone, a.start, a.end, a.phone.chargeMC) }
-        for l in r.links where l.connection.controller == controller && l.modelled {
-            for p in l.phases {
-                add(&phone, p.start, p.end, p.phone.chargeMC)
-                if let q = p.peripheral, l.connection.role != .peripheral { add(&peripheral, p.start, p.end, q.chargeMC) }
-            }
-        }
-        try draw(phone, rate: "Phone radio current (model)", rateUnit: "mA", rateRank: .current,
+        try draw(&charge.phone, rate: "Phone radio current (model)", rateUnit: "mA", rateRank: .current,
                  total: "Phone radio charge (model, cumulative)", totalUnit: "mC", totalRank: .charge, process: process)
-        try draw(peripheral, rate: "Peripheral radio current (model)", rateUnit: "mA", rateRank: .peripheralCurrent,
+        try draw(&charge.peripheral, rate: "Peripheral radio current (model)", rateUnit: "mA", rateRank: .peripheralCurrent,
                  total: "Peripheral radio charge (model, cumulative)", totalUnit: "mC", totalRank: .peripheralCharge, process: process)
         try reportRate(process: process)
         try rssi(process: process)
     }
 
-    func draw(_ counter: StepCounter, rate: String, rateUnit: String, rateRank: Rank, total: String?, totalUnit: String,
+    func draw(_ counter: inout StepCounter, rate: String, rateUnit: String, rateRank: Rank, total: String?, totalUnit: String,
               totalRank: Rank, process: UInt64) throws {
         guard !counter.isEmpty else { return }
         let rateTrack = try writer.counterTrack(name: rate, unit: rateUnit, parent: process, rank: rateRank.rawValue)
         let totalTrack = try total.map { try writer.counterTrack(name: $0, unit: totalUnit, parent: process, rank: totalRank.rawValue) }
-        for step in counter.steps() {
-            try writer.counter(track: rateTrack, at: step.at, value: step.rate)
-            if let totalTrack { try writer.counter(track: totalTrack, at: step.at, value: step.cumulative) }
+        try counter.steps { at, rate, cumulative in
+            try writer.counter(track: rateTrack, at: at, value: rate)
+            if let totalTrack { try writer.counter(track: totalTrack, at: at, value: cumulative) }
         }
     }
 
@@ -340,21 +241,5 @@ struct ControllerTrace {
             let track = try writer.counterTrack(name: "RSSI \(key.address)", unit: "dBm", parent: process, rank: Rank.rssi.rawValue)
             for s in sampler.samples[key] ?? [] { try writer.counter(track: track, at: s.nanoseconds, value: Double(s.dBm)) }
         }
-    }
-
-    func findingAnnotations(_ f: Finding) -> [A] {
-        var a: [A] = [.string("rule", f.id), .string("name", f.rule), .string("severity", f.severity.rawValue),
-                      .string("message", f.message), .string("end", TimeFormat.utc(f.end, digits: 3)),
-                      .string("records", f.records.map { "#\($0.number)" }.joined(separator: " ")),
-                      .string("fingerprint", f.fingerprint)]
-        if let c = f.connection { a.append(.int("connection", c.id)) }
-        if let cost = f.cost {
-            a.append(.double("cost_phone_mc", cost.phone.chargeMC))
-            a.append(.double("cost_phone_low_mc", cost.phone.lowMC))
-            a.append(.double("cost_phone_high_mc", cost.phone.highMC))
-            a.append(.double("cost_radio_s", cost.phone.radioSeconds))
-            if let p = cost.peripheral { a.append(.double("cost_peripheral_mc", p.chargeMC)) }
-        }
-        return a
     }
 }

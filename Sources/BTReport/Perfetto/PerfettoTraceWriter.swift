@@ -57,6 +57,8 @@ public final class PerfettoTraceWriter {
     private var nextFlow: UInt64 = 1
     /// Packets written (for the summary line).
     public private(set) var packets = 0
+    /// Whether the clock is declared (`clockSnapshot`): the trace's first packet.
+    public private(set) var clockDeclared = false
 
     public init(out: BufferedDescriptorWriter) {
         self.out = out
@@ -102,6 +104,7 @@ public final class PerfettoTraceWriter {
         var p = packet(at: ns)
         p.message(Field.Packet.clockSnapshot, snapshot)
         try write(p)
+        clockDeclared = true
     }
 
     /// A process track (one per capture and controller); returns its uuid.

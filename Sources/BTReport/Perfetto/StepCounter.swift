@@ -18,25 +18,26 @@ struct StepCounter {
         }
     }
 
-    /// The rate (per second) and the running total at each time the rate changes, in time order.
-    func steps() -> [(at: Int64, rate: Double, cumulative: Double)] {
-        let sorted = changes.sorted { $0.at < $1.at }
-        var out: [(at: Int64, rate: Double, cumulative: Double)] = []
-        var rate = 0.0, total = 0.0, last = sorted.first?.at ?? 0
+    /// Gives the rate (per second) and the running total at each time the rate changes, in time order. Sorts the
+    /// changes in place and keeps no list of steps: a long capture's counters are millions of steps.
+    mutating func steps(_ body: (_ at: Int64, _ rate: Double, _ cumulative: Double) throws -> Void) rethrows {
+        // Ordered wholly, not by time alone: the same intervals give the same sums to the last bit in whatever
+        // order they were added (a link drawn as it is judged adds its phases before the capture's scans).
+        changes.sort { ($0.at, $0.rate, $0.lump) < ($1.at, $1.rate, $1.lump) }
+        var rate = 0.0, total = 0.0, last = changes.first?.at ?? 0
         var i = 0
-        while i < sorted.count {
-            let at = sorted[i].at
+        while i < changes.count {
+            let at = changes[i].at
             total += rate * (Double(at - last) / 1e9)
             last = at
-            while i < sorted.count && sorted[i].at == at {
-                rate += sorted[i].rate
-                total += sorted[i].lump
+            while i < changes.count && changes[i].at == at {
+                rate += changes[i].rate
+                total += changes[i].lump
                 i += 1
             }
             // Summing and removing rates leaves rounding dust where none is on.
             if abs(rate) < 1e-9 { rate = 0 }
-            out.append((at, rate, total))
+            try body(at, rate, total)
         }
-        return out
     }
 }

@@ -53,7 +53,7 @@ public struct Auditor: Sendable {
     public func linkJudgement() -> LinkJudgement { LinkJudgement(auditor: self) }
 
     /// Keeps the first finding per fingerprint and time, so a rule reporting the same thing twice shows once.
-    static func deduplicated(_ findings: [Finding]) -> [Finding] {
+    public static func deduplicated(_ findings: [Finding]) -> [Finding] {
         var seen = Set<String>()
         return findings.filter { seen.insert($0.fingerprint + "@\($0.start.nanoseconds)").inserted }
     }
@@ -81,15 +81,24 @@ public final class LinkJudgement: @unchecked Sendable {
     }
 
     /// Runs the per-link rules on one finished link, as the whole capture's evaluation would; prices its phases
-    /// when it stays in the model (`kept`).
-    public func judge(_ c: Connection, kept: Bool = true) {
+    /// when it stays in the model (`kept`). Returns the link's findings (the Perfetto export draws them at once).
+    @discardableResult
+    public func judge(_ c: Connection, kept: Bool = true) -> [Finding] {
         let model = CaptureModel.links([c])
+        var found: [Finding] = []
         for rule in rules {
             let produced = auditor.evaluate(rule, model)
-            if !produced.isEmpty { byRule[rule.description.id, default: []] += produced }
+            if !produced.isEmpty {
+                byRule[rule.description.id, default: []] += produced
+                found += produced
+            }
         }
         if kept { priced.price(c, energy: auditor.energy) }
+        return Auditor.deduplicated(found)
     }
+
+    /// Whether the rule `id` is judged per link: on a link judged early, its findings are those `judge` gave.
+    public func judgesPerLink(_ id: String) -> Bool { rules.contains { $0.description.id == id } }
 
     func findings(of rule: String) -> [Finding] { byRule[rule] ?? [] }
 

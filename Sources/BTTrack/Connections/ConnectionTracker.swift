@@ -150,7 +150,8 @@ public struct ConnectionTracker {
     }
 
     /// Ends a link's ATT session and moves it from the open links to the finished ones (within the cap).
-    mutating func retire(_ c: Connection, at: RecordRef?) {
+    /// `judging`: whether finished links may be judged early now (not at the capture's end, `finish`).
+    mutating func retire(_ c: Connection, at: RecordRef?, judging: Bool = true) {
         c.session.finish(at: at, connection: c)
         lastLink = nil
         open[Self.key(c.controller, c.handle)] = nil
@@ -166,7 +167,7 @@ public struct ConnectionTracker {
             return
         }
         finished.append(c)
-        if let retirement = options.retirement {
+        if judging, let retirement = options.retirement {
             retiring.finished(c, at: finished.count - 1)
             judgeOldFinishedLinks(retirement)
         }
@@ -471,7 +472,9 @@ public struct ConnectionTracker {
     // MARK: - End
 
     mutating func finish(at last: RecordRef?) -> (connections: [Connection], failed: [FailedConnection], dropped: Int) {
-        for c in open.values.sorted(by: { $0.id < $1.id }) { retire(c, at: last) }
+        // Links still open are judged with the whole capture, not early: their end is the capture's, which
+        // neither the judge nor its pricing (`PricedPhases`) knows.
+        for c in open.values.sorted(by: { $0.id < $1.id }) { retire(c, at: last, judging: false) }
         var all = finished.sorted { $0.id < $1.id }
         Self.inheritGATT(&all)
         return (all, failed, dropped)

@@ -9,7 +9,9 @@ import BTRules
 import BTReport
 
 /// `export --format perfetto` (issue 28): every capture of the paths as processes of one Perfetto trace
-/// (`CaptureTrace`), written to -o (a file, or - for standard output).
+/// (`CaptureTrace`), written to -o (a file, or - for standard output). Finished links are drawn as they are
+/// judged, as `audit` judges them (`LinkTraceStream`; `BTLENS_LINK_WINDOW` sets the window as for audit), so
+/// memory holds what is live, not every link's history.
 enum PerfettoExport {
     /// Answered ATT requests drawn per connection: the rest are counted in the track's description.
     static let keptATTTransactions = 20_000
@@ -27,8 +29,8 @@ enum PerfettoExport {
         let writer = PerfettoTraceWriter(out: output)
         let auditor = Auditor()
         var (inputs, failed) = InputFiles.resolve(command.files)
-        var clockDeclared = false
         var written = 0
+        var index = 0  // the next file's number in the trace (its processes' ids)
         do {
             for input in inputs {
                 guard let capture = InputFiles.open(input) else {
@@ -37,23 +39,38 @@ enum PerfettoExport {
                 }
                 var options = TrackerOptions.withoutAdvertisers
                 options.keptATTTransactions = keptATTTransactions
+                let judgement = auditor.linkJudgement()
+                let stream = LinkTraceStream(writer: writer, file: input.displayName, index: index, judgement: judgement,
+                                             energy: auditor.energy)
+                options.retirement = stream.retirement(window: AuditCommand.retirementWindow)
                 let advertising = AdvertisingSampler()
                 var progress = Progress(label: input.path, total: fileSize(input.path))
                 var collector = TrackingCollector(options: options, progress: { progress.update($0) })
-                collector.frameObserver = { advertising.observe($0) }
+                var started = false
+                collector.frameObserver = { frame in
+                    if !started {
+                        stream.captureStarted(at: frame.record.timestamp.nanoseconds)
+                        started = true
+                    }
+                    advertising.observe(frame)
+                }
                 let model = try capture.accept(&collector, anonymizer: command.anonymizing.makeAnonymizer())
                 progress.finish()
+                try stream.rethrowFailure()
                 guard InputFiles.finish(input, capture) else {
+                    // Refused part-way (a decompression bomb): the links drawn before stay, under ids of their own.
+                    if stream.drawn > 0 { index += 1 }
                     failed = true
                     continue
                 }
-                if !clockDeclared {
-                    try writer.clockSnapshot(at: model.firstTimestamp?.nanoseconds ?? 0)
-                    clockDeclared = true
-                }
-                let trace = CaptureTrace(file: input.displayName, model: model, energy: EnergyReport(model: model, energy: auditor.energy),
-                                         findings: auditor.audit(model, file: input.path), advertising: advertising)
-                try trace.write(index: written, to: writer)
+                if !writer.clockDeclared { try writer.clockSnapshot(at: model.firstTimestamp?.nanoseconds ?? 0) }
+                // The links drawn already need no pricing.
+                let energy = EnergyReport(model: model.withoutJudgedLinks, energy: auditor.energy)
+                let trace = CaptureTrace(file: input.displayName, model: model, energy: energy,
+                                         findings: auditor.audit(model, file: input.path, judged: judgement),
+                                         advertising: advertising, streamed: stream)
+                try trace.write(index: index, to: writer)
+                index += 1
                 written += 1
             }
             try writer.finish()

@@ -1,0 +1,104 @@
+import Foundation
+import BTCapture
+import BTTrack
+import BTEnergy
+import BTRules
+
+/// A capture's connections written to the Perfetto trace as they are judged (`LinkRetirement`), not once the
+/// capture has been read, so the export's memory is bounded as `audit`'s is: when a finished link is judged, its
+/// track (descriptor, phases, ATT transactions and flows) and its per-link findings are written while it is still
+/// whole, just before it is slimmed, and its charge is kept for the counters. The rest — scans, advertising,
+/// attempts, the counters, capture-wide findings, and links still open or within the window at the end — is
+/// written by `CaptureTrace` at the capture's end, which takes the links drawn here from this stream.
+///
+/// The judge runs where links are tracked, on the link thread when there is one: the stream owns the writer
+/// until the capture has been read (nothing else writes meanwhile), and its state is read only after.
+public final class LinkTraceStream: @unchecked Sendable {
+    let writer: PerfettoTraceWriter
+    let file: String
+    /// The file's number among those exported (its processes' ids).
+    let index: Int
+    let judgement: LinkJudgement
+    let energy: EnergyModel
+    /// The capture's first record's time, for the trace's clock if this capture writes first: set on the reading
+    /// thread, read on the link thread.
+    private var start: Int64?
+    private let startLock = NSLock()
+    /// Processes declared, by controller.
+    private(set) var processes: [UInt16: UInt64] = [:]
+    /// The drawn links' tracks, by link id (where capture-wide findings on them go).
+    private(set) var connectionTracks: [Int: UInt64] = [:]
+    /// The drawn links' charge, by controller.
+    private(set) var charge: [UInt16: RadioCharge] = [:]
+    /// The first write that failed; nothing more is written after it (`rethrowFailure`).
+    private var failure: (any Error)?
+
+    public init(writer: PerfettoTraceWriter, file: String, index: Int, judgement: LinkJudgement, energy: EnergyModel) {
+        self.writer = writer
+        self.file = file
+        self.index = index
+        self.judgement = judgement
+        self.energy = energy
+    }
+
+    /// Links drawn before the capture's end.
+    public var drawn: Int { connectionTracks.count }
+
+    /// The tracker's side (`TrackerOptions.retirement`): judges each link with `judgement`, then draws it.
+    public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {
+        LinkRetirement(window: window) { [self] c, kept in judged(c, kept: kept) }
+    }
+
+    /// The time of the capture's first record (the reading thread calls this once, with it).
+    public func captureStarted(at ns: Int64) {
+        startLock.lock()
+        if start == nil { start = ns }
+        startLock.unlock()
+    }
+
+    /// The error that stopped the drawing, if any (once the capture has been read).
+    public func rethrowFailure() throws {
+        if let failure { throw failure }
+    }
+
+    /// The drawn links' charge on `controller`, handed over to the counters (once the capture has been read).
+    func takeCharge(of controller: UInt16) -> RadioCharge? {
+        charge.removeValue(forKey: controller)
+    }
+
+    /// Whether `f` was drawn with its link: a per-link rule's finding on a link drawn here.
+    func drew(_ f: Finding) -> Bool {
+        guard let c = f.connection, connectionTracks[c.id] != nil else { return false }
+        return judgement.judgesPerLink(f.id)
+    }
+
+    func judged(_ c: Connection, kept: Bool) {
+        let findings = judgement.judge(c, kept: kept)
+        // A link beyond the model's cap is in no report: only its findings are (at the end, with the others').
+        guard kept, failure == nil else { return }
+        do { try draw(c, findings: findings) } catch { failure = error }
+    }
+
+    func draw(_ c: Connection, findings: [Finding]) throws {
+        if !writer.clockDeclared {
+            startLock.lock()
+            let at = start ?? c.start.timestamp.nanoseconds
+            startLock.unlock()
+            try writer.clockSnapshot(at: at)
+        }
+        let process: UInt64
+        if let known = processes[c.controller] {
+            process = known
+        } else {
+            // Links judged early are HCI links (air links are judged at the end).
+            process = try ControllerTrace.process(index: index, file: file, controller: c.controller, air: false, writer: writer)
+            processes[c.controller] = process
+        }
+        // Judged links are closed (those still open at the end are judged there): they end where they end.
+        let end = c.end?.timestamp ?? c.start.timestamp
+        let track = try ConnectionTrack(writer: writer, captureEnd: end.nanoseconds).draw(c, process: process)
+        connectionTracks[c.id] = track
+        for f in findings where f.connection?.id == c.id { try writer.finding(f, on: track) }
+        charge[c.controller, default: RadioCharge()].add(EnergyReport.link(c, captureEnd: end, energy: energy))
+    }
+}
