@@ -39,7 +39,11 @@ struct KeyTable<Key: PackedKey>: Sendable {
     var capacity: Int { words.count / 2 }
 
     @inline(__always)
-    func home(_ raw: UInt64) -> Int {
+    func home(_ raw: UInt64) -> Int { Self.home(raw, shift: shift) }
+
+    /// The home slot of `raw` in a table of 2^(64 - shift) slots.
+    @inline(__always)
+    static func home(_ raw: UInt64, shift: UInt64) -> Int {
         // Fibonacci hashing: the high bits of the product are well mixed even for sequential addresses.
         Int(truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
@@ -98,7 +102,7 @@ struct KeyTable<Key: PackedKey>: Sendable {
                 var p = position
                 while p &+ 8 <= keys.count {
                     let raw = keys.loadUnaligned(fromByteOffset: p, as: UInt64.self)
-                    var i = Int(truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) >> shift)
+                    var i = Self.home(raw, shift: shift)
                     while true {
                         let k = w[2 &* i]
                         if k == raw { break }
