@@ -20,7 +20,8 @@ public struct AttributeUsage: Sendable, Equatable {
     /// allocates nor touches a reference count.
     @inline(__always)
     mutating func keep(value: UnsafeRawBufferPointer, at: RecordRef) {
-        lastValueBytes = ValueSnapshot(value)
+        // In place after the first: only the value's bytes are copied, not a whole new snapshot.
+        if lastValueBytes == nil { lastValueBytes = ValueSnapshot(value) } else { lastValueBytes!.replace(with: value) }
         lastValueAt = at
     }
 
@@ -44,6 +45,16 @@ struct ValueSnapshot: Sendable, Equatable {
 
     @inline(__always)
     init(_ value: UnsafeRawBufferPointer) {
+        count = min(value.count, Self.capacity)
+        let n = count
+        if n > 0, let base = value.baseAddress {
+            withUnsafeMutableBytes(of: &storage) { $0.baseAddress!.copyMemory(from: base, byteCount: n) }
+        }
+    }
+
+    /// Keeps `value` instead; bytes past its end are left as they were, as only the first `count` are read.
+    @inline(__always)
+    mutating func replace(with value: UnsafeRawBufferPointer) {
         count = min(value.count, Self.capacity)
         let n = count
         if n > 0, let base = value.baseAddress {

@@ -389,9 +389,20 @@ public struct ConnectionTracker {
             last.link._withUnsafeGuaranteedRef { Self.acl(pdu: pdu, direction: direction, at: at, on: $0, limit: limit, cutShort: cutShort) }
             return
         }
-        guard let c = connection(controller: at.controller, handle: handle, at: at) else { return }
-        lastLink = (key, Unmanaged.passUnretained(c))
-        Self.acl(pdu: pdu, direction: direction, at: at, on: c, limit: options.maximumEventsPerConnection, cutShort: cutShort)
+        // Another link's packet: borrowed from `open` too, which owns it (as `connection(controller:handle:at:)`
+        // would give it, opening an implicit link for an unknown handle).
+        let link: Unmanaged<Connection>
+        if let found = open.borrowed(key) {
+            link = found
+        } else {
+            guard let c = openConnection(controller: at.controller, handle: handle, transport: .unknown, at: at,
+                                         implicit: true)
+            else { return }
+            link = Unmanaged.passUnretained(c)
+        }
+        lastLink = (key, link)
+        let limit = options.maximumEventsPerConnection
+        link._withUnsafeGuaranteedRef { Self.acl(pdu: pdu, direction: direction, at: at, on: $0, limit: limit, cutShort: cutShort) }
     }
 
     /// Static, with the one option it needs: a method would copy the whole tracker (a few hundred bytes) for

@@ -16,6 +16,16 @@ struct OpenLinks {
     var count: Int { links.count }
     var values: [Connection] { links }
 
+    /// The open link of `key`, borrowed: `links` keeps it alive while it is open, and a strong reference
+    /// would cost a retain and a release for every ACL packet whose link is not the one before.
+    @inline(__always)
+    func borrowed(_ key: UInt32) -> Unmanaged<Connection>? {
+        guard let slot = index.slot(of: LinkKey(key)) else { return nil }
+        let i = Int(index.value(at: slot))
+        guard i >= 0 else { return nil }
+        return links.withUnsafeBufferPointer { Unmanaged.passUnretained($0[i]) }
+    }
+
     subscript(key: UInt32) -> Connection? {
         get {
             guard let slot = index.slot(of: LinkKey(key)) else { return nil }

@@ -39,7 +39,11 @@ struct KeyTable<Key: PackedKey>: Sendable {
     var capacity: Int { words.count / 2 }
 
     @inline(__always)
-    func home(_ raw: UInt64) -> Int {
+    func home(_ raw: UInt64) -> Int { Self.home(raw, shift: shift) }
+
+    /// The home slot of `raw` in a table of 2^(64 - shift) slots.
+    @inline(__always)
+    static func home(_ raw: UInt64, shift: UInt64) -> Int {
         // Fibonacci hashing: the high bits of the product are well mixed even for sequential addresses.
         Int(truncatingIfNeeded: (raw &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
@@ -79,6 +83,43 @@ struct KeyTable<Key: PackedKey>: Sendable {
             return true
         }
         return insert(key, value: 1) != nil
+    }
+
+    /// Adds one to the value of each key packed in `keys` (8 bytes each, unaligned) from byte `position` on,
+    /// inserting absent ones with 1, as `increment` would one by one. Stops at a key absent when the table is
+    /// full and returns its position (`keys.count` or more when every key was counted). A batch of advertising
+    /// reports' senders (`LinkFeed`) is counted through one pointer: `increment` checked that the storage was
+    /// not shared at every key.
+    @inline(__always)
+    mutating func increment(packed keys: UnsafeRawBufferPointer, from position: Int) -> Int {
+        var position = position
+        while position &+ 8 <= keys.count {
+            let shift = self.shift  // an insertion may have grown the table
+            // Found keys are counted in place; the loop leaves the pointer at the first absent key.
+            position = words.withUnsafeMutableBufferPointer { w -> Int in
+                guard !w.isEmpty else { return position }
+                let mask = w.count / 2 &- 1
+                var p = position
+                while p &+ 8 <= keys.count {
+                    let raw = keys.loadUnaligned(fromByteOffset: p, as: UInt64.self)
+                    var i = Self.home(raw, shift: shift)
+                    while true {
+                        let k = w[2 &* i]
+                        if k == raw { break }
+                        if k == 0 { return p }
+                        i = (i &+ 1) & mask
+                    }
+                    w[2 &* i &+ 1] &+= 1
+                    p &+= 8
+                }
+                return p
+            }
+            guard position &+ 8 <= keys.count else { break }
+            let key = Key(rawValue: keys.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            guard insert(key, value: 1) != nil else { return position }
+            position &+= 8
+        }
+        return position
     }
 
     /// Inserts a key known to be absent. Out of line: it runs once per key, lookups run once per packet.

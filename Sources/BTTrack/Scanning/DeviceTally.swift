@@ -30,8 +30,12 @@ struct DeviceTally {
     @inline(__always)
     mutating func count(packed keys: UnsafeRawBufferPointer) {
         var position = 0
-        while position &+ 8 <= keys.count {
-            count(DeviceKey(rawValue: keys.loadUnaligned(fromByteOffset: position, as: UInt64.self)))
+        while true {
+            position = devices.increment(packed: keys, from: position)
+            guard position &+ 8 <= keys.count else { return }
+            // A device past the table's limit.
+            uncountedReports &+= 1
+            uncounted.insert(DeviceKey(rawValue: keys.loadUnaligned(fromByteOffset: position, as: UInt64.self)))
             position &+= 8
         }
     }

@@ -1,0 +1,66 @@
+@testable import BTTrack
+import Testing
+
+/// `KeyTable.increment(packed:from:)` counts a batch of senders (the link thread's device tally) through one
+/// pointer: it must leave the table as `increment` one key at a time does, across growth and a full table.
+@Suite("Key table batches")
+struct KeyTableTests {
+    static func key(_ n: Int) -> DeviceKey { DeviceKey(rawValue: 1 << 63 | UInt64(n) &* 0x1_0001) }
+
+    /// The keys packed as `LinkFeed` sends them, 8 bytes each.
+    static func packed(_ keys: [DeviceKey]) -> [UInt8] {
+        keys.flatMap { k in withUnsafeBytes(of: k.rawValue) { Array($0) } }
+    }
+
+    /// Counts `keys` with `increment(packed:from:)`, restarting past each key the full table refused, and
+    /// returns the table and the refused keys.
+    static func batch(_ keys: [DeviceKey], limit: Int) -> (KeyTable<DeviceKey>, [DeviceKey]) {
+        var table = KeyTable<DeviceKey>(limit: limit)
+        var refused: [DeviceKey] = []
+        let bytes = packed(keys)
+        bytes.withUnsafeBytes { raw in
+            var position = 0
+            while true {
+                position = table.increment(packed: raw, from: position)
+                guard position + 8 <= raw.count else { break }
+                refused.append(keys[position / 8])
+                position += 8
+            }
+        }
+        return (table, refused)
+    }
+
+    static func oneByOne(_ keys: [DeviceKey], limit: Int) -> (KeyTable<DeviceKey>, [DeviceKey]) {
+        var table = KeyTable<DeviceKey>(limit: limit)
+        var refused: [DeviceKey] = []
+        for k in keys where !table.increment(k) { refused.append(k) }
+        return (table, refused)
+    }
+
+    static func counts(_ table: KeyTable<DeviceKey>) -> [UInt64: Int64] {
+        Dictionary(uniqueKeysWithValues: table.entries.map { ($0.key.rawValue, $0.value) })
+    }
+
+    @Test("a batch counts as one key at a time does, through growth and past the limit", arguments: [10, 100, 5000])
+    func sameAsOneByOne(limit: Int) {
+        // Keys repeat in a scrambled order; more distinct keys (300) than the smaller limits.
+        let keys = (0..<4000).map { Self.key(($0 &* 7919) % 300) }
+        let (batched, refusedInBatch) = Self.batch(keys, limit: limit)
+        let (single, refusedSingly) = Self.oneByOne(keys, limit: limit)
+        #expect(Self.counts(batched) == Self.counts(single))
+        #expect(batched.count == min(limit, 300))
+        #expect(refusedInBatch == refusedSingly)
+        #expect(refusedInBatch.count == keys.count - Int(Self.counts(single).values.reduce(0, +)))
+    }
+
+    @Test("an empty batch, and a batch into an empty table, count nothing and everything")
+    func edges() {
+        var table = KeyTable<DeviceKey>(limit: 4)
+        let none: [UInt8] = []
+        #expect(none.withUnsafeBytes { table.increment(packed: $0, from: 0) } == 0)
+        #expect(table.count == 0)
+        let bytes = Self.packed([Self.key(1), Self.key(1), Self.key(2)])
+        #expect(bytes.withUnsafeBytes { table.increment(packed: $0, from: 0) } == 24)
+        #expect(Self.counts(table) == [Self.key(1).rawValue: 2, Self.key(2).rawValue: 1])
+    }
+}
