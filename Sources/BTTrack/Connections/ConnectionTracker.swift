@@ -166,7 +166,7 @@ public struct ConnectionTracker {
             return
         }
         finished.append(c)
-        if let retirement = options.retirement {
+        if let retirement = options.retirement, !retiring.captureEnded {
             retiring.finished(c, at: finished.count - 1)
             judgeOldFinishedLinks(retirement)
         }
@@ -471,6 +471,7 @@ public struct ConnectionTracker {
     // MARK: - End
 
     mutating func finish(at last: RecordRef?) -> (connections: [Connection], failed: [FailedConnection], dropped: Int) {
+        retiring.captureEnded = true
         for c in open.values.sorted(by: { $0.id < $1.id }) { retire(c, at: last) }
         var all = finished.sorted { $0.id < $1.id }
         Self.inheritGATT(&all)

@@ -45,6 +45,10 @@ struct RetirementState {
     var discoverers: [BDAddr: [Int]] = [:]
     /// Identity addresses learnt so far (SMP Identity Address Information, Enhanced Connection Complete).
     var identityOf: [BDAddr: BDAddr] = [:]
+    /// The capture ended: links still open then are judged with the model, not early. Judged alone, an open
+    /// link's time would stop at its last record instead of running to the capture's end (its duration, its
+    /// last phase's cost).
+    var captureEnded = false
 
     func key(_ c: Connection) -> BDAddr? {
         c.peerIdentityAddress ?? c.peerAddress.map { identityOf[$0] ?? $0 }
