@@ -77,7 +77,7 @@ public struct FactsCapture: Sendable {
     func connections(_ model: CaptureModel, judged: FactsLinkRows?, into rows: inout FactsRows) {
         let peers = FactsPeerInformation.byPeer(model, judged: judged?.peerValues ?? [:])
         for c in model.connections {
-            let link = (c.isJudged ? judged?.links[c.id] : nil) ?? self.link(c)
+            let link = (c.isJudged ? judged?.links[c.id] : nil) ?? self.link(c, captureEnd: model.lastTimestamp)
             let peer = c.peerAddress.flatMap { peers[$0.description] } ?? FactsPeerInformation.of([c])
             rows.append(.connections, serialized: link.row(qualityReports: QualityReport.about(c, in: model.qualityReports).count,
                                                            peer: peer))
@@ -87,9 +87,9 @@ public struct FactsCapture: Sendable {
 
     /// A link's rows as far as the link alone tells them: what a judged link's rows are made of before it is
     /// slimmed (`FactsLinkRows`), and any other link's at the capture's end.
-    func link(_ c: Connection) -> FactsLinkRows.Link {
+    func link(_ c: Connection, captureEnd: Timestamp?) -> FactsLinkRows.Link {
         // Quality reports are the capture's (counted at its end): the timeline object without them.
-        let timeline = TimelineReport.connectionJSON(c, model: .links([c]), seriesAndEvents: false)
+        let timeline = TimelineReport.connectionJSON(c, captureEnd: captureEnd, qualityReports: [], seriesAndEvents: false)
         let row = FactsFlattening.row(key, timeline, dropping: ["air"], nullObjects: [
             "parameters": ["interval_ms", "latency", "supervision_timeout_ms"],
         ])

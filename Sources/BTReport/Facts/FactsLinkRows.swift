@@ -49,7 +49,8 @@ public final class FactsLinkRows: @unchecked Sendable {
         judgement.judge(c, kept: kept)
         energy.price(c, kept: kept)
         guard kept else { return }
-        links[c.id] = facts.link(c)
+        // A link judged early has ended (`LinkRetirement`): its duration is its own.
+        links[c.id] = facts.link(c, captureEnd: c.end?.timestamp)
         // A slimmed link without a database keeps neither its use of attributes nor what made it one of its
         // peer's GATT links (`GATTReport.peers`): its last values stay with the peer.
         if c.gatt.isEmpty, GATTReport.showsGATT(c), let address = c.peerAddress,
