@@ -45,9 +45,8 @@ struct RetirementState {
     var discoverers: [BDAddr: [Int]] = [:]
     /// Identity addresses learnt so far (SMP Identity Address Information, Enhanced Connection Complete).
     var identityOf: [BDAddr: BDAddr] = [:]
-    /// The capture ended: links still open then are judged with the model, not early. Judged alone, an open
-    /// link's time would stop at its last record instead of running to the capture's end (its duration, its
-    /// last phase's cost).
+    /// The capture ended: links still open then are judged with the model, not early. An open link's duration
+    /// and last phase run to the capture's end, which a judge of the link alone does not know.
     var captureEnded = false
 
     func key(_ c: Connection) -> BDAddr? {
