@@ -11,14 +11,14 @@ public final class EnergyLinkRows: @unchecked Sendable {
 
     public init(energy: EnergyModel) { self.energy = energy }
 
-    /// The tracker's side: prices each judged link that stays in the model.
-    public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {
-        LinkRetirement(window: window) { [self] c, kept in keep(c, kept: kept) }
-    }
-
-    /// Prices a judged link's phases, when it stays in the model (`kept`).
-    public func keep(_ c: Connection, kept: Bool = true) {
+    /// Prices one judged link that stays in the model (`kept`), before it is slimmed.
+    public func price(_ c: Connection, kept: Bool) {
         guard kept, let end = c.end?.timestamp else { return }
         rows[c.id] = EnergyReport.link(c, captureEnd: end, energy: energy)
+    }
+
+    /// The tracker's side: prices each judged link that stays in the model.
+    public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {
+        LinkRetirement(window: window) { [self] c, kept in price(c, kept: kept) }
     }
 }

@@ -107,7 +107,7 @@ public enum PipelineExercise {
         options.keepsConnectionsWhileScanning = false
         options.retirement = LinkRetirement(window: 1) { c, kept in
             judgement.judge(c, kept: kept)
-            rows.keep(c, kept: kept)
+            rows.price(c, kept: kept)
             if kept { lines.keep(c) }
         }
         var collector = TrackingCollector(options: options)

@@ -38,8 +38,10 @@ public struct FactsCapture: Sendable {
         return rows
     }
 
-    /// Every table's rows for a capture that was read. `problems`: its malformed records.
-    public func rows(format: String, model: CaptureModel, problems: Int, findings: [Finding], energy: EnergyReport) -> FactsRows {
+    /// Every table's rows for a capture that was read. `problems`: its malformed records. `judged`: the rows of
+    /// the links judged (and slimmed) before the capture ended, made then.
+    public func rows(format: String, model: CaptureModel, problems: Int, findings: [Finding], energy: EnergyReport,
+                     judged: FactsLinkRows? = nil) -> FactsRows {
         var rows = FactsRows()
         let energyJSON = EnergyJSON.object(file: file, report: energy)
         let total = FactsFlattening.member(energyJSON, "total")
@@ -58,7 +60,7 @@ public struct FactsCapture: Sendable {
             ("error", .null),
         ]
         rows.append(.captures, .object(key + capture))
-        connections(model, into: &rows)
+        connections(model, judged: judged, into: &rows)
         phasesAndEnergy(energyJSON, into: &rows)
         for (index, scan) in model.scans.enumerated() {
             rows.append(.scans, FactsFlattening.row(key + [("scan", .int(index + 1))], ScanSessionJSON.object(scan)))
@@ -72,39 +74,48 @@ public struct FactsCapture: Sendable {
         return rows
     }
 
-    func connections(_ model: CaptureModel, into rows: inout FactsRows) {
-        let peers = FactsPeerInformation.byPeer(model)
+    func connections(_ model: CaptureModel, judged: FactsLinkRows?, into rows: inout FactsRows) {
+        let peers = FactsPeerInformation.byPeer(model, judged: judged?.peerValues ?? [:])
         for c in model.connections {
-            let timeline = TimelineReport.connectionJSON(c, model: model, seriesAndEvents: false)
-            var row = FactsFlattening.row(key, timeline, dropping: ["air"], nullObjects: [
-                "parameters": ["interval_ms", "latency", "supervision_timeout_ms"],
-            ])
-            guard case .object(var members) = row else { continue }
-            members.append(("air", .bool(c.air != nil)))
-            members.append(("series", .int(c.series.count)))
-            members.append(("events", .int(c.events.count)))
-            let discovery = FactsPeerInformation.discovery(c)
-            members.append(("discovery_procedures", .int(c.discoveries.count)))
-            members.append(("discovery_start", discovery.map { .number($0.start.decimalString()) } ?? .null))
-            members.append(("discovery_s", discovery.map {
-                .number(Timestamp(nanoseconds: $0.end.nanoseconds - $0.start.nanoseconds).decimalString())
-            } ?? .null))
+            let link = (c.isJudged ? judged?.links[c.id] : nil) ?? self.link(c, captureEnd: model.lastTimestamp)
             let peer = c.peerAddress.flatMap { peers[$0.description] } ?? FactsPeerInformation.of([c])
-            members += peer.columns
-            row = .object(members)
-            rows.append(.connections, row)
-            let cited = c.recordsOfEverySeries()
-            for index in c.series.indices {
-                let series = TimelineReport.seriesJSON(at: index, records: cited[index], in: c)
-                var seriesRow = FactsFlattening.row(key + [("connection_id", .int(c.id))], series)
-                if case .object(var m) = seriesRow {
-                    m.append(("first_record", cited[index].first.map { .int($0.number) } ?? .null))
-                    m.append(("first_byte_offset", cited[index].first.map { .int(Int($0.offset)) } ?? .null))
-                    seriesRow = .object(m)
-                }
-                rows.append(.attSeries, seriesRow)
-            }
+            rows.append(.connections, serialized: link.row(qualityReports: QualityReport.about(c, in: model.qualityReports).count,
+                                                           peer: peer))
+            for series in link.series { rows.append(.attSeries, serialized: series) }
         }
+    }
+
+    /// A link's rows as far as the link alone tells them: what a judged link's rows are made of before it is
+    /// slimmed (`FactsLinkRows`), and any other link's at the capture's end.
+    func link(_ c: Connection, captureEnd: Timestamp?) -> FactsLinkRows.Link {
+        // Quality reports are the capture's (counted at its end): the timeline object without them.
+        let timeline = TimelineReport.connectionJSON(c, captureEnd: captureEnd, qualityReports: [], seriesAndEvents: false)
+        let row = FactsFlattening.row(key, timeline, dropping: ["air"], nullObjects: [
+            "parameters": ["interval_ms", "latency", "supervision_timeout_ms"],
+        ])
+        var after: [(String, JSONValue)] = []
+        after.append(("air", .bool(c.air != nil)))
+        after.append(("series", .int(c.series.count)))
+        after.append(("events", .int(c.events.count)))
+        let discovery = FactsPeerInformation.discovery(c)
+        after.append(("discovery_procedures", .int(c.discoveries.count)))
+        after.append(("discovery_start", discovery.map { .number($0.start.decimalString()) } ?? .null))
+        after.append(("discovery_s", discovery.map {
+            .number(Timestamp(nanoseconds: $0.end.nanoseconds - $0.start.nanoseconds).decimalString())
+        } ?? .null))
+        var series: [String] = []
+        let cited = c.recordsOfEverySeries()
+        for index in c.series.indices {
+            let json = TimelineReport.seriesJSON(at: index, records: cited[index], in: c)
+            var seriesRow = FactsFlattening.row(key + [("connection_id", .int(c.id))], json)
+            if case .object(var m) = seriesRow {
+                m.append(("first_record", cited[index].first.map { .int($0.number) } ?? .null))
+                m.append(("first_byte_offset", cited[index].first.map { .int(Int($0.offset)) } ?? .null))
+                seriesRow = .object(m)
+            }
+            series.append(seriesRow.serialized(indent: nil))
+        }
+        return FactsLinkRows.Link(head: FactsRows.members(row), tail: FactsRows.members(.object(after)), series: series)
     }
 
     /// `phases` (each link's parameter periods, priced) and `energy` (one row per priced activity and the totals),

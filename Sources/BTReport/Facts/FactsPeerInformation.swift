@@ -22,14 +22,40 @@ struct FactsPeerInformation {
         (Self.strings.map(\.column) + Self.pnpColumns).map { ($0, values[$0] ?? .null) }
     }
 
-    /// Per peer address.
-    static func byPeer(_ model: CaptureModel) -> [String: FactsPeerInformation] {
+    /// Per peer address. `judged`: the last values of links judged before the capture ended that let go of
+    /// their use of attributes (`FactsLinkRows.peerValues`); a value is the latest link's, as over whole links.
+    static func byPeer(_ model: CaptureModel, judged: [BDAddr: JudgedValues] = [:]) -> [String: FactsPeerInformation] {
         var out: [String: FactsPeerInformation] = [:]
         for peer in GATTReport.peers(model) {
             guard let address = peer.address else { continue }
-            out[address.description] = of(database: peer.database) { peer.usage[$0]?.lastValue }
+            guard let earlier = judged[address] else {
+                out[address.description] = of(database: peer.database) { peer.usage[$0]?.lastValue }
+                continue
+            }
+            // Which link of those still holding their use gave each value (`peer.connections` are in link order).
+            var latest: [UInt16: Int] = [:]
+            for c in peer.connections {
+                for (handle, u) in c.usage where u.lastValue != nil { latest[handle] = c.id }
+            }
+            out[address.description] = of(database: peer.database) { handle in
+                if let e = earlier.values[handle], e.link > latest[handle] ?? 0 { return e.value }
+                return peer.usage[handle]?.lastValue
+            }
         }
         return out
+    }
+
+    /// The last value of each attribute a peer's judged links used, and the link that gave it (the latest).
+    struct JudgedValues {
+        var values: [UInt16: (link: Int, value: [UInt8])] = [:]
+
+        mutating func add(_ c: Connection) {
+            for (handle, u) in c.usage {
+                guard let value = u.lastValue else { continue }
+                if let e = values[handle], e.link > c.id { continue }
+                values[handle] = (c.id, value)
+            }
+        }
     }
 
     /// A connection without a peer address: its own values.

@@ -32,5 +32,16 @@ public struct FactsRows: Sendable {
         tables[table, default: []].append(row.serialized(indent: nil))
     }
 
+    /// A row already serialised (a line of JSON without its newline).
+    mutating func append(_ table: FactsTable, serialized row: String) {
+        tables[table, default: []].append(row)
+    }
+
+    /// An object's members as one line of JSON without its braces: rows put together from parts made at
+    /// different times (`FactsLinkRows`) are the object's serialisation, byte for byte.
+    static func members(_ object: JSONValue) -> String {
+        String(object.serialized(indent: nil).dropFirst().dropLast())
+    }
+
     public func count(_ table: FactsTable) -> Int { tables[table]?.count ?? 0 }
 }

@@ -21,7 +21,7 @@ public enum GATTReport {
     public static func peers(_ model: CaptureModel) -> [Peer] {
         var order: [String] = []
         var byKey: [String: Peer] = [:]
-        for c in model.connections where c.transport != .sco && (c.firstATT != nil || !c.gatt.isEmpty || !c.serverGATT.isEmpty) {
+        for c in model.connections where showsGATT(c) {
             let key = c.peerAddress?.description ?? "connection #\(c.id)"
             var peer = byKey[key] ?? Peer(label: key, address: c.peerAddress, connections: [], database: GATTDatabase(),
                                           usage: [:], cccd: [:])
@@ -34,6 +34,11 @@ public enum GATTReport {
             byKey[key] = peer
         }
         return order.compactMap { byKey[$0] }
+    }
+
+    /// A link with GATT traffic or a database: one of its peer's connections here.
+    static func showsGATT(_ c: Connection) -> Bool {
+        c.transport != .sco && (c.firstATT != nil || !c.gatt.isEmpty || !c.serverGATT.isEmpty)
     }
 
     static func merge(_ a: AttributeUsage?, _ b: AttributeUsage) -> AttributeUsage {

@@ -38,7 +38,14 @@ public enum TimelineReport {
 
     /// - Parameter seriesAndEvents: false leaves out `series` and `events` (the facts export counts them).
     public static func connectionJSON(_ c: Connection, model: CaptureModel, seriesAndEvents: Bool = true) -> JSONValue {
-        let duration = c.duration(captureEnd: model.lastTimestamp)
+        connectionJSON(c, captureEnd: model.lastTimestamp, qualityReports: QualityReport.about(c, in: model.qualityReports),
+                       seriesAndEvents: seriesAndEvents)
+    }
+
+    /// `reports`: the quality reports about the link (`QualityReport.about`).
+    static func connectionJSON(_ c: Connection, captureEnd: Timestamp?, qualityReports reports: [QualityReport],
+                               seriesAndEvents: Bool) -> JSONValue {
+        let duration = c.duration(captureEnd: captureEnd)
         let t = c.transactions
         func optional<T>(_ v: T?, _ f: (T) -> JSONValue) -> JSONValue { v.map(f) ?? .null }
         var m: [(String, JSONValue)] = []
@@ -85,7 +92,6 @@ public enum TimelineReport {
         }
         m.append(("dropped_events", .int(c.droppedEvents)))
         // Only on links with some: older readers' output stays as it was.
-        let reports = QualityReport.about(c, in: model.qualityReports)
         if !reports.isEmpty {
             m.append(("quality_reports", .array(reports.map { r in
                 .object([("time", .number(r.at.timestamp.decimalString())), ("record", .int(r.at.number)),

@@ -147,16 +147,23 @@ enum JSONLExport {
                 let facts = FactsCapture(file: input.path, sha256: sha256, size: size)
                 do {
                     let capture = try input.open()
-                    var collector = TrackingCollector()
+                    // Each link's rows, findings and energy are made when it is judged, as in `btlens audit`, and
+                    // the link is then slimmed: memory holds rows, not the finished links' histories.
+                    let judged = FactsLinkRows(facts, auditor: auditor)
+                    var options = TrackerOptions()
+                    options.retirement = judged.retirement(window: AuditCommand.retirementWindow)
+                    var collector = TrackingCollector(options: options)
                     let model = try capture.accept(&collector, anonymizer: anonymizer)
                     if let refusal = capture.issues.refusal {
                         result.rows.append(facts.unreadable(refusal, format: capture.info.format.name))
                         result.unreadable += 1
                         continue
                     }
-                    let findings = auditor.audit(model, file: input.path)
+                    let findings = auditor.audit(model, file: input.path, judged: judged.judgement)
                     result.rows.append(facts.rows(format: capture.info.format.name, model: model, problems: capture.issues.count,
-                                                  findings: findings, energy: EnergyReport(model: model, energy: energy)))
+                                                  findings: findings,
+                                                  energy: EnergyReport(model: model, energy: energy, rows: judged.energy),
+                                                  judged: judged))
                 } catch let error as CaptureError {
                     result.rows.append(facts.unreadable(error.message))
                     result.unreadable += 1

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import BTWire
+import BTCapture
+import BTTrack
+import BTEnergy
+import BTRules
+import BTReport
+import BTScenario
+import TestSupport
+
+/// `btlens export --format jsonl` makes each link's rows when it is judged and then slims it (`FactsLinkRows`):
+/// every table must be what the export of the whole capture at its end writes.
+@Suite("Facts rows of links judged as they close")
+struct FactsLinkRowsTests {
+    /// Every table's rows as `export --format jsonl` makes them: at the end (`window` nil), or with every link
+    /// past `window` judged as it closes.
+    static func rows(_ path: String, window: Int?, linkThread: LinkThreadPolicy = .whenTwoProcessors) throws
+        -> (tables: [FactsTable: [String]], retirement: LinkRetirement?) {
+        let auditor = Auditor()
+        var tables: [FactsTable: [String]] = [:]
+        var retirement: LinkRetirement?
+        for input in try CaptureInputs.resolve(path) {
+            let facts = FactsCapture(file: input.path, sha256: "0", size: 0)
+            let capture = try input.open()
+            var options = TrackerOptions()
+            options.linkThread = linkThread
+            let judged = window.map { _ in FactsLinkRows(facts, auditor: auditor) }
+            retirement = judged?.retirement(window: window ?? 0)
+            options.retirement = retirement
+            var collector = TrackingCollector(options: options)
+            let model = try capture.accept(&collector)
+            let findings = auditor.audit(model, file: input.path, judged: judged?.judgement)
+            let rows = facts.rows(format: capture.info.format.name, model: model, problems: capture.issues.count,
+                                  findings: findings, energy: EnergyReport(model: model, energy: auditor.energy, rows: judged?.energy),
+                                  judged: judged)
+            for (table, lines) in rows.tables { tables[table, default: []] += lines }
+        }
+        return (tables, retirement)
+    }
+
+    static func expectSame(_ path: String, _ name: String) throws {
+        let atEnd = try rows(path, window: nil)
+        for policy in [LinkThreadPolicy.never, .always] {
+            let early = try rows(path, window: 1, linkThread: policy)
+            for table in FactsTable.allCases {
+                #expect(early.tables[table] ?? [] == atEnd.tables[table] ?? [], "\(name): \(table.rawValue) rows differ when links are judged as they close")
+            }
+        }
+    }
+
+    @Test("samples: the same rows with links judged as they close", arguments: LinkRetirementTests.samples)
+    func sample(name: String) throws {
+        try Self.expectSame("samples/" + name, name)
+    }
+
+    @Test("thousands of short links: the same rows, most links judged early")
+    func manyLinks() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("many-links.btsnoop")
+        try LinkRetirementTests.manyLinks.write(to: path)
+        let atEnd = try Self.rows(path, window: nil)
+        let early = try Self.rows(path, window: 16)
+        #expect(early.retirement?.judged == LinkRetirementTests.links - 16)
+        for table in FactsTable.allCases {
+            #expect(early.tables[table] ?? [] == atEnd.tables[table] ?? [], "\(table.rawValue) rows differ")
+        }
+        #expect(atEnd.tables[.connections]?.count == LinkRetirementTests.links)
+        #expect((atEnd.tables[.attSeries]?.count ?? 0) > 0)
+        #expect((atEnd.tables[.findings]?.count ?? 0) > 0)
+    }
+
+    /// A layout shared by two versions of one peripheral: GAP 0x0001–0x0007, GATT 0x0008–0x000B, Device
+    /// Information 0x000C–0x000E (Manufacturer Name value 0x000E).
+    static func logger(manufacturer: String) -> BTScenario.GATTDatabase {
+        BTScenario.GATTDatabase([
+            SampleProfiles.gap(name: "Logger", appearance: SampleProfiles.sensorAppearance),
+            SampleProfiles.gatt,
+            GATTServiceDefinition(GATTUUID.deviceInformation, [
+                GATTCharacteristicDefinition(GATTUUID.manufacturerName, .read, value: Array(manufacturer.utf8)),
+            ]),
+        ])
+    }
+    static let loggerManufacturerValue: UInt16 = 0x000E
+    /// Manufacturer Name's value in `SampleProfiles.heartRateSensor`.
+    static let sensorManufacturerValue: UInt16 = 0x001A
+
+    /// Two peers whose first link reads the manufacturer name from a cached database (no discovery) and whose
+    /// second discovers it: the sensor's second link reads nothing, the logger's reads a new name. With every
+    /// link judged as the next closes, the first links are judged without a database and let go of their use of
+    /// attributes; the peer columns must still give the latest link's value, as over whole links.
+    static let cachedReads = Scenario(name: "cached-reads", summary: "values read before their peer's discovery",
+                                      seed: 0x5045_4552) { s in
+        s.setUpController()
+        let parameters = ConnectionParameters.interval(
+            minMicroseconds: Micros.ms(30), maxMicroseconds: Micros.ms(50), timeoutMicroseconds: Micros.seconds(4))
+        let scanInterval = HCIUnits.slots(microseconds: Micros.ms(60))
+        func link(_ peer: PeerAddress, _ database: BTScenario.GATTDatabase, handle: UInt16, _ body: (ATTChannel) -> Void) {
+            let link = s.connect(to: peer, handle: handle, parameters: parameters, scanInterval: scanInterval, scanWindow: scanInterval)
+            let att = ATTChannel(script: s, connection: link, server: GATTServer(database: database, rxMTU: UInt16(ATTPDU.defaultMTU)),
+                                 clientSide: .local)
+            body(att)
+            s.wait(seconds: 2)
+            s.disconnect(link)
+            s.wait(ms: 300)
+        }
+        func discover(_ att: ATTChannel) {
+            for service in att.discoverPrimaryServices(uuid: BluetoothUUID(uuid16: GATTUUID.deviceInformation)) {
+                _ = att.discoverCharacteristics(of: service)
+            }
+        }
+        link(SampleDevices.heartRateSensor, SampleProfiles.heartRateSensor, handle: 0x0040) { _ = $0.read(sensorManufacturerValue) }
+        link(SampleDevices.loggerA, logger(manufacturer: "Old Labs"), handle: 0x0041) { _ = $0.read(loggerManufacturerValue) }
+        link(SampleDevices.heartRateSensor, SampleProfiles.heartRateSensor, handle: 0x0042) { discover($0) }
+        link(SampleDevices.loggerA, logger(manufacturer: "New Labs"), handle: 0x0043) { att in
+            discover(att)
+            _ = att.read(loggerManufacturerValue)
+        }
+    }
+
+    @Test("a peer's values read by links judged without a database still name it")
+    func peerValuesOfJudgedLinks() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("cached-reads.btsnoop")
+        try Self.cachedReads.write(to: path)
+        func manufacturers(_ rows: [String]) throws -> [String] {
+            try rows.map { line in
+                let row = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                return row["peer_manufacturer"] as? String ?? "null"
+            }
+        }
+        let atEnd = try Self.rows(path, window: nil)
+        let expected = ["Acme Fitness", "New Labs", "Acme Fitness", "New Labs"]
+        #expect(try manufacturers(atEnd.tables[.connections] ?? []) == expected)
+        for policy in [LinkThreadPolicy.never, .always] {
+            let early = try Self.rows(path, window: 1, linkThread: policy)
+            #expect(early.retirement?.judged == 3)
+            #expect(early.retirement?.judgedWithoutDatabase == 2)
+            #expect(try manufacturers(early.tables[.connections] ?? []) == expected)
+        }
+    }
+}
