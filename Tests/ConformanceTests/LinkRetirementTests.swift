@@ -26,7 +26,7 @@ struct LinkRetirementTests {
             let capture = try input.open()
             var options = TrackerOptions.withoutAdvertisers
             options.linkThread = linkThread
-            let judgement = window.map { _ in auditor.linkJudgement() }
+            let judgement = window.map { _ in auditor.linkJudgement(pricing: true) }
             retirement = judgement.map { $0.retirement(window: window ?? 0) }
             options.retirement = retirement
             var collector = TrackingCollector(options: options)

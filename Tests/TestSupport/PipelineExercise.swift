@@ -99,7 +99,7 @@ public enum PipelineExercise {
     static func judgedAsTheyClose(_ input: CaptureInput, name: String, linkThread: LinkThreadPolicy) throws {
         let capture = try input.open()
         let auditor = Auditor()
-        let judgement = auditor.linkJudgement()
+        let judgement = auditor.linkJudgement(pricing: true)
         let rows = EnergyLinkRows(energy: auditor.energy)
         let lines = TimelineLinkLines()
         var options = TrackerOptions.withoutAdvertisers

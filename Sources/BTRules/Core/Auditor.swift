@@ -50,7 +50,9 @@ public struct Auditor: Sendable {
 
     /// Judges links as they are retired while the capture is read: pass `linkJudgement().retirement()` to the
     /// tracker (`TrackerOptions.retirement`) and the judgement to `audit(_:file:judged:)`.
-    public func linkJudgement() -> LinkJudgement { LinkJudgement(auditor: self) }
+    /// `pricing`: also price the judged links' phases for the energy total (`EnergyReport.phoneTotal`'s `priced`),
+    /// which only the audit's summary needs.
+    public func linkJudgement(pricing: Bool = false) -> LinkJudgement { LinkJudgement(auditor: self, pricing: pricing) }
 
     /// Keeps the first finding per fingerprint and time, so a rule reporting the same thing twice shows once.
     public static func deduplicated(_ findings: [Finding]) -> [Finding] {
@@ -72,16 +74,18 @@ public final class LinkJudgement: @unchecked Sendable {
     let auditor: Auditor
     let rules: [any Rule.Type]
     var byRule: [String: [Finding]] = [:]
-    /// The judged links' phase costs, for the energy total: their phases are let go.
-    public private(set) var priced = PricedPhases()
+    /// The judged links' phase costs, for the energy total (their phases are let go); nil unless made with
+    /// `pricing`.
+    public private(set) var priced: PricedPhases?
 
-    init(auditor: Auditor) {
+    init(auditor: Auditor, pricing: Bool) {
         self.auditor = auditor
+        priced = pricing ? PricedPhases() : nil
         rules = RuleRegistry.all.filter { $0.description.scope == .link && auditor.configuration.isEnabled($0.description) }
     }
 
     /// Runs the per-link rules on one finished link, as the whole capture's evaluation would; prices its phases
-    /// when it stays in the model (`kept`). Returns the link's findings (the Perfetto export draws them at once).
+    /// when pricing and it stays in the model (`kept`). Returns the link's findings (the Perfetto export draws them at once).
     @discardableResult
     public func judge(_ c: Connection, kept: Bool = true) -> [Finding] {
         let model = CaptureModel.links([c])
@@ -93,7 +97,7 @@ public final class LinkJudgement: @unchecked Sendable {
                 found += produced
             }
         }
-        if kept { priced.price(c, energy: auditor.energy) }
+        if kept { priced?.price(c, energy: auditor.energy) }
         return Auditor.deduplicated(found)
     }
 

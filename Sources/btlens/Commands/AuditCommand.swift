@@ -285,7 +285,7 @@ struct AuditCommand: ParsableCommand {
             for notice in input.notices { Diagnostics.printRaw("btlens: \(path): note: \(notice)") }
             var options = TrackerOptions.withoutAdvertisers
             // Links judged as they finish and then slimmed, unless a report draws their timelines (html).
-            let judgement = keepModel ? nil : auditor.linkJudgement()
+            let judgement = keepModel ? nil : auditor.linkJudgement(pricing: true)
             options.retirement = judgement?.retirement(window: retirementWindow)
             options.keepsConnectionsWhileScanning = keepModel
             var collector = TrackingCollector(options: options)
