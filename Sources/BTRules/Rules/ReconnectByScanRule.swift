@@ -17,48 +17,72 @@ public struct ReconnectByScanRule: Rule {
     public init() {}
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
-        var findings: [Finding] = []
         // The app's scans per controller, in time order, to find "a scan between A's end and B's start".
         var scansByController: [UInt16: [AppScan]] = [:]
         for s in model.appScans { scansByController[s.controller, default: []].append(s) }
-        // The latest ended link per (controller, peer), maintained in start order: linear in connections.
-        struct PeerKey: Hashable { var controller: UInt16; var peer: BDAddr }
-        var lastEnded: [PeerKey: Connection] = [:]
-        var pendingEnds: [Connection] = []  // links not yet ended at the current start time, by end time
-        for c in model.connections.sorted(by: { $0.start.timestamp < $1.start.timestamp }) {
-            // Links that ended before this one started become "previous" links of their peer.
-            pendingEnds.removeAll { p in
-                guard let end = p.end, end.timestamp < c.start.timestamp, let peer = p.peerAddress else { return false }
-                let key = PeerKey(controller: p.controller, peer: peer)
-                if let known = lastEnded[key], let knownEnd = known.end, knownEnd.timestamp > end.timestamp { return true }
-                lastEnded[key] = p
-                return true
-            }
-            defer { if c.peerAddress != nil && c.end != nil { pendingEnds.append(c) } }
-            guard c.transport == .le, model.isAppLink(c), let peer = c.peerAddress,
-                  let previous = lastEnded[PeerKey(controller: c.controller, peer: peer)], let ended = previous.end,
-                  let scans = scansByController[c.controller]
-            else { continue }
-            // The first scan that started after the previous link ended and before this one started.
-            var lo = 0, hi = scans.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if scans[mid].start.timestamp > ended.timestamp { hi = mid } else { lo = mid + 1 }
-            }
-            guard lo < scans.count, scans[lo].start.timestamp < c.start.timestamp else { continue }
-            let scan = scans[lo]
-            let scanned = max(0, min(c.start.timestamp.nanoseconds, (scan.endTimestamp ?? c.start.timestamp).nanoseconds)
-                .minusSaturating(scan.start.timestamp.nanoseconds))
-            let fromPeer = scan.sessions.reduce(0) { n, i in
-                n + model.scans[i].reportsPerDevice.reduce(0) { $0 + ($1.address == peer ? $1.reports : 0) }
-            }
-            let ofPeer = scan.reports > 0 ? ", \(fromPeer) of them from \(peer)" : ""
-            findings.append(Finding(
-                rule: Self.description, controller: c.controller, connection: c, start: scan.start.timestamp,
-                end: c.start.timestamp, records: [ended, scan.start, c.start],
-                message: "After \(RuleText.connection(previous)) ended, the app scanned again (\(RuleText.seconds(scanned)), \(Plural.of(scan.reports, "report"))\(ofPeer)) to reconnect to \(peer) as \(RuleText.connection(c)).")
-                    .costing(RuleCost.scanning(model.scans[scan.pricedSession], seconds: Double(scanned) / 1e9, context)))
+        // Links in start order, then grouped by (controller, peer): a peer's earlier links are only looked up among
+        // its own, so nothing is kept per peer across the capture (a soak test meets a new random address per link).
+        let ordered = model.connections.sorted(by: { $0.start.timestamp < $1.start.timestamp })
+        var byPeer = ordered.indices.filter { ordered[$0].peerAddress != nil }
+        byPeer.sort { a, b in
+            let x = ordered[a], y = ordered[b]
+            if x.controller != y.controller { return x.controller < y.controller }
+            if x.peerAddress! != y.peerAddress! { return x.peerAddress!.rawValue < y.peerAddress!.rawValue }
+            return a < b
         }
-        return findings
+        var found: [(position: Int, finding: Finding)] = []
+        var groupStart = 0
+        while groupStart < byPeer.count {
+            let first = ordered[byPeer[groupStart]]
+            var groupEnd = groupStart + 1
+            while groupEnd < byPeer.count, ordered[byPeer[groupEnd]].controller == first.controller,
+                  ordered[byPeer[groupEnd]].peerAddress == first.peerAddress { groupEnd += 1 }
+            defer { groupStart = groupEnd }
+            guard groupEnd - groupStart > 1, let scans = scansByController[first.controller] else { continue }
+            // The latest ended link of this peer before each start, maintained in start order.
+            var lastEnded: Connection?
+            var pendingEnds: [Connection] = []  // links not yet ended at the current start time
+            for position in byPeer[groupStart..<groupEnd] {
+                let c = ordered[position]
+                pendingEnds.removeAll { p in
+                    guard let end = p.end, end.timestamp < c.start.timestamp else { return false }
+                    if let knownEnd = lastEnded?.end, knownEnd.timestamp > end.timestamp { return true }
+                    lastEnded = p
+                    return true
+                }
+                defer { if c.end != nil { pendingEnds.append(c) } }
+                guard c.transport == .le, model.isAppLink(c), let peer = c.peerAddress, let previous = lastEnded,
+                      let ended = previous.end,
+                      let finding = Self.finding(c, previous: previous, ended: ended, peer: peer, scans: scans, model, context)
+                else { continue }
+                found.append((position, finding))
+            }
+        }
+        // In the links' start order, as one pass over them would find them.
+        return found.sorted { $0.position < $1.position }.map(\.finding)
+    }
+
+    /// The finding for `c` when the app scanned between `previous`'s end and `c`'s start.
+    static func finding(_ c: Connection, previous: Connection, ended: RecordRef, peer: BDAddr, scans: [AppScan],
+                        _ model: CaptureModel, _ context: RuleContext) -> Finding? {
+        // The first scan that started after the previous link ended and before this one started.
+        var lo = 0, hi = scans.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if scans[mid].start.timestamp > ended.timestamp { hi = mid } else { lo = mid + 1 }
+        }
+        guard lo < scans.count, scans[lo].start.timestamp < c.start.timestamp else { return nil }
+        let scan = scans[lo]
+        let scanned = max(0, min(c.start.timestamp.nanoseconds, (scan.endTimestamp ?? c.start.timestamp).nanoseconds)
+            .minusSaturating(scan.start.timestamp.nanoseconds))
+        let fromPeer = scan.sessions.reduce(0) { n, i in
+            n + model.scans[i].reportsPerDevice.reduce(0) { $0 + ($1.address == peer ? $1.reports : 0) }
+        }
+        let ofPeer = scan.reports > 0 ? ", \(fromPeer) of them from \(peer)" : ""
+        return Finding(
+            rule: Self.description, controller: c.controller, connection: c, start: scan.start.timestamp,
+            end: c.start.timestamp, records: [ended, scan.start, c.start],
+            message: "After \(RuleText.connection(previous)) ended, the app scanned again (\(RuleText.seconds(scanned)), \(Plural.of(scan.reports, "report"))\(ofPeer)) to reconnect to \(peer) as \(RuleText.connection(c)).")
+                .costing(RuleCost.scanning(model.scans[scan.pricedSession], seconds: Double(scanned) / 1e9, context))
     }
 }

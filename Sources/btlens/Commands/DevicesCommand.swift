@@ -35,7 +35,13 @@ struct DevicesCommand: ParsableCommand {
 
     func run() throws {
         try inputs.report.run(
-            makeVisitor: { TrackingCollector(progress: $0) },
+            makeVisitor: { progress in
+                // The report lists no link: each finished link is slimmed once the window has passed it
+                // (`LinkRetirement`, nothing to judge), so memory holds advertisers and scans, not links' history.
+                var options = TrackerOptions()
+                options.retirement = LinkRetirement(window: AuditCommand.retirementWindow) { _, _ in }
+                return TrackingCollector(options: options, progress: progress)
+            },
             render: { path, name, capture, model in
                 let report = DevicesReport(file: inputs.json ? name : path, info: capture.info, model: model,
                                            advertiserOverflow: model.advertiserOverflow)
