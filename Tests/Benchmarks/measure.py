@@ -52,12 +52,13 @@ def main():
         records = json.loads(subprocess.run([btlens, "stats", "--json", f], capture_output=True, text=True).stdout)["records"]
         base = cpu_base = None
         # stats: reading and decoding; timeline --track-only: plus the tracking layer (connections, ATT, GATT,
-        # scans, advertisers); audit: plus the rules; energy: the radio model over the same model; timeline: every
-        # line a person reads.
+        # scans, advertisers); audit: plus the rules; energy: the radio model over the same model; devices: the
+        # advertisers and scans (links slimmed as they finish); timeline: every line a person reads.
         cmds = [("btlens stats", [btlens, "stats", f]),
                 ("btlens tracking", [btlens, "timeline", "--track-only", f]),
                 ("btlens audit", [btlens, "audit", "--fail-on", "never", f]),
                 ("btlens energy", [btlens, "energy", f]),
+                ("btlens devices", [btlens, "devices", f]),
                 ("btlens timeline", [btlens, "timeline", f])]
         best = best_of_interleaved(cmds)
         for label, _ in cmds:

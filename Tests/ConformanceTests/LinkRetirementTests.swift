@@ -122,4 +122,47 @@ struct LinkRetirementTests {
         #expect(atEnd.report.contains("BTL006"))
         #expect(atEnd.report.contains("BTL005"))
     }
+
+    /// `btlens devices`' JSON as the command computes it: links slimmed past `window` (nothing to judge), or kept.
+    static func devices(_ path: String, window: Int?) throws -> (json: String, retirement: LinkRetirement?) {
+        let input = try #require(try CaptureInputs.resolve(path).first)
+        let capture = try input.open()
+        var options = TrackerOptions()
+        let retirement = window.map { LinkRetirement(window: $0) { _, _ in } }
+        options.retirement = retirement
+        var collector = TrackingCollector(options: options)
+        let model = try capture.accept(&collector)
+        let report = DevicesReport(file: path, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
+        return (DevicesJSON.object(report).serialized(), retirement)
+    }
+
+    @Test("devices: samples give the same report with every link slimmed as soon as the next finishes")
+    func devicesSamples() throws {
+        var connectionsWhileScanning = 0
+        for name in Self.samples {
+            let whole = try Self.devices("samples/" + name, window: nil)
+            #expect(try Self.devices("samples/" + name, window: 1).json == whole.json, "\(name)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(whole.json.utf8)) as? [String: Any])
+            for scan in object["scans"] as? [[String: Any]] ?? [] {
+                connectionsWhileScanning += (scan["connections_while_scanning"] as? [Any])?.count ?? 0
+            }
+        }
+        // What devices reads of links (connections that came up while scanning) is in the compared reports.
+        #expect(connectionsWhileScanning > 0)
+    }
+
+    @Test("devices: thousands of short links slimmed as they finish, the same report")
+    func devicesBoundedByTheWindow() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("many-links.btsnoop")
+        try Self.manyLinks.write(to: path)
+        let whole = try Self.devices(path, window: nil)
+        let slimmed = try Self.devices(path, window: 16)
+        let retirement = try #require(slimmed.retirement)
+        #expect(retirement.judged == Self.links - 16)
+        #expect(retirement.mostWhole == 16)
+        #expect(slimmed.json == whole.json)
+        // The report is not an empty one: the links' peer advertised.
+        #expect(whole.json.contains("\"advertisers\": ["))
+    }
 }
