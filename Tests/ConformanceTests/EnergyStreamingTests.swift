@@ -3,7 +3,7 @@ import Testing
 import BTWire
 import BTCapture
 import BTTrack
-import BTEnergy
+@testable import BTEnergy
 import BTRules
 import BTReport
 import BTScenario
@@ -50,6 +50,14 @@ struct EnergyStreamingTests {
             let expected = JSONValue.array([.object([("items", .array([.int(1), .int(2)]))]), whole])
             #expect(nested == expected.serialized(indent: indent))
         }
+    }
+
+    @Test("a link's row and a phase's are plain numbers: 40 and 104 bytes")
+    func rowSizes() {
+        // What `energy` holds per link until the report is printed (README: `energy` in bounded memory).
+        #expect(MemoryLayout<EnergyReport.LinkTable.Row>.stride <= 40)
+        #expect(MemoryLayout<EnergyReport.LinkTable.PhaseRow>.stride <= 104)
+        #expect(MemoryLayout<EnergyReport.LinkTable.PhaseRow>.stride < MemoryLayout<EnergyReport.Phase>.stride)
     }
 
     /// The capture's energy report, its links priced at the capture's end or (`window`) as they are judged.
