@@ -7,8 +7,8 @@ extension EnergyReport {
     /// Links priced phase by phase, stored compactly: a row of plain numbers per link and every link's phases in
     /// one contiguous array (a phase's start is the previous one's end, its peripheral cost present or not for the
     /// whole link). `btlens energy` keeps one per link until the report is printed (`EnergyLinkRows`), so each
-    /// byte here is paid per link: on 31,000 links with 118,000 phases this holds about 12 MB where a `Link` with
-    /// its own array of `Phase`s in a dictionary by id held about 20 MB.
+    /// byte here is paid per link: on 31,000 links with 118,000 phases this holds about 14 MB, 8 MB less than a
+    /// `Link` with its own array of `Phase`s in a dictionary by id (peak RSS 68 → 60 MB).
     public struct LinkTable: Sendable {
         struct Row: Sendable {
             var connection: Connection

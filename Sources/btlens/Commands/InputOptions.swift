@@ -67,7 +67,7 @@ enum InputFiles {
 }
 
 /// The per-file report loop shared by `stats` and `devices`: open each capture (reporting the unreadable ones),
-/// run a pipeline over it with progress, print text as it goes or JSON at the end (an array for several files),
+/// run a pipeline over it with progress, print its text or JSON as it goes (an array for several files),
 /// and exit 3 when an input could not be read.
 struct MultiFileReport {
     let files: [String]
