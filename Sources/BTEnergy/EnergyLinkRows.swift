@@ -6,15 +6,17 @@ import BTTrack
 /// row per finished link instead of the link's whole history.
 public final class EnergyLinkRows: @unchecked Sendable {
     let energy: EnergyModel
-    /// By link id; written on the link thread while the capture is read, read once it is finished.
-    var rows: [Int: EnergyReport.Link] = [:]
+    /// Written on the link thread while the capture is read, read once it is finished: the rows, and each
+    /// link's row by link id.
+    var table = EnergyReport.LinkTable()
+    var rowOf: [Int: Int32] = [:]
 
     public init(energy: EnergyModel) { self.energy = energy }
 
     /// Prices one judged link that stays in the model (`kept`), before it is slimmed.
     public func price(_ c: Connection, kept: Bool) {
         guard kept, let end = c.end?.timestamp else { return }
-        rows[c.id] = EnergyReport.link(c, captureEnd: end, energy: energy)
+        rowOf[c.id] = Int32(table.append(c, captureEnd: end, energy: energy))
     }
 
     /// The tracker's side: prices each judged link that stays in the model.

@@ -109,7 +109,7 @@ public struct EnergyReport: Sendable {
 
     public var profile: EnergyProfile
     public var scans: [Scan] = []
-    public var links: [Link] = []
+    public var links = Links()
     public var advertising: [Advertising] = []
     public var measured: [Measured] = []
     public var monitored: [Monitored] = []
@@ -165,10 +165,16 @@ public struct EnergyReport: Sendable {
             advertising.append(Advertising(session: a, start: a.start.timestamp, end: end,
                                            phone: energy.advertisingCost(a, seconds: Self.seconds(a.start.timestamp, end))))
         }
+        if let rows { links.judged = rows.table }
+        links.order.reserveCapacity(model.connections.count)
         for c in model.connections {
-            var link = (c.isJudged ? rows?.rows[c.id] : nil) ?? Self.link(c, captureEnd: captureEnd, energy: energy)
-            link.qualityReports = QualityReport.about(c, in: model.qualityReports)
-            links.append(link)
+            if c.isJudged, let row = rows?.rowOf[c.id] {
+                links.order.append(-1 - row)
+            } else {
+                links.order.append(Int32(links.others.append(c, captureEnd: captureEnd, energy: energy)))
+            }
+            let about = QualityReport.about(c, in: model.qualityReports)
+            if !about.isEmpty { links.qualityReports[links.order.count - 1] = about }
         }
         let paging = model.failedConnections.filter { $0.transport == .brEdr }.map { f in
             (start: f.requested?.timestamp ?? f.at.timestamp, end: f.at.timestamp)
@@ -233,33 +239,9 @@ public struct EnergyReport: Sendable {
     /// One link priced phase by phase (`captureEnd` ends a link still open); the Perfetto export prices a link
     /// this way when it draws it before the capture has ended.
     public static func link(_ c: Connection, captureEnd: Timestamp, energy: EnergyModel) -> Link {
-        let end = c.end?.timestamp ?? captureEnd
-        let modelled = c.transport == .le || c.transport == .unknown
-        var phases: [Phase] = []
-        var source = c.closedPhases
-        source.append(c.currentPhase ?? LinkPhase.whole(c))
-        phases.reserveCapacity(source.count)
-        for (i, p) in source.enumerated() {
-            let from = i == 0 ? c.start.timestamp : p.start.timestamp
-            let to = i + 1 < source.count ? source[i + 1].start.timestamp : end
-            let seconds = Self.seconds(from, to)
-            guard modelled else {
-                phases.append(Phase(parameters: p.parameters, start: from, end: to, radio: RadioTime(), phone: .zero, peripheral: nil))
-                continue
-            }
-            let central = c.role != .peripheral
-            let t = energy.linkTime(seconds: seconds, parameters: p.parameters, txPHY: p.txPHY, rxPHY: p.rxPHY,
-                                    sent: p.sent, received: p.received, encrypted: c.encrypted, phoneIsCentral: central,
-                                    channelSoundingSeconds: Double(p.channelSoundingMicroseconds) / 1e6)
-            let peripheral = central
-                ? energy.peripheralCost(t, seconds: seconds, peripheralSent: t.dataAirReceived, peripheralReceived: t.dataAirSent)
-                : nil
-            phases.append(Phase(parameters: p.parameters, start: from, end: to, radio: t.phoneLow, phone: energy.phoneCost(t),
-                                peripheral: peripheral))
-        }
-        var link = Link(connection: c, start: c.start.timestamp, end: end, phases: phases, modelled: modelled)
-        link.heard = Self.heard(c)
-        return link
+        var table = LinkTable()
+        table.append(c, captureEnd: captureEnd, energy: energy)
+        return table.link(0)
     }
 
     /// The model's running tx and rx time (seconds) at each of `times` (ns): every scan and link phase spreads its

@@ -21,7 +21,22 @@ public enum EnergyJSON {
     static func time(_ t: Timestamp) -> JSONValue { .number(t.decimalString()) }
 
     public static func object(file: String, report r: EnergyReport) -> JSONValue {
-        .object([
+        .object(head(file: file, report: r) + [("connections", .array(r.links.map(connection)))] + tail(report: r))
+    }
+
+    /// The same object written piece by piece at nesting `level`, a connection at a time (`btlens energy --json`):
+    /// a report of many links is never held whole.
+    public static func write(file: String, report r: EnergyReport, to writer: JSONStreamWriter, level: Int = 0) {
+        writer.object(level: level) { members in
+            for (key, value) in head(file: file, report: r) { members.member(key, value) }
+            members.array("connections", r.links, connection)
+            for (key, value) in tail(report: r) { members.member(key, value) }
+        }
+    }
+
+    /// The members before "connections".
+    static func head(file: String, report r: EnergyReport) -> [(String, JSONValue)] {
+        [
             ("file", .string(file)),
             ("profile", .object([("phone", .string(r.profile.phone.name)), ("peripheral", .string(r.profile.peripheral.name))])),
             ("total", .object([("phone", cost(r.phoneTotal)), ("peripheral", cost(r.peripheralTotal))])),
@@ -31,20 +46,27 @@ public enum EnergyJSON {
                          ("duty_cycle", s.session.parametersShown ? round(s.session.dutyCycle, 4) : .null),
                          ("tx_s", round(s.radio.txSeconds)), ("rx_s", round(s.radio.rxSeconds)), ("phone", cost(s.phone))])
             })),
-            ("connections", .array(r.links.map { l in
-                .object([
-                    ("id", .int(l.connection.id)), ("handle", .string(Hex.u16(l.connection.handle))),
-                    ("peer_address", l.connection.peerAddress.map { .string($0.description) } ?? .null),
-                    ("start", time(l.start)), ("end", time(l.end)), ("modelled", .bool(l.modelled)),
-                    ("phone", cost(l.phone)), ("peripheral", cost(l.peripheral)),
-                    ("heard", l.heard.map { .object([("tx_s", round($0.txSeconds)), ("rx_s", round($0.rxSeconds))]) } ?? .null),
-                    ("heavy_retransmissions", heavyRetransmissions(l)),
-                    ("phases", .array(l.phases.map { p in
-                        .object([("name", .string(p.name)), ("start", time(p.start)), ("end", time(p.end)),
-                                 ("phone", cost(p.phone)), ("peripheral", cost(p.peripheral))])
-                    })),
-                ])
+        ]
+    }
+
+    static func connection(_ l: EnergyReport.Link) -> JSONValue {
+        .object([
+            ("id", .int(l.connection.id)), ("handle", .string(Hex.u16(l.connection.handle))),
+            ("peer_address", l.connection.peerAddress.map { .string($0.description) } ?? .null),
+            ("start", time(l.start)), ("end", time(l.end)), ("modelled", .bool(l.modelled)),
+            ("phone", cost(l.phone)), ("peripheral", cost(l.peripheral)),
+            ("heard", l.heard.map { .object([("tx_s", round($0.txSeconds)), ("rx_s", round($0.rxSeconds))]) } ?? .null),
+            ("heavy_retransmissions", heavyRetransmissions(l)),
+            ("phases", .array(l.phases.map { p in
+                .object([("name", .string(p.name)), ("start", time(p.start)), ("end", time(p.end)),
+                         ("phone", cost(p.phone)), ("peripheral", cost(p.peripheral))])
             })),
+        ])
+    }
+
+    /// The members after "connections".
+    static func tail(report r: EnergyReport) -> [(String, JSONValue)] {
+        [
             ("advertising", .array(r.advertising.map { a in
                 .object([("set", .int(Int(a.session.setHandle))), ("start", time(a.start)), ("end", time(a.end)),
                          ("phone", cost(a.phone))])
@@ -59,7 +81,7 @@ public enum EnergyJSON {
                          ("scan_parameters_unknown", .bool(m.scanParametersUnknown))])
             })),
             ("energy_monitor", .array(r.monitored.map(monitored))),
-        ])
+        ]
     }
 
     static func heavyRetransmissions(_ l: EnergyReport.Link) -> JSONValue {

@@ -33,10 +33,19 @@ public enum EnergyText {
 
     /// - Parameter full: every scan and advertising session on its own (otherwise repeats fold into one entry).
     public static func render(file: String, report r: EnergyReport, side: Side = .phone, full: Bool = false) -> String {
-        var out = [file]
-        out.append("  profile: phone \(r.profile.phone.name); peripheral \(r.profile.peripheral.name)")
+        var lines: [String] = []
+        write(file: file, report: r, side: side, full: full) { lines.append($0) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The report line by line (each without its newline) as it is made: `btlens energy` prints each at once, so
+    /// a report of many links is never held whole (on 31,000 links it is 12 MB of text).
+    public static func write(file: String, report r: EnergyReport, side: Side = .phone, full: Bool = false,
+                             line out: (String) -> Void) {
+        out(file)
+        out("  profile: phone \(r.profile.phone.name); peripheral \(r.profile.peripheral.name)")
         if let platform = r.platformNotProfiled {
-            out.append("  note: the capture comes from \(platform), priced with the default Android phone profile: give --profile with its radio currents for its own figures")
+            out("  note: the capture comes from \(platform), priced with the default Android phone profile: give --profile with its radio currents for its own figures")
         }
         let phone = side != .peripheral, peripheral = side != .phone
         let total = r.phoneTotal
@@ -51,8 +60,8 @@ public enum EnergyText {
                 let cost = scans.reduce(RadioCost.zero) { $0 + $1.phone }
                 let what = group.count > 1 ? " ×\(group.count) short scans" + RepeatedEpisodes.rhythm(starts: scans.map(\.start.nanoseconds), ends: scans.map(\.end.nanoseconds))
                     : ", \(TimeFormat.human(.nanoseconds(ns)))"
-                out.append("  Scan hci\(s.session.controller) \(s.session.isActive ? "active" : "passive") \(duty)\(what)")
-                out.append("    phone: " + line(cost, duration: Double(ns) / 1e9, total: total))
+                out("  Scan hci\(s.session.controller) \(s.session.isActive ? "active" : "passive") \(duty)\(what)")
+                out("    phone: " + line(cost, duration: Double(ns) / 1e9, total: total))
             }
             for group in full ? r.advertising.indices.map { [$0] } : RepeatedEpisodes.advertising(r.advertising.map(\.session)) {
                 let a = r.advertising[group[0]]
@@ -61,22 +70,23 @@ public enum EnergyText {
                 let cost = sessions.reduce(RadioCost.zero) { $0 + $1.phone }
                 let what = group.count > 1 ? " ×\(group.count) sessions" + RepeatedEpisodes.rhythm(starts: sessions.map(\.start.nanoseconds), ends: sessions.map(\.end.nanoseconds))
                     : ", \(TimeFormat.human(.nanoseconds(ns)))"
-                out.append("  Advertising hci\(a.session.controller) set \(a.session.setHandle)\(what)")
-                out.append("    phone: " + line(cost, duration: Double(ns) / 1e9, total: total))
+                out("  Advertising hci\(a.session.controller) set \(a.session.setHandle)\(what)")
+                out("    phone: " + line(cost, duration: Double(ns) / 1e9, total: total))
             }
         }
+        let peripheralTotal = peripheral ? r.peripheralTotal : nil
         for l in r.links {
             let d = Double(l.end.nanoseconds - l.start.nanoseconds) / 1e9
             let c = l.connection
-            out.append("  Connection #\(c.id) \(c.linkName)\(c.peerAddress.map { " to \($0)" } ?? "") \(c.transport.rawValue), \(TimeFormat.human(.nanoseconds(l.end.nanoseconds - l.start.nanoseconds)))\(l.modelled ? "" : " (not modelled: only LE links are priced)")")
+            out("  Connection #\(c.id) \(c.linkName)\(c.peerAddress.map { " to \($0)" } ?? "") \(c.transport.rawValue), \(TimeFormat.human(.nanoseconds(l.end.nanoseconds - l.start.nanoseconds)))\(l.modelled ? "" : " (not modelled: only LE links are priced)")")
             guard l.modelled else { continue }
-            if phone { out.append("    phone: " + line(l.phone, duration: d, total: total)) }
+            if phone { out("    phone: " + line(l.phone, duration: d, total: total)) }
             if let heard = l.heard {
-                out.append("    heard on the air: packets \(seconds(heard.total)) (central \(seconds(heard.txSeconds)), peripheral "
-                           + "\(seconds(heard.rxSeconds))); the model's radio time, listening between packets included: \(seconds(l.radio.total))")
+                out("    heard on the air: packets \(seconds(heard.total)) (central \(seconds(heard.txSeconds)), peripheral "
+                    + "\(seconds(heard.rxSeconds))); the model's radio time, listening between packets included: \(seconds(l.radio.total))")
             }
             if peripheral, let p = l.peripheral {
-                out.append("    peripheral: " + line(p, duration: d, total: r.peripheralTotal ?? p))
+                out("    peripheral: " + line(p, duration: d, total: peripheralTotal ?? p))
             }
             if l.phases.count > 1 {
                 for p in l.phases {
@@ -85,37 +95,36 @@ public enum EnergyText {
                     if peripheral, let q = p.peripheral { sides.append("peripheral " + mc(q)) }
                     // The phase a heavy-retransmission report falls in: the cost the model misses is there.
                     let heavy = l.qualityReports.contains { $0.showsHeavyRetransmissions && $0.at.timestamp >= p.start && $0.at.timestamp <= p.end }
-                    out.append("      \(p.name), \(TimeFormat.human(.nanoseconds(p.end.nanoseconds - p.start.nanoseconds))): "
-                               + sides.joined(separator: "; ") + (heavy ? " (heavy retransmissions reported)" : ""))
+                    out("      \(p.name), \(TimeFormat.human(.nanoseconds(p.end.nanoseconds - p.start.nanoseconds))): "
+                        + sides.joined(separator: "; ") + (heavy ? " (heavy retransmissions reported)" : ""))
                 }
             }
-            if let heavy = l.heavyRetransmissions { out.append("    " + heavyRetransmissions(heavy)) }
+            if let heavy = l.heavyRetransmissions { out("    " + heavyRetransmissions(heavy)) }
         }
-        out.append("  Total over \(TimeFormat.human(.nanoseconds(Int64(saturating: capture * 1e9)))):")
+        out("  Total over \(TimeFormat.human(.nanoseconds(Int64(saturating: capture * 1e9)))):")
         if phone {
-            out.append("    phone: \(mc(total)) = \(mAh(total)), radio \(seconds(total.radioSeconds))"
-                       + (capture > 0 ? ", \(DecimalText.fixed(total.chargeMAh / capture * 3600, fractionDigits: 3)) mAh per hour of capture" : ""))
+            out("    phone: \(mc(total)) = \(mAh(total)), radio \(seconds(total.radioSeconds))"
+                + (capture > 0 ? ", \(DecimalText.fixed(total.chargeMAh / capture * 3600, fractionDigits: 3)) mAh per hour of capture" : ""))
         }
-        if peripheral, let p = r.peripheralTotal { out.append("    peripherals: \(mc(p)) = \(mAh(p)), radio \(seconds(p.radioSeconds))") }
-        out.append("    host wake-ups: \(r.hostWakeups) HCI events and ACL packets delivered to the host, keeping it awake about \(mc(r.host)) = \(mAh(r.host)) at \(DecimalText.fixed(r.profile.phone.awakeMilliamps, fractionDigits: 0)) mA (each holding it 1 s; the range bounds holds of 0.1–3 s; not in the radio totals)")
+        if peripheral, let p = r.peripheralTotal { out("    peripherals: \(mc(p)) = \(mAh(p)), radio \(seconds(p.radioSeconds))") }
+        out("    host wake-ups: \(r.hostWakeups) HCI events and ACL packets delivered to the host, keeping it awake about \(mc(r.host)) = \(mAh(r.host)) at \(DecimalText.fixed(r.profile.phone.awakeMilliamps, fractionDigits: 0)) mA (each holding it 1 s; the range bounds holds of 0.1–3 s; not in the radio totals)")
         if !r.measured.isEmpty {
-            out.append("  Controller activity counters (Android 0xFD59) against the model:")
+            out("  Controller activity counters (Android 0xFD59) against the model:")
             for m in r.measured {
                 let error = m.error.map { " (model \($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %)" } ?? ""
-                out.append("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured tx \(seconds(m.txSeconds)) rx \(seconds(m.rxSeconds)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(m.brEdrActive ? ", BR/EDR link up (not modelled)" : "")\(m.scanParametersUnknown ? ", scan parameters unknown (set before the capture: the model guessed the duty cycle)" : "")")
+                out("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured tx \(seconds(m.txSeconds)) rx \(seconds(m.rxSeconds)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(m.brEdrActive ? ", BR/EDR link up (not modelled)" : "")\(m.scanParametersUnknown ? ", scan parameters unknown (set before the capture: the model guessed the duty cycle)" : "")")
             }
         }
         if !r.monitored.isEmpty {
-            out.append("  Bluetooth Quality Report energy monitor (BQR v6) against the model:")
+            out("  Bluetooth Quality Report energy monitor (BQR v6) against the model:")
             for m in r.monitored {
                 let error = m.error.map { " (model \($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %)" } ?? ""
                 let e = m.monitor
                 let brEdr = m.brEdrActive
                     ? ", BR/EDR tx \(seconds(Double(e.brEdrTxMilliseconds) / 1000)) rx \(seconds(Double(e.brEdrRxMilliseconds) / 1000)) (not modelled)" : ""
-                out.append("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured LE tx \(seconds(m.leTxSeconds)) rx \(seconds(m.leRxSeconds)), average \(e.averageCurrentMilliamps) mA, active \(seconds(Double(e.activeMilliseconds) / 1000)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(brEdr)")
+                out("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured LE tx \(seconds(m.leTxSeconds)) rx \(seconds(m.leRxSeconds)), average \(e.averageCurrentMilliamps) mA, active \(seconds(Double(e.activeMilliseconds) / 1000)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(brEdr)")
             }
         }
-        return out.joined(separator: "\n")
     }
 
     /// "the controller reports heavy retransmissions (BQR …): 420 retransmissions of 1200 packets sent (35 %) …".

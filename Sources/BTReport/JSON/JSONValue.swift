@@ -44,27 +44,27 @@ public indirect enum JSONValue: Equatable, Sendable {
             out += "["
             for (i, item) in items.enumerated() {
                 if i > 0 { out += "," }
-                newline(&out, indent, level + 1)
+                Self.newline(&out, indent, level + 1)
                 item.write(to: &out, indent: indent, level: level + 1)
             }
-            newline(&out, indent, level)
+            Self.newline(&out, indent, level)
             out += "]"
         case .object(let members):
             if members.isEmpty { out += "{}"; return }
             out += "{"
             for (i, (key, value)) in members.enumerated() {
                 if i > 0 { out += "," }
-                newline(&out, indent, level + 1)
+                Self.newline(&out, indent, level + 1)
                 Self.writeString(key, to: &out)
                 out += indent == nil ? ":" : ": "
                 value.write(to: &out, indent: indent, level: level + 1)
             }
-            newline(&out, indent, level)
+            Self.newline(&out, indent, level)
             out += "}"
         }
     }
 
-    func newline(_ out: inout String, _ indent: Int?, _ level: Int) {
+    static func newline(_ out: inout String, _ indent: Int?, _ level: Int) {
         guard let indent else { return }
         out += "\n"
         out += String(repeating: " ", count: indent * level)

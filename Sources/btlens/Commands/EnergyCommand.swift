@@ -65,8 +65,9 @@ struct EnergyCommand: ParsableCommand {
             },
             render: { path, name, _, tracked in
                 let report = EnergyReport(model: tracked, energy: model, rows: rows)
-                return inputs.json ? .json(EnergyJSON.object(file: name, report: report))
-                    : .text(EnergyText.render(file: path, report: report, side: side, full: full))
+                // Printed as it is made, a connection at a time, not gathered into one string or JSON tree.
+                return inputs.json ? .jsonStream { EnergyJSON.write(file: name, report: report, to: $0, level: $1) }
+                    : .lines { EnergyText.write(file: path, report: report, side: side, full: full, line: $0) }
             })
     }
 }

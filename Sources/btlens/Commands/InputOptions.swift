@@ -67,7 +67,7 @@ enum InputFiles {
 }
 
 /// The per-file report loop shared by `stats` and `devices`: open each capture (reporting the unreadable ones),
-/// run a pipeline over it with progress, print text as it goes or JSON at the end (an array for several files),
+/// run a pipeline over it with progress, print its text or JSON as it goes (an array for several files),
 /// and exit 3 when an input could not be read.
 struct MultiFileReport {
     let files: [String]
@@ -77,7 +77,12 @@ struct MultiFileReport {
     /// One capture's report, in the form asked for.
     enum Rendered {
         case text(String)
+        /// Text given line by line (each without its newline) as it is made, printed at once: a large report is
+        /// never gathered into one string.
+        case lines((_ line: (String) -> Void) -> Void)
         case json(JSONValue)
+        /// JSON written piece by piece by the report at the nesting level given.
+        case jsonStream((_ writer: JSONStreamWriter, _ level: Int) -> Void)
     }
 
     /// `render` returns one capture's report: JSON when `json` is set, text otherwise.
@@ -85,9 +90,22 @@ struct MultiFileReport {
         makeVisitor: (_ progress: @escaping (Int64) -> Void) -> V,
         render: (_ path: String, _ name: String, _ capture: OpenedCapture, _ result: V.Result) -> Rendered
     ) throws {
-        var results: [JSONValue] = []
         var (inputs, failed) = InputFiles.resolve(files)
         var printed = 0
+        // JSON is printed as each capture is rendered: one object for one capture (a file, an archive holding one,
+        // rotated logs read as one), an array otherwise.
+        let writer = JSONStreamWriter { Output.write($0) }
+        var single = false
+        var array: JSONStreamWriter.Elements?
+        func jsonLevel() -> Int {
+            if inputs.count == 1 && !failed {
+                single = true
+                return 0
+            }
+            if array == nil { array = writer.elements() }
+            array?.next()
+            return 1
+        }
         for input in inputs {
             guard let capture = InputFiles.open(input) else {
                 failed = true
@@ -103,16 +121,22 @@ struct MultiFileReport {
             }
             switch render(input.path, input.displayName, capture, result) {
             case .json(let value):
-                results.append(value)
+                writer.value(value, level: jsonLevel())
+            case .jsonStream(let write):
+                write(writer, jsonLevel())
             case .text(let text):
                 if printed > 0 { Output.line("") }
                 Output.line(text)
                 printed += 1
+            case .lines(let write):
+                if printed > 0 { Output.line("") }
+                write { Output.line($0) }
+                printed += 1
             }
         }
         if json {
-            // One object for one capture (a file, an archive holding one, rotated logs read as one); an array otherwise.
-            Output.line(results.count == 1 && inputs.count == 1 && !failed ? results[0].serialized() : JSONValue.array(results).serialized())
+            if !single { (array ?? writer.elements()).close() }
+            Output.line("")
         }
         Output.flushStandardOutput()
         if failed { throw ExitStatus.inputUnreadable }

@@ -1,0 +1,108 @@
+import BTWire
+
+/// Writes JSON piece by piece, byte for byte as `JSONValue.serialized(indent:)` would write the whole value, so a
+/// report with one large array (`energy --json`'s connections: 72 MB on a 31,000-link capture) never holds its
+/// whole tree or text: each element is made, written to `write` and let go.
+public struct JSONStreamWriter {
+    let indent: Int?
+    let write: (String) -> Void
+
+    public init(indent: Int? = 2, write: @escaping (String) -> Void) {
+        self.indent = indent
+        self.write = write
+    }
+
+    /// A whole value at nesting `level` (0: the top).
+    public func value(_ v: JSONValue, level: Int = 0) {
+        var out = ""
+        v.write(to: &out, indent: indent, level: level)
+        write(out)
+    }
+
+    /// An object at nesting `level` whose members `body` gives in order.
+    public func object(level: Int = 0, _ body: (inout Members) -> Void) {
+        var members = Members(writer: self, level: level)
+        body(&members)
+        members.close()
+    }
+
+    /// An array at nesting `level` of `elements`, each made when it is written.
+    public func array<S: Sequence>(level: Int = 0, _ elements: S, _ element: (S.Element) -> JSONValue) {
+        var array = Elements(writer: self, level: level)
+        for e in elements {
+            array.next()
+            value(element(e), level: level + 1)
+        }
+        array.close()
+    }
+
+    /// An array at nesting `level` whose elements the caller writes: `next()` before each, then the element at
+    /// `level + 1`, and `close()` at the end.
+    public func elements(level: Int = 0) -> Elements { Elements(writer: self, level: level) }
+
+    /// The elements of an array being written.
+    public struct Elements {
+        let writer: JSONStreamWriter
+        public let level: Int
+        public private(set) var count = 0
+
+        /// "[" or ",", and the new line: what comes before an element.
+        public mutating func next() {
+            var out = count == 0 ? "[" : ","
+            count += 1
+            JSONValue.newline(&out, writer.indent, level + 1)
+            writer.write(out)
+        }
+
+        public func close() {
+            var out = ""
+            if count == 0 {
+                out = "[]"
+            } else {
+                JSONValue.newline(&out, writer.indent, level)
+                out += "]"
+            }
+            writer.write(out)
+        }
+    }
+
+    /// The members of an object being written.
+    public struct Members {
+        let writer: JSONStreamWriter
+        let level: Int
+        var count = 0
+
+        /// "{" or ",", the new line and the key: what comes before a member's value.
+        mutating func key(_ key: String) -> String {
+            var out = count == 0 ? "{" : ","
+            count += 1
+            JSONValue.newline(&out, writer.indent, level + 1)
+            JSONValue.writeString(key, to: &out)
+            out += writer.indent == nil ? ":" : ": "
+            return out
+        }
+
+        public mutating func member(_ key: String, _ value: JSONValue) {
+            var out = self.key(key)
+            value.write(to: &out, indent: writer.indent, level: level + 1)
+            writer.write(out)
+        }
+
+        /// A member whose value is an array of `elements`, each made when it is written.
+        public mutating func array<S: Sequence>(_ key: String, _ elements: S, _ element: (S.Element) -> JSONValue) {
+            writer.write(self.key(key))
+            writer.array(level: level + 1, elements, element)
+        }
+
+        func close() {
+            var out = ""
+            if count == 0 {
+                out = "{}"
+            } else {
+                JSONValue.newline(&out, writer.indent, level)
+                out += "}"
+            }
+            writer.write(out)
+        }
+    }
+}
