@@ -127,7 +127,19 @@ public enum TimelineReport {
     /// `judged` holds the lines of links judged and slimmed before the capture ended.
     public static func text(file: String, model: CaptureModel, connectionFilter: Int? = nil, colored: Bool = false,
                             full: Bool = false, findingsHeadline: String? = nil, judged: TimelineLinkLines? = nil) -> String {
-        var out: [String] = []
+        var lines: [String] = []
+        write(file: file, model: model, connectionFilter: connectionFilter, colored: colored, full: full,
+              findingsHeadline: findingsHeadline, judged: judged) { lines.append($0) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `text`, a line at a time as it is made (`btlens timeline` prints them so): a long capture's report is never
+    /// held whole.
+    public static func write(file: String, model: CaptureModel, connectionFilter: Int? = nil, colored: Bool = false,
+                             full: Bool = false, findingsHeadline: String? = nil, judged: TimelineLinkLines? = nil,
+                             line: @escaping (String) -> Void) {
+        let out = OpeningLines(opening: connectionFilter == nil ? { overview(model, findingsHeadline: findingsHeadline) } : nil,
+                               line: line)
         let origin = model.firstTimestamp
         /// `13:11:46.169 +26.461`, the relative part padded to a column when `aligned` (at the start of a line).
         func clock(_ t: Timestamp, aligned: Bool = true) -> String {
@@ -246,11 +258,39 @@ public enum TimelineReport {
             out.append("")
             out.append("no connections, scans or advertising in this capture")
         }
-        if connectionFilter == nil && out.count > screenLines {
-            // A long report opens with what matters: its connections, the scans and what the audit found.
-            out.insert(contentsOf: overview(model, findingsHeadline: findingsHeadline), at: min(headerLines, out.count))
+        out.finish()
+    }
+
+    /// Lines passed on as they come, but for a long report's opening: a report longer than `screenLines` opens,
+    /// after its `headerLines`, with what matters (`overview`: its connections, the scans and what the audit
+    /// found). Lines are held until the report is known to be long (or ends short), then flow straight through.
+    final class OpeningLines {
+        let opening: (() -> [String])?
+        let line: (String) -> Void
+        var held: [String] = []
+        var flowing = false
+
+        init(opening: (() -> [String])?, line: @escaping (String) -> Void) {
+            self.opening = opening
+            self.line = line
+            flowing = opening == nil  // nothing to open with: no line need wait
         }
-        return out.joined(separator: "\n")
+
+        func append(_ text: String) {
+            if flowing { return line(text) }
+            held.append(text)
+            guard let opening, held.count > TimelineReport.screenLines else { return }
+            held.insert(contentsOf: opening(), at: min(TimelineReport.headerLines, held.count))
+            release()
+        }
+
+        func finish() { release() }
+
+        private func release() {
+            held.forEach(line)
+            held = []
+            flowing = true
+        }
     }
 
     /// `lines` with a line per Bluetooth Quality Report about `c`, in record order.

@@ -142,8 +142,9 @@ struct TimelineCommand: ParsableCommand {
                 // The findings' headline opens a long report (`TimelineReport.overview`).
                 let headline = connection == nil
                     ? TimelineReport.findingsHeadline(Auditor().audit(model, file: input.path, judged: judgement)) : nil
-                Output.line(TimelineReport.text(file: input.path, model: model, connectionFilter: connection, colored: colored,
-                                                full: full, findingsHeadline: headline, judged: judgedLines))
+                // Printed a line at a time as it is made: the report is never held whole.
+                TimelineReport.write(file: input.path, model: model, connectionFilter: connection, colored: colored,
+                                     full: full, findingsHeadline: headline, judged: judgedLines) { Output.line($0) }
                 shown += 1
             }
         }
