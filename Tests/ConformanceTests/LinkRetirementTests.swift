@@ -124,11 +124,12 @@ struct LinkRetirementTests {
     }
 
     /// `btlens devices`' JSON as the command computes it: links slimmed past `window` (nothing to judge), or kept.
-    static func devices(_ path: String, window: Int?) throws -> (json: String, retirement: LinkRetirement?) {
+    static func devices(_ path: String, window: Int?, letGoBatch: Int = LinkRetirement.defaultLetGoBatch) throws
+        -> (json: String, retirement: LinkRetirement?) {
         let input = try #require(try CaptureInputs.resolve(path).first)
         let capture = try input.open()
         var options = TrackerOptions()
-        let retirement = window.map { LinkRetirement(window: $0) { _, _ in } }
+        let retirement = window.map { LinkRetirement(window: $0, keepsJudged: false, letGoBatch: letGoBatch) { _, _ in } }
         options.retirement = retirement
         var collector = TrackingCollector(options: options)
         let model = try capture.accept(&collector)
@@ -136,12 +137,13 @@ struct LinkRetirementTests {
         return (DevicesJSON.object(report).serialized(), retirement)
     }
 
-    @Test("devices: samples give the same report with every link slimmed as soon as the next finishes")
+    @Test("devices: samples give the same report with every link let go as soon as the next finishes")
     func devicesSamples() throws {
         var connectionsWhileScanning = 0
         for name in Self.samples {
             let whole = try Self.devices("samples/" + name, window: nil)
-            #expect(try Self.devices("samples/" + name, window: 1).json == whole.json, "\(name)")
+            // Every link judged as soon as the next finishes, and let go at once.
+            #expect(try Self.devices("samples/" + name, window: 1, letGoBatch: 1).json == whole.json, "\(name)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(whole.json.utf8)) as? [String: Any])
             for scan in object["scans"] as? [[String: Any]] ?? [] {
                 connectionsWhileScanning += (scan["connections_while_scanning"] as? [Any])?.count ?? 0
@@ -151,16 +153,18 @@ struct LinkRetirementTests {
         #expect(connectionsWhileScanning > 0)
     }
 
-    @Test("devices: thousands of short links slimmed as they finish, the same report")
+    @Test("devices: thousands of short links let go as they finish, the same report")
     func devicesBoundedByTheWindow() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("many-links.btsnoop")
         try Self.manyLinks.write(to: path)
         let whole = try Self.devices(path, window: nil)
-        let slimmed = try Self.devices(path, window: 16)
+        let slimmed = try Self.devices(path, window: 16, letGoBatch: 256)
         let retirement = try #require(slimmed.retirement)
         #expect(retirement.judged == Self.links - 16)
         #expect(retirement.mostWhole == 16)
+        // Judged links were let go in batches: no more than a batch and the window were ever kept at once.
+        #expect(retirement.letGo == (Self.links - 16) / 256 * 256)
         #expect(slimmed.json == whole.json)
         // The report is not an empty one: the links' peer advertised.
         #expect(whole.json.contains("\"advertisers\": ["))

@@ -30,8 +30,21 @@ public final class LinkRetirement: @unchecked Sendable {
     /// The most finished links held whole at once: at most `window` (what bounds memory).
     public internal(set) var mostWhole = 0
 
-    public init(window: Int = LinkRetirement.defaultWindow, judge: @escaping (Connection, _ kept: Bool) -> Void) {
+    /// Whether judged links stay in the model (slim). A report that reads no link once judged (`btlens devices`:
+    /// advertisers and scans only) lets them go, so memory does not grow with the number of finished links at all.
+    public let keepsJudged: Bool
+    /// Judged links let go (`keepsJudged` false): not in the model's connections.
+    public internal(set) var letGo = 0
+    /// Judged links are let go in batches of at least this many, so that dropping them from the front of the
+    /// finished links costs little per link.
+    public let letGoBatch: Int
+    public static let defaultLetGoBatch = 4096
+
+    public init(window: Int = LinkRetirement.defaultWindow, keepsJudged: Bool = true,
+                letGoBatch: Int = LinkRetirement.defaultLetGoBatch, judge: @escaping (Connection, _ kept: Bool) -> Void) {
         self.window = max(1, window)
+        self.keepsJudged = keepsJudged
+        self.letGoBatch = max(1, letGoBatch)
         self.judge = judge
     }
 }
@@ -68,6 +81,19 @@ extension ConnectionTracker {
             judgeEarly(c, retirement)
         }
         retirement.mostWhole = max(retirement.mostWhole, finished.count - retiring.next)
+        if !retirement.keepsJudged && retiring.next >= retirement.letGoBatch { letGoJudged(retirement) }
+    }
+
+    /// Drops the judged links from the finished ones (nothing will read them) and renumbers what points into them.
+    mutating func letGoJudged(_ retirement: LinkRetirement) {
+        let n = retiring.next
+        finished.removeFirst(n)
+        retiring.next = 0
+        retiring.discoverers = retiring.discoverers.compactMapValues { indices in
+            let kept = indices.compactMap { $0 >= n ? $0 - n : nil }
+            return kept.isEmpty ? nil : kept
+        }
+        retirement.letGo += n
     }
 
     mutating func judgeEarly(_ c: Connection, _ retirement: LinkRetirement, kept: Bool = true) {

@@ -36,10 +36,10 @@ struct DevicesCommand: ParsableCommand {
     func run() throws {
         try inputs.report.run(
             makeVisitor: { progress in
-                // The report lists no link: each finished link is slimmed once the window has passed it
-                // (`LinkRetirement`, nothing to judge), so memory holds advertisers and scans, not links' history.
+                // The report lists no link: each finished link is let go once the window has passed it
+                // (`LinkRetirement`, nothing to judge), so memory holds advertisers and scans, not links.
                 var options = TrackerOptions()
-                options.retirement = LinkRetirement(window: AuditCommand.retirementWindow) { _, _ in }
+                options.retirement = LinkRetirement(window: AuditCommand.retirementWindow, keepsJudged: false) { _, _ in }
                 return TrackingCollector(options: options, progress: progress)
             },
             render: { path, name, capture, model in
