@@ -120,6 +120,14 @@ public enum PipelineExercise {
         let energy = EnergyReport(model: model, energy: auditor.energy, rows: rows)
         _ = EnergyText.render(file: name, report: energy, side: .both) + EnergyJSON.object(file: name, report: energy).serialized()
         _ = TimelineReport.text(file: name, model: model, findingsHeadline: TimelineReport.findingsHeadline(findings), judged: lines)
+        // `btlens devices`: every finished link let go as soon as the next one finishes.
+        var devicesOptions = TrackerOptions()
+        devicesOptions.linkThread = linkThread
+        devicesOptions.retirement = LinkRetirement(window: 1, keepsJudged: false, letGoBatch: 1) { _, _ in }
+        var devicesCollector = TrackingCollector(options: devicesOptions)
+        let devicesModel = try input.open().accept(&devicesCollector)
+        _ = DevicesJSON.object(DevicesReport(file: name, info: capture.info, model: devicesModel,
+                                             advertiserOverflow: devicesModel.advertiserOverflow)).serialized()
     }
 
     /// Timeline JSON and text, GATT text, devices JSON and the issue log of `path` tracked with `linkThread`:
