@@ -31,20 +31,7 @@ public enum EnergyJSON {
                          ("duty_cycle", s.session.parametersShown ? round(s.session.dutyCycle, 4) : .null),
                          ("tx_s", round(s.radio.txSeconds)), ("rx_s", round(s.radio.rxSeconds)), ("phone", cost(s.phone))])
             })),
-            ("connections", .array(r.links.map { l in
-                .object([
-                    ("id", .int(l.connection.id)), ("handle", .string(Hex.u16(l.connection.handle))),
-                    ("peer_address", l.connection.peerAddress.map { .string($0.description) } ?? .null),
-                    ("start", time(l.start)), ("end", time(l.end)), ("modelled", .bool(l.modelled)),
-                    ("phone", cost(l.phone)), ("peripheral", cost(l.peripheral)),
-                    ("heard", l.heard.map { .object([("tx_s", round($0.txSeconds)), ("rx_s", round($0.rxSeconds))]) } ?? .null),
-                    ("heavy_retransmissions", heavyRetransmissions(l)),
-                    ("phases", .array(l.phases.map { p in
-                        .object([("name", .string(p.name)), ("start", time(p.start)), ("end", time(p.end)),
-                                 ("phone", cost(p.phone)), ("peripheral", cost(p.peripheral))])
-                    })),
-                ])
-            })),
+            ("connections", .array(r.links.map(link))),
             ("advertising", .array(r.advertising.map { a in
                 .object([("set", .int(Int(a.session.setHandle))), ("start", time(a.start)), ("end", time(a.end)),
                          ("phone", cost(a.phone))])
@@ -59,6 +46,22 @@ public enum EnergyJSON {
                          ("scan_parameters_unknown", .bool(m.scanParametersUnknown))])
             })),
             ("energy_monitor", .array(r.monitored.map(monitored))),
+        ])
+    }
+
+    /// A priced link, as in `connections`.
+    public static func link(_ l: EnergyReport.Link) -> JSONValue {
+        .object([
+            ("id", .int(l.connection.id)), ("handle", .string(Hex.u16(l.connection.handle))),
+            ("peer_address", l.connection.peerAddress.map { .string($0.description) } ?? .null),
+            ("start", time(l.start)), ("end", time(l.end)), ("modelled", .bool(l.modelled)),
+            ("phone", cost(l.phone)), ("peripheral", cost(l.peripheral)),
+            ("heard", l.heard.map { .object([("tx_s", round($0.txSeconds)), ("rx_s", round($0.rxSeconds))]) } ?? .null),
+            ("heavy_retransmissions", heavyRetransmissions(l)),
+            ("phases", .array(l.phases.map { p in
+                .object([("name", .string(p.name)), ("start", time(p.start)), ("end", time(p.end)),
+                         ("phone", cost(p.phone)), ("peripheral", cost(p.peripheral))])
+            })),
         ])
     }
 

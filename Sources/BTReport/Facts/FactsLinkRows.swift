@@ -4,11 +4,13 @@ import BTEnergy
 import BTRules
 
 /// `btlens export --format jsonl`'s rows of the links judged before the capture ended (`LinkRetirement`): a
-/// link's `connections` and `att_series` rows, its findings (`LinkJudgement`) and its energy (`EnergyLinkRows`)
-/// are made when it is judged, before it is slimmed, so memory holds what will be written instead of the
-/// links' histories. What a row needs from the rest of the capture is added at its end: the quality reports
-/// about the link, and the peer's Device Information values over all its links (`FactsPeerInformation`), for
-/// which a judged link that lets go of its use of attributes leaves its last values with its peer.
+/// link's `connections`, `att_series`, `phases` and `energy` rows and its findings (`LinkJudgement`) are made when
+/// it is judged, before it is slimmed, and its rows are set aside in a spill (`FactsSpill`, a temporary file in
+/// the output directory) with only their place and the link's costs kept, so memory holds neither the finished
+/// links' histories nor their rows. What a row needs from the rest of the capture is added at its end: the
+/// quality reports about the link, and the peer's Device Information values over all its links
+/// (`FactsPeerInformation`), for which a judged link that lets go of its use of attributes leaves its last values
+/// with its peer.
 public final class FactsLinkRows: @unchecked Sendable {
     /// A link's rows as far as the link alone tells them.
     struct Link {
@@ -19,8 +21,12 @@ public final class FactsLinkRows: @unchecked Sendable {
         /// Its `att_series` rows.
         var series: [String]
 
-        /// The whole `connections` row: as one serialisation of the flattened object would write it.
         func row(qualityReports: Int, peer: FactsPeerInformation) -> String {
+            Self.row(head: head, tail: tail, qualityReports: qualityReports, peer: peer)
+        }
+
+        /// The whole `connections` row: as one serialisation of the flattened object would write it.
+        static func row(head: String, tail: String, qualityReports: Int, peer: FactsPeerInformation) -> String {
             var out = "{" + head
             if qualityReports > 0 { out += "," + FactsRows.members(.object([("quality_reports_count", .int(qualityReports))])) }
             out += "," + tail + "," + FactsRows.members(.object(peer.columns)) + "}"
@@ -28,29 +34,72 @@ public final class FactsLinkRows: @unchecked Sendable {
         }
     }
 
+    /// Where a judged link's rows are in the spill, one after the other (a part of several rows joins them with
+    /// newlines), and its costs for the capture's energy totals.
+    struct Parts {
+        var offset: Int64
+        var head: Int32, tail: Int32, series: Int32, phases: Int32, energy: Int32
+        var seriesRows: Int32, phaseRows: Int32
+        var phone: RadioCost
+        var peripheral: RadioCost?
+    }
+
+    /// A judged link's rows read back from the spill.
+    struct Rows {
+        var head: String, tail: String
+        var series: String, phases: String, energy: String
+        var seriesRows: Int, phaseRows: Int
+    }
+
     let facts: FactsCapture
+    let energyModel: EnergyModel
     /// The per-link rules' findings on judged links, for `Auditor.audit(_:file:judged:)`.
     public let judgement: LinkJudgement
-    /// Their energy, for `EnergyReport(model:energy:rows:)`.
-    public let energy: EnergyLinkRows
+    /// The judged links' rows.
+    let spill: FactsSpill
+    /// Why the spill could not be a file (it is then memory), or why it failed.
+    var spillFailure: String?
     /// By link id; written on the link thread while the capture is read, read once it is finished.
-    var links: [Int: Link] = [:]
+    var parts: [Int: Parts] = [:]
     /// Per peer address, the last values of judged links that the capture's end no longer sees.
     var peerValues: [BDAddr: FactsPeerInformation.JudgedValues] = [:]
 
+    /// Bytes of judged links' rows held in memory: none when they are set aside in a file.
+    public var heldBytes: Int64 { spill.isFile ? 0 : spill.size }
+    /// Bytes of judged links' rows set aside.
+    public var spilledBytes: Int64 { spill.size }
+
+    /// `facts.spillDirectory`: where the judged links' rows are set aside (nil: memory).
     public init(_ facts: FactsCapture, auditor: Auditor) {
         self.facts = facts
+        energyModel = auditor.energy
         judgement = auditor.linkJudgement()
-        energy = EnergyLinkRows(energy: auditor.energy)
+        do {
+            spill = try FactsSpill(directory: facts.spillDirectory)
+        } catch {
+            spillFailure = "\(error)"
+            spill = (try? FactsSpill(directory: nil))!
+        }
     }
 
     /// Judges one link (rules, energy, rows) before it is slimmed; `kept`: it stays in the model.
     public func judge(_ c: Connection, kept: Bool) {
         judgement.judge(c, kept: kept)
-        energy.price(c, kept: kept)
-        guard kept else { return }
         // A link judged early has ended (`LinkRetirement`): its duration is its own.
-        links[c.id] = facts.link(c, captureEnd: c.end?.timestamp)
+        guard kept, let end = c.end?.timestamp else { return }
+        let link = facts.link(c, captureEnd: end)
+        let priced = EnergyReport.link(c, captureEnd: end, energy: energyModel)
+        let energy = facts.linkEnergy(EnergyJSON.link(priced))
+        let series = link.series.joined(separator: "\n"), phases = energy.phases.joined(separator: "\n")
+        var blob = link.head
+        blob += link.tail
+        blob += series
+        blob += phases
+        blob += energy.activity
+        parts[c.id] = Parts(offset: spill.append(blob), head: Self.length(link.head), tail: Self.length(link.tail),
+                            series: Self.length(series), phases: Self.length(phases), energy: Self.length(energy.activity),
+                            seriesRows: Int32(link.series.count), phaseRows: Int32(energy.phases.count),
+                            phone: priced.phone, peripheral: priced.peripheral)
         // A slimmed link without a database keeps neither its use of attributes nor what made it one of its
         // peer's GATT links (`GATTReport.peers`): its last values stay with the peer.
         if c.gatt.isEmpty, GATTReport.showsGATT(c), let address = c.peerAddress,
@@ -58,6 +107,24 @@ public final class FactsLinkRows: @unchecked Sendable {
             peerValues[address, default: FactsPeerInformation.JudgedValues()].add(c)
         }
     }
+
+    static func length(_ s: String) -> Int32 { Int32(s.utf8.count) }
+
+    /// The rows of a judged link, read back.
+    func rows(_ p: Parts) -> Rows {
+        let lengths = [p.head, p.tail, p.series, p.phases, p.energy].map(Int.init)
+        let blob = Array(spill.read(at: p.offset, count: lengths.reduce(0, +)).utf8)
+        var at = 0
+        func next(_ n: Int) -> String {
+            defer { at += n }
+            return String(decoding: blob[min(at, blob.count)..<min(at + n, blob.count)], as: UTF8.self)
+        }
+        return Rows(head: next(lengths[0]), tail: next(lengths[1]), series: next(lengths[2]), phases: next(lengths[3]),
+                    energy: next(lengths[4]), seriesRows: Int(p.seriesRows), phaseRows: Int(p.phaseRows))
+    }
+
+    /// What went wrong setting rows aside, if anything (once the capture has been read).
+    var failure: String? { spillFailure ?? spill.failure }
 
     /// The tracker's side.
     public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {
