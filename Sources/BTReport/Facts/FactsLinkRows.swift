@@ -77,7 +77,7 @@ public final class FactsLinkRows: @unchecked Sendable {
         do {
             spill = try FactsSpill(directory: facts.spillDirectory)
         } catch {
-            spillFailure = "\(error)"
+            spillFailure = (error as? FactsSpillError)?.cause ?? "\(error)"
             spill = (try? FactsSpill(directory: nil))!
         }
     }

@@ -40,7 +40,8 @@ public struct FactsRows: Sendable {
     public let memoryLimit: Int
     /// The most bytes of rows held at once: at most `memoryLimit` and one row's worth when spilling.
     public private(set) var mostHeldBytes = 0
-    /// Why rows could not be set aside (they are then held); a spill's own failure is its `failure`.
+    /// Why rows could not be set aside (they are then held; a spill's own failure is its `failure`): `write`
+    /// throws it, naming the directory.
     public private(set) var failure: String?
 
     /// Rows held in memory, or set aside in `directory` past `memoryLimit` bytes.
@@ -65,12 +66,13 @@ public struct FactsRows: Sendable {
         counts[table, default: 0] += count
         heldBytes += lines.utf8.count + 1
         mostHeldBytes = max(mostHeldBytes, heldBytes)
-        if heldBytes > memoryLimit, spillDirectory != nil { spill() }
+        if heldBytes > memoryLimit, spillDirectory != nil, failure == nil { spill() }
     }
 
-    /// Sets every held row aside.
+    /// Sets every held row aside; rows that cannot be stay held (`failure`).
     private mutating func spill() {
-        for (table, items) in held where !items.isEmpty {
+        for table in FactsTable.allCases {
+            guard let items = held[table], !items.isEmpty else { continue }
             let target: FactsSpill
             if let s = spilled[table] {
                 target = s
@@ -78,15 +80,17 @@ public struct FactsRows: Sendable {
                 do {
                     target = try FactsSpill(directory: spillDirectory)
                 } catch {
-                    failure = "\(error)"
+                    fail((error as? FactsSpillError)?.cause ?? "\(error)")
                     return
                 }
                 spilled[table] = target
             }
-            for item in items { target.append(item + "\n") }
+            for item in items {
+                target.append(item + "\n")
+                heldBytes -= item.utf8.count + 1
+            }
+            held[table] = nil
         }
-        held = [:]
-        heldBytes = 0
     }
 
     /// Rows could not be set aside, or were lost: the capture's tables cannot be written.
@@ -105,17 +109,19 @@ public struct FactsRows: Sendable {
     /// Every row of a table, in order, read back from where it was set aside.
     public func lines(_ table: FactsTable) -> [String] {
         var bytes: [UInt8] = []
-        try? write(table) { bytes.append(contentsOf: $0) }
+        try? copy(table) { bytes.append(contentsOf: $0) }
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 
     /// A table's rows as the bytes of its file (each row and its newline), in chunks, in order.
     public func write(_ table: FactsTable, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         if let failure { throw FactsSpillError(path: spillDirectory ?? "", cause: failure) }
-        if let spill = spilled[table] {
-            if let failure = spill.failure { throw FactsSpillError(path: spillDirectory ?? "", cause: failure) }
-            try spill.copy(body)
-        }
+        if let failure = spilled[table]?.failure { throw FactsSpillError(path: spillDirectory ?? "", cause: failure) }
+        try copy(table, body)
+    }
+
+    private func copy(_ table: FactsTable, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try spilled[table]?.copy(body)
         guard let items = held[table], !items.isEmpty else { return }
         var chunk = items.joined(separator: "\n")
         chunk += "\n"
