@@ -92,7 +92,7 @@ public struct FactsCapture: Sendable {
         }
         let peers = FactsPeerInformation.byPeer(model, judged: judged?.peerValues ?? [:])
         for c in model.connections {
-            let peer = c.peerAddress.flatMap { peers[$0.description] } ?? FactsPeerInformation.of([c])
+            let peer = c.peerAddress.flatMap { peers[$0] } ?? FactsPeerInformation.of([c])
             let qualityReports = QualityReport.about(c, in: model.qualityReports).count
             if let judged, let p = early(c) {
                 let link = judged.rows(p)
