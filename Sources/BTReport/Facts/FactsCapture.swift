@@ -117,9 +117,7 @@ public struct FactsCapture: Sendable {
             ("start", .null), ("end", .null), ("phone", FactsFlattening.member(energyJSON, "host")), ("peripheral", .null),
         ]), keep: span))
 
-        for (index, scan) in model.scans.enumerated() {
-            rows.append(.scans, FactsFlattening.row(key + [("scan", .int(index + 1))], ScanSessionJSON.object(scan)))
-        }
+        for (index, scan) in model.scans.enumerated() { rows.append(.scans, scanRow(scan, number: index + 1)) }
         for advertiser in model.advertisers {
             rows.append(.advertisers, FactsFlattening.row(key, DevicesJSON.advertiser(advertiser, digits: 6),
                                                           nullObjects: ["rssi": ["min", "median", "max", "samples"],
@@ -128,6 +126,19 @@ public struct FactsCapture: Sendable {
         for finding in findings { rows.append(.findings, Self.finding(key, finding)) }
         if let failure = judged?.failure { rows.fail(failure) }
         return rows
+    }
+
+    /// A scan's row: its object in `btlens timeline --json` flattened, whose list of the links that came up
+    /// during the scan is only counted (`connections_while_scanning_count`): the list is left out of the object
+    /// and its count put in its place, as a scan left on through a 10 GB capture lists 300,000 links.
+    func scanRow(_ scan: ScanSession, number: Int) -> JSONValue {
+        var unlisted = scan
+        unlisted.connectionsWhileScanning = []
+        let row = FactsFlattening.row(key + [("scan", .int(number))], ScanSessionJSON.object(unlisted))
+        guard case .object(var members) = row,
+              let i = members.firstIndex(where: { $0.0 == "connections_while_scanning_count" }) else { return row }
+        members[i].1 = .int(scan.connectionsWhileScanning.count)
+        return .object(members)
     }
 
     /// A link's rows as far as the link alone tells them: what a judged link's rows are made of before it is
