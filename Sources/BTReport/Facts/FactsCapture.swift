@@ -90,7 +90,7 @@ public struct FactsCapture: Sendable {
         for (index, scan) in FactsFlattening.items(FactsFlattening.member(energyJSON, "scans")).enumerated() {
             rows.append(.energy, serialized: energyRow("scan", .int(index + 1), scan, keep: span))
         }
-        let peers = FactsPeerInformation.byPeer(model, judged: judged?.peerValues ?? [:])
+        let peers = FactsPeerInformation.byPeer(model, judged: judged)
         for c in model.connections {
             let peer = c.peerAddress.flatMap { peers[$0] } ?? FactsPeerInformation.of([c])
             let qualityReports = QualityReport.about(c, in: model.qualityReports).count

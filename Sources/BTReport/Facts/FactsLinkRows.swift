@@ -61,8 +61,9 @@ public final class FactsLinkRows: @unchecked Sendable {
     var spillFailure: String?
     /// By link id; written on the link thread while the capture is read, read once it is finished.
     var parts: [Int: Parts] = [:]
-    /// Per peer address, the last values of judged links that the capture's end no longer sees.
-    var peerValues: [BDAddr: FactsPeerInformation.JudgedValues] = [:]
+    /// The values of judged links that the capture's end no longer sees, a line per value (peer address, link,
+    /// handle, value in hex): read back at the end for the peers that then have a database, as most never do.
+    let peerValues: FactsSpill
 
     /// Bytes of judged links' rows held in memory: none when they are set aside in a file.
     public var heldBytes: Int64 { spill.isFile ? 0 : spill.size }
@@ -74,12 +75,18 @@ public final class FactsLinkRows: @unchecked Sendable {
         self.facts = facts
         energyModel = auditor.energy
         judgement = auditor.linkJudgement()
-        do {
-            spill = try FactsSpill(directory: facts.spillDirectory)
-        } catch {
-            spillFailure = (error as? FactsSpillError)?.cause ?? "\(error)"
-            spill = (try? FactsSpill(directory: nil))!
+        var failure: String?
+        func made() -> FactsSpill {
+            do {
+                return try FactsSpill(directory: facts.spillDirectory)
+            } catch {
+                failure = (error as? FactsSpillError)?.cause ?? "\(error)"
+                return (try? FactsSpill(directory: nil))!
+            }
         }
+        spill = made()
+        peerValues = made()
+        spillFailure = failure
     }
 
     /// Judges one link (rules, energy, rows) before it is slimmed; `kept`: it stays in the model.
@@ -102,13 +109,55 @@ public final class FactsLinkRows: @unchecked Sendable {
                             phone: priced.phone, peripheral: priced.peripheral)
         // A slimmed link without a database keeps neither its use of attributes nor what made it one of its
         // peer's GATT links (`GATTReport.peers`): its last values stay with the peer.
-        if c.gatt.isEmpty, GATTReport.showsGATT(c), let address = c.peerAddress,
-           c.usage.contains(where: { $0.value.lastValue != nil }) {
-            peerValues[address, default: FactsPeerInformation.JudgedValues()].add(c)
+        if c.gatt.isEmpty, GATTReport.showsGATT(c), let address = c.peerAddress {
+            for (handle, u) in c.usage {
+                guard let value = u.lastValue else { continue }
+                peerValues.append("\(address.rawValue) \(c.id) \(handle) " + Hex.string(value) + "\n")
+            }
         }
     }
 
+    /// The judged links' values of `wanted` peers' attributes (by handle), the latest link's of each.
+    func peerValues(_ wanted: [BDAddr: [UInt16]]) -> [BDAddr: FactsPeerInformation.JudgedValues] {
+        guard !wanted.isEmpty, peerValues.size > 0 else { return [:] }
+        var out: [BDAddr: FactsPeerInformation.JudgedValues] = [:]
+        var bytes: [UInt8] = []
+        try? peerValues.copy { bytes.append(contentsOf: $0) }
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+            guard fields.count == 4, let raw = UInt64(String(decoding: fields[0], as: UTF8.self)),
+                  let handles = wanted[BDAddr(rawValue: raw)],
+                  let link = Int(String(decoding: fields[1], as: UTF8.self)),
+                  let handle = UInt16(String(decoding: fields[2], as: UTF8.self)), handles.contains(handle),
+                  let value = Self.bytes(hex: fields[3]) else { continue }
+            out[BDAddr(rawValue: raw), default: FactsPeerInformation.JudgedValues()].add(link: link, handle: handle, value: value)
+        }
+        return out
+    }
+
     static func length(_ s: String) -> Int32 { Int32(s.utf8.count) }
+
+    /// The bytes `Hex.string` wrote.
+    static func bytes(hex: ArraySlice<UInt8>) -> [UInt8]? {
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        guard hex.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(hex.count / 2)
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            guard let high = nibble(hex[i]), let low = nibble(hex[i + 1]) else { return nil }
+            out.append(high << 4 | low)
+            i += 2
+        }
+        return out
+    }
 
     /// The rows of a judged link, read back.
     func rows(_ p: Parts) -> Rows {
@@ -124,7 +173,7 @@ public final class FactsLinkRows: @unchecked Sendable {
     }
 
     /// What went wrong setting rows aside, if anything (once the capture has been read).
-    var failure: String? { spillFailure ?? spill.failure }
+    var failure: String? { spillFailure ?? spill.failure ?? peerValues.failure }
 
     /// The tracker's side.
     public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {

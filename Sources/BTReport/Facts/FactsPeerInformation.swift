@@ -27,7 +27,7 @@ struct FactsPeerInformation {
     /// The same as reading `GATTReport.peers` (its choice of database, its merged use of attributes), without
     /// making a peer of every address: a capture of 100,000 links to as many addresses keeps here only each
     /// peer's chosen link and the Device Information values read.
-    static func byPeer(_ model: CaptureModel, judged: [BDAddr: JudgedValues] = [:]) -> [BDAddr: FactsPeerInformation] {
+    static func byPeer(_ model: CaptureModel, judged: FactsLinkRows? = nil) -> [BDAddr: FactsPeerInformation] {
         let links = model.connections
         // Each peer's database, as `GATTReport.peers` chooses it: the link that gave it (nil: none yet).
         var chosen: [BDAddr: Int?] = [:]
@@ -56,13 +56,14 @@ struct FactsPeerInformation {
                 last[address, default: [:]][handle] = (c.id, value)
             }
         }
+        let judgedValues = judged?.peerValues(wanted.filter { !$0.value.isEmpty }) ?? [:]
         var out: [BDAddr: FactsPeerInformation] = [:]
         for (address, index) in chosen {
             guard let index else {
                 out[address] = FactsPeerInformation()
                 continue
             }
-            let values = last[address] ?? [:], earlier = judged[address]
+            let values = last[address] ?? [:], earlier = judgedValues[address]
             out[address] = of(database: links[index].gatt) { handle in
                 if let e = earlier?.values[handle], e.link > values[handle]?.link ?? 0 { return e.value }
                 return values[handle]?.value
@@ -84,12 +85,9 @@ struct FactsPeerInformation {
     struct JudgedValues {
         var values: [UInt16: (link: Int, value: [UInt8])] = [:]
 
-        mutating func add(_ c: Connection) {
-            for (handle, u) in c.usage {
-                guard let value = u.lastValue else { continue }
-                if let e = values[handle], e.link > c.id { continue }
-                values[handle] = (c.id, value)
-            }
+        mutating func add(link: Int, handle: UInt16, value: [UInt8]) {
+            if let e = values[handle], e.link > link { return }
+            values[handle] = (link, value)
         }
     }
 
