@@ -123,13 +123,20 @@ public struct EnergyReport: Sendable {
     /// the profile is the default: the report says it prices another system's radio with an Android profile.
     public var platformNotProfiled: String?
 
-    public var phoneTotal: RadioCost {
-        scans.reduce(.zero) { $0 + $1.phone } + links.reduce(.zero) { $0 + $1.phone } + advertising.reduce(.zero) { $0 + $1.phone }
+    public var phoneTotal: RadioCost { phoneTotal(links: links.lazy.map(\.phone)) }
+
+    /// The phone's total with `links` as every link's cost, in the model's order: the export's links priced when
+    /// they were judged are not in the report (`FactsLinkRows`), only their costs are kept.
+    public func phoneTotal(links: some Sequence<RadioCost>) -> RadioCost {
+        scans.reduce(.zero) { $0 + $1.phone } + links.reduce(.zero, +) + advertising.reduce(.zero) { $0 + $1.phone }
     }
 
     /// The peripherals' total, over the links whose peripheral side is priced; nil when there is none.
-    public var peripheralTotal: RadioCost? {
-        let priced = links.compactMap(\.peripheral)
+    public var peripheralTotal: RadioCost? { Self.peripheralTotal(links.lazy.map(\.peripheral)) }
+
+    /// The peripherals' total of links' peripheral costs (nil: not priced), in the model's order.
+    public static func peripheralTotal(_ links: some Sequence<RadioCost?>) -> RadioCost? {
+        let priced = links.compactMap { $0 }
         return priced.isEmpty ? nil : priced.reduce(.zero, +)
     }
 

@@ -13,30 +13,51 @@ import TestSupport
 /// every table must be what the export of the whole capture at its end writes.
 @Suite("Facts rows of links judged as they close")
 struct FactsLinkRowsTests {
-    /// Every table's rows as `export --format jsonl` makes them: at the end (`window` nil), or with every link
-    /// past `window` judged as it closes.
-    static func rows(_ path: String, window: Int?, linkThread: LinkThreadPolicy = .whenTwoProcessors) throws
-        -> (tables: [FactsTable: [String]], retirement: LinkRetirement?) {
-        let auditor = Auditor()
+    /// What a run held: its rows and how much of them memory held at once.
+    struct Run {
         var tables: [FactsTable: [String]] = [:]
         var retirement: LinkRetirement?
+        /// The most bytes of finished rows a capture held (`FactsRows.mostHeldBytes`).
+        var mostHeldBytes = 0
+        /// Bytes of judged links' rows held in memory, and set aside.
+        var judgedHeldBytes: Int64 = 0
+        var judgedSpilledBytes: Int64 = 0
+        /// Why rows could not be set aside (`FactsRows.failure`).
+        var failures: [String] = []
+    }
+
+    /// Every table's rows as `export --format jsonl` makes them: at the end (`window` nil), or with every link
+    /// past `window` judged as it closes; set aside in `spillDirectory` past `memoryLimit` bytes.
+    static func rows(_ path: String, window: Int?, linkThread: LinkThreadPolicy = .whenTwoProcessors,
+                     spillDirectory: String? = nil, memoryLimit: Int = FactsRows.defaultMemoryLimit) throws -> Run {
+        let auditor = Auditor()
+        var run = Run()
         for input in try CaptureInputs.resolve(path) {
-            let facts = FactsCapture(file: input.path, sha256: "0", size: 0)
+            var facts = FactsCapture(file: input.path, sha256: "0", size: 0, spillDirectory: spillDirectory)
+            facts.memoryLimit = memoryLimit
             let capture = try input.open()
             var options = TrackerOptions()
             options.linkThread = linkThread
             let judged = window.map { _ in FactsLinkRows(facts, auditor: auditor) }
-            retirement = judged?.retirement(window: window ?? 0)
-            options.retirement = retirement
+            run.retirement = judged?.retirement(window: window ?? 0)
+            options.retirement = run.retirement
             var collector = TrackingCollector(options: options)
             let model = try capture.accept(&collector)
             let findings = auditor.audit(model, file: input.path, judged: judged?.judgement)
             let rows = facts.rows(format: capture.info.format.name, model: model, problems: capture.issues.count,
-                                  findings: findings, energy: EnergyReport(model: model, energy: auditor.energy, rows: judged?.energy),
-                                  judged: judged)
-            for (table, lines) in rows.tables { tables[table, default: []] += lines }
+                                  findings: findings, energy: auditor.energy, judged: judged)
+            if let failure = rows.failure { run.failures.append(failure) }
+            for table in FactsTable.allCases {
+                let lines = rows.lines(table)
+                #expect(lines.count == rows.count(table), "\(table.rawValue): rows counted as written")
+                run.tables[table, default: []] += lines
+            }
+            run.mostHeldBytes = max(run.mostHeldBytes, rows.mostHeldBytes)
+            run.judgedHeldBytes += judged?.heldBytes ?? 0
+            run.judgedSpilledBytes += judged?.spilledBytes ?? 0
         }
-        return (tables, retirement)
+        if spillDirectory == nil || FileManager.default.fileExists(atPath: spillDirectory!) { #expect(run.failures.isEmpty) }
+        return run
     }
 
     static func expectSame(_ path: String, _ name: String) throws {
@@ -68,6 +89,59 @@ struct FactsLinkRowsTests {
         #expect(atEnd.tables[.connections]?.count == LinkRetirementTests.links)
         #expect((atEnd.tables[.attSeries]?.count ?? 0) > 0)
         #expect((atEnd.tables[.findings]?.count ?? 0) > 0)
+    }
+
+    @Test("rows set aside in the output directory are the same rows, and memory holds a bounded share of them")
+    func setAside() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("many-links.btsnoop")
+        try LinkRetirementTests.manyLinks.write(to: path)
+        let spill = directory.file("out")
+        try FileManager.default.createDirectory(atPath: spill, withIntermediateDirectories: true)
+        let atEnd = try Self.rows(path, window: nil)
+        let limit = 16 << 10
+        let early = try Self.rows(path, window: 16, spillDirectory: spill, memoryLimit: limit)
+        #expect(early.retirement?.judged == LinkRetirementTests.links - 16)
+        for table in FactsTable.allCases {
+            #expect(early.tables[table] ?? [] == atEnd.tables[table] ?? [], "\(table.rawValue) rows differ when set aside")
+        }
+        // Memory does not grow with finished links: the judged links' rows are all in the spill, and the
+        // capture's finished rows held at once stay under the limit (and one row), a small share of them all.
+        let written = FactsTable.allCases.reduce(0) { total, table in
+            total + (early.tables[table] ?? []).reduce(0) { $0 + $1.utf8.count + 1 }
+        }
+        let longest = FactsTable.allCases.flatMap { early.tables[$0] ?? [] }.map { $0.utf8.count + 1 }.max() ?? 0
+        #expect(early.judgedHeldBytes == 0)
+        #expect(early.judgedSpilledBytes > Int64(written / 2))
+        #expect(early.mostHeldBytes <= limit + longest)
+        #expect(written > 20 * limit)
+        #expect(early.retirement.map { $0.mostWhole <= 16 } == true)
+        // Held in memory, the same run holds them all.
+        let held = try Self.rows(path, window: 16)
+        #expect(held.mostHeldBytes == written)
+        #expect(held.judgedHeldBytes == early.judgedSpilledBytes)
+        // The spills' names were gone as soon as they were made: nothing is left in the directory.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spill).isEmpty)
+    }
+
+    @Test("samples: the same rows when every row is set aside as it is made", arguments: LinkRetirementTests.samples)
+    func sampleSetAside(name: String) throws {
+        let directory = try TemporaryDirectory()
+        let atEnd = try Self.rows("samples/" + name, window: nil)
+        let early = try Self.rows("samples/" + name, window: 1, spillDirectory: directory.path, memoryLimit: 1)
+        for table in FactsTable.allCases {
+            #expect(early.tables[table] ?? [] == atEnd.tables[table] ?? [], "\(name): \(table.rawValue) rows differ when set aside")
+        }
+        #expect(early.judgedHeldBytes == 0)
+    }
+
+    @Test("a spill that cannot be made is the capture's failure to be written, with every row still held")
+    func spillFailure() throws {
+        let atEnd = try Self.rows("samples/connection-churn.btsnoop", window: nil)
+        let early = try Self.rows("samples/connection-churn.btsnoop", window: 1, spillDirectory: "/nonexistent/btlens", memoryLimit: 1)
+        #expect(early.failures.count == 1)
+        #expect(early.failures.first?.contains("No such file") == true)
+        for table in FactsTable.allCases { #expect(early.tables[table] ?? [] == atEnd.tables[table] ?? []) }
     }
 
     /// A layout shared by two versions of one peripheral: GAP 0x0001–0x0007, GATT 0x0008–0x000B, Device

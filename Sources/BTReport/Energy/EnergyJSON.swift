@@ -84,6 +84,9 @@ public enum EnergyJSON {
         ]
     }
 
+    /// A priced link, as in `connections`.
+    public static func link(_ l: EnergyReport.Link) -> JSONValue { connection(l) }
+
     static func heavyRetransmissions(_ l: EnergyReport.Link) -> JSONValue {
         guard let q = l.heavyRetransmissions?.linkQuality else { return .null }
         let packets: JSONValue = q.txPackets.map { .int(Int($0)) } ?? .null

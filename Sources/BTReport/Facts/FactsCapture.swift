@@ -15,10 +15,17 @@ public struct FactsCapture: Sendable {
     public var sha256: String?
     public var size: Int64
 
-    public init(file: String, sha256: String?, size: Int64) {
+    /// Where rows are set aside while the capture is read and until they are written (`FactsSpill`): the export's
+    /// output directory; nil holds them in memory.
+    public var spillDirectory: String?
+    /// Bytes of a capture's finished rows held in memory before they are set aside (`FactsRows`).
+    public var memoryLimit = FactsRows.defaultMemoryLimit
+
+    public init(file: String, sha256: String?, size: Int64, spillDirectory: String? = nil) {
         self.file = file
         self.sha256 = sha256
         self.size = size
+        self.spillDirectory = spillDirectory
     }
 
     var key: [(String, JSONValue)] {
@@ -39,12 +46,26 @@ public struct FactsCapture: Sendable {
     }
 
     /// Every table's rows for a capture that was read. `problems`: its malformed records. `judged`: the rows of
-    /// the links judged (and slimmed) before the capture ended, made then.
-    public func rows(format: String, model: CaptureModel, problems: Int, findings: [Finding], energy: EnergyReport,
+    /// the links judged (and slimmed) before the capture ended, made then; the other links are priced here.
+    public func rows(format: String, model: CaptureModel, problems: Int, findings: [Finding], energy: EnergyModel,
                      judged: FactsLinkRows? = nil) -> FactsRows {
-        var rows = FactsRows()
-        let energyJSON = EnergyJSON.object(file: file, report: energy)
-        let total = FactsFlattening.member(energyJSON, "total")
+        var rows = FactsRows(spillingTo: spillDirectory, memoryLimit: memoryLimit)
+        let parts = judged?.parts ?? [:]
+        func early(_ c: Connection) -> FactsLinkRows.Parts? { c.isJudged ? parts[c.id] : nil }
+        // The links not priced when judged; the others' costs were kept.
+        var rest = model
+        rest.connections = model.connections.filter { early($0) == nil }
+        let report = EnergyReport(model: rest, energy: energy)
+        let energyJSON = EnergyJSON.object(file: file, report: report)
+        let linkJSON = FactsFlattening.items(FactsFlattening.member(energyJSON, "connections"))
+        var position: [ObjectIdentifier: Int] = [:]
+        for (i, l) in report.links.enumerated() { position[ObjectIdentifier(l.connection)] = i }
+        let phone = report.phoneTotal(links: model.connections.lazy.map { c in
+            early(c)?.phone ?? report.links[position[ObjectIdentifier(c)]!].phone
+        })
+        let peripheral = EnergyReport.peripheralTotal(model.connections.lazy.map { c in
+            early(c).map(\.peripheral) ?? report.links[position[ObjectIdentifier(c)]!].peripheral
+        })
         let capture: [(String, JSONValue)] = [
             ("size", .int(Int(size))), ("format", .string(format)),
             ("platform", model.platform.platform.map { .string($0.rawValue) } ?? .null),
@@ -55,34 +76,69 @@ public struct FactsCapture: Sendable {
             ("connections", .int(model.connections.count)), ("failed_connections", .int(model.failedConnections.count)),
             ("scans", .int(model.scans.count)), ("advertisers", .int(model.advertisers.count)),
             ("findings", .int(findings.count)),
-            ("radio_charge_mc", FactsFlattening.member(FactsFlattening.member(total, "phone"), "charge_mc")),
-            ("peripheral_charge_mc", FactsFlattening.member(FactsFlattening.member(total, "peripheral"), "charge_mc")),
+            ("radio_charge_mc", FactsFlattening.member(EnergyJSON.cost(phone), "charge_mc")),
+            ("peripheral_charge_mc", FactsFlattening.member(EnergyJSON.cost(peripheral), "charge_mc")),
             ("error", .null),
         ]
         rows.append(.captures, .object(key + capture))
-        connections(model, judged: judged, into: &rows)
-        phasesAndEnergy(energyJSON, into: &rows)
-        for (index, scan) in model.scans.enumerated() {
-            rows.append(.scans, FactsFlattening.row(key + [("scan", .int(index + 1))], ScanSessionJSON.object(scan)))
+
+        // `energy`: the totals and scans, each link, then advertising and the host; `phases`: each link's.
+        let span = ["start", "end", "phone", "peripheral"]
+        rows.append(.energy, serialized: energyRow("total", .null, .object([
+            ("start", .null), ("end", .null), ("phone", EnergyJSON.cost(phone)), ("peripheral", EnergyJSON.cost(peripheral)),
+        ]), keep: span))
+        for (index, scan) in FactsFlattening.items(FactsFlattening.member(energyJSON, "scans")).enumerated() {
+            rows.append(.energy, serialized: energyRow("scan", .int(index + 1), scan, keep: span))
         }
+        let peers = FactsPeerInformation.byPeer(model, judged: judged)
+        for c in model.connections {
+            let peer = c.peerAddress.flatMap { peers[$0] } ?? FactsPeerInformation.of([c])
+            let qualityReports = QualityReport.about(c, in: model.qualityReports).count
+            if let judged, let p = early(c) {
+                let link = judged.rows(p)
+                rows.append(.connections, serialized: FactsLinkRows.Link.row(head: link.head, tail: link.tail,
+                                                                             qualityReports: qualityReports, peer: peer))
+                rows.append(.attSeries, lines: link.series, count: link.seriesRows)
+                rows.append(.phases, lines: link.phases, count: link.phaseRows)
+                rows.append(.energy, serialized: link.energy)
+            } else {
+                let link = self.link(c, captureEnd: model.lastTimestamp)
+                rows.append(.connections, serialized: link.row(qualityReports: qualityReports, peer: peer))
+                for series in link.series { rows.append(.attSeries, serialized: series) }
+                let energy = linkEnergy(linkJSON[position[ObjectIdentifier(c)]!])
+                for phase in energy.phases { rows.append(.phases, serialized: phase) }
+                rows.append(.energy, serialized: energy.activity)
+            }
+        }
+        for advertising in FactsFlattening.items(FactsFlattening.member(energyJSON, "advertising")) {
+            rows.append(.energy, serialized: energyRow("advertising", FactsFlattening.member(advertising, "set"), advertising, keep: span))
+        }
+        rows.append(.energy, serialized: energyRow("host", .null, .object([
+            ("start", .null), ("end", .null), ("phone", FactsFlattening.member(energyJSON, "host")), ("peripheral", .null),
+        ]), keep: span))
+
+        for (index, scan) in model.scans.enumerated() { rows.append(.scans, scanRow(scan, number: index + 1)) }
         for advertiser in model.advertisers {
             rows.append(.advertisers, FactsFlattening.row(key, DevicesJSON.advertiser(advertiser, digits: 6),
                                                           nullObjects: ["rssi": ["min", "median", "max", "samples"],
                                                                         "ibeacon": ["uuid", "major", "minor", "measured_power"]]))
         }
         for finding in findings { rows.append(.findings, Self.finding(key, finding)) }
+        if let failure = judged?.failure { rows.fail(failure) }
         return rows
     }
 
-    func connections(_ model: CaptureModel, judged: FactsLinkRows?, into rows: inout FactsRows) {
-        let peers = FactsPeerInformation.byPeer(model, judged: judged?.peerValues ?? [:])
-        for c in model.connections {
-            let link = (c.isJudged ? judged?.links[c.id] : nil) ?? self.link(c, captureEnd: model.lastTimestamp)
-            let peer = c.peerAddress.flatMap { peers[$0.description] } ?? FactsPeerInformation.of([c])
-            rows.append(.connections, serialized: link.row(qualityReports: QualityReport.about(c, in: model.qualityReports).count,
-                                                           peer: peer))
-            for series in link.series { rows.append(.attSeries, serialized: series) }
-        }
+    /// A scan's row: its object in `btlens timeline --json` flattened, whose list of the links that came up
+    /// during the scan is only counted (`connections_while_scanning_count`): the list is left out of the object
+    /// and its count put in its place, as a scan left on through a 10 GB capture lists 300,000 links.
+    func scanRow(_ scan: ScanSession, number: Int) -> JSONValue {
+        var unlisted = scan
+        unlisted.connectionsWhileScanning = []
+        let row = FactsFlattening.row(key + [("scan", .int(number))], ScanSessionJSON.object(unlisted))
+        guard case .object(var members) = row,
+              let i = members.firstIndex(where: { $0.0 == "connections_while_scanning_count" }) else { return row }
+        members[i].1 = .int(scan.connectionsWhileScanning.count)
+        return .object(members)
     }
 
     /// A link's rows as far as the link alone tells them: what a judged link's rows are made of before it is
@@ -118,36 +174,25 @@ public struct FactsCapture: Sendable {
         return FactsLinkRows.Link(head: FactsRows.members(row), tail: FactsRows.members(.object(after)), series: series)
     }
 
-    /// `phases` (each link's parameter periods, priced) and `energy` (one row per priced activity and the totals),
-    /// both from `btlens energy --json`.
-    func phasesAndEnergy(_ energy: JSONValue, into rows: inout FactsRows) {
-        let costs: [String: [String]] = ["phone": FactsFlattening.costColumns, "peripheral": FactsFlattening.costColumns]
-        func activity(_ kind: String, _ id: JSONValue, _ object: JSONValue, keep: [String]) {
-            var picked: [(String, JSONValue)] = []
-            for k in keep { picked.append((k, FactsFlattening.member(object, k))) }
-            rows.append(.energy, FactsFlattening.row(key + [("activity", .string(kind)), ("id", id)],
-                                                     .object(picked), nullObjects: costs))
+    /// The costs of an activity for the `energy` table (from `btlens energy --json`), its `keep` members.
+    func energyRow(_ kind: String, _ id: JSONValue, _ object: JSONValue, keep: [String]) -> String {
+        var picked: [(String, JSONValue)] = []
+        for k in keep { picked.append((k, FactsFlattening.member(object, k))) }
+        return FactsFlattening.row(key + [("activity", .string(kind)), ("id", id)], .object(picked),
+                                   nullObjects: Self.costs).serialized(indent: nil)
+    }
+
+    static let costs: [String: [String]] = ["phone": FactsFlattening.costColumns, "peripheral": FactsFlattening.costColumns]
+
+    /// A priced link's `energy` row and its `phases` rows (each parameter period, priced), from its object in
+    /// `btlens energy --json` (`EnergyJSON.link`).
+    func linkEnergy(_ link: JSONValue) -> (activity: String, phases: [String]) {
+        let id = FactsFlattening.member(link, "id")
+        let phases = FactsFlattening.items(FactsFlattening.member(link, "phases")).enumerated().map { index, phase in
+            FactsFlattening.row(key + [("connection_id", id), ("phase", .int(index + 1))], phase,
+                                nullObjects: Self.costs).serialized(indent: nil)
         }
-        let span = ["start", "end", "phone", "peripheral"]
-        let total = FactsFlattening.member(energy, "total")
-        activity("total", .null, .object([("start", .null), ("end", .null), ("phone", FactsFlattening.member(total, "phone")),
-                                          ("peripheral", FactsFlattening.member(total, "peripheral"))]), keep: span)
-        for (index, scan) in FactsFlattening.items(FactsFlattening.member(energy, "scans")).enumerated() {
-            activity("scan", .int(index + 1), scan, keep: span)
-        }
-        for link in FactsFlattening.items(FactsFlattening.member(energy, "connections")) {
-            let id = FactsFlattening.member(link, "id")
-            activity("connection", id, link, keep: span)
-            for (index, phase) in FactsFlattening.items(FactsFlattening.member(link, "phases")).enumerated() {
-                rows.append(.phases, FactsFlattening.row(key + [("connection_id", id), ("phase", .int(index + 1))],
-                                                         phase, nullObjects: costs))
-            }
-        }
-        for advertising in FactsFlattening.items(FactsFlattening.member(energy, "advertising")) {
-            activity("advertising", FactsFlattening.member(advertising, "set"), advertising, keep: span)
-        }
-        activity("host", .null, .object([("start", .null), ("end", .null), ("phone", FactsFlattening.member(energy, "host")),
-                                         ("peripheral", .null)]), keep: span)
+        return (energyRow("connection", id, link, keep: ["start", "end", "phone", "peripheral"]), phases)
     }
 
     /// A finding from `audit --format json`, with its first record's number and byte offset as columns and every

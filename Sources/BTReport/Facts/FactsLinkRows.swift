@@ -4,11 +4,13 @@ import BTEnergy
 import BTRules
 
 /// `btlens export --format jsonl`'s rows of the links judged before the capture ended (`LinkRetirement`): a
-/// link's `connections` and `att_series` rows, its findings (`LinkJudgement`) and its energy (`EnergyLinkRows`)
-/// are made when it is judged, before it is slimmed, so memory holds what will be written instead of the
-/// links' histories. What a row needs from the rest of the capture is added at its end: the quality reports
-/// about the link, and the peer's Device Information values over all its links (`FactsPeerInformation`), for
-/// which a judged link that lets go of its use of attributes leaves its last values with its peer.
+/// link's `connections`, `att_series`, `phases` and `energy` rows and its findings (`LinkJudgement`) are made when
+/// it is judged, before it is slimmed, and its rows are set aside in a spill (`FactsSpill`, a temporary file in
+/// the output directory) with only their place and the link's costs kept, so memory holds neither the finished
+/// links' histories nor their rows. What a row needs from the rest of the capture is added at its end: the
+/// quality reports about the link, and the peer's Device Information values over all its links
+/// (`FactsPeerInformation`), for which a judged link that lets go of its use of attributes leaves its last values
+/// with its peer.
 public final class FactsLinkRows: @unchecked Sendable {
     /// A link's rows as far as the link alone tells them.
     struct Link {
@@ -19,8 +21,12 @@ public final class FactsLinkRows: @unchecked Sendable {
         /// Its `att_series` rows.
         var series: [String]
 
-        /// The whole `connections` row: as one serialisation of the flattened object would write it.
         func row(qualityReports: Int, peer: FactsPeerInformation) -> String {
+            Self.row(head: head, tail: tail, qualityReports: qualityReports, peer: peer)
+        }
+
+        /// The whole `connections` row: as one serialisation of the flattened object would write it.
+        static func row(head: String, tail: String, qualityReports: Int, peer: FactsPeerInformation) -> String {
             var out = "{" + head
             if qualityReports > 0 { out += "," + FactsRows.members(.object([("quality_reports_count", .int(qualityReports))])) }
             out += "," + tail + "," + FactsRows.members(.object(peer.columns)) + "}"
@@ -28,36 +34,146 @@ public final class FactsLinkRows: @unchecked Sendable {
         }
     }
 
+    /// Where a judged link's rows are in the spill, one after the other (a part of several rows joins them with
+    /// newlines), and its costs for the capture's energy totals.
+    struct Parts {
+        var offset: Int64
+        var head: Int32, tail: Int32, series: Int32, phases: Int32, energy: Int32
+        var seriesRows: Int32, phaseRows: Int32
+        var phone: RadioCost
+        var peripheral: RadioCost?
+    }
+
+    /// A judged link's rows read back from the spill.
+    struct Rows {
+        var head: String, tail: String
+        var series: String, phases: String, energy: String
+        var seriesRows: Int, phaseRows: Int
+    }
+
     let facts: FactsCapture
+    let energyModel: EnergyModel
     /// The per-link rules' findings on judged links, for `Auditor.audit(_:file:judged:)`.
     public let judgement: LinkJudgement
-    /// Their energy, for `EnergyReport(model:energy:rows:)`.
-    public let energy: EnergyLinkRows
+    /// The judged links' rows.
+    let spill: FactsSpill
+    /// Why the spill could not be a file (it is then memory), or why it failed.
+    var spillFailure: String?
     /// By link id; written on the link thread while the capture is read, read once it is finished.
-    var links: [Int: Link] = [:]
-    /// Per peer address, the last values of judged links that the capture's end no longer sees.
-    var peerValues: [BDAddr: FactsPeerInformation.JudgedValues] = [:]
+    var parts: [Int: Parts] = [:]
+    /// The values of judged links that the capture's end no longer sees, a line per value (peer address, link,
+    /// handle, value in hex): read back at the end for the peers that then have a database, as most never do.
+    let peerValues: FactsSpill
 
+    /// Bytes of judged links' rows held in memory: none when they are set aside in a file.
+    public var heldBytes: Int64 { spill.isFile ? 0 : spill.size }
+    /// Bytes of judged links' rows set aside.
+    public var spilledBytes: Int64 { spill.size }
+
+    /// `facts.spillDirectory`: where the judged links' rows are set aside (nil: memory).
     public init(_ facts: FactsCapture, auditor: Auditor) {
         self.facts = facts
+        energyModel = auditor.energy
         judgement = auditor.linkJudgement()
-        energy = EnergyLinkRows(energy: auditor.energy)
+        var failure: String?
+        func made() -> FactsSpill {
+            do {
+                return try FactsSpill(directory: facts.spillDirectory)
+            } catch {
+                failure = (error as? FactsSpillError)?.cause ?? "\(error)"
+                return (try? FactsSpill(directory: nil))!
+            }
+        }
+        spill = made()
+        peerValues = made()
+        spillFailure = failure
     }
 
     /// Judges one link (rules, energy, rows) before it is slimmed; `kept`: it stays in the model.
     public func judge(_ c: Connection, kept: Bool) {
         judgement.judge(c, kept: kept)
-        energy.price(c, kept: kept)
-        guard kept else { return }
         // A link judged early has ended (`LinkRetirement`): its duration is its own.
-        links[c.id] = facts.link(c, captureEnd: c.end?.timestamp)
+        guard kept, let end = c.end?.timestamp else { return }
+        let link = facts.link(c, captureEnd: end)
+        let priced = EnergyReport.link(c, captureEnd: end, energy: energyModel)
+        let energy = facts.linkEnergy(EnergyJSON.link(priced))
+        let series = link.series.joined(separator: "\n"), phases = energy.phases.joined(separator: "\n")
+        var blob = link.head
+        blob += link.tail
+        blob += series
+        blob += phases
+        blob += energy.activity
+        parts[c.id] = Parts(offset: spill.append(blob), head: Self.length(link.head), tail: Self.length(link.tail),
+                            series: Self.length(series), phases: Self.length(phases), energy: Self.length(energy.activity),
+                            seriesRows: Int32(link.series.count), phaseRows: Int32(energy.phases.count),
+                            phone: priced.phone, peripheral: priced.peripheral)
         // A slimmed link without a database keeps neither its use of attributes nor what made it one of its
         // peer's GATT links (`GATTReport.peers`): its last values stay with the peer.
-        if c.gatt.isEmpty, GATTReport.showsGATT(c), let address = c.peerAddress,
-           c.usage.contains(where: { $0.value.lastValue != nil }) {
-            peerValues[address, default: FactsPeerInformation.JudgedValues()].add(c)
+        if c.gatt.isEmpty, GATTReport.showsGATT(c), let address = c.peerAddress {
+            for (handle, u) in c.usage {
+                guard let value = u.lastValue else { continue }
+                peerValues.append("\(address.rawValue) \(c.id) \(handle) " + Hex.string(value) + "\n")
+            }
         }
     }
+
+    /// The judged links' values of `wanted` peers' attributes (by handle), the latest link's of each.
+    func peerValues(_ wanted: [BDAddr: [UInt16]]) -> [BDAddr: FactsPeerInformation.JudgedValues] {
+        guard !wanted.isEmpty, peerValues.size > 0 else { return [:] }
+        var out: [BDAddr: FactsPeerInformation.JudgedValues] = [:]
+        var bytes: [UInt8] = []
+        try? peerValues.copy { bytes.append(contentsOf: $0) }
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+            guard fields.count == 4, let raw = UInt64(String(decoding: fields[0], as: UTF8.self)),
+                  let handles = wanted[BDAddr(rawValue: raw)],
+                  let link = Int(String(decoding: fields[1], as: UTF8.self)),
+                  let handle = UInt16(String(decoding: fields[2], as: UTF8.self)), handles.contains(handle),
+                  let value = Self.bytes(hex: fields[3]) else { continue }
+            out[BDAddr(rawValue: raw), default: FactsPeerInformation.JudgedValues()].add(link: link, handle: handle, value: value)
+        }
+        return out
+    }
+
+    static func length(_ s: String) -> Int32 { Int32(s.utf8.count) }
+
+    /// The bytes `Hex.string` wrote.
+    static func bytes(hex: ArraySlice<UInt8>) -> [UInt8]? {
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        guard hex.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(hex.count / 2)
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            guard let high = nibble(hex[i]), let low = nibble(hex[i + 1]) else { return nil }
+            out.append(high << 4 | low)
+            i += 2
+        }
+        return out
+    }
+
+    /// The rows of a judged link, read back.
+    func rows(_ p: Parts) -> Rows {
+        let lengths = [p.head, p.tail, p.series, p.phases, p.energy].map(Int.init)
+        let blob = Array(spill.read(at: p.offset, count: lengths.reduce(0, +)).utf8)
+        var at = 0
+        func next(_ n: Int) -> String {
+            defer { at += n }
+            return String(decoding: blob[min(at, blob.count)..<min(at + n, blob.count)], as: UTF8.self)
+        }
+        return Rows(head: next(lengths[0]), tail: next(lengths[1]), series: next(lengths[2]), phases: next(lengths[3]),
+                    energy: next(lengths[4]), seriesRows: Int(p.seriesRows), phaseRows: Int(p.phaseRows))
+    }
+
+    /// What went wrong setting rows aside, if anything (once the capture has been read).
+    var failure: String? { spillFailure ?? spill.failure ?? peerValues.failure }
 
     /// The tracker's side.
     public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {

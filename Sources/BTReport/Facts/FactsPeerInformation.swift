@@ -24,37 +24,70 @@ struct FactsPeerInformation {
 
     /// Per peer address. `judged`: the last values of links judged before the capture ended that let go of
     /// their use of attributes (`FactsLinkRows.peerValues`); a value is the latest link's, as over whole links.
-    static func byPeer(_ model: CaptureModel, judged: [BDAddr: JudgedValues] = [:]) -> [String: FactsPeerInformation] {
-        var out: [String: FactsPeerInformation] = [:]
-        for peer in GATTReport.peers(model) {
-            guard let address = peer.address else { continue }
-            guard let earlier = judged[address] else {
-                out[address.description] = of(database: peer.database) { peer.usage[$0]?.lastValue }
+    /// The same as reading `GATTReport.peers` (its choice of database, its merged use of attributes), without
+    /// making a peer of every address: a capture of 100,000 links to as many addresses keeps here only each
+    /// peer's chosen link and the Device Information values read.
+    static func byPeer(_ model: CaptureModel, judged: FactsLinkRows? = nil) -> [BDAddr: FactsPeerInformation] {
+        let links = model.connections
+        // Each peer's database, as `GATTReport.peers` chooses it: the link that gave it (nil: none yet).
+        var chosen: [BDAddr: Int?] = [:]
+        for (index, c) in links.enumerated() where GATTReport.showsGATT(c) {
+            guard let address = c.peerAddress else { continue }
+            let current = chosen[address] ?? nil
+            if !c.gatt.isEmpty && (current == nil || c.gatt.inheritedFrom == nil) {
+                chosen[address] = index
+            } else if current == nil {
+                chosen[address] = .some(nil)
+            }
+        }
+        // The Device Information values' handles in each peer's database, and the last value read at each (the
+        // latest link's, in link order, as `AttributeUsage.add` merges them).
+        var wanted: [BDAddr: [UInt16]] = [:]
+        var last: [BDAddr: [UInt16: (link: Int, value: [UInt8])]] = [:]
+        for c in links where GATTReport.showsGATT(c) {
+            guard let address = c.peerAddress, let index = chosen[address] ?? nil else { continue }
+            let handles = wanted[address] ?? {
+                let h = valueHandles(links[index].gatt)
+                wanted[address] = h
+                return h
+            }()
+            for handle in handles {
+                guard let value = c.usage[handle]?.lastValue else { continue }
+                last[address, default: [:]][handle] = (c.id, value)
+            }
+        }
+        let judgedValues = judged?.peerValues(wanted.filter { !$0.value.isEmpty }) ?? [:]
+        var out: [BDAddr: FactsPeerInformation] = [:]
+        for (address, index) in chosen {
+            guard let index else {
+                out[address] = FactsPeerInformation()
                 continue
             }
-            // Which link of those still holding their use gave each value (`peer.connections` are in link order).
-            var latest: [UInt16: Int] = [:]
-            for c in peer.connections {
-                for (handle, u) in c.usage where u.lastValue != nil { latest[handle] = c.id }
-            }
-            out[address.description] = of(database: peer.database) { handle in
-                if let e = earlier.values[handle], e.link > latest[handle] ?? 0 { return e.value }
-                return peer.usage[handle]?.lastValue
+            let values = last[address] ?? [:], earlier = judgedValues[address]
+            out[address] = of(database: links[index].gatt) { handle in
+                if let e = earlier?.values[handle], e.link > values[handle]?.link ?? 0 { return e.value }
+                return values[handle]?.value
             }
         }
         return out
+    }
+
+    /// The value handles of a database's Device Information characteristics (those `of(database:value:)` reads).
+    static func valueHandles(_ database: GATTDatabase) -> [UInt16] {
+        database.characteristics.compactMap { characteristic in
+            guard let short = characteristic.uuid.uuid16,
+                  short == pnpID || strings.contains(where: { $0.uuid == short }) else { return nil }
+            return characteristic.valueHandle
+        }
     }
 
     /// The last value of each attribute a peer's judged links used, and the link that gave it (the latest).
     struct JudgedValues {
         var values: [UInt16: (link: Int, value: [UInt8])] = [:]
 
-        mutating func add(_ c: Connection) {
-            for (handle, u) in c.usage {
-                guard let value = u.lastValue else { continue }
-                if let e = values[handle], e.link > c.id { continue }
-                values[handle] = (c.id, value)
-            }
+        mutating func add(link: Int, handle: UInt16, value: [UInt8]) {
+            if let e = values[handle], e.link > link { return }
+            values[handle] = (link, value)
         }
     }
 

@@ -30,17 +30,23 @@ final class FactsTableFiles: @unchecked Sendable {
         }
     }
 
+    /// A capture's rows, those set aside included (`FactsRows`), after the rows already written.
     func write(_ rows: FactsRows) throws {
         lock.lock()
         defer { lock.unlock() }
         for table in FactsTable.allCases {
-            guard let lines = rows.tables[table], !lines.isEmpty, let handle = handles[table] else { continue }
-            var chunk = lines.joined(separator: "\n")
-            chunk += "\n"
-            let written = chunk.utf8.withContiguousStorageIfAvailable { fwrite($0.baseAddress, 1, $0.count, handle) }
-                ?? Array(chunk.utf8).withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
-            if written != chunk.utf8.count {
-                throw WriteError(path: directory + "/" + table.fileName, cause: String(cString: strerror(errno)))
+            guard rows.count(table) > 0, let handle = handles[table] else { continue }
+            let path = directory + "/" + table.fileName
+            do {
+                try rows.write(table) { bytes in
+                    if fwrite(bytes.baseAddress, 1, bytes.count, handle) != bytes.count {
+                        throw WriteError(path: path, cause: String(cString: strerror(errno)))
+                    }
+                }
+            } catch let error as WriteError {
+                throw error
+            } catch {
+                throw WriteError(path: path, cause: "\(error)")
             }
         }
     }

@@ -26,6 +26,11 @@ enum JSONLExport {
         var rows: [FactsTable: Int] = [:]
     }
 
+    /// Bytes of a capture's rows held before they are set aside in the output directory (`FactsRows`);
+    /// `BTLENS_ROWS_MEMORY` changes it for tests that compare rows set aside with rows held.
+    static let rowsMemory = ProcessInfo.processInfo.environment["BTLENS_ROWS_MEMORY"].flatMap { Int($0) }
+        ?? FactsRows.defaultMemoryLimit
+
     static func run(_ command: ExportCommand) throws {
         if command.files.contains("-") {
             throw ValidationError("--format \(command.format.rawValue) reads files and directories, not standard input (its rows name the file and its sha256)")
@@ -77,20 +82,20 @@ enum JSONLExport {
             queue.async(group: group) {
                 defer { semaphore.signal() }
                 let size = sizes[index]
-                let result = exportFile(path, size: size, skip: exported, auditor: auditor, energy: energy,
-                                        anonymizer: anonymizing.makeAnonymizer())
                 var failure: String?
-                for rows in result.rows {
+                // Each capture's rows are written as soon as they are made (an archive holds several).
+                let result = exportFile(path, size: size, skip: exported, auditor: auditor, energy: energy,
+                                        anonymizer: anonymizing.makeAnonymizer(), spillDirectory: directory) { rows in
                     do { try tables.write(rows) } catch { failure = "\(error)" }
+                    tally.update { t in
+                        t.captures += 1
+                        for table in FactsTable.allCases { t.rows[table, default: 0] += rows.count(table) }
+                    }
                 }
                 tally.update { t in
                     t.files += 1
                     t.bytes += size
                     if result.skipped { t.skipped += 1 }
-                    for rows in result.rows {
-                        t.captures += 1
-                        for table in FactsTable.allCases { t.rows[table, default: 0] += rows.count(table) }
-                    }
                     t.unreadable += result.unreadable
                 }
                 progress.advance(bytes: size)
@@ -115,22 +120,23 @@ enum JSONLExport {
         if !missing.isEmpty { throw ExitStatus.inputUnreadable }
     }
 
-    /// What became of one file: the rows of each capture it held (an archive holds several), or nothing when
-    /// `--incremental` found its sha256 already exported.
+    /// What became of one file besides its captures' rows (`exportFile`'s `write`): how many of them could not
+    /// be read, or whether `--incremental` found its sha256 already exported.
     struct FileResult {
-        var rows: [FactsRows] = []
         var unreadable = 0
         var skipped = false
     }
 
+    /// Hands `write` the rows of each capture the file holds (an archive holds several), one capture at a time;
+    /// rows past a few megabytes are set aside in `spillDirectory` (`FactsRows`).
     static func exportFile(_ path: String, size: Int64, skip: Set<String>, auditor: Auditor, energy: EnergyModel,
-                           anonymizer: Anonymizer?) -> FileResult {
+                           anonymizer: Anonymizer?, spillDirectory: String?, write: (FactsRows) -> Void) -> FileResult {
         var result = FileResult()
         let sha256: String
         do {
             sha256 = try FileDigest.sha256(path)
         } catch {
-            result.rows.append(FactsCapture(file: path, sha256: nil, size: size).unreadable("\(error)"))
+            write(FactsCapture(file: path, sha256: nil, size: size).unreadable("\(error)"))
             result.unreadable = 1
             return result
         }
@@ -141,34 +147,34 @@ enum JSONLExport {
         for unit in CaptureInputs.resolve([path]) {
             switch unit {
             case .failure(let failure):
-                result.rows.append(FactsCapture(file: failure.path, sha256: sha256, size: size).unreadable(failure.error.message))
+                write(FactsCapture(file: failure.path, sha256: sha256, size: size).unreadable(failure.error.message))
                 result.unreadable += 1
             case .success(let input):
-                let facts = FactsCapture(file: input.path, sha256: sha256, size: size)
+                var facts = FactsCapture(file: input.path, sha256: sha256, size: size, spillDirectory: spillDirectory)
+                facts.memoryLimit = rowsMemory
                 do {
                     let capture = try input.open()
                     // Each link's rows, findings and energy are made when it is judged, as in `btlens audit`, and
-                    // the link is then slimmed: memory holds rows, not the finished links' histories.
+                    // the link is then slimmed; its rows are set aside in the output directory: memory holds
+                    // neither the finished links' histories nor their rows.
                     let judged = FactsLinkRows(facts, auditor: auditor)
                     var options = TrackerOptions()
                     options.retirement = judged.retirement(window: AuditCommand.retirementWindow)
                     var collector = TrackingCollector(options: options)
                     let model = try capture.accept(&collector, anonymizer: anonymizer)
                     if let refusal = capture.issues.refusal {
-                        result.rows.append(facts.unreadable(refusal, format: capture.info.format.name))
+                        write(facts.unreadable(refusal, format: capture.info.format.name))
                         result.unreadable += 1
                         continue
                     }
                     let findings = auditor.audit(model, file: input.path, judged: judged.judgement)
-                    result.rows.append(facts.rows(format: capture.info.format.name, model: model, problems: capture.issues.count,
-                                                  findings: findings,
-                                                  energy: EnergyReport(model: model, energy: energy, rows: judged.energy),
-                                                  judged: judged))
+                    write(facts.rows(format: capture.info.format.name, model: model, problems: capture.issues.count,
+                                                  findings: findings, energy: energy, judged: judged))
                 } catch let error as CaptureError {
-                    result.rows.append(facts.unreadable(error.message))
+                    write(facts.unreadable(error.message))
                     result.unreadable += 1
                 } catch {
-                    result.rows.append(facts.unreadable("\(error)"))
+                    write(facts.unreadable("\(error)"))
                     result.unreadable += 1
                 }
             }

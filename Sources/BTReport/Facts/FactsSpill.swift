@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes of an export's rows set aside until they are written (`FactsRows`, `FactsLinkRows`): appended in order,
+/// read back by position or copied out whole. In a directory, a temporary file whose name is removed as soon as it
+/// is made, so nothing is left behind even when the run is killed; without one, memory (tests, small uses).
+public final class FactsSpill: @unchecked Sendable {
+    /// Where a spill's bytes are.
+    enum Backing {
+        case file(UnsafeMutablePointer<FILE>)
+        case memory([UInt8])
+    }
+
+    private var backing: Backing
+    /// Bytes appended so far: the next append's position.
+    public private(set) var size: Int64 = 0
+    /// The first append or read that failed; nothing more is appended after it.
+    public private(set) var failure: String?
+
+    /// A spill in `directory` (the export's output directory: where the rows are going anyway), or in memory.
+    public init(directory: String?) throws {
+        guard let directory else {
+            backing = .memory([])
+            return
+        }
+        var template = Array((directory + "/.btlens-rows-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw FactsSpillError(path: directory, cause: String(cString: strerror(errno))) }
+        // The open descriptor keeps the bytes; the name is not needed once it is open.
+        unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        guard let handle = fdopen(fd, "w+") else {
+            close(fd)
+            throw FactsSpillError(path: directory, cause: String(cString: strerror(errno)))
+        }
+        backing = .file(handle)
+    }
+
+    /// Whether the bytes are in a file (not held in memory).
+    public var isFile: Bool {
+        if case .file = backing { return true }
+        return false
+    }
+
+    deinit {
+        if case .file(let handle) = backing { fclose(handle) }
+    }
+
+    /// Appends `text`; returns where it begins.
+    @discardableResult
+    public func append(_ text: String) -> Int64 {
+        let at = size
+        var text = text
+        let count = text.withUTF8 { bytes -> Int in
+            switch backing {
+            case .memory(var buffer):
+                backing = .memory([])
+                buffer.append(contentsOf: bytes)
+                backing = .memory(buffer)
+                return bytes.count
+            case .file(let handle):
+                guard failure == nil else { return 0 }
+                if fwrite(bytes.baseAddress, 1, bytes.count, handle) != bytes.count {
+                    failure = String(cString: strerror(errno))
+                }
+                return bytes.count
+            }
+        }
+        size += Int64(count)
+        return at
+    }
+
+    /// The `count` bytes at `offset` as text.
+    public func read(at offset: Int64, count: Int) -> String {
+        guard count > 0 else { return "" }
+        switch backing {
+        case .memory(let buffer):
+            return String(decoding: buffer[Int(offset)..<Int(offset) + count], as: UTF8.self)
+        case .file(let handle):
+            fflush(handle)
+            return String(unsafeUninitializedCapacity: count) { out in
+                var done = 0
+                while done < count {
+                    let n = pread(fileno(handle), out.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                    if n <= 0 {
+                        if failure == nil { failure = n < 0 ? String(cString: strerror(errno)) : "spill file ended early" }
+                        break
+                    }
+                    done += n
+                }
+                return done
+            }
+        }
+    }
+
+    /// Hands every byte appended so far to `body`, in chunks, in order.
+    public func copy(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        switch backing {
+        case .memory(let buffer):
+            try buffer.withUnsafeBytes(body)
+        case .file(let handle):
+            fflush(handle)
+            var chunk = [UInt8](repeating: 0, count: Self.chunk)
+            var offset: Int64 = 0
+            while offset < size {
+                let n = chunk.withUnsafeMutableBytes { pread(fileno(handle), $0.baseAddress, $0.count, off_t(offset)) }
+                guard n > 0 else {
+                    throw FactsSpillError(path: "spill file", cause: n < 0 ? String(cString: strerror(errno)) : "ended early")
+                }
+                try chunk.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                offset += Int64(n)
+            }
+        }
+    }
+
+    /// Bytes copied at a time.
+    static let chunk = 1 << 16
+}
+
+public struct FactsSpillError: Error, CustomStringConvertible {
+    public var path: String
+    public var cause: String
+    public var description: String { "\(path): cannot set rows aside: \(cause)" }
+}
