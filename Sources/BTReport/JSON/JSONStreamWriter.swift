@@ -40,6 +40,18 @@ public struct JSONStreamWriter {
     /// `level + 1`, and `close()` at the end.
     public func elements(level: Int = 0) -> Elements { Elements(writer: self, level: level) }
 
+    /// What ends an array or object of `count` members at `level`: as `JSONValue` writes it, empty on one line.
+    func close(count: Int, level: Int, empty: String, end: String) {
+        var out = ""
+        if count == 0 {
+            out = empty
+        } else {
+            JSONValue.newline(&out, indent, level)
+            out += end
+        }
+        write(out)
+    }
+
     /// The elements of an array being written.
     public struct Elements {
         let writer: JSONStreamWriter
@@ -54,16 +66,7 @@ public struct JSONStreamWriter {
             writer.write(out)
         }
 
-        public func close() {
-            var out = ""
-            if count == 0 {
-                out = "[]"
-            } else {
-                JSONValue.newline(&out, writer.indent, level)
-                out += "]"
-            }
-            writer.write(out)
-        }
+        public func close() { writer.close(count: count, level: level, empty: "[]", end: "]") }
     }
 
     /// The members of an object being written.
@@ -94,15 +97,6 @@ public struct JSONStreamWriter {
             writer.array(level: level + 1, elements, element)
         }
 
-        func close() {
-            var out = ""
-            if count == 0 {
-                out = "{}"
-            } else {
-                JSONValue.newline(&out, writer.indent, level)
-                out += "}"
-            }
-            writer.write(out)
-        }
+        func close() { writer.close(count: count, level: level, empty: "{}", end: "}") }
     }
 }
