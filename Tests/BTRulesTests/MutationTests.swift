@@ -28,6 +28,18 @@ struct MutationTests {
         return outcome.records
     }
 
+    static var regressions: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "Tests/Fuzz/Regressions")) ?? [])
+            .filter { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }.sorted()
+    }
+
+    @Test("inputs fuzzing once crashed on (Tests/Fuzz/Regressions)", arguments: regressions)
+    func fuzzRegression(name: String) throws {
+        let bytes = try TemporaryDirectory.contents(of: "Tests/Fuzz/Regressions/" + name)
+        // Read, tracked, audited and drawn in every report without trapping; it holds records.
+        #expect(try Self.survive(bytes, in: try TemporaryDirectory(), name: name) ?? 0 > 0)
+    }
+
     @Test("seeded corruption of every sample in four formats", arguments: samples)
     func corrupt(scenario: String) throws {
         let dir = try TemporaryDirectory()

@@ -103,7 +103,8 @@ struct ConnectionTrack {
         for event in c.events {
             guard case .attTimeout(let request, _, let waited, _) = event.kind else { continue }
             let end = event.at.timestamp.nanoseconds
-            let start = event.at.timestamp.adding(nanoseconds: -Int64(saturating: waited.seconds * 1e9)).nanoseconds
+            // Negated without trapping: a damaged capture's clock can make the wait anything, even Int64.min.
+            let start = event.at.timestamp.adding(nanoseconds: Int64(0).minusSaturating(Int64(saturating: waited.seconds * 1e9))).nanoseconds
             slices.append(TraceSlice(start: start, end: end, name: TimelineEventDescription.describe(event, in: c).text,
                                      category: "att", annotations: [.string("request", "\(request)"), .int("record", event.at.number)]))
         }
