@@ -78,8 +78,7 @@ struct FactsLinkRowsTests {
     @Test("thousands of short links: the same rows, most links judged early")
     func manyLinks() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.file("many-links.btsnoop")
-        try LinkRetirementTests.manyLinks.write(to: path)
+        let path = try LinkRetirementTests.manyLinksFile(in: directory)
         let atEnd = try Self.rows(path, window: nil)
         let early = try Self.rows(path, window: 16)
         #expect(early.retirement?.judged == LinkRetirementTests.links - 16)
@@ -94,8 +93,7 @@ struct FactsLinkRowsTests {
     @Test("rows set aside in the output directory are the same rows, and memory holds a bounded share of them")
     func setAside() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.file("many-links.btsnoop")
-        try LinkRetirementTests.manyLinks.write(to: path)
+        let path = try LinkRetirementTests.manyLinksFile(in: directory)
         let spill = directory.file("out")
         try FileManager.default.createDirectory(atPath: spill, withIntermediateDirectories: true)
         let atEnd = try Self.rows(path, window: nil)

@@ -102,11 +102,17 @@ struct LinkRetirementTests {
     }
     static let links = 3_000
 
+    /// `manyLinks` written into `directory`: its path.
+    static func manyLinksFile(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.file("many-links.btsnoop")
+        try manyLinks.write(to: path)
+        return path
+    }
+
     @Test("thousands of short links: at most the window's worth held whole, and the same findings")
     func boundedByTheWindow() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.file("many-links.btsnoop")
-        try Self.manyLinks.write(to: path)
+        let path = try Self.manyLinksFile(in: directory)
         let atEnd = try Self.audit(path, window: nil)
         for window in [16, 256] {
             let early = try Self.audit(path, window: window)
@@ -156,8 +162,7 @@ struct LinkRetirementTests {
     @Test("devices: thousands of short links let go as they finish, the same report")
     func devicesBoundedByTheWindow() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.file("many-links.btsnoop")
-        try Self.manyLinks.write(to: path)
+        let path = try Self.manyLinksFile(in: directory)
         let whole = try Self.devices(path, window: nil)
         let slimmed = try Self.devices(path, window: 16, letGoBatch: 256)
         let retirement = try #require(slimmed.retirement)

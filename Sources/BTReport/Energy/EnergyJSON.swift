@@ -21,7 +21,7 @@ public enum EnergyJSON {
     static func time(_ t: Timestamp) -> JSONValue { .number(t.decimalString()) }
 
     public static func object(file: String, report r: EnergyReport) -> JSONValue {
-        .object(head(file: file, report: r) + [("connections", .array(r.links.map(connection)))] + tail(report: r))
+        .object(head(file: file, report: r) + [("connections", .array(r.links.map(link)))] + tail(report: r))
     }
 
     /// The same object written piece by piece at nesting `level`, a connection at a time (`btlens energy --json`):
@@ -29,7 +29,7 @@ public enum EnergyJSON {
     public static func write(file: String, report r: EnergyReport, to writer: JSONStreamWriter, level: Int = 0) {
         writer.object(level: level) { members in
             for (key, value) in head(file: file, report: r) { members.member(key, value) }
-            members.array("connections", r.links, connection)
+            members.array("connections", r.links, link)
             for (key, value) in tail(report: r) { members.member(key, value) }
         }
     }
@@ -49,7 +49,8 @@ public enum EnergyJSON {
         ]
     }
 
-    static func connection(_ l: EnergyReport.Link) -> JSONValue {
+    /// A priced link, as in `connections` (also the facts export's energy rows).
+    public static func link(_ l: EnergyReport.Link) -> JSONValue {
         .object([
             ("id", .int(l.connection.id)), ("handle", .string(Hex.u16(l.connection.handle))),
             ("peer_address", l.connection.peerAddress.map { .string($0.description) } ?? .null),
@@ -83,9 +84,6 @@ public enum EnergyJSON {
             ("energy_monitor", .array(r.monitored.map(monitored))),
         ]
     }
-
-    /// A priced link, as in `connections`.
-    public static func link(_ l: EnergyReport.Link) -> JSONValue { connection(l) }
 
     static func heavyRetransmissions(_ l: EnergyReport.Link) -> JSONValue {
         guard let q = l.heavyRetransmissions?.linkQuality else { return .null }
