@@ -92,20 +92,20 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var disconnectReason: HCIStatus?
     /// The host sent HCI Disconnect for this link.
     public internal(set) var disconnectRequestedLocally: Bool {
-        get { working.disconnectRequestedLocally }
-        _modify { yield &working.disconnectRequestedLocally }
-        set { working.disconnectRequestedLocally = newValue }
+        _read { yield working.pointee.disconnectRequestedLocally }
+        _modify { yield &working.pointee.disconnectRequestedLocally }
+        set { working.pointee.disconnectRequestedLocally = newValue }
     }
     /// Parameters at connection time and now.
     public internal(set) var initialParameters: ConnectionParameters? {
-        get { working.initialParameters }
-        _modify { yield &working.initialParameters }
-        set { working.initialParameters = newValue }
+        _read { yield working.pointee.initialParameters }
+        _modify { yield &working.pointee.initialParameters }
+        set { working.pointee.initialParameters = newValue }
     }
     public internal(set) var parameters: ConnectionParameters? {
-        get { working.parameters }
-        _modify { yield &working.parameters }
-        set { working.parameters = newValue }
+        _read { yield working.pointee.parameters }
+        _modify { yield &working.pointee.parameters }
+        set { working.pointee.parameters = newValue }
     }
     public internal(set) var encrypted = false
     /// A link followed on the air (LE link-layer sniffer capture) rather than through a host's HCI: its access
@@ -114,66 +114,66 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var air: AirLink?
     /// Effective ATT MTU of the unenhanced bearer (23 until an exchange).
     public internal(set) var mtu: Int {
-        get { working.mtu }
-        _modify { yield &working.mtu }
-        set { working.mtu = newValue }
+        _read { yield working.pointee.mtu }
+        _modify { yield &working.pointee.mtu }
+        set { working.pointee.mtu = newValue }
     }
     /// Enhanced ATT bearers opened on the link and their MTU.
     public internal(set) var enhancedATT: EnhancedATTBearers {
-        get { working.enhancedATT }
-        _modify { yield &working.enhancedATT }
-        set { working.enhancedATT = newValue }
+        _read { yield working.pointee.enhancedATT }
+        _modify { yield &working.pointee.enhancedATT }
+        set { working.pointee.enhancedATT = newValue }
     }
     /// Other L2CAP channels being opened by signalling.
     var l2capChannels: L2CAPChannels {
-        get { working.l2capChannels }
-        _modify { yield &working.l2capChannels }
-        set { working.l2capChannels = newValue }
+        _read { yield working.pointee.l2capChannels }
+        _modify { yield &working.pointee.l2capChannels }
+        set { working.pointee.l2capChannels = newValue }
     }
     /// Scanning / advertising was on when the link came up.
     public internal(set) var scanningAtConnect = false
     public internal(set) var advertisingAtConnect = false
     public internal(set) var gatt: GATTDatabase {
-        get { working.gatt }
-        _modify { yield &working.gatt }
-        set { working.gatt = newValue }
+        _read { yield working.pointee.gatt }
+        _modify { yield &working.pointee.gatt }
+        set { working.pointee.gatt = newValue }
     }
     /// The phone's own GATT server as the peer discovered it (the peer acting as GATT client: ANCS/AMS, a watch
     /// reading the phone's services): kept apart from the peer's database in `gatt`.
     public internal(set) var serverGATT: GATTDatabase {
-        get { working.serverGATT }
-        _modify { yield &working.serverGATT }
-        set { working.serverGATT = newValue }
+        _read { yield working.pointee.serverGATT }
+        _modify { yield &working.pointee.serverGATT }
+        set { working.pointee.serverGATT = newValue }
     }
     /// Per attribute handle.
     public internal(set) var usage: AttributeUsageTable {
-        get { working.usage }
-        _modify { yield &working.usage }
-        set { working.usage = newValue }
+        _read { yield working.pointee.usage }
+        _modify { yield &working.pointee.usage }
+        set { working.pointee.usage = newValue }
     }
     public internal(set) var events: [TimelineEvent] {
-        get { working.events }
-        _modify { yield &working.events }
-        set { working.events = newValue }
+        _read { yield working.pointee.events }
+        _modify { yield &working.pointee.events }
+        set { working.pointee.events = newValue }
     }
     /// Events not kept because of `maximumEventsPerConnection`.
     public internal(set) var droppedEvents: Int {
-        get { working.droppedEvents }
-        _modify { yield &working.droppedEvents }
-        set { working.droppedEvents = newValue }
+        _read { yield working.pointee.droppedEvents }
+        _modify { yield &working.pointee.droppedEvents }
+        set { working.pointee.droppedEvents = newValue }
     }
     /// Activity runs referenced by `.activity` events.
     public internal(set) var runs: [ActivityRun] {
-        get { working.runs }
-        _modify { yield &working.runs }
-        set { working.runs = newValue }
+        _read { yield working.pointee.runs }
+        _modify { yield &working.pointee.runs }
+        set { working.pointee.runs = newValue }
     }
     /// Every operation of a kind on an attribute by one side, over the whole link (`ActivitySeries`), in first-use
     /// order; at most `TrackerOptions.maximumSeriesPerConnection`.
     public internal(set) var series: [ActivitySeries] {
-        get { working.series }
-        _modify { yield &working.series }
-        set { working.series = newValue }
+        _read { yield working.pointee.series }
+        _modify { yield &working.pointee.series }
+        set { working.pointee.series = newValue }
     }
     /// Records of the first operations of series `index` (at most `ActivitySeries.citedRecords`), to cite: taken
     /// from its runs, so a series keeps no array of its own.
@@ -199,49 +199,49 @@ public final class Connection: @unchecked Sendable {
     /// Discovery procedures referenced by `.discovery` events.
     public internal(set) var discoveries: [DiscoveryProcedure] = []
     public internal(set) var transactions: TransactionStatistics {
-        get { working.transactions }
-        _modify { yield &working.transactions }
-        set { working.transactions = newValue }
+        _read { yield working.pointee.transactions }
+        _modify { yield &working.pointee.transactions }
+        set { working.pointee.transactions = newValue }
     }
     /// Answered requests one by one, when `TrackerOptions.keptATTTransactions` asks; past that many, counted.
     public internal(set) var attTransactions: [ATTTransaction] {
-        get { working.attTransactions }
-        _modify { yield &working.attTransactions }
-        set { working.attTransactions = newValue }
+        _read { yield working.pointee.attTransactions }
+        _modify { yield &working.pointee.attTransactions }
+        set { working.pointee.attTransactions = newValue }
     }
     public internal(set) var droppedATTTransactions: Int {
-        get { working.droppedATTTransactions }
-        _modify { yield &working.droppedATTTransactions }
-        set { working.droppedATTTransactions = newValue }
+        _read { yield working.pointee.droppedATTTransactions }
+        _modify { yield &working.pointee.droppedATTTransactions }
+        set { working.pointee.droppedATTTransactions = newValue }
     }
     public internal(set) var firstATT: RecordRef? {
-        get { working.firstATT }
-        _modify { yield &working.firstATT }
-        set { working.firstATT = newValue }
+        _read { yield working.pointee.firstATT }
+        _modify { yield &working.pointee.firstATT }
+        set { working.pointee.firstATT = newValue }
     }
     public internal(set) var lastATT: RecordRef? {
-        get { working.lastATT }
-        _modify { yield &working.lastATT }
-        set { working.lastATT = newValue }
+        _read { yield working.pointee.lastATT }
+        _modify { yield &working.pointee.lastATT }
+        set { working.pointee.lastATT = newValue }
     }
     /// ATT PDUs by opcode.
     public internal(set) var attOpcodeCounts: OpcodeCounts {
-        get { working.attOpcodeCounts }
-        _modify { yield &working.attOpcodeCounts }
-        set { working.attOpcodeCounts = newValue }
+        _read { yield working.pointee.attOpcodeCounts }
+        _modify { yield &working.pointee.attOpcodeCounts }
+        set { working.pointee.attOpcodeCounts = newValue }
     }
     /// ATT PDUs by opcode, only the opcodes seen.
     public var attCounts: [UInt8: Int] { attOpcodeCounts.dictionary }
     /// Packets and bytes of ACL data each way.
     public internal(set) var aclPacketsSent: Int {
-        get { working.aclPacketsSent }
-        _modify { yield &working.aclPacketsSent }
-        set { working.aclPacketsSent = newValue }
+        _read { yield working.pointee.aclPacketsSent }
+        _modify { yield &working.pointee.aclPacketsSent }
+        set { working.pointee.aclPacketsSent = newValue }
     }
     public internal(set) var aclPacketsReceived: Int {
-        get { working.aclPacketsReceived }
-        _modify { yield &working.aclPacketsReceived }
-        set { working.aclPacketsReceived = newValue }
+        _read { yield working.pointee.aclPacketsReceived }
+        _modify { yield &working.pointee.aclPacketsReceived }
+        set { working.pointee.aclPacketsReceived = newValue }
     }
     /// ACL packets the capture cut short (Android's btsnooz keeps 14 bytes of each): no L2CAP or ATT is read
     /// from them, so what they carried is unknown.
@@ -251,26 +251,26 @@ public final class Connection: @unchecked Sendable {
     /// one is kept apart, so counting a packet touches no array.
     public var phases: [LinkPhase] { closedPhases + (currentPhase.map { [$0] } ?? []) }
     public internal(set) var closedPhases: [LinkPhase] {
-        get { working.closedPhases }
-        _modify { yield &working.closedPhases }
-        set { working.closedPhases = newValue }
+        _read { yield working.pointee.closedPhases }
+        _modify { yield &working.pointee.closedPhases }
+        set { working.pointee.closedPhases = newValue }
     }
     public internal(set) var currentPhase: LinkPhase? {
-        get { working.currentPhase }
-        _modify { yield &working.currentPhase }
-        set { working.currentPhase = newValue }
+        _read { yield working.pointee.currentPhase }
+        _modify { yield &working.pointee.currentPhase }
+        set { working.pointee.currentPhase = newValue }
     }
     public static let maximumPhases = 256
     /// The PHYs now (LE PHY Update Complete; 1M until one is seen).
     public internal(set) var txPHY: UInt8 {
-        get { working.txPHY }
-        _modify { yield &working.txPHY }
-        set { working.txPHY = newValue }
+        _read { yield working.pointee.txPHY }
+        _modify { yield &working.pointee.txPHY }
+        set { working.pointee.txPHY = newValue }
     }
     public internal(set) var rxPHY: UInt8 {
-        get { working.rxPHY }
-        _modify { yield &working.rxPHY }
-        set { working.rxPHY = newValue }
+        _read { yield working.pointee.rxPHY }
+        _modify { yield &working.pointee.rxPHY }
+        set { working.pointee.rxPHY = newValue }
     }
 
     /// New parameters or PHYs: a new phase (past the limit, or at the same record, the current one changes).
@@ -290,9 +290,9 @@ public final class Connection: @unchecked Sendable {
 
     /// Channel Sounding: the subevent length (µs) of the procedures the controller last enabled on the link.
     public internal(set) var channelSoundingSubeventMicroseconds: Int {
-        get { working.channelSoundingSubeventMicroseconds }
-        _modify { yield &working.channelSoundingSubeventMicroseconds }
-        set { working.channelSoundingSubeventMicroseconds = newValue }
+        _read { yield working.pointee.channelSoundingSubeventMicroseconds }
+        _modify { yield &working.pointee.channelSoundingSubeventMicroseconds }
+        set { working.pointee.channelSoundingSubeventMicroseconds = newValue }
     }
 
     /// A Channel Sounding subevent on the link: its radio time counts in the current phase.
@@ -304,14 +304,14 @@ public final class Connection: @unchecked Sendable {
 
     /// The LE data length each way (LE Data Length Change; 27 until one is seen).
     public internal(set) var maxTxOctets: Int {
-        get { working.maxTxOctets }
-        _modify { yield &working.maxTxOctets }
-        set { working.maxTxOctets = newValue }
+        _read { yield working.pointee.maxTxOctets }
+        _modify { yield &working.pointee.maxTxOctets }
+        set { working.pointee.maxTxOctets = newValue }
     }
     public internal(set) var maxRxOctets: Int {
-        get { working.maxRxOctets }
-        _modify { yield &working.maxRxOctets }
-        set { working.maxRxOctets = newValue }
+        _read { yield working.pointee.maxRxOctets }
+        _modify { yield &working.pointee.maxRxOctets }
+        set { working.pointee.maxRxOctets = newValue }
     }
 
     /// One reassembled L2CAP PDU of `l2capBytes` (header included) each way: it crossed the air as
@@ -327,12 +327,15 @@ public final class Connection: @unchecked Sendable {
     }
 
     var session: ATTSession {
-        get { working.session }
-        _modify { yield &working.session }
-        set { working.session = newValue }
+        _read { yield working.pointee.session }
+        _modify { yield &working.pointee.session }
+        set { working.pointee.session = newValue }
     }
-    /// What only an open link and the timeline need, apart: released when the link is slimmed.
-    var working: ConnectionWorkingState
+    /// What only an open link and the timeline need, apart: released when the link is slimmed. Held through a
+    /// pointer, not a class reference: a class reference in a `var` is retained around every in-place change of
+    /// one of its fields (several per ATT PDU), a pointer costs no reference counting or exclusivity check.
+    /// Owned by this link, except the shared `ConnectionWorkingState.released` of slimmed links.
+    var working: UnsafeMutablePointer<ConnectionWorkingState>
     @inline(__always)
     func withUsage(_ handle: UInt16, _ body: (inout AttributeUsage) -> Void) {
         usage.update(handle, body)
@@ -346,8 +349,11 @@ public final class Connection: @unchecked Sendable {
         self.transport = transport
         self.start = start
         self.implicitStart = implicitStart
-        self.working = ConnectionWorkingState(options: options)
+        self.working = .allocate(capacity: 1)
+        working.initialize(to: ConnectionWorkingState(options: options))
     }
+
+    deinit { ConnectionWorkingState.release(working) }
 
     public var isOpen: Bool { end == nil }
 
@@ -391,7 +397,9 @@ public final class Connection: @unchecked Sendable {
         series = []
         // Priced by the judge (the energy total's `PricedPhases`); counted by opcode only for stats and timeline.
         closedPhases = []
-        working = gatt.isEmpty && discoveries.isEmpty ? ConnectionWorkingState.released : working.keepingUse()
+        let kept = gatt.isEmpty && discoveries.isEmpty ? ConnectionWorkingState.released : working.pointee.keepingUse()
+        ConnectionWorkingState.release(working)
+        working = kept
     }
 
     static func hasSlack<T>(_ array: [T]) -> Bool { array.capacity - array.count > max(8, array.count / 4) }
@@ -473,7 +481,7 @@ public struct TransactionStatistics: Sendable, Equatable {
 /// A link's ATT session tables, L2CAP reassembly and EATT bearers (what only an open link needs), and the phone's
 /// server database and answered requests (what only the timeline and the exports read): one allocation the
 /// slimmed link lets go of (`Connection.slim`), so a judged link costs only what capture-wide rules read.
-final class ConnectionWorkingState: @unchecked Sendable {
+struct ConnectionWorkingState {
     var session: ATTSession
     var l2capChannels = L2CAPChannels()
     var enhancedATT = EnhancedATTBearers()
@@ -509,18 +517,31 @@ final class ConnectionWorkingState: @unchecked Sendable {
     init(options: TrackerOptions) { session = ATTSession(options: options) }
 
     /// Every slimmed link's: empty, and never written again (nothing is added to a finished link).
-    static let released = ConnectionWorkingState(options: TrackerOptions())
+    nonisolated(unsafe) static let released: UnsafeMutablePointer<ConnectionWorkingState> = {
+        let p = UnsafeMutablePointer<ConnectionWorkingState>.allocate(capacity: 1)
+        p.initialize(to: ConnectionWorkingState(options: TrackerOptions()))
+        return p
+    }()
+
+    /// Frees a link's own state (not the shared `released`).
+    static func release(_ p: UnsafeMutablePointer<ConnectionWorkingState>) {
+        guard p != released else { return }
+        p.deinitialize(count: 1)
+        p.deallocate()
+    }
 
     /// What a judged link with a GATT database still needs: the database (a peer's later links inherit it;
     /// redundant discovery compares it) and its use of it (a discovery's later links' use counts for it,
     /// `DiscoverAllServicesRule`).
-    func keepingUse() -> ConnectionWorkingState {
-        let kept = ConnectionWorkingState(released: ())
+    func keepingUse() -> UnsafeMutablePointer<ConnectionWorkingState> {
+        var kept = ConnectionWorkingState(released: ())
         kept.usage = usage
         kept.gatt = gatt
-        return kept
+        let p = UnsafeMutablePointer<ConnectionWorkingState>.allocate(capacity: 1)
+        p.initialize(to: kept)
+        return p
     }
 
     /// Empty, with an ATT session that allocates nothing (a judged link has no session).
-    private init(released: ()) { session = ConnectionWorkingState.released.session }
+    private init(released: ()) { session = ConnectionWorkingState.released.pointee.session }
 }
