@@ -32,14 +32,14 @@ public struct Auditor: Sendable {
         return Self.ordered(Self.deduplicated(findings))
     }
 
-    func evaluate(_ rule: any Rule.Type, _ model: CaptureModel) -> [Finding] {
+    func evaluate(_ rule: any Rule.Type, _ model: CaptureModel) -> [Finding] { prepare(rule).evaluate(model) }
+
+    /// `rule` with this configuration's options and severity for it.
+    func prepare(_ rule: any Rule.Type) -> PreparedRule {
         let d = rule.description
-        let context = RuleContext(description: d, overrides: configuration.options[d.id] ?? [:], energy: energy)
-        var produced = rule.init().evaluate(model, context: context)
-        if let severity = configuration.severities[d.id] {
-            for i in produced.indices { produced[i].severity = severity }
-        }
-        return produced
+        return PreparedRule(rule: rule.init(), id: d.id,
+                            context: RuleContext(description: d, overrides: configuration.options[d.id] ?? [:], energy: energy),
+                            severity: configuration.severities[d.id])
     }
 
     /// Findings by their link's id, keeping each link's own order (a stable sort).
@@ -72,7 +72,9 @@ public struct Auditor: Sendable {
 /// The per-link rules' findings on links judged before the capture ended, by rule (`LinkRetirement`).
 public final class LinkJudgement: @unchecked Sendable {
     let auditor: Auditor
-    let rules: [any Rule.Type]
+    /// Prepared once: a link's judgement runs each, and building a rule's context (a dictionary of its options)
+    /// per link cost about as much as the rules themselves.
+    let rules: [PreparedRule]
     var byRule: [String: [Finding]] = [:]
     /// The judged links' phase costs, for the energy total (their phases are let go); nil unless made with
     /// `pricing`.
@@ -82,6 +84,7 @@ public final class LinkJudgement: @unchecked Sendable {
         self.auditor = auditor
         priced = pricing ? PricedPhases() : nil
         rules = RuleRegistry.all.filter { $0.description.scope == .link && auditor.configuration.isEnabled($0.description) }
+            .map(auditor.prepare)
     }
 
     /// Runs the per-link rules on one finished link, as the whole capture's evaluation would; prices its phases
@@ -91,9 +94,9 @@ public final class LinkJudgement: @unchecked Sendable {
         let model = CaptureModel.links([c])
         var found: [Finding] = []
         for rule in rules {
-            let produced = auditor.evaluate(rule, model)
+            let produced = rule.evaluate(model)
             if !produced.isEmpty {
-                byRule[rule.description.id, default: []] += produced
+                byRule[rule.id, default: []] += produced
                 found += produced
             }
         }
@@ -102,12 +105,28 @@ public final class LinkJudgement: @unchecked Sendable {
     }
 
     /// Whether the rule `id` is judged per link: on a link judged early, its findings are those `judge` gave.
-    public func judgesPerLink(_ id: String) -> Bool { rules.contains { $0.description.id == id } }
+    public func judgesPerLink(_ id: String) -> Bool { rules.contains { $0.id == id } }
 
     func findings(of rule: String) -> [Finding] { byRule[rule] ?? [] }
 
     /// The tracker's side: judges with this judgement.
     public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {
         LinkRetirement(window: window) { [self] c, kept in judge(c, kept: kept) }
+    }
+}
+
+/// A rule with its context (options) and severity override resolved for one configuration.
+struct PreparedRule: Sendable {
+    let rule: any Rule
+    let id: String
+    let context: RuleContext
+    let severity: Severity?
+
+    func evaluate(_ model: CaptureModel) -> [Finding] {
+        var produced = rule.evaluate(model, context: context)
+        if let severity {
+            for i in produced.indices { produced[i].severity = severity }
+        }
+        return produced
     }
 }
