@@ -115,12 +115,20 @@ public final class LinkJudgement: @unchecked Sendable {
     }
 }
 
-/// A rule with its context (options) and severity override resolved for one configuration.
-struct PreparedRule: Sendable {
+/// A rule with its context (options) and severity override resolved for one configuration. A class: judging a
+/// link walks the prepared rules, and a struct would be copied (its strings and dictionaries retained) at each.
+final class PreparedRule: Sendable {
     let rule: any Rule
     let id: String
     let context: RuleContext
     let severity: Severity?
+
+    init(rule: any Rule, id: String, context: RuleContext, severity: Severity?) {
+        self.rule = rule
+        self.id = id
+        self.context = context
+        self.severity = severity
+    }
 
     func evaluate(_ model: CaptureModel) -> [Finding] {
         var produced = rule.evaluate(model, context: context)

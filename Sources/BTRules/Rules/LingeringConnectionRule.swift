@@ -70,9 +70,11 @@ public struct LingeringConnectionRule: Rule {
                     }
                     operation(e.at)
                 case .activity(let i):
-                    let run = c.runs[i]
-                    if !run.sent && (run.kind == .notification || run.kind == .indication) { pushed.insert(run.handle) }
-                    operation(run.last)
+                    // Read in place: a copy of the run would retain and release its records.
+                    if !c.runs[i].sent && (c.runs[i].kind == .notification || c.runs[i].kind == .indication) {
+                        pushed.insert(c.runs[i].handle)
+                    }
+                    operation(c.runs[i].last)
                 case .discovery(let i):
                     operation(c.discoveries[i].last)
                 case .mtuExchange:

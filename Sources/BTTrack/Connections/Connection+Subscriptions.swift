@@ -24,10 +24,11 @@ public struct SubscriptionTimeline: Sendable {
                 // belongs to: the ones inferred from notifications cannot be told apart, and are taken as off.
                 if value == 0, valueHandle == nil { for h in inferred { state[h] = 0 } }
             case .activity(let i):
-                let run = c.runs[i]
-                guard run.kind == .notification || run.kind == .indication, state[run.handle] == nil else { continue }
-                state[run.handle] = 1
-                inferred.insert(run.handle)
+                // Read in place: a copy of the run would retain and release its records.
+                let kind = c.runs[i].kind, handle = c.runs[i].handle
+                guard kind == .notification || kind == .indication, state[handle] == nil else { continue }
+                state[handle] = 1
+                inferred.insert(handle)
             default:
                 continue
             }
