@@ -112,11 +112,11 @@ struct TrackerSnapshotTests {
         #expect(!model.connections.isEmpty)
         for c in model.connections {
             let copy = c.snapshotCopy(finishingAt: nil)
-            // The working state is held through a pointer (`Connection.working`): its fields are compared, not
-            // its address.
+            // The working state and the database are held through pointers (`Connection.working`, `.database`):
+            // their fields are compared, not their addresses.
             func fields(_ c: Connection) -> [Mirror.Child] {
-                Mirror(reflecting: c).children.filter { $0.label != "usageCache" && $0.label != "working" }
-                    + Mirror(reflecting: c.working.pointee).children
+                Mirror(reflecting: c).children.filter { !["usageCache", "working", "database"].contains($0.label) }
+                    + Mirror(reflecting: c.working.pointee).children + Mirror(reflecting: c.database.pointee).children
             }
             let original = fields(c)
             let copied = fields(copy)

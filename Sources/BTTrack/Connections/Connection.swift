@@ -76,6 +76,10 @@ public final class Connection: @unchecked Sendable {
     /// The peer's identity address, when it sent it in pairing (SMP Identity Address Information): the same
     /// peer behind changing resolvable private addresses.
     public internal(set) var peerIdentityAddress: BDAddr?
+    /// Scanning / advertising was on when the link came up. (Declared here, they fill the padding after the
+    /// address: a link costs the same 256 bytes with its `database` pointer.)
+    public internal(set) var scanningAtConnect = false
+    public internal(set) var advertisingAtConnect = false
     /// Which link to its peer this is: 1 for the first connection to `peerAddress` on this controller and
     /// transport in the capture, 2 for the next, and so on. Links whose peer the capture does not show (it
     /// began mid-connection) are counted among themselves. Unlike `handle`, which the controller picks anew
@@ -130,13 +134,10 @@ public final class Connection: @unchecked Sendable {
         _modify { yield &working.pointee.l2capChannels }
         set { working.pointee.l2capChannels = newValue }
     }
-    /// Scanning / advertising was on when the link came up.
-    public internal(set) var scanningAtConnect = false
-    public internal(set) var advertisingAtConnect = false
     public internal(set) var gatt: GATTDatabase {
-        _read { yield working.pointee.gatt }
-        _modify { yield &working.pointee.gatt }
-        set { working.pointee.gatt = newValue }
+        _read { yield database.pointee.gatt }
+        _modify { yield &database.pointee.gatt }
+        set { database.pointee.gatt = newValue }
     }
     /// The phone's own GATT server as the peer discovered it (the peer acting as GATT client: ANCS/AMS, a watch
     /// reading the phone's services): kept apart from the peer's database in `gatt`.
@@ -147,9 +148,9 @@ public final class Connection: @unchecked Sendable {
     }
     /// Per attribute handle.
     public internal(set) var usage: AttributeUsageTable {
-        _read { yield working.pointee.usage }
-        _modify { yield &working.pointee.usage }
-        set { working.pointee.usage = newValue }
+        _read { yield database.pointee.usage }
+        _modify { yield &database.pointee.usage }
+        set { database.pointee.usage = newValue }
     }
     public internal(set) var events: [TimelineEvent] {
         _read { yield working.pointee.events }
@@ -336,6 +337,11 @@ public final class Connection: @unchecked Sendable {
     /// one of its fields (several per ATT PDU), a pointer costs no reference counting or exclusivity check.
     /// Owned by this link, except the shared `ConnectionWorkingState.released` of slimmed links.
     var working: UnsafeMutablePointer<ConnectionWorkingState>
+    /// The peer's GATT database and the link's use of it, apart from `working`: all a judged link with a
+    /// database keeps of its working state (a peer's later links inherit it; redundant discovery compares it),
+    /// in a box of its own rather than the whole working state (about 950 bytes). Owned by this link, except the
+    /// shared `LinkDatabase.empty` of links without one.
+    var database: UnsafeMutablePointer<LinkDatabase>
     @inline(__always)
     func withUsage(_ handle: UInt16, _ body: (inout AttributeUsage) -> Void) {
         usage.update(handle, body)
@@ -351,9 +357,14 @@ public final class Connection: @unchecked Sendable {
         self.implicitStart = implicitStart
         self.working = .allocate(capacity: 1)
         working.initialize(to: ConnectionWorkingState(options: options))
+        self.database = .allocate(capacity: 1)
+        database.initialize(to: LinkDatabase())
     }
 
-    deinit { ConnectionWorkingState.release(working) }
+    deinit {
+        ConnectionWorkingState.release(working)
+        LinkDatabase.release(database)
+    }
 
     public var isOpen: Bool { end == nil }
 
@@ -397,9 +408,12 @@ public final class Connection: @unchecked Sendable {
         series = []
         // Priced by the judge (the energy total's `PricedPhases`); counted by opcode only for stats and timeline.
         closedPhases = []
-        let kept = gatt.isEmpty && discoveries.isEmpty ? ConnectionWorkingState.released : working.pointee.keepingUse()
         ConnectionWorkingState.release(working)
-        working = kept
+        working = ConnectionWorkingState.released
+        if gatt.isEmpty && discoveries.isEmpty {
+            LinkDatabase.release(database)
+            database = LinkDatabase.empty
+        }
     }
 
     static func hasSlack<T>(_ array: [T]) -> Bool { array.capacity - array.count > max(8, array.count / 4) }
@@ -487,14 +501,13 @@ struct ConnectionWorkingState {
     var enhancedATT = EnhancedATTBearers()
     var serverGATT = GATTDatabase()
     var attTransactions: [ATTTransaction] = []
-    // Read per packet while the link is open; of a judged link, only `usage` (of a link with a database).
-    var usage = AttributeUsageTable()
+    // Read per packet while the link is open.
     var transactions = TransactionStatistics()
     var firstATT: RecordRef?
     var lastATT: RecordRef?
     var attOpcodeCounts = OpcodeCounts()
     var currentPhase: LinkPhase?
-    // What the per-link rules, the timeline and the energy model read; a judged link keeps only `gatt`.
+    // What the per-link rules, the timeline and the energy model read.
     var disconnectRequestedLocally: Bool = false
     var initialParameters: ConnectionParameters?
     var parameters: ConnectionParameters?
@@ -512,7 +525,6 @@ struct ConnectionWorkingState {
     var channelSoundingSubeventMicroseconds: Int = 0
     var maxTxOctets = LinkLayerTraffic.minimumOctets
     var maxRxOctets = LinkLayerTraffic.minimumOctets
-    var gatt: GATTDatabase = GATTDatabase()
 
     init(options: TrackerOptions) { session = ATTSession(options: options) }
 
@@ -529,19 +541,25 @@ struct ConnectionWorkingState {
         p.deinitialize(count: 1)
         p.deallocate()
     }
+}
 
-    /// What a judged link with a GATT database still needs: the database (a peer's later links inherit it;
-    /// redundant discovery compares it) and its use of it (a discovery's later links' use counts for it,
-    /// `DiscoverAllServicesRule`).
-    func keepingUse() -> UnsafeMutablePointer<ConnectionWorkingState> {
-        var kept = ConnectionWorkingState(released: ())
-        kept.usage = usage
-        kept.gatt = gatt
-        let p = UnsafeMutablePointer<ConnectionWorkingState>.allocate(capacity: 1)
-        p.initialize(to: kept)
+/// A link's GATT database (the peer's, as discovered or inherited) and its use of each attribute
+/// (`Connection.database`).
+struct LinkDatabase {
+    var gatt = GATTDatabase()
+    var usage = AttributeUsageTable()
+
+    /// Every link's without a database once judged: empty, and never written again.
+    nonisolated(unsafe) static let empty: UnsafeMutablePointer<LinkDatabase> = {
+        let p = UnsafeMutablePointer<LinkDatabase>.allocate(capacity: 1)
+        p.initialize(to: LinkDatabase())
         return p
-    }
+    }()
 
-    /// Empty, with an ATT session that allocates nothing (a judged link has no session).
-    private init(released: ()) { session = ConnectionWorkingState.released.pointee.session }
+    /// Frees a link's own box (not the shared `empty`).
+    static func release(_ p: UnsafeMutablePointer<LinkDatabase>) {
+        guard p != empty else { return }
+        p.deinitialize(count: 1)
+        p.deallocate()
+    }
 }
