@@ -49,6 +49,29 @@ public enum Hex {
         bytes.withUnsafeBytes { string($0, separator: separator, limit: limit) }
     }
 
+    /// The bytes of contiguous hex digits as `string` writes them ("0a1b2c", either case); nil for anything else.
+    public static func bytes<C: Collection>(_ hex: C) -> [UInt8]? where C.Element == UInt8 {
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        guard hex.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(hex.count / 2)
+        var i = hex.startIndex
+        while i != hex.endIndex {
+            let next = hex.index(after: i)
+            guard let high = nibble(hex[i]), let low = nibble(hex[next]) else { return nil }
+            out.append(high << 4 | low)
+            i = hex.index(after: next)
+        }
+        return out
+    }
+
     /// Parses "0x1a" as hex and "26" as decimal, as Wireshark's filters do; anything else is nil. Reading "1a"
     /// as hex but "2042" as decimal would make a filter silently match the wrong value.
     public static func parse(_ text: String) -> UInt64? {

@@ -38,6 +38,15 @@ struct HexParseTests {
         #expect(Hex.parse("200c") == nil && Hex.parse("") == nil && Hex.parse("0x") == nil)
     }
 
+    @Test("hex bytes read back what Hex.string wrote; odd lengths and other characters are rejected")
+    func bytesRoundTrip() {
+        let all = (0...255).map { UInt8($0) }
+        #expect(Hex.bytes(Array(Hex.string(all).utf8)) == all)
+        #expect(Hex.bytes(Array("0A1b".utf8)[...]) == [0x0A, 0x1B])
+        #expect(Hex.bytes(Array("".utf8)) == [])
+        #expect(Hex.bytes(Array("abc".utf8)) == nil && Hex.bytes(Array("0g".utf8)) == nil)
+    }
+
     @Test("printable text excludes C1 control characters, as the escaper does")
     func printable() {
         let c1: [UInt8] = [0x41, 0xC2, 0x9B, 0x42]  // "A", U+009B (CSI), "B"

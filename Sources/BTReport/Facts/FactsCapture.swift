@@ -83,7 +83,7 @@ public struct FactsCapture: Sendable {
         rows.append(.captures, .object(key + capture))
 
         // `energy`: the totals and scans, each link, then advertising and the host; `phases`: each link's.
-        let span = ["start", "end", "phone", "peripheral"]
+        let span = Self.spanColumns
         rows.append(.energy, serialized: energyRow("total", .null, .object([
             ("start", .null), ("end", .null), ("phone", EnergyJSON.cost(phone)), ("peripheral", EnergyJSON.cost(peripheral)),
         ]), keep: span))
@@ -183,6 +183,8 @@ public struct FactsCapture: Sendable {
     }
 
     static let costs: [String: [String]] = ["phone": FactsFlattening.costColumns, "peripheral": FactsFlattening.costColumns]
+    /// The members of an activity's object an `energy` row keeps.
+    static let spanColumns = ["start", "end", "phone", "peripheral"]
 
     /// A priced link's `energy` row and its `phases` rows (each parameter period, priced), from its object in
     /// `btlens energy --json` (`EnergyJSON.link`).
@@ -192,7 +194,7 @@ public struct FactsCapture: Sendable {
             FactsFlattening.row(key + [("connection_id", id), ("phase", .int(index + 1))], phase,
                                 nullObjects: Self.costs).serialized(indent: nil)
         }
-        return (energyRow("connection", id, link, keep: ["start", "end", "phone", "peripheral"]), phases)
+        return (energyRow("connection", id, link, keep: Self.spanColumns), phases)
     }
 
     /// A finding from `audit --format json`, with its first record's number and byte offset as columns and every

@@ -129,35 +129,13 @@ public final class FactsLinkRows: @unchecked Sendable {
                   let handles = wanted[BDAddr(rawValue: raw)],
                   let link = Int(String(decoding: fields[1], as: UTF8.self)),
                   let handle = UInt16(String(decoding: fields[2], as: UTF8.self)), handles.contains(handle),
-                  let value = Self.bytes(hex: fields[3]) else { continue }
+                  let value = Hex.bytes(fields[3]) else { continue }
             out[BDAddr(rawValue: raw), default: FactsPeerInformation.JudgedValues()].add(link: link, handle: handle, value: value)
         }
         return out
     }
 
     static func length(_ s: String) -> Int32 { Int32(s.utf8.count) }
-
-    /// The bytes `Hex.string` wrote.
-    static func bytes(hex: ArraySlice<UInt8>) -> [UInt8]? {
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-        }
-        guard hex.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(hex.count / 2)
-        var i = hex.startIndex
-        while i < hex.endIndex {
-            guard let high = nibble(hex[i]), let low = nibble(hex[i + 1]) else { return nil }
-            out.append(high << 4 | low)
-            i += 2
-        }
-        return out
-    }
 
     /// The rows of a judged link, read back.
     func rows(_ p: Parts) -> Rows {

@@ -355,15 +355,13 @@ public final class Connection: @unchecked Sendable {
         self.transport = transport
         self.start = start
         self.implicitStart = implicitStart
-        self.working = .allocate(capacity: 1)
-        working.initialize(to: ConnectionWorkingState(options: options))
-        self.database = .allocate(capacity: 1)
-        database.initialize(to: LinkDatabase())
+        self.working = .holding(ConnectionWorkingState(options: options))
+        self.database = .holding(LinkDatabase())
     }
 
     deinit {
-        ConnectionWorkingState.release(working)
-        LinkDatabase.release(database)
+        working.free(unless: ConnectionWorkingState.released)
+        database.free(unless: LinkDatabase.empty)
     }
 
     public var isOpen: Bool { end == nil }
@@ -408,10 +406,10 @@ public final class Connection: @unchecked Sendable {
         series = []
         // Priced by the judge (the energy total's `PricedPhases`); counted by opcode only for stats and timeline.
         closedPhases = []
-        ConnectionWorkingState.release(working)
+        working.free(unless: ConnectionWorkingState.released)
         working = ConnectionWorkingState.released
         if gatt.isEmpty && discoveries.isEmpty {
-            LinkDatabase.release(database)
+            database.free(unless: LinkDatabase.empty)
             database = LinkDatabase.empty
         }
     }
@@ -529,18 +527,7 @@ struct ConnectionWorkingState {
     init(options: TrackerOptions) { session = ATTSession(options: options) }
 
     /// Every slimmed link's: empty, and never written again (nothing is added to a finished link).
-    nonisolated(unsafe) static let released: UnsafeMutablePointer<ConnectionWorkingState> = {
-        let p = UnsafeMutablePointer<ConnectionWorkingState>.allocate(capacity: 1)
-        p.initialize(to: ConnectionWorkingState(options: TrackerOptions()))
-        return p
-    }()
-
-    /// Frees a link's own state (not the shared `released`).
-    static func release(_ p: UnsafeMutablePointer<ConnectionWorkingState>) {
-        guard p != released else { return }
-        p.deinitialize(count: 1)
-        p.deallocate()
-    }
+    nonisolated(unsafe) static let released = UnsafeMutablePointer.holding(ConnectionWorkingState(options: TrackerOptions()))
 }
 
 /// A link's GATT database (the peer's, as discovered or inherited) and its use of each attribute
@@ -550,16 +537,22 @@ struct LinkDatabase {
     var usage = AttributeUsageTable()
 
     /// Every link's without a database once judged: empty, and never written again.
-    nonisolated(unsafe) static let empty: UnsafeMutablePointer<LinkDatabase> = {
-        let p = UnsafeMutablePointer<LinkDatabase>.allocate(capacity: 1)
-        p.initialize(to: LinkDatabase())
-        return p
-    }()
+    nonisolated(unsafe) static let empty = UnsafeMutablePointer.holding(LinkDatabase())
+}
 
-    /// Frees a link's own box (not the shared `empty`).
-    static func release(_ p: UnsafeMutablePointer<LinkDatabase>) {
-        guard p != empty else { return }
-        p.deinitialize(count: 1)
-        p.deallocate()
+/// The blocks a link holds through pointers (`Connection.working`, `.database`).
+extension UnsafeMutablePointer {
+    /// A new block holding `value`.
+    static func holding(_ value: Pointee) -> Self {
+        let p = allocate(capacity: 1)
+        p.initialize(to: value)
+        return p
+    }
+
+    /// Frees a block a link owns; `shared`, the empty block judged links point to instead, stays.
+    func free(unless shared: Self) {
+        guard self != shared else { return }
+        deinitialize(count: 1)
+        deallocate()
     }
 }

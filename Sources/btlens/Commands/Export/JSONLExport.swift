@@ -169,7 +169,7 @@ enum JSONLExport {
                     }
                     let findings = auditor.audit(model, file: input.path, judged: judged.judgement)
                     write(facts.rows(format: capture.info.format.name, model: model, problems: capture.issues.count,
-                                                  findings: findings, energy: energy, judged: judged))
+                                     findings: findings, energy: energy, judged: judged))
                 } catch let error as CaptureError {
                     write(facts.unreadable(error.message))
                     result.unreadable += 1
