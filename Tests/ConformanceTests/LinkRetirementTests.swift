@@ -14,28 +14,34 @@ import TestSupport
 /// stay within the window however many links the capture holds.
 @Suite("Links judged as they close")
 struct LinkRetirementTests {
-    /// The audit JSON of the findings and the phone's radio total, as `btlens audit` computes them: judged at
-    /// the end (`window` nil), or with every link past `window` judged as it closes.
-    static func audit(_ path: String, window: Int?, linkThread: LinkThreadPolicy = .whenTwoProcessors) throws
-        -> (report: String, chargeMC: Double, retirement: LinkRetirement?) {
+    /// The audit JSON of the findings, the notes and the links counted, and the phone's radio total, as `btlens
+    /// audit` computes them: judged at the end (`window` nil), or with every link past `window` judged as it
+    /// closes and let go but for its summary in batches of `letGoBatch`.
+    static func audit(_ path: String, window: Int?, letGoBatch: Int = 1, linkThread: LinkThreadPolicy = .whenTwoProcessors) throws
+        -> (report: String, chargeMC: Double, retirement: LinkRetirement?, model: CaptureModel?) {
         let auditor = Auditor()
-        var findings: [Finding] = []
+        var captures: [AuditedCapture] = []
         var charge = 0.0
         var retirement: LinkRetirement?
+        var last: CaptureModel?
         for input in try CaptureInputs.resolve(path) {
             let capture = try input.open()
             var options = TrackerOptions.withoutAdvertisers
             options.linkThread = linkThread
             let judgement = window.map { _ in auditor.linkJudgement(pricing: true) }
-            retirement = judgement.map { $0.retirement(window: window ?? 0) }
+            retirement = judgement.map { $0.retirement(window: window ?? 0, letGoBatch: letGoBatch) }
             options.retirement = retirement
             var collector = TrackingCollector(options: options)
             let model = try capture.accept(&collector)
-            findings += auditor.audit(model, file: input.path, judged: judgement)
+            var audited = AuditedCapture(file: input.path, findings: auditor.audit(model, file: input.path, judged: judgement),
+                                         connections: model.linkCount)
+            audited.notes = AuditNotes.notes(model)
+            captures.append(audited)
             charge += EnergyReport.phoneTotal(model: model, energy: auditor.energy, priced: judgement?.priced).chargeMC
+            last = model
         }
-        let run = AuditRun(captures: [AuditedCapture(file: path, findings: findings)], failOn: nil, version: "test")
-        return (AuditJSON.render(run), charge, retirement)
+        let run = AuditRun(captures: captures, failOn: nil, version: "test")
+        return (AuditJSON.render(run), charge, retirement, last)
     }
 
     static func expectSame(_ path: String, _ name: String) throws {
@@ -121,6 +127,14 @@ struct LinkRetirementTests {
             // memory follows the window, not the number of finished links.
             #expect(retirement.judged == Self.links - window)
             #expect(retirement.mostWhole == window)
+            // Judged links that inherited the database were let go but for their summaries; those that discovered
+            // it stay (the later links inherit it): the model holds the window, the discoverers and no more.
+            let model = try #require(early.model)
+            let discoverers = (Self.links + 499) / 500
+            #expect(retirement.letGo == retirement.judged - discoverers)
+            #expect(model.connections.count == Self.links - retirement.letGo)
+            #expect(model.linkCount == Self.links)
+            #expect(model.links.map(\.id) == Array(1...Self.links))
             #expect(early.report == atEnd.report)
             #expect(abs(early.chargeMC - atEnd.chargeMC) <= 1e-9 * max(1, abs(atEnd.chargeMC)))
         }
@@ -135,7 +149,7 @@ struct LinkRetirementTests {
         let input = try #require(try CaptureInputs.resolve(path).first)
         let capture = try input.open()
         var options = TrackerOptions()
-        let retirement = window.map { LinkRetirement(window: $0, keepsJudged: false, letGoBatch: letGoBatch) { _, _ in } }
+        let retirement = window.map { LinkRetirement(window: $0, keeping: .nothing, letGoBatch: letGoBatch) { _, _ in } }
         options.retirement = retirement
         var collector = TrackingCollector(options: options)
         let model = try capture.accept(&collector)

@@ -123,7 +123,7 @@ public enum PipelineExercise {
         // `btlens devices`: every finished link let go as soon as the next one finishes.
         var devicesOptions = TrackerOptions()
         devicesOptions.linkThread = linkThread
-        devicesOptions.retirement = LinkRetirement(window: 1, keepsJudged: false, letGoBatch: 1) { _, _ in }
+        devicesOptions.retirement = LinkRetirement(window: 1, keeping: .nothing, letGoBatch: 1) { _, _ in }
         var devicesCollector = TrackingCollector(options: devicesOptions)
         let devicesModel = try input.open().accept(&devicesCollector)
         _ = DevicesJSON.object(DevicesReport(file: name, info: capture.info, model: devicesModel,

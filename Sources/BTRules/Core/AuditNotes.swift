@@ -37,17 +37,19 @@ public enum AuditNotes {
                          + "churn findings judge the central; " + hostCommandRules.joined(separator: ", ")
                          + " need the host's HCI scan and advertising commands and do not apply")
         }
-        let cut = model.connections.filter { $0.aclPacketsCutShort > 0 }.map { "#\($0.id)" }
+        // Links are read in place: a copy of every summary would cost as much memory as the summaries.
+        let links = model.links.lazy
+        let cut = Array(links.filter { $0.aclPacketsCutShort > 0 }.map { "#\($0.id)" })
         if !cut.isEmpty {
             notes.append(cutPayloadNote(cut))
         }
-        let hidden = model.connections.filter { $0.hidesTraffic && $0.aclPacketsCutShort == 0 }.map { "#\($0.id)" }
+        let hidden = Array(links.filter { $0.hidesTraffic && $0.aclPacketsCutShort == 0 }.map { "#\($0.id)" })
         if !hidden.isEmpty {
             notes.append("connection\(hidden.count == 1 ? "" : "s") \(hidden.joined(separator: ", ")) carried encrypted PDUs "
                          + "without the key: " + absenceRules.joined(separator: ", ")
                          + " (which judge an absence of traffic) skipped \(hidden.count == 1 ? "it" : "them")")
         }
-        let missed = model.connections.filter { $0.missedUses > 0 && !$0.hidesTraffic }.map { "#\($0.id)" }
+        let missed = Array(links.filter { $0.missedUses > 0 && !$0.hidesTraffic }.map { "#\($0.id)" })
         if !missed.isEmpty {
             let links = "connection" + (missed.count == 1 ? " " : "s ") + missed.joined(separator: ", ")
             let rules = unusedAttributeRules.joined(separator: ", ")
@@ -66,14 +68,13 @@ public enum AuditNotes {
             notes.append("the controller scanned \(RuleText.seconds(unknown)) before the capture showed whose scan it was "
                          + "(Android's scan filters were set before it began): the scan rules did not judge that time")
         }
-        let leftOut = model.connections.filter { !$0.ownership.isApp }
-        if !leftOut.isEmpty {
-            let reasons = Dictionary(grouping: leftOut) { c -> String in
-                if case .os(let reason) = c.ownership { return reason } else { return "" }
-            }
-            for (reason, links) in reasons.sorted(by: { $0.value[0].id < $1.value[0].id }) {
-                notes.append("\(links.count == 1 ? "connection" : "connections") \(links.map { "#\($0.id)" }.joined(separator: ", ")) left out of the app's rules: \(reason)")
-            }
+        // The links left out, by reason: their ids.
+        var reasons: [String: [Int]] = [:]
+        for c in links {
+            if case .os(let reason) = c.ownership { reasons[reason, default: []].append(c.id) }
+        }
+        for (reason, ids) in reasons.sorted(by: { $0.value[0] < $1.value[0] }) {
+            notes.append("\(ids.count == 1 ? "connection" : "connections") \(ids.map { "#\($0)" }.joined(separator: ", ")) left out of the app's rules: \(reason)")
         }
         if model.unfollowedConnectRequests > 0 {
             notes.append("\(model.unfollowedConnectRequests) CONNECT_IND\(model.unfollowedConnectRequests == 1 ? "" : "s") "

@@ -109,9 +109,12 @@ public final class LinkJudgement: @unchecked Sendable {
 
     func findings(of rule: String) -> [Finding] { byRule[rule] ?? [] }
 
-    /// The tracker's side: judges with this judgement.
-    public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {
-        LinkRetirement(window: window) { [self] c, kept in judge(c, kept: kept) }
+    /// The tracker's side: judges with this judgement. The capture-wide rules read judged links' summaries
+    /// (`CaptureModel.links`), so a judged link is kept slim only when more of it may still be read
+    /// (`LinkRetirement.Keeping.summary`).
+    public func retirement(window: Int = LinkRetirement.defaultWindow,
+                           letGoBatch: Int = LinkRetirement.defaultLetGoBatch) -> LinkRetirement {
+        LinkRetirement(window: window, keeping: .summary, letGoBatch: letGoBatch) { [self] c, kept in judge(c, kept: kept) }
     }
 }
 

@@ -37,6 +37,15 @@ public struct FindingConnection: Sendable, Hashable {
         peerLink = c.peerLink
         start = c.start.timestamp
     }
+
+    public init(_ link: LinkSummary) {
+        id = link.id
+        handle = link.handle
+        accessAddress = link.accessAddress
+        peerAddress = link.peerAddress
+        peerLink = link.peerLink
+        start = link.start.timestamp
+    }
 }
 
 extension FindingConnection {
@@ -84,11 +93,30 @@ public struct Finding: Sendable {
     public init(rule: RuleDescription, severity: Severity? = nil, controller: UInt16, connection: Connection? = nil,
                 perPeer: Bool = false, attributeHandle: UInt16? = nil, discriminator: String = "",
                 start: Timestamp, end: Timestamp, records: [RecordRef], message: String) {
+        self.init(rule: rule, severity: severity, controller: controller, link: connection.map(FindingConnection.init),
+                  perPeer: perPeer, attributeHandle: attributeHandle,
+                  attribute: attributeHandle.map { Self.attribute($0, in: connection?.gatt) }, discriminator: discriminator,
+                  start: start, end: end, records: records, message: message)
+    }
+
+    /// A finding of a capture-wide rule about a link it read from its summary (no attribute).
+    public init(rule: RuleDescription, severity: Severity? = nil, controller: UInt16, connection: LinkSummary,
+                perPeer: Bool = false, discriminator: String = "",
+                start: Timestamp, end: Timestamp, records: [RecordRef], message: String) {
+        self.init(rule: rule, severity: severity, controller: controller, link: FindingConnection(connection),
+                  perPeer: perPeer, attributeHandle: nil, attribute: nil, discriminator: discriminator,
+                  start: start, end: end, records: records, message: message)
+    }
+
+    /// `attribute`: the fingerprint's ATTRIBUTE field for `attributeHandle`.
+    private init(rule: RuleDescription, severity: Severity?, controller: UInt16, link: FindingConnection?,
+                 perPeer: Bool, attributeHandle: UInt16?, attribute: String?, discriminator: String,
+                 start: Timestamp, end: Timestamp, records: [RecordRef], message: String) {
         self.rule = rule.name
         self.id = rule.id
         self.severity = severity ?? rule.defaultSeverity
         self.controller = controller
-        self.connection = connection.map(FindingConnection.init)
+        self.connection = link
         self.attributeHandle = attributeHandle
         self.discriminator = discriminator
         self.start = start
@@ -98,8 +126,8 @@ public struct Finding: Sendable {
         self.advice = rule.advice
         self.fingerprint = Self.fingerprint(
             id: rule.id, controller: controller,
-            subject: Self.subject(connection.map { ($0.peerAddress, $0.peerLink) }, perPeer: perPeer),
-            attribute: attributeHandle.map { Self.attribute($0, in: connection?.gatt) }, discriminator: discriminator)
+            subject: Self.subject(link.map { ($0.peerAddress, $0.peerLink) }, perPeer: perPeer),
+            attribute: attribute, discriminator: discriminator)
     }
 
     /// The fingerprint format's version, its first field. Fingerprints of another version never match.

@@ -13,7 +13,9 @@ enum RuleText {
 
     static func seconds(_ d: Duration) -> String { seconds(Int64(saturating: d.seconds * 1e9)) }
 
-    static func connection(_ c: Connection) -> String {
+    static func connection(_ c: Connection) -> String { connection(LinkSummary(c)) }
+
+    static func connection(_ c: LinkSummary) -> String {
         "connection #\(c.id) (\(c.linkName)\(c.peerAddress.map { " to \($0)" } ?? ""))"
     }
 

@@ -19,7 +19,7 @@ public struct AdvertisingAfterConnectRule: Rule {
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         let grace = Int64(saturating: context.option("grace_seconds") * 1e9)
         var findings: [Finding] = []
-        for c in model.connections where c.role == .peripheral {
+        for c in model.links where c.role == .peripheral {
             let up = c.start.timestamp.nanoseconds
             let down = (c.end?.timestamp ?? model.endTime).nanoseconds
             // Advertising that overlaps the connection by more than the grace period. When several sets do, the

@@ -25,17 +25,19 @@ public struct ConnectionChurnRule: Rule {
         let window = Int64(saturating: context.option("window_seconds") * 1e9)
         let minimum = Int(context.option("minimum_connections"))
         // A link that ended with 0x3E never got going: a failed attempt below, not a connection here.
-        func counted(_ c: Connection) -> BDAddr? {
+        func counted(_ c: LinkSummary) -> BDAddr? {
             guard c.transport == .le, c.disconnectReason != .connectionFailedToBeEstablished, !c.implicitStart else { return nil }
             return c.peerAddress
         }
         // Links are gathered only for peers with enough of them: a capture of links to ever new addresses would
         // otherwise make a list per link.
+        // Read in place: a copy of every summary would cost as much memory as the summaries.
+        let appLinks = model.links.lazy.filter(\.ownership.isApp)
         var linkCount: [BDAddr: Int] = [:]
-        for c in model.appConnections { if let peer = counted(c) { linkCount[peer, default: 0] += 1 } }
-        var byPeer: [BDAddr: [Connection]] = [:]
+        for c in appLinks { if let peer = counted(c) { linkCount[peer, default: 0] += 1 } }
+        var byPeer: [BDAddr: [LinkSummary]] = [:]
         var order: [BDAddr] = []
-        for c in model.appConnections {
+        for c in appLinks {
             guard let peer = counted(c), linkCount[peer, default: 0] >= minimum else { continue }
             if byPeer[peer] == nil { order.append(peer) }
             byPeer[peer, default: []].append(c)
@@ -60,7 +62,7 @@ public struct ConnectionChurnRule: Rule {
                 discriminator: "connections", start: span[0].start.timestamp, end: last.timestamp, records: span.map(\.start),
                 message: "\(span.count) connections to \(peer) within \(RuleText.seconds(span[span.count - 1].start.timestamp.nanoseconds - span[0].start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average.")
                     .costing(RuleCost.initiating(seconds: span.dropFirst().reduce(0) { sum, c in
-                        sum + (c.connectRequested.map { Double(c.start.timestamp.nanoseconds - $0.timestamp.nanoseconds) / 1e9 } ?? 0)
+                        sum + (c.connectRequestedTime.map { Double(c.start.timestamp.nanoseconds - $0.nanoseconds) / 1e9 } ?? 0)
                     }, context)))
         }
         // LE attempts that failed on the radio: refused or timed-out creates, and links that ended with 0x3E
@@ -70,10 +72,10 @@ public struct ConnectionChurnRule: Rule {
         var failures: [(at: RecordRef, status: HCIStatus, seconds: Double)] = model.failedConnections
             .filter { !$0.cancelledByHost && $0.transport == .le }
             .map { ($0.at, $0.status, $0.attemptDuration?.seconds ?? 0) }
-        for c in model.appConnections where c.transport == .le && c.disconnectReason == .connectionFailedToBeEstablished {
+        for c in appLinks where c.transport == .le && c.disconnectReason == .connectionFailedToBeEstablished {
             guard let end = c.end else { continue }
             failures.append((end, .connectionFailedToBeEstablished,
-                             c.connectRequested.map { Double(end.timestamp.nanoseconds - $0.timestamp.nanoseconds) / 1e9 } ?? 0))
+                             c.connectRequestedTime.map { Double(end.timestamp.nanoseconds - $0.nanoseconds) / 1e9 } ?? 0))
         }
         failures.sort { $0.at.number < $1.at.number }
         if failures.count >= Int(context.option("minimum_failures")), let first = failures.first, let last = failures.last {

@@ -22,28 +22,31 @@ public struct ReconnectByScanRule: Rule {
         for s in model.appScans { scansByController[s.controller, default: []].append(s) }
         // Links in start order, then grouped by (controller, peer): a peer's earlier links are only looked up among
         // its own, so nothing is kept per peer across the capture (a soak test meets a new random address per link).
-        let ordered = model.connections.sorted(by: { $0.start.timestamp < $1.start.timestamp })
-        var byPeer = ordered.indices.filter { ordered[$0].peerAddress != nil }
+        let all = model.links
+        // Each link's sort keys, read once (a summary is read whole): positions in start order, then grouped.
+        let keys = all.map { (start: $0.start.timestamp, controller: $0.controller, peer: $0.peerAddress?.rawValue) }
+        let ordered = keys.indices.sorted { keys[$0].start < keys[$1].start }
+        var byPeer = ordered.indices.filter { keys[ordered[$0]].peer != nil }
         byPeer.sort { a, b in
-            let x = ordered[a], y = ordered[b]
+            let x = keys[ordered[a]], y = keys[ordered[b]]
             if x.controller != y.controller { return x.controller < y.controller }
-            if x.peerAddress! != y.peerAddress! { return x.peerAddress!.rawValue < y.peerAddress!.rawValue }
+            if x.peer! != y.peer! { return x.peer! < y.peer! }
             return a < b
         }
         var found: [(position: Int, finding: Finding)] = []
         var groupStart = 0
         while groupStart < byPeer.count {
-            let first = ordered[byPeer[groupStart]]
+            let first = keys[ordered[byPeer[groupStart]]]
             var groupEnd = groupStart + 1
-            while groupEnd < byPeer.count, ordered[byPeer[groupEnd]].controller == first.controller,
-                  ordered[byPeer[groupEnd]].peerAddress == first.peerAddress { groupEnd += 1 }
+            while groupEnd < byPeer.count, keys[ordered[byPeer[groupEnd]]].controller == first.controller,
+                  keys[ordered[byPeer[groupEnd]]].peer == first.peer { groupEnd += 1 }
             defer { groupStart = groupEnd }
             guard groupEnd - groupStart > 1, let scans = scansByController[first.controller] else { continue }
             // The latest ended link of this peer before each start, maintained in start order.
-            var lastEnded: Connection?
-            var pendingEnds: [Connection] = []  // links not yet ended at the current start time
+            var lastEnded: LinkSummary?
+            var pendingEnds: [LinkSummary] = []  // links not yet ended at the current start time
             for position in byPeer[groupStart..<groupEnd] {
-                let c = ordered[position]
+                let c = all[ordered[position]]
                 pendingEnds.removeAll { p in
                     guard let end = p.end, end.timestamp < c.start.timestamp else { return false }
                     if let knownEnd = lastEnded?.end, knownEnd.timestamp > end.timestamp { return true }
@@ -63,7 +66,7 @@ public struct ReconnectByScanRule: Rule {
     }
 
     /// The finding for `c` when the app scanned between `previous`'s end and `c`'s start.
-    static func finding(_ c: Connection, previous: Connection, ended: RecordRef, peer: BDAddr, scans: [AppScan],
+    static func finding(_ c: LinkSummary, previous: LinkSummary, ended: RecordRef, peer: BDAddr, scans: [AppScan],
                         _ model: CaptureModel, _ context: RuleContext) -> Finding? {
         // The first scan that started after the previous link ended and before this one started.
         var lo = 0, hi = scans.count

@@ -21,7 +21,9 @@ public struct ScanAfterConnectRule: Rule {
 
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         let grace = Int64(saturating: context.option("grace_seconds") * 1e9)
-        let links = model.connections.filter { $0.transport == .le && !$0.implicitStart && model.isAppLink($0) }
+        let all = model.links
+        // Indexes into `all`: a copy of each summary would cost as much memory as the summaries.
+        let links = all.indices.filter { let c = all[$0]; return c.transport == .le && !c.implicitStart && model.isAppLink(c) }
         var findings: [Finding] = []
         var repeats = RepeatNumbering()
         for scan in model.appScans {
@@ -30,15 +32,18 @@ public struct ScanAfterConnectRule: Rule {
             guard until > from else { continue }
             let session = model.scans[scan.pricedSession]
             let kind = "\(scan.isActive ? "active" : "passive"), \(Self.duty(scan))"
-            let came = links.filter { $0.controller == scan.controller && $0.start.timestamp.nanoseconds >= from
-                && $0.start.timestamp.nanoseconds < until }
-            if let first = came.first {
+            let came = links.filter { i in
+                let c = all[i]
+                return c.controller == scan.controller && c.start.timestamp.nanoseconds >= from && c.start.timestamp.nanoseconds < until
+            }
+            if let firstIndex = came.first {
+                let first = all[firstIndex]
                 // One finding per scan span, from the first connection it outlived: no span is charged twice.
                 let after = until.minusSaturating(first.start.timestamp.nanoseconds)
                 guard after > grace else { continue }
                 let stillOn = scan.end == nil ? " and was still on when the capture ended" : ""
                 let others = came.dropFirst()
-                let also = others.isEmpty ? "" : " (\(others.count == 1 ? "connection" : "connections") \(Self.listed(others.map(\.id))) came up during it too)"
+                let also = others.isEmpty ? "" : " (\(others.count == 1 ? "connection" : "connections") \(Self.listed(others.prefix(Self.namedConnections).map { all[$0].id }, count: others.count)) came up during it too)"
                 var records = [scan.start, first.start]
                 if let end = scan.end { records.append(end) }
                 findings.append(Finding(
@@ -50,9 +55,9 @@ public struct ScanAfterConnectRule: Rule {
             }
             // Started while one of the app's links was up, ran past the grace, and connected to nothing new.
             guard until.minusSaturating(from) > grace,
-                  let up = links.first(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds < from
+                  let up = links.lazy.map({ all[$0] }).first(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds < from
                       && ($0.end?.timestamp ?? model.endTime).nanoseconds > from }),
-                  !model.connections.contains(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds >= until
+                  !all.contains(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds >= until
                       && $0.start.timestamp.nanoseconds.minusSaturating(until) <= grace })
             else { continue }
             var records = [scan.start]
@@ -70,9 +75,11 @@ public struct ScanAfterConnectRule: Rule {
     static let namedConnections = 10
 
     /// "#4, #5, #6", or the first ten and how many more: "#4, #5, #6, #7, #8, #9, #10, #11, #12, #13 and 31171 more".
-    static func listed(_ ids: [Int]) -> String {
+    /// `count`: how many there are, when `ids` holds only the first (at least ten) of them.
+    static func listed(_ ids: [Int], count: Int? = nil) -> String {
+        let total = count ?? ids.count
         let named = ids.prefix(namedConnections).map { "#\($0)" }.joined(separator: ", ")
-        return ids.count > namedConnections ? "\(named) and \(ids.count - namedConnections) more" : named
+        return total > namedConnections ? "\(named) and \(total - namedConnections) more" : named
     }
 
     static func duty(_ scan: AppScan) -> String {

@@ -30,8 +30,8 @@ public struct ScanChurnRule: Rule {
         var byController: [UInt16: [AppScan]] = [:]
         for s in model.appScans { byController[s.controller, default: []].append(s) }
         // Each connection: when it was asked for (or came up) and when it ended.
-        let links: [(asked: Int64, ended: Int64)] = model.connections.map { c in
-            ((c.connectRequested ?? c.start).timestamp.nanoseconds, (c.end?.timestamp ?? model.endTime).nanoseconds)
+        let links: [(asked: Int64, ended: Int64)] = model.links.map { c in
+            ((c.connectRequestedTime ?? c.start.timestamp).nanoseconds, (c.end?.timestamp ?? model.endTime).nanoseconds)
         }
         for (controller, scans) in byController.sorted(by: { $0.key < $1.key }) {
             // A scan stopped to connect (a connection asked for around its end) and resumed when that connection

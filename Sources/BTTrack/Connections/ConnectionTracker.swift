@@ -155,7 +155,8 @@ public struct ConnectionTracker {
         c.session.finish(at: at, connection: c)
         lastLink = nil
         open[Self.key(c.controller, c.handle)] = nil
-        guard finished.count < options.maximumConnections else {
+        // Links let go but for their summary are still the model's (`LinkRetirement.Keeping.summary`).
+        guard finished.count + retiring.summaries.count < options.maximumConnections else {
             dropped += 1
             closedPastLimit += 1
             // Not part of the model, but the per-link rules can still judge it.
@@ -482,13 +483,20 @@ public struct ConnectionTracker {
 
     // MARK: - End
 
-    mutating func finish(at last: RecordRef?) -> (connections: [Connection], failed: [FailedConnection], dropped: Int) {
+    /// `summaries`: those of the judged links let go (`LinkRetirement.Keeping.summary`), nil unless kept.
+    mutating func finish(at last: RecordRef?)
+        -> (connections: [Connection], failed: [FailedConnection], dropped: Int, summaries: [LinkSummary]?) {
         // Links still open are judged with the whole capture, not early: their end is the capture's, which
         // neither the judge nor its pricing (`PricedPhases`) knows.
         for c in open.values.sorted(by: { $0.id < $1.id }) { retire(c, at: last, judging: false) }
         var all = finished.sorted { $0.id < $1.id }
         Self.inheritGATT(&all)
-        return (all, failed, dropped)
+        var summaries: [LinkSummary]?
+        if options.retirement?.keeping == .summary {
+            summaries = retiring.summaries
+            retiring.summaries = []  // the caller's copy is then the only one: it grows in place
+        }
+        return (all, failed, dropped, summaries)
     }
 
     /// Shares each peer's GATT database with its connections that did not discover it (`GATTKnowledge`).

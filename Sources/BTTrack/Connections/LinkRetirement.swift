@@ -30,22 +30,34 @@ public final class LinkRetirement: @unchecked Sendable {
     /// The most finished links held whole at once: at most `window` (what bounds memory).
     public internal(set) var mostWhole = 0
 
-    /// Whether judged links stay in the model (slim). A report that reads no link once judged (`btlens devices`:
-    /// advertisers and scans only) lets them go, so memory does not grow with the number of finished links at all.
-    public let keepsJudged: Bool
-    /// Judged links let go (`keepsJudged` false): not in the model's connections.
+    /// What stays of a judged link (`Keeping`).
+    public let keeping: Keeping
+    /// Judged links let go (`keeping` not `.slim`): not in the model's connections.
     public internal(set) var letGo = 0
     /// Judged links are let go in batches of at least this many, so that dropping them from the front of the
     /// finished links costs little per link.
     public let letGoBatch: Int
     public static let defaultLetGoBatch = 4096
 
-    public init(window: Int = LinkRetirement.defaultWindow, keepsJudged: Bool = true,
+    public init(window: Int = LinkRetirement.defaultWindow, keeping: Keeping = .slim,
                 letGoBatch: Int = LinkRetirement.defaultLetGoBatch, judge: @escaping (Connection, _ kept: Bool) -> Void) {
         self.window = max(1, window)
-        self.keepsJudged = keepsJudged
+        self.keeping = keeping
         self.letGoBatch = max(1, letGoBatch)
         self.judge = judge
+    }
+
+    /// What stays of a judged link.
+    public enum Keeping: Sendable {
+        /// The slim link (`Connection.slim`): for reports that read every link (energy, timeline, exports).
+        case slim
+        /// Its `LinkSummary` (`CaptureModel.links`), and the slim link only when a later link or rule may still
+        /// read more of it (`Connection.isReadAfterJudgement`): `btlens audit`, whose capture-wide rules read
+        /// summaries.
+        case summary
+        /// Nothing: a report that reads no link once judged (`btlens devices`: advertisers and scans only), so
+        /// memory does not grow with the number of finished links at all.
+        case nothing
     }
 }
 
@@ -58,6 +70,10 @@ struct RetirementState {
     var discoverers: [BDAddr: [Int]] = [:]
     /// Identity addresses learnt so far (SMP Identity Address Information, Enhanced Connection Complete).
     var identityOf: [BDAddr: BDAddr] = [:]
+    /// `finished[..<examined]` are judged links kept slim after their batch was let go (`Keeping.summary`).
+    var examined = 0
+    /// The summaries of the judged links let go (`Keeping.summary`), in close order.
+    var summaries: [LinkSummary] = []
 
     func key(_ c: Connection) -> BDAddr? {
         c.peerIdentityAddress ?? c.peerAddress.map { identityOf[$0] ?? $0 }
@@ -81,19 +97,41 @@ extension ConnectionTracker {
             judgeEarly(c, retirement)
         }
         retirement.mostWhole = max(retirement.mostWhole, finished.count - retiring.next)
-        if !retirement.keepsJudged && retiring.next >= retirement.letGoBatch { letGoJudged(retirement) }
+        if retirement.keeping != .slim && retiring.next - retiring.examined >= retirement.letGoBatch {
+            letGoJudged(retirement)
+        }
     }
 
-    /// Drops the judged links from the finished ones (nothing will read them) and renumbers what points into them.
+    /// Drops the judged links not yet examined from the finished ones — keeping their summaries, and the links
+    /// still read, when `Keeping.summary` — and renumbers what points into the finished links.
     mutating func letGoJudged(_ retirement: LinkRetirement) {
-        let n = retiring.next
-        finished.removeFirst(n)
-        retiring.next = 0
+        let from = retiring.examined, n = retiring.next
+        let summarizing = retirement.keeping == .summary
+        if summarizing && retiring.summaries.capacity == 0 {
+            // Room for every link the model may keep, once: growing by doubling would copy the summaries and
+            // hold up to twice their size; pages not written to are never resident.
+            retiring.summaries.reserveCapacity(options.maximumConnections)
+        }
+        var survivors: [Connection] = []
+        var moved = [Int?](repeating: nil, count: n - from)
+        for i in from..<n {
+            let c = finished[i]
+            if summarizing && c.isReadAfterJudgement {
+                moved[i - from] = from + survivors.count
+                survivors.append(c)
+            } else if summarizing {
+                retiring.summaries.append(LinkSummary(c))
+            }
+        }
+        finished.replaceSubrange(from..<n, with: survivors)
+        let gone = n - from - survivors.count
+        retiring.next = from + survivors.count
+        retiring.examined = retiring.next
         retiring.discoverers = retiring.discoverers.compactMapValues { indices in
-            let kept = indices.compactMap { $0 >= n ? $0 - n : nil }
+            let kept = indices.compactMap { $0 < from ? $0 : $0 >= n ? $0 - gone : moved[$0 - from] }
             return kept.isEmpty ? nil : kept
         }
-        retirement.letGo += n
+        retirement.letGo += gone
     }
 
     mutating func judgeEarly(_ c: Connection, _ retirement: LinkRetirement, kept: Bool = true) {

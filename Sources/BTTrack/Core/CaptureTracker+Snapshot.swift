@@ -21,18 +21,27 @@ extension CaptureTracker {
             return all
         }
         var all = links(connections)
+        // Links let go but for their summary (`LinkRetirement.Keeping.summary`): values, so renumbering is safe.
+        var summaries = connections.options.retirement?.keeping == .summary ? connections.retiring.summaries : nil
         if let air {
             // Air links are numbered with the HCI ones only when both exist (`merge`): copies, so the tracker's
             // own numbering stays.
             let airLinks = links(air.links)
             all = all.isEmpty ? airLinks
-                : Self.merge(all.map { $0.snapshotCopy(finishingAt: nil) }, airLinks.map { $0.snapshotCopy(finishingAt: nil) })
+                : Self.merge(all.map { $0.snapshotCopy(finishingAt: nil) }, airLinks.map { $0.snapshotCopy(finishingAt: nil) },
+                             summaries: &summaries)
         }
         var scans = self.scans
         var advertisers = self.advertisers
         var ownAdvertising = self.ownAdvertising
-        return model(connections: all, droppedConnections: connections.dropped, scans: scans.finish(at: last),
-                     advertisers: &advertisers, ownAdvertising: &ownAdvertising)
+        var model = model(connections: all, droppedConnections: connections.dropped, scans: scans.finish(at: last),
+                          advertisers: &advertisers, ownAdvertising: &ownAdvertising)
+        if let summaries {
+            var links = summaries + model.connections.map(LinkSummary.init)
+            links.sortByID()
+            model.summarizedLinks = links
+        }
+        return model
     }
 
     /// Counts that change when a link opens, closes or fails to open, so a live view can compare them after

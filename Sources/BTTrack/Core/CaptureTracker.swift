@@ -104,6 +104,16 @@ public struct CaptureModel: Sendable {
     /// The links the app's rules judge.
     public var appConnections: [Connection] { connections.filter(\.ownership.isApp) }
 
+    /// Every link's summary, in id order: set when links judged early were let go but for their summary
+    /// (`LinkRetirement.Keeping.summary`), `connections` then holding only the links still read whole or slim.
+    public var summarizedLinks: [LinkSummary]?
+    /// What the capture-wide rules read of every link, in id order: the summaries, or made from `connections`.
+    public var links: LinkSummaries { LinkSummaries(summaries: summarizedLinks, connections: connections) }
+    /// The links of the model (those let go but for their summary included).
+    public var linkCount: Int { summarizedLinks?.count ?? connections.count }
+    /// Whether the app's rules judge `link` (`LinkOwnership`).
+    public func isAppLink(_ link: LinkSummary) -> Bool { link.ownership.isApp }
+
     /// HCI packets and link-layer frames: what the audit judges. None means a capture of notes or nothing (snoop
     /// logging off or broken), which must not pass as a clean audit.
     public var judgedRecords = 0
@@ -123,6 +133,7 @@ public struct CaptureModel: Sendable {
     public var withoutJudgedLinks: CaptureModel {
         var m = self
         m.connections = connections.filter { !$0.isJudged }
+        m.summarizedLinks = nil
         return m
     }
 
@@ -362,10 +373,12 @@ public final class CaptureTracker {
             self.linkFeed = nil
         }
         var result = connections.finish(at: last)
+        var summaries = result.summaries
+        result.summaries = nil
         var airRecords = 0, unfollowed = 0
         if let air {
             let links = air.finish(at: last)
-            result.connections = Self.merge(result.connections, links.connections)
+            result.connections = Self.merge(result.connections, links.connections, summaries: &summaries)
             result.dropped += links.dropped
             airRecords = air.records
             unfollowed = air.unfollowedRequests
@@ -374,6 +387,13 @@ public final class CaptureTracker {
                           advertisers: &advertisers, ownAdvertising: &ownAdvertising)
         model.linkLayerRecords = airRecords
         model.unfollowedConnectRequests = unfollowed
+        if var links = summaries {
+            summaries = nil  // `links` is then the array's only owner: it grows in place
+            // After the model decided the remaining links' ownership.
+            links.append(contentsOf: model.connections.lazy.map(LinkSummary.init))
+            links.sortByID()
+            model.summarizedLinks = links
+        }
         return model
     }
 
@@ -382,6 +402,20 @@ public final class CaptureTracker {
         guard let air, !air.links.failed.isEmpty else { return connections.failed }
         guard !connections.failed.isEmpty else { return air.links.failed }
         return (connections.failed + air.links.failed).sorted { $0.at.number < $1.at.number }
+    }
+
+    /// `merge`, when links judged and let go (`summaries`, HCI links) are numbered with them.
+    static func merge(_ hci: [Connection], _ air: [Connection], summaries: inout [LinkSummary]?) -> [Connection] {
+        guard var dropped = summaries, !dropped.isEmpty, !air.isEmpty else { return merge(hci, air) }
+        summaries = nil
+        var order: [(number: Int, id: Int, link: Connection?, summary: Int)] =
+            (hci + air).map { ($0.start.number, $0.id, $0, 0) } + dropped.indices.map { (dropped[$0].start.number, dropped[$0].id, nil, $0) }
+        order.sort { ($0.number, $0.id) < ($1.number, $1.id) }
+        for (i, entry) in order.enumerated() {
+            if let c = entry.link { c.id = i + 1 } else { dropped[entry.summary].id = i + 1 }
+        }
+        summaries = dropped
+        return order.compactMap(\.link)
     }
 
     /// HCI links and air links in one list, numbered by when they started (each list is already in order).

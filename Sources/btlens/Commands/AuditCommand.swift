@@ -301,7 +301,7 @@ struct AuditCommand: ParsableCommand {
                 findings.removeAll { baseline.contains($0) }
             }
             var audited = AuditedCapture(file: path, findings: findings, records: model.records,
-                                         connections: model.connections.count, accepted: accepted, platform: model.platform)
+                                         connections: model.linkCount, accepted: accepted, platform: model.platform)
             audited.radioChargeMC = EnergyReport.phoneTotal(model: model, energy: auditor.energy, priced: judgement?.priced).chargeMC
             audited.hostChargeMC = auditor.energy.profile.phone.awakeMilliamps * model.hostWakeups.awakeSeconds.typical
             audited.notes = AuditNotes.notes(model, phone: auditor.energy.profile.phone)

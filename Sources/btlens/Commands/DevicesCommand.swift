@@ -39,7 +39,7 @@ struct DevicesCommand: ParsableCommand {
                 // The report lists no link: each finished link is let go once the window has passed it
                 // (`LinkRetirement`, nothing to judge), so memory holds advertisers and scans, not links.
                 var options = TrackerOptions()
-                options.retirement = LinkRetirement(window: AuditCommand.retirementWindow, keepsJudged: false) { _, _ in }
+                options.retirement = LinkRetirement(window: AuditCommand.retirementWindow, keeping: .nothing) { _, _ in }
                 return TrackingCollector(options: options, progress: progress)
             },
             render: { path, name, capture, model in
