@@ -29,14 +29,7 @@ public struct FindingConnection: Sendable, Hashable {
     /// Air captures: the link's access address (it has no HCI handle).
     public var accessAddress: UInt32?
 
-    public init(_ c: Connection) {
-        id = c.id
-        handle = c.handle
-        accessAddress = c.air?.accessAddress
-        peerAddress = c.peerAddress
-        peerLink = c.peerLink
-        start = c.start.timestamp
-    }
+    public init(_ c: Connection) { self.init(LinkSummary(c)) }
 
     public init(_ link: LinkSummary) {
         id = link.id
