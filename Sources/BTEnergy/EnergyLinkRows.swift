@@ -19,8 +19,10 @@ public final class EnergyLinkRows: @unchecked Sendable {
         rowOf[c.id] = Int32(table.append(c, captureEnd: end, energy: energy))
     }
 
-    /// The tracker's side: prices each judged link that stays in the model.
-    public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {
-        LinkRetirement(window: window) { [self] c, kept in price(c, kept: kept) }
+    /// The tracker's side: prices each judged link that stays in the model; the row then holds all the report
+    /// reads of it (its summary, phases and costs), so the tracker lets the link go (`LinkRetirement.Keeping.nothing`).
+    public func retirement(window: Int = LinkRetirement.defaultWindow,
+                           letGoBatch: Int = LinkRetirement.defaultLetGoBatch) -> LinkRetirement {
+        LinkRetirement(window: window, keeping: .nothing, letGoBatch: letGoBatch) { [self] c, kept in price(c, kept: kept) }
     }
 }

@@ -11,7 +11,8 @@ extension EnergyReport {
     /// `Link` with its own array of `Phase`s in a dictionary by id (peak RSS 68 → 60 MB).
     public struct LinkTable: Sendable {
         struct Row: Sendable {
-            var connection: Connection
+            /// What the report prints of the link: the link itself may be let go once priced.
+            var connection: LinkSummary
             var start: Timestamp
             var end: Timestamp
             /// Its phases: `phases[firstPhase ..< firstPhase + phaseCount]`.
@@ -67,7 +68,7 @@ extension EnergyReport {
                 phases.append(PhaseRow(parameters: p.parameters, end: to, radio: t.phoneLow, phone: energy.phoneCost(t),
                                        peripheral: peripheral))
             }
-            rows.append(Row(connection: c, start: c.start.timestamp, end: end, firstPhase: first,
+            rows.append(Row(connection: LinkSummary(c), start: c.start.timestamp, end: end, firstPhase: first,
                             phaseCount: Int32(phases.count - first), modelled: modelled, pricesPeripheral: modelled && central))
             if let heard = EnergyReport.heard(c) { self.heard[rows.count - 1] = heard }
             return rows.count - 1

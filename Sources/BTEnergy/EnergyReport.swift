@@ -32,7 +32,8 @@ public struct EnergyReport: Sendable {
     }
 
     public struct Link: Sendable {
-        public var connection: Connection
+        /// What the report names of the link.
+        public var connection: LinkSummary
         public var start: Timestamp
         public var end: Timestamp
         public var phases: [Phase]
@@ -173,15 +174,20 @@ public struct EnergyReport: Sendable {
                                            phone: energy.advertisingCost(a, seconds: Self.seconds(a.start.timestamp, end))))
         }
         if let rows { links.judged = rows.table }
-        links.order.reserveCapacity(model.connections.count)
-        for c in model.connections {
-            if c.isJudged, let row = rows?.rowOf[c.id] {
-                links.order.append(-1 - row)
-            } else {
-                links.order.append(Int32(links.others.append(c, captureEnd: captureEnd, energy: energy)))
-            }
-            let about = QualityReport.about(c, in: model.qualityReports)
-            if !about.isEmpty { links.qualityReports[links.order.count - 1] = about }
+        // Every link by id: the judged ones' rows (`EnergyLinkRows`: their links are let go, or kept slim) and the
+        // model's other links, priced now.
+        var entries: [(id: Int, row: Int32)] = []
+        entries.reserveCapacity(model.connections.count + links.judged.count)
+        for i in 0..<links.judged.count { entries.append((links.judged.rows[i].connection.id, Int32(-1 - i))) }
+        for c in model.connections where !(c.isJudged && rows?.rowOf[c.id] != nil) {
+            entries.append((c.id, Int32(links.others.append(c, captureEnd: captureEnd, energy: energy))))
+        }
+        entries.sort { $0.id < $1.id }
+        links.order = entries.map(\.row)
+        for (position, row) in links.order.enumerated() {
+            let link = row >= 0 ? links.others.rows[Int(row)].connection : links.judged.rows[Int(-1 - row)].connection
+            let about = QualityReport.about(link, in: model.qualityReports)
+            if !about.isEmpty { links.qualityReports[position] = about }
         }
         let paging = model.failedConnections.filter { $0.transport == .brEdr }.map { f in
             (start: f.requested?.timestamp ?? f.at.timestamp, end: f.at.timestamp)

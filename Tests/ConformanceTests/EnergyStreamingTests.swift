@@ -52,27 +52,47 @@ struct EnergyStreamingTests {
         }
     }
 
-    @Test("a link's row and a phase's are plain numbers: 40 and 104 bytes")
+    @Test("a link's row holds its summary in 160 bytes (the link itself is let go); a phase's is 104")
     func rowSizes() {
-        // What `energy` holds per link until the report is printed (README: `energy` in bounded memory).
-        #expect(MemoryLayout<EnergyReport.LinkTable.Row>.stride <= 40)
+        // What `energy` holds per link until the report is printed (README: `energy` in bounded memory): the
+        // row and its summary instead of the slim link (256 bytes) and a 40-byte row pointing at it.
+        #expect(MemoryLayout<EnergyReport.LinkTable.Row>.stride <= 160)
         #expect(MemoryLayout<EnergyReport.LinkTable.PhaseRow>.stride <= 104)
         #expect(MemoryLayout<EnergyReport.LinkTable.PhaseRow>.stride < MemoryLayout<EnergyReport.Phase>.stride)
     }
 
-    /// The capture's energy report, its links priced at the capture's end or (`window`) as they are judged.
+    /// The capture's energy report, its links priced at the capture's end or (`window`) as they are judged and
+    /// then let go but for their summaries, each as soon as the next finishes.
     static func report(_ path: String, window: Int?) throws -> EnergyReport {
         let capture = try CaptureInputs.resolve(path)[0].open()
         let energy = EnergyModel()
         var options = TrackerOptions.withoutAdvertisers
         options.keepsConnectionsWhileScanning = false
         let rows = window.map { _ in EnergyLinkRows(energy: energy) }
-        options.retirement = rows.map { $0.retirement(window: window ?? 0) }
+        options.retirement = rows.map { $0.retirement(window: window ?? 0, letGoBatch: 1) }
         var collector = TrackingCollector(options: options)
         return EnergyReport(model: try capture.accept(&collector), energy: energy, rows: rows)
     }
 
     static var samples: [String] { LinkRetirementTests.samples }
+
+    @Test("real captures: the same JSON from rows judged as links close and links let go but for their summaries",
+          arguments: RealCaptures.names)
+    func real(name: String) throws {
+        let path = RealCaptures.directory.appendingPathComponent(name).path
+        let atEnd = try Self.report(path, window: nil), early = try Self.report(path, window: 1)
+        #expect(EnergyJSON.object(file: name, report: early).serialized() == EnergyJSON.object(file: name, report: atEnd).serialized(), "\(name)")
+        #expect(zip(atEnd.links, early.links).allSatisfy { $0.qualityReports.count == $1.qualityReports.count })
+    }
+
+    @Test("thousands of short links: the same report with judged links let go but for their summaries")
+    func manyLinks() throws {
+        let directory = try TemporaryDirectory()
+        let path = try LinkRetirementTests.manyLinksFile(in: directory)
+        let atEnd = try Self.report(path, window: nil), early = try Self.report(path, window: 16)
+        #expect(early.links.count == LinkRetirementTests.links)
+        #expect(EnergyJSON.object(file: "many", report: early).serialized() == EnergyJSON.object(file: "many", report: atEnd).serialized())
+    }
 
     @Test("samples: the same text and JSON from rows judged as links close, printed as they are made", arguments: samples)
     func sample(name: String) throws {

@@ -72,7 +72,7 @@ struct RealCaptureEnergyTests {
                 let total = Double(p.end.nanoseconds - p.start.nanoseconds) / 1e9
                 let overlap = Double(min(p.end, first.end).nanoseconds - max(p.start, first.start).nanoseconds) / 1e9
                 guard total > 0, overlap > 0 else { continue }
-                let interval = (p.parameters?.intervalMilliseconds ?? link.connection.parameters?.intervalMilliseconds ?? 30) / 1000
+                let interval = (p.parameters?.intervalMilliseconds ?? model.connections.first { $0.id == link.connection.id }?.parameters?.intervalMilliseconds ?? 30) / 1000
                 events += overlap / interval
             }
         }

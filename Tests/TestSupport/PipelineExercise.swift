@@ -128,6 +128,22 @@ public enum PipelineExercise {
         let devicesModel = try input.open().accept(&devicesCollector)
         _ = DevicesJSON.object(DevicesReport(file: name, info: capture.info, model: devicesModel,
                                              advertiserOverflow: devicesModel.advertiserOverflow)).serialized()
+        // `btlens audit` and `energy`: every judged link let go but for its summary as soon as the next finishes.
+        let summarized = auditor.linkJudgement(pricing: true)
+        let summarizedRows = EnergyLinkRows(energy: auditor.energy)
+        var summaryOptions = TrackerOptions.withoutAdvertisers
+        summaryOptions.linkThread = linkThread
+        summaryOptions.keepsConnectionsWhileScanning = false
+        summaryOptions.retirement = LinkRetirement(window: 1, keeping: .summary, letGoBatch: 1) { c, kept in
+            summarized.judge(c, kept: kept)
+            summarizedRows.price(c, kept: kept)
+        }
+        var summaryCollector = TrackingCollector(options: summaryOptions)
+        let summaryModel = try input.open().accept(&summaryCollector)
+        var summaryAudit = AuditedCapture(file: name, findings: auditor.audit(summaryModel, file: name, judged: summarized))
+        summaryAudit.notes = AuditNotes.notes(summaryModel)
+        _ = AuditJSON.render(AuditRun(captures: [summaryAudit], failOn: .warning, version: "test"))
+        _ = EnergyJSON.object(file: name, report: EnergyReport(model: summaryModel, energy: auditor.energy, rows: summarizedRows)).serialized()
     }
 
     /// Timeline JSON and text, GATT text, devices JSON and the issue log of `path` tracked with `linkThread`:

@@ -58,13 +58,13 @@ public struct FactsCapture: Sendable {
         let report = EnergyReport(model: rest, energy: energy)
         let energyJSON = EnergyJSON.object(file: file, report: report)
         let linkJSON = FactsFlattening.items(FactsFlattening.member(energyJSON, "connections"))
-        var position: [ObjectIdentifier: Int] = [:]
-        for (i, l) in report.links.enumerated() { position[ObjectIdentifier(l.connection)] = i }
+        var position: [Int: Int] = [:]  // by link id
+        for (i, l) in report.links.enumerated() { position[l.connection.id] = i }
         let phone = report.phoneTotal(links: model.connections.lazy.map { c in
-            early(c)?.phone ?? report.links[position[ObjectIdentifier(c)]!].phone
+            early(c)?.phone ?? report.links[position[c.id]!].phone
         })
         let peripheral = EnergyReport.peripheralTotal(model.connections.lazy.map { c in
-            early(c).map(\.peripheral) ?? report.links[position[ObjectIdentifier(c)]!].peripheral
+            early(c).map(\.peripheral) ?? report.links[position[c.id]!].peripheral
         })
         let capture: [(String, JSONValue)] = [
             ("size", .int(Int(size))), ("format", .string(format)),
@@ -105,7 +105,7 @@ public struct FactsCapture: Sendable {
                 let link = self.link(c, captureEnd: model.lastTimestamp)
                 rows.append(.connections, serialized: link.row(qualityReports: qualityReports, peer: peer))
                 for series in link.series { rows.append(.attSeries, serialized: series) }
-                let energy = linkEnergy(linkJSON[position[ObjectIdentifier(c)]!])
+                let energy = linkEnergy(linkJSON[position[c.id]!])
                 for phase in energy.phases { rows.append(.phases, serialized: phase) }
                 rows.append(.energy, serialized: energy.activity)
             }

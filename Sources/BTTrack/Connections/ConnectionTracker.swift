@@ -155,8 +155,8 @@ public struct ConnectionTracker {
         c.session.finish(at: at, connection: c)
         lastLink = nil
         open[Self.key(c.controller, c.handle)] = nil
-        // Links let go but for their summary are still the model's (`LinkRetirement.Keeping.summary`).
-        guard finished.count + retiring.summaries.count < options.maximumConnections else {
+        // Links judged and let go (`LinkRetirement.letGo`) were the model's: its summaries, energy's rows.
+        guard finished.count + (options.retirement?.letGo ?? 0) < options.maximumConnections else {
             dropped += 1
             closedPastLimit += 1
             // Not part of the model, but the per-link rules can still judge it.

@@ -110,6 +110,8 @@ public struct LinkSummary: Sendable {
 
     /// `handle 0x0040`, or `AA 0x50654d3a` for a link followed on the air.
     public var linkName: String { LinkName.of(handle: handle, accessAddress: accessAddress) }
+    /// `0x0040` or `AA 0x50654d3a`.
+    public var shortLinkName: String { LinkName.of(handle: handle, accessAddress: accessAddress, short: true) }
 }
 
 extension Array where Element == LinkSummary {

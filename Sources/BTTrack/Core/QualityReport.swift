@@ -41,26 +41,37 @@ public struct QualityReport: Sendable, Equatable {
     }
 
     /// Whether this report is about `c`: its controller, its handle, within its lifetime.
-    public func isAbout(_ c: Connection) -> Bool {
-        guard let handle = report.handle, handle == c.handle, at.controller == c.start.controller,
-              at.number >= c.start.number
+    public func isAbout(_ c: Connection) -> Bool { isAbout(handle: c.handle, start: c.start, end: c.end) }
+
+    /// Whether it names the link of `handle` that ran from `start` to `end` (nil: the capture's end).
+    func isAbout(handle: UInt16, start: RecordRef, end: RecordRef?) -> Bool {
+        guard let named = report.handle, named == handle, at.controller == start.controller, at.number >= start.number
         else { return false }
-        return c.end.map { at.number <= $0.number } ?? true
+        return end.map { at.number <= $0.number } ?? true
     }
 
     /// The reports of `reports` (in capture order, as the model keeps them) about `c`: a binary search for the
     /// link's first record, then its lifetime's reports, so every link of a long capture costs little.
     public static func about(_ c: Connection, in reports: [QualityReport]) -> [QualityReport] {
+        about(handle: c.handle, start: c.start, end: c.end, in: reports)
+    }
+
+    /// `about` for a link the model kept only the summary of.
+    public static func about(_ link: LinkSummary, in reports: [QualityReport]) -> [QualityReport] {
+        about(handle: link.handle, start: link.start, end: link.end, in: reports)
+    }
+
+    static func about(handle: UInt16, start: RecordRef, end: RecordRef?, in reports: [QualityReport]) -> [QualityReport] {
         guard !reports.isEmpty else { return [] }
         var low = 0, high = reports.count
         while low < high {
             let mid = (low + high) / 2
-            if reports[mid].at.number < c.start.number { low = mid + 1 } else { high = mid }
+            if reports[mid].at.number < start.number { low = mid + 1 } else { high = mid }
         }
         var out: [QualityReport] = []
         for r in reports[low...] {
-            if let end = c.end, r.at.number > end.number { break }
-            if r.isAbout(c) { out.append(r) }
+            if let end, r.at.number > end.number { break }
+            if r.isAbout(handle: handle, start: start, end: end) { out.append(r) }
         }
         return out
     }
