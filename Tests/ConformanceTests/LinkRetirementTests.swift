@@ -127,12 +127,11 @@ struct LinkRetirementTests {
             // memory follows the window, not the number of finished links.
             #expect(retirement.judged == Self.links - window)
             #expect(retirement.mostWhole == window)
-            // Judged links that inherited the database were let go but for their summaries; those that discovered
-            // it stay (the later links inherit it): the model holds the window, the discoverers and no more.
+            // Every link here reads the sensor with the database its peer's discovery gave it, so every judged link
+            // stays (slim, with the database: `cachedDatabase` tests links let go); `links` holds them all.
             let model = try #require(early.model)
-            let discoverers = (Self.links + 499) / 500
-            #expect(retirement.letGo == retirement.judged - discoverers)
-            #expect(model.connections.count == Self.links - retirement.letGo)
+            #expect(retirement.letGo == 0)
+            #expect(model.connections.count == Self.links)
             #expect(model.linkCount == Self.links)
             #expect(model.links.map(\.id) == Array(1...Self.links))
             #expect(early.report == atEnd.report)
@@ -141,6 +140,60 @@ struct LinkRetirementTests {
         // The capture is one a rule has something to say about: the comparison is not between two empty reports.
         #expect(atEnd.report.contains("BTL006"))
         #expect(atEnd.report.contains("BTL005"))
+    }
+
+    /// One link discovers every service and reads the battery; the next twenty take its database from the
+    /// cache and read the body sensor location, the last twenty read nothing: discover-all-services (BTL003)
+    /// judges the discovery against what every link using the database touched, so the use of links judged
+    /// long before the capture ends must outlive their judgement.
+    static let cachedDatabaseLinks = Scenario(
+        name: "cached-database-links", summary: "one full discovery, 40 links using the cached database", seed: 0x4341_4348) { s in
+        s.setUpController()
+        let parameters = ConnectionParameters.interval(
+            minMicroseconds: Micros.ms(30), maxMicroseconds: Micros.ms(45), timeoutMicroseconds: Micros.seconds(4))
+        let scanInterval = HCIUnits.slots(microseconds: Micros.ms(60))
+        var location: UInt16?
+        for i in 0..<41 {
+            let link = s.connect(to: SampleDevices.heartRateSensor, handle: 0x0040 + UInt16(i % 64), parameters: parameters,
+                                 scanInterval: scanInterval, scanWindow: scanInterval)
+            let server = GATTServer(database: SampleProfiles.heartRateSensor, rxMTU: UInt16(ATTPDU.defaultMTU))
+            let att = ATTChannel(script: s, connection: link, server: server, clientSide: .local)
+            if i == 0 {
+                let services = att.discoverAllPrimaryServices()
+                if let battery = services.first(where: { $0.uuid == BluetoothUUID(uuid16: GATTUUID.battery) }),
+                   let level = att.discoverCharacteristics(of: battery).first {
+                    _ = att.read(level.valueHandle)
+                }
+                // Not discovered here (that would count as a use): Heart Rate Measurement's declaration, value and
+                // CCCD come first, then Body Sensor Location's declaration and value.
+                location = services.first { $0.uuid == BluetoothUUID(uuid16: GATTUUID.heartRate) }.map { $0.startHandle + 5 }
+            } else if i <= 20, let location {
+                // Only the earlier links: judged (and let go) long before the capture ends.
+                _ = att.read(location)
+            }
+            s.wait(seconds: 1)
+            s.disconnect(link)
+            s.wait(ms: 300)
+        }
+    }
+
+    @Test("links that inherited a database: their use still counts for the discovery they inherited")
+    func cachedDatabase() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("cached-database.btsnoop")
+        try Self.cachedDatabaseLinks.write(to: path)
+        let atEnd = try Self.audit(path, window: nil)
+        let early = try Self.audit(path, window: 1)
+        #expect(early.report == atEnd.report)
+        // The twenty that read nothing took no database and were let go but for their summaries (all but the
+        // last, still whole at the end); those that used the cached database stay.
+        let retirement = try #require(early.retirement), model = try #require(early.model)
+        #expect(retirement.letGo == 19)
+        #expect(model.connections.count == 41 - 19)
+        #expect(model.linkCount == 41 && model.links.map(\.id) == Array(1...41))
+        // The discovery is judged: Device Information went unused, the heart-rate service did not.
+        #expect(atEnd.report.contains("BTL003"))
+        #expect(atEnd.report.contains("Device Information") && !atEnd.report.contains("unused (Heart Rate"))
     }
 
     /// `btlens devices`' JSON as the command computes it: links slimmed past `window` (nothing to judge), or kept.

@@ -414,14 +414,12 @@ public final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Whether anything reads more of this judged link than its `LinkSummary`: a link with a GATT database of
-    /// its own or discoveries (a peer's later links inherit the database, redundant discovery compares it), or
-    /// one that showed its peer's identity address (which ties the peer's other addresses together when
-    /// databases are shared at the capture's end). A database inherited from another link is read by nothing
-    /// once the link is judged.
-    var isReadAfterJudgement: Bool {
-        (!gatt.isEmpty && gatt.inheritedFrom == nil) || !discoveries.isEmpty || peerIdentityAddress != nil
-    }
+    /// Whether anything reads more of this judged link than its `LinkSummary`: a link with a GATT database
+    /// (its own: a peer's later links inherit it, redundant discovery compares it; or inherited: discover-all-
+    /// services judges a discovery by what every link using its database touched) or discoveries, or one that
+    /// showed its peer's identity address (which ties the peer's other addresses together when databases are
+    /// shared at the capture's end).
+    var isReadAfterJudgement: Bool { !gatt.isEmpty || !discoveries.isEmpty || peerIdentityAddress != nil }
 
     static func hasSlack<T>(_ array: [T]) -> Bool { array.capacity - array.count > max(8, array.count / 4) }
 
