@@ -147,7 +147,7 @@ struct LinkRetirementTests {
     /// judges the discovery against what every link using the database touched, so the use of links judged
     /// long before the capture ends must outlive their judgement.
     static let cachedDatabaseLinks = Scenario(
-        name: "cached-database-links", summary: "one full discovery, 40 links using the cached database", seed: 0x4341_4348) { s in
+        name: "cached-database-links", summary: "one full discovery, 20 links using the cached database, 20 reading nothing", seed: 0x4341_4348) { s in
         s.setUpController()
         let parameters = ConnectionParameters.interval(
             minMicroseconds: Micros.ms(30), maxMicroseconds: Micros.ms(45), timeoutMicroseconds: Micros.seconds(4))
