@@ -49,14 +49,14 @@ public final class LinkRetirement: @unchecked Sendable {
 
     /// What stays of a judged link.
     public enum Keeping: Sendable {
-        /// The slim link (`Connection.slim`): for reports that read every link (energy, timeline, exports).
+        /// The slim link (`Connection.slim`): for reports that read every link (timeline, exports).
         case slim
         /// Its `LinkSummary` (`CaptureModel.links`), and the slim link only when a later link or rule may still
         /// read more of it (`Connection.isReadAfterJudgement`): `btlens audit`, whose capture-wide rules read
         /// summaries.
         case summary
-        /// Nothing: a report that reads no link once judged (`btlens devices`: advertisers and scans only), so
-        /// memory does not grow with the number of finished links at all.
+        /// Nothing: a report that reads no link once judged (`btlens devices`: advertisers and scans only), or
+        /// keeps what it prints of one in its own row when judging it (`btlens energy`, `EnergyLinkRows`).
         case nothing
     }
 }
@@ -110,7 +110,7 @@ extension ConnectionTracker {
         if summarizing && retiring.summaries.capacity == 0 {
             // Room for every link the model may keep, once: growing by doubling would copy the summaries and
             // hold up to twice their size; pages not written to are never resident.
-            retiring.summaries.reserveCapacity(options.maximumConnections)
+            retiring.summaries.reserveCapacity(min(options.maximumConnections, Self.summariesReserved))
         }
         var survivors: [Connection] = []
         var moved = [Int?](repeating: nil, count: n - from)
@@ -133,6 +133,9 @@ extension ConnectionTracker {
         }
         retirement.letGo += gone
     }
+
+    /// Summaries reserved at once at most (the default cap, 12.8 MB of address space): a larger cap grows past it.
+    static let summariesReserved = 100_000
 
     mutating func judgeEarly(_ c: Connection, _ retirement: LinkRetirement, kept: Bool = true) {
         if c.gatt.isEmpty, c.firstATT != nil, c.air == nil, let key = retiring.key(c),
