@@ -137,7 +137,7 @@ extension Array where Element == LinkSummary {
 
 /// Every link of a model as `LinkSummary`, in id order, without making an array of them: the summaries the
 /// model kept (`CaptureModel.summarizedLinks`), or each made from its link when read. A rule that needs some of
-/// them keeps their indexes, not copies (100,000 summaries are 17 MB).
+/// them keeps their indexes, not copies (100,000 summaries are 12.8 MB).
 public struct LinkSummaries: RandomAccessCollection, Sendable {
     let summaries: [LinkSummary]?
     let connections: [Connection]
