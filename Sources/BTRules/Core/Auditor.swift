@@ -114,7 +114,18 @@ public final class LinkJudgement: @unchecked Sendable {
     /// (`LinkRetirement.Keeping.summary`).
     public func retirement(window: Int = LinkRetirement.defaultWindow,
                            letGoBatch: Int = LinkRetirement.defaultLetGoBatch) -> LinkRetirement {
-        LinkRetirement(window: window, keeping: .summary, letGoBatch: letGoBatch) { [self] c, kept in judge(c, kept: kept) }
+        LinkRetirement(window: window, keeping: .summary, interest: interest, letGoBatch: letGoBatch) { [self] c, kept in
+            judge(c, kept: kept)
+        }
+    }
+
+    /// What the capture-wide rules read of judged links (`LinkInterest`), with this configuration's options.
+    var interest: LinkInterest {
+        let churn = auditor.prepare(ConnectionChurnRule.self).context
+        return LinkInterest(
+            scanEndAroundRequest: (before: 2 * ScanChurnRule.restartGap, after: ScanChurnRule.restartGap),
+            peerWindow: Int64(saturating: max(0, churn.option("window_seconds")) * 1e9),
+            everyAppLink: churn.option("minimum_connections") <= 1)
     }
 }
 

@@ -36,14 +36,23 @@ public struct ScanAfterConnectRule: Rule {
                 let c = all[i]
                 return c.controller == scan.controller && c.start.timestamp.nanoseconds >= from && c.start.timestamp.nanoseconds < until
             }
+            // The app's links let go without their summary are counted and named, never the first: the first
+            // after each scan boundary keeps its summary (`LinkInterest`).
+            let gone = model.letGoLinks(controller: scan.controller, startingIn: from..<until).lazy.filter(\.isAppLE)
             if let firstIndex = came.first {
                 let first = all[firstIndex]
                 // One finding per scan span, from the first connection it outlived: no span is charged twice.
                 let after = until.minusSaturating(first.start.timestamp.nanoseconds)
                 guard after > grace else { continue }
                 let stillOn = scan.end == nil ? " and was still on when the capture ended" : ""
-                let others = came.dropFirst()
-                let also = others.isEmpty ? "" : " (\(others.count == 1 ? "connection" : "connections") \(Self.listed(others.prefix(Self.namedConnections).map { all[$0].id }, count: others.count)) came up during it too)"
+                var named = Self.smallest(came.dropFirst().prefix(Self.namedConnections).map { all[$0].id })
+                var goneCount = 0
+                for l in gone {
+                    goneCount += 1
+                    named = Self.smallest(named, adding: Int(l.id))
+                }
+                let others = came.count - 1 + goneCount
+                let also = others == 0 ? "" : " (\(others == 1 ? "connection" : "connections") \(Self.listed(named, count: others)) came up during it too)"
                 var records = [scan.start, first.start]
                 if let end = scan.end { records.append(end) }
                 findings.append(Finding(
@@ -58,7 +67,8 @@ public struct ScanAfterConnectRule: Rule {
                   let up = links.lazy.map({ all[$0] }).first(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds < from
                       && ($0.end?.timestamp ?? model.endTime).nanoseconds > from }),
                   !all.contains(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds >= until
-                      && $0.start.timestamp.nanoseconds.minusSaturating(until) <= grace })
+                      && $0.start.timestamp.nanoseconds.minusSaturating(until) <= grace }),
+                  model.letGoLinks(controller: scan.controller, startingIn: until..<until.plusSaturating(grace).plusSaturating(1)).isEmpty
             else { continue }
             var records = [scan.start]
             if let end = scan.end { records.append(end) }
@@ -80,6 +90,19 @@ public struct ScanAfterConnectRule: Rule {
         let total = count ?? ids.count
         let named = ids.prefix(namedConnections).map { "#\($0)" }.joined(separator: ", ")
         return total > namedConnections ? "\(named) and \(total - namedConnections) more" : named
+    }
+
+    /// The `namedConnections` smallest of `ids`, in order (the let-go links come in start order, and may be
+    /// thousands: they are added one at a time).
+    static func smallest(_ ids: [Int]) -> [Int] { Array(ids.sorted().prefix(namedConnections)) }
+
+    /// `kept` (the smallest ids so far, in order) with `id`, if it is among the `namedConnections` smallest.
+    static func smallest(_ kept: [Int], adding id: Int) -> [Int] {
+        guard kept.count < namedConnections || id < kept[kept.count - 1] else { return kept }
+        var kept = kept
+        kept.insert(id, at: kept.firstIndex { $0 > id } ?? kept.count)
+        if kept.count > namedConnections { kept.removeLast() }
+        return kept
     }
 
     static func duty(_ scan: AppScan) -> String {

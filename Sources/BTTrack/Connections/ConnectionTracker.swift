@@ -81,10 +81,10 @@ public struct ConnectionTracker {
     var pendingLE: [UInt16: PendingAttempt<ConnectionTarget>] = [:]
     var pendingBREDR: [UInt16: PendingAttempt<BDAddr?>] = [:]
     /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
-    var peerLinks: [PeerLinkKey: Int] = [:]
-    /// Peers whose links are numbered (`peerLinks`): one entry per peer, so memory stays bounded on a long capture
-    /// of links to ever new addresses.
-    static let maximumPeersCounted = 65_536
+    var peerLinks = PeerMemory<PeerLinkKey, Int32>(generation: ConnectionTracker.peersNumbered)
+    /// Peers whose links are numbered (`peerLinks`) per generation: the 8,192 to 16,384 peers connected to most
+    /// recently are remembered, so memory stays bounded on a long capture of links to ever new addresses.
+    static let peersNumbered = 8192
 
     struct PeerLinkKey: Hashable {
         var controller: UInt16
@@ -120,10 +120,11 @@ public struct ConnectionTracker {
         nextID += 1
         c.peerAddress = peer
         let link = PeerLinkKey(controller: controller, peer: peer, transport: transport)
-        c.peerLink = (peerLinks[link] ?? 0) + 1
-        // Past the cap a new peer's links are each its first: a capture reaching it connects to a new address
-        // every time (random peers), where the count says nothing anyway.
-        if c.peerLink > 1 || peerLinks.count < Self.maximumPeersCounted { peerLinks[link] = c.peerLink }
+        c.peerLink = Int(peerLinks[link] ?? 0) + 1
+        // A peer forgotten (`peersNumbered`) numbers its links from 1 again: a capture that reaches it connects
+        // to a new address nearly every time (random peers), where the count says nothing anyway.
+        peerLinks.set(link, Int32(clamping: c.peerLink))
+        if let peer, let interest = options.retirement?.interest { rememberPeer(c, peer, interest) }
         open[Self.key(controller, handle)] = c
         return c
     }
@@ -146,7 +147,7 @@ public struct ConnectionTracker {
         for other in open.values where other.id > c.id { other.id -= 1 }
         for other in finished where other.id > c.id { other.id -= 1 }
         let link = PeerLinkKey(controller: c.controller, peer: c.peerAddress, transport: c.transport)
-        if peerLinks[link] == c.peerLink { peerLinks[link] = c.peerLink - 1 }
+        if peerLinks[link] == Int32(clamping: c.peerLink) { peerLinks.set(link, Int32(clamping: c.peerLink - 1)) }
     }
 
     /// Ends a link's ATT session and moves it from the open links to the finished ones (within the cap).
@@ -169,8 +170,10 @@ public struct ConnectionTracker {
         }
         finished.append(c)
         if judging, let retirement = options.retirement {
+            // Its peer as it ended (an address resolved since it started is the one the rules group by).
+            if let peer = c.peerAddress, let interest = retirement.interest { rememberPeer(c, peer, interest) }
             retiring.finished(c, at: finished.count - 1)
-            judgeOldFinishedLinks(retirement)
+            judgeOldFinishedLinks(retirement, now: (at ?? c.start).timestamp.nanoseconds)
         }
     }
 
@@ -493,10 +496,26 @@ public struct ConnectionTracker {
         Self.inheritGATT(&all)
         var summaries: [LinkSummary]?
         if options.retirement?.keeping == .summary {
+            retiring.summaries.append(contentsOf: retiring.takePeersSummaries())
             summaries = retiring.summaries
             retiring.summaries = []  // the caller's copy is then the only one: it grows in place
         }
         return (all, failed, dropped, summaries)
+    }
+
+    /// The judged links let go without their summary (`LinkInterest`), by controller and start.
+    mutating func takeLetGoLinks() -> [LetGoLink] {
+        var links = retiring.letGoLinks
+        retiring.letGoLinks = []
+        links.sort { ($0.controller, $0.start, $0.id) < ($1.controller, $1.start, $1.id) }
+        return links
+    }
+
+    /// A scan boundary (`ScanBoundaries`) of `controller` at `t` (nanoseconds), when judged links are let go by
+    /// what the rules read.
+    mutating func scanBoundary(controller: UInt16, _ t: Int64) {
+        guard options.retirement?.interest != nil else { return }
+        retiring.scanBoundaries.insert(controller: controller, t)
     }
 
     /// Shares each peer's GATT database with its connections that did not discover it (`GATTKnowledge`).

@@ -39,10 +39,14 @@ public final class LinkRetirement: @unchecked Sendable {
     public let letGoBatch: Int
     public static let defaultLetGoBatch = 4096
 
-    public init(window: Int = LinkRetirement.defaultWindow, keeping: Keeping = .slim,
+    /// With `Keeping.summary`: which summaries the capture-wide rules may read (nil: all of them).
+    public let interest: LinkInterest?
+
+    public init(window: Int = LinkRetirement.defaultWindow, keeping: Keeping = .slim, interest: LinkInterest? = nil,
                 letGoBatch: Int = LinkRetirement.defaultLetGoBatch, judge: @escaping (Connection, _ kept: Bool) -> Void) {
         self.window = max(1, window)
         self.keeping = keeping
+        self.interest = keeping == .summary ? interest : nil
         self.letGoBatch = max(1, letGoBatch)
         self.judge = judge
     }
@@ -74,6 +78,42 @@ struct RetirementState {
     var examined = 0
     /// The summaries of the judged links let go (`Keeping.summary`), in close order.
     var summaries: [LinkSummary] = []
+    /// Of the judged links let go, those no capture-wide rule reads (`LinkInterest`), in close order.
+    var letGoLinks: [LetGoLink] = []
+    /// The app's first LE link let go after each scan boundary (its id), by controller and boundary.
+    var firstAfterBoundary: [ScanEpoch: Int32] = [:]
+    /// Scan boundaries so far (`LinkInterest`).
+    var scanBoundaries = ScanBoundaries()
+    /// Each remembered peer's latest link (by peer address, any controller or transport: a superset of how the
+    /// rules group a peer's links), with its summary once it was let go and nothing else reads it: the peer may
+    /// return (a reconnection reads it then), and when the peer is forgotten it is let go (`LetGoLink`).
+    var peers = PeerMemory<BDAddr, PeerLatest>(generation: RetirementState.peersRemembered)
+    /// The newest start among `peers`' current generation, and among the one before (nanoseconds).
+    var newestPeerStart: (current: Int64, previous: Int64) = (.min, .min)
+    /// Links to peers that had another link (by id): read by the reconnection and churn rules, kept.
+    var returning: Set<Int32> = []
+
+    /// Peers remembered per generation (`PeerMemory`): two generations are 4,096 peers at most (and their latest
+    /// links' summaries, 0.5 MB), unless a generation's links all started within the churn window.
+    static let peersRemembered = 2048
+
+    struct ScanEpoch: Hashable {
+        var controller: UInt16
+        var boundary: Int64
+    }
+
+    struct PeerLatest {
+        var id: Int32
+        var start: Int64
+        var summary: LinkSummary?
+    }
+
+    /// The summaries of the remembered peers' latest links (at the capture's end: they may still be read).
+    mutating func takePeersSummaries() -> [LinkSummary] {
+        let kept = peers.values.compactMap(\.summary)
+        peers = PeerMemory(generation: Self.peersRemembered)
+        return kept
+    }
 
     func key(_ c: Connection) -> BDAddr? {
         c.peerIdentityAddress ?? c.peerAddress.map { identityOf[$0] ?? $0 }
@@ -90,7 +130,7 @@ struct RetirementState {
 
 extension ConnectionTracker {
     /// Judges the oldest finished links until at most the window's worth are left whole.
-    mutating func judgeOldFinishedLinks(_ retirement: LinkRetirement) {
+    mutating func judgeOldFinishedLinks(_ retirement: LinkRetirement, now: Int64) {
         while finished.count - retiring.next > retirement.window {
             let c = finished[retiring.next]
             retiring.next += 1
@@ -98,13 +138,13 @@ extension ConnectionTracker {
         }
         retirement.mostWhole = max(retirement.mostWhole, finished.count - retiring.next)
         if retirement.keeping != .slim && retiring.next - retiring.examined >= retirement.letGoBatch {
-            letGoJudged(retirement)
+            letGoJudged(retirement, now: now)
         }
     }
 
     /// Drops the judged links not yet examined from the finished ones — keeping their summaries, and the links
     /// still read, when `Keeping.summary` — and renumbers what points into the finished links.
-    mutating func letGoJudged(_ retirement: LinkRetirement) {
+    mutating func letGoJudged(_ retirement: LinkRetirement, now: Int64) {
         let from = retiring.examined, n = retiring.next
         let summarizing = retirement.keeping == .summary
         if summarizing && retiring.summaries.capacity == 0 {
@@ -120,7 +160,12 @@ extension ConnectionTracker {
                 moved[i - from] = from + survivors.count
                 survivors.append(c)
             } else if summarizing {
-                retiring.summaries.append(LinkSummary(c))
+                let summary = LinkSummary(c)
+                if let interest = retirement.interest {
+                    keep(summary, interest, now: now)
+                } else {
+                    retiring.summaries.append(summary)
+                }
             }
         }
         finished.replaceSubrange(from..<n, with: survivors)
@@ -150,5 +195,77 @@ extension ConnectionTracker {
         retirement.judge(c, kept)
         retirement.judged += 1
         c.slim()
+    }
+}
+
+// MARK: - What the capture-wide rules read (`LinkInterest`)
+
+extension ConnectionTracker {
+    /// Keeps a judged link's summary when a capture-wide rule may read it (`LinkInterest`), else its `LetGoLink`.
+    /// `now`: the current record's time; every scan boundary up to it has been seen.
+    mutating func keep(_ s: LinkSummary, _ interest: LinkInterest, now: Int64) {
+        if readsSummary(s, interest, now: now) {
+            retiring.summaries.append(s)
+        } else if let peer = s.peerAddress, retiring.peers[peer]?.id == Int32(clamping: s.id) {
+            retiring.peers.update(peer) { $0.summary = s }
+        } else {
+            retiring.letGoLinks.append(LetGoLink(s))
+        }
+    }
+
+    /// Whether a capture-wide rule or the audit's notes may read `s` (`LinkInterest` lists the reasons).
+    mutating func readsSummary(_ s: LinkSummary, _ interest: LinkInterest, now: Int64) -> Bool {
+        // Named by the notes, judged by the advertising rule, or a failed attempt.
+        if s.aclPacketsCutShort > 0 || s.hidesTraffic || s.missedUses > 0 || !s.ownership.isApp || s.role == .peripheral
+            || s.disconnectReason == .connectionFailedToBeEstablished || interest.everyAppLink {
+            return true
+        }
+        let id = Int32(clamping: s.id)
+        if retiring.returning.contains(id) { return true }
+        // Asked for around a scan's end (on any controller): until the time that could show it has come, it may be.
+        let asked = (s.connectRequestedTime ?? s.start.timestamp).nanoseconds
+        let askedUntil = asked.plusSaturating(interest.scanEndAroundRequest.after)
+        if now < askedUntil { return true }
+        if retiring.scanBoundaries.any(controller: nil, in: asked.minusSaturating(interest.scanEndAroundRequest.before)...askedUntil) {
+            return true
+        }
+        // The scan rules read the app's LE links the capture saw start.
+        guard s.transport == .le, !s.implicitStart else { return false }
+        let start = s.start.timestamp.nanoseconds
+        // Up when a scan started or ended.
+        if let end = s.end?.timestamp.nanoseconds, end.minusSaturating(start) > 1,
+           retiring.scanBoundaries.any(controller: s.controller, in: (start + 1)...(end - 1)) {
+            return true
+        }
+        // The first to come up after a boundary: a scan starting there outlived it first.
+        let epoch = RetirementState.ScanEpoch(
+            controller: s.controller, boundary: retiring.scanBoundaries.latest(controller: s.controller, atOrBefore: start) ?? .min)
+        if let first = retiring.firstAfterBoundary[epoch], first < id { return false }
+        retiring.firstAfterBoundary[epoch] = id
+        return true
+    }
+
+    /// A link to `peer` started (or turned out to be to `peer`): it is the peer's latest, and a peer seen before
+    /// makes both links returning (`RetirementState.returning`).
+    mutating func rememberPeer(_ c: Connection, _ peer: BDAddr, _ interest: LinkInterest) {
+        let id = Int32(clamping: c.id), start = c.start.timestamp.nanoseconds
+        let latest = retiring.peers[peer]
+        if let latest, latest.id != id {
+            retiring.returning.insert(latest.id)
+            retiring.returning.insert(id)
+            // Its latest link was let go, kept as the latest: a reconnection now reads it.
+            if let summary = latest.summary { retiring.summaries.append(summary) }
+        }
+        // The older generation is forgotten only once its newest link started a window ago: a link starting now
+        // cannot be churn with it.
+        let mayForget = retiring.newestPeerStart.previous < start.minusSaturating(interest.peerWindow)
+        let newest = RetirementState.PeerLatest(id: max(id, latest?.id ?? .min), start: max(start, latest?.start ?? .min),
+                                                summary: latest?.id == id ? latest?.summary : nil)
+        if let forgotten = retiring.peers.set(peer, newest, mayForget: mayForget) {
+            for entry in forgotten.values { if let s = entry.summary { retiring.letGoLinks.append(LetGoLink(s)) } }
+            retiring.newestPeerStart = (newest.start, retiring.newestPeerStart.current)
+        } else {
+            retiring.newestPeerStart.current = max(retiring.newestPeerStart.current, newest.start)
+        }
     }
 }

@@ -22,20 +22,24 @@ extension CaptureTracker {
         }
         var all = links(connections)
         // Links let go but for their summary (`LinkRetirement.Keeping.summary`): values, so renumbering is safe.
-        var summaries = connections.options.retirement?.keeping == .summary ? connections.retiring.summaries : nil
+        var summaries = connections.options.retirement?.keeping == .summary
+            ? connections.retiring.summaries + connections.retiring.peers.values.compactMap(\.summary) : nil
+        var letGo = connections.retiring.letGoLinks
+        letGo.sort { ($0.controller, $0.start, $0.id) < ($1.controller, $1.start, $1.id) }
         if let air {
             // Air links are numbered with the HCI ones only when both exist (`merge`): copies, so the tracker's
             // own numbering stays.
             let airLinks = links(air.links)
             all = all.isEmpty ? airLinks
                 : Self.merge(all.map { $0.snapshotCopy(finishingAt: nil) }, airLinks.map { $0.snapshotCopy(finishingAt: nil) },
-                             summaries: &summaries)
+                             summaries: &summaries, letGo: &letGo)
         }
         var scans = self.scans
         var advertisers = self.advertisers
         var ownAdvertising = self.ownAdvertising
         var model = model(connections: all, droppedConnections: connections.dropped, scans: scans.finish(at: last),
                           advertisers: &advertisers, ownAdvertising: &ownAdvertising)
+        model.letGoLinks = letGo
         if let summaries {
             var links = summaries + model.connections.map(LinkSummary.init)
             links.sortByID()

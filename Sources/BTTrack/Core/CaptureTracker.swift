@@ -109,8 +109,26 @@ public struct CaptureModel: Sendable {
     public var summarizedLinks: [LinkSummary]?
     /// What the capture-wide rules read of every link, in id order: the summaries, or made from `connections`.
     public var links: LinkSummaries { LinkSummaries(summaries: summarizedLinks, connections: connections) }
-    /// The links of the model (those let go but for their summary included).
-    public var linkCount: Int { summarizedLinks?.count ?? connections.count }
+    /// The links of the model (those let go but for their summary, and those let go entirely, included).
+    public var linkCount: Int { (summarizedLinks?.count ?? connections.count) + letGoLinks.count }
+    /// The judged links let go without their summary, as no capture-wide rule reads them (`LinkInterest`), by
+    /// controller, start and id: what counting links during a scan reads.
+    public var letGoLinks: [LetGoLink] = []
+
+    /// The links let go without their summary (`letGoLinks`) of `controller` that started in `range`
+    /// (nanoseconds), in start order.
+    public func letGoLinks(controller: UInt16, startingIn range: Range<Int64>) -> ArraySlice<LetGoLink> {
+        func lowerBound(_ t: Int64) -> Int {
+            var lo = 0, hi = letGoLinks.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                let l = letGoLinks[mid]
+                if (l.controller, l.start.nanoseconds) < (controller, t) { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+        return letGoLinks[lowerBound(range.lowerBound)..<max(lowerBound(range.lowerBound), lowerBound(range.upperBound))]
+    }
     /// Whether the app's rules judge `link` (`LinkOwnership`).
     public func isAppLink(_ link: LinkSummary) -> Bool { link.ownership.isApp }
 
@@ -179,12 +197,28 @@ public final class CaptureTracker {
         self.options = options
         connections = ConnectionTracker(options: options)
         scans.keepsConnectionsWhileScanning = options.keepsConnectionsWhileScanning
+        scans.notesBoundaries = options.retirement?.interest != nil
+    }
+
+    /// Hands the scan boundaries the last record made (`ScanTracker.boundaries`) to the link tracker, before
+    /// the next record's messages.
+    @inline(never)
+    func handScanBoundaries() {
+        for b in scans.boundaries {
+            if let linkFeed {
+                linkFeed.sendScanBoundary(controller: b.controller, b.time)
+            } else {
+                connections.scanBoundary(controller: b.controller, b.time)
+            }
+        }
+        scans.boundaries.removeAll(keepingCapacity: true)
     }
 
     /// Inlined into the reading loop: out of line, every frame (a few hundred bytes) is copied with `memcpy`.
     @inline(__always)
     public func observe(_ frame: DecodedFrame) {
         let at = RecordRef(frame.record)
+        if !scans.boundaries.isEmpty { handScanBoundaries() }
         records += 1
         if first == nil { first = at }
         last = at
@@ -375,16 +409,18 @@ public final class CaptureTracker {
         var result = connections.finish(at: last)
         var summaries = result.summaries
         result.summaries = nil
+        var letGo = connections.takeLetGoLinks()
         var airRecords = 0, unfollowed = 0
         if let air {
             let links = air.finish(at: last)
-            result.connections = Self.merge(result.connections, links.connections, summaries: &summaries)
+            result.connections = Self.merge(result.connections, links.connections, summaries: &summaries, letGo: &letGo)
             result.dropped += links.dropped
             airRecords = air.records
             unfollowed = air.unfollowedRequests
         }
         var model = model(connections: result.connections, droppedConnections: result.dropped, scans: sessions,
                           advertisers: &advertisers, ownAdvertising: &ownAdvertising)
+        model.letGoLinks = letGo
         model.linkLayerRecords = airRecords
         model.unfollowedConnectRequests = unfollowed
         if var links = summaries {
@@ -405,14 +441,25 @@ public final class CaptureTracker {
     }
 
     /// `merge`, when links judged and let go (`summaries`, HCI links) are numbered with them.
-    static func merge(_ hci: [Connection], _ air: [Connection], summaries: inout [LinkSummary]?) -> [Connection] {
-        guard var dropped = summaries, !dropped.isEmpty, !air.isEmpty else { return merge(hci, air) }
+    /// `letGo`: the judged links let go without their summary, renumbered too.
+    static func merge(_ hci: [Connection], _ air: [Connection], summaries: inout [LinkSummary]?,
+                      letGo: inout [LetGoLink]) -> [Connection] {
+        guard !air.isEmpty, !(summaries ?? []).isEmpty || !letGo.isEmpty else { return merge(hci, air) }
+        var dropped = summaries ?? []
         summaries = nil
+        // `summary`: an index into `dropped`, or -1 - an index into `letGo`.
         var order: [(number: Int, id: Int, link: Connection?, summary: Int)] =
             (hci + air).map { ($0.start.number, $0.id, $0, 0) } + dropped.indices.map { (dropped[$0].start.number, dropped[$0].id, nil, $0) }
+            + letGo.indices.map { (letGo[$0].startNumber, Int(letGo[$0].id), nil, -1 - $0) }
         order.sort { ($0.number, $0.id) < ($1.number, $1.id) }
         for (i, entry) in order.enumerated() {
-            if let c = entry.link { c.id = i + 1 } else { dropped[entry.summary].id = i + 1 }
+            if let c = entry.link {
+                c.id = i + 1
+            } else if entry.summary >= 0 {
+                dropped[entry.summary].id = i + 1
+            } else {
+                letGo[-1 - entry.summary].id = Int32(clamping: i + 1)
+            }
         }
         summaries = dropped
         return order.compactMap(\.link)

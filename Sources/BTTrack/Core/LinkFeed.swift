@@ -38,9 +38,11 @@ final class LinkFeed: @unchecked Sendable {
         /// The record of the next message, whole (`RecordRef`): sent when its place does not fit `Wire`'s
         /// differences (a new controller, a gap of seconds, time going backwards).
         case place
+        /// A scan boundary of controller `code` (`ScanBoundaries`): its time in nanoseconds, an `Int64`.
+        case scanBoundary
 
         /// Whether the message is about a record (`Header.at`), so its place crosses.
-        var hasRecord: Bool { self != .deviceSightings && self != .deviceTallyEnd && self != .place }
+        var hasRecord: Bool { self != .deviceSightings && self != .deviceTallyEnd && self != .place && self != .scanBoundary }
     }
 
     /// A message as the reading thread builds it and the link thread applies it.
@@ -227,6 +229,11 @@ final class LinkFeed: @unchecked Sendable {
         withUnsafeBytes(of: session) { send(message(.deviceTallyEnd, at: Self.noRecord, code: controller), $0) }
     }
 
+    /// A scan boundary (`ScanTracker.boundaries`) for the link tracker.
+    func sendScanBoundary(controller: UInt16, _ t: Int64) {
+        withUnsafeBytes(of: t) { send(message(.scanBoundary, at: Self.noRecord, code: controller), $0) }
+    }
+
     /// Hands the current chunk over and takes an empty one of at least `bytes` (a PDU of up to 64 KiB fits the
     /// usual chunk; only a larger one gets a chunk of its own).
     @inline(never)
@@ -404,6 +411,8 @@ private final class LinkTrackers {
             tallies[t].tally.removeAll()
         case .place:
             break  // taken by `run`
+        case .scanBoundary:
+            links.scanBoundary(controller: h.code, first.loadUnaligned(as: Int64.self))
         case .controllerReset:
             l2cap.forget(controller: h.at.controller)
             links.controllerReset(at: h.at)

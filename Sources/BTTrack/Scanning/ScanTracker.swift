@@ -39,6 +39,18 @@ public struct ScanTracker {
     var lastControllerIndex = 0
     /// Where reports' senders are tallied when not here: the link thread's batch (see the type's comment).
     var remoteTallies: UnsafeMutablePointer<SightingBatch>?
+    /// Whether to note scan boundaries in `boundaries` (judged links are let go by what the rules read:
+    /// `LinkInterest`).
+    var notesBoundaries = false
+    /// Scan boundaries not yet handed to the link tracker (`ScanBoundaries`): every time at which an app's scan
+    /// may start or end — a session's start and end (or the end its duration sets), a change of scan filters.
+    var boundaries: [(controller: UInt16, time: Int64)] = []
+
+    @inline(__always)
+    mutating func boundary(_ c: Int, _ t: Timestamp?) {
+        guard notesBoundaries, let t else { return }
+        boundaries.append((controllers[c].controller, t.nanoseconds))
+    }
 
     /// Reports this soon after a session ended were already in flight: counted as the ended session's
     /// `lateReports` instead of opening an implicit session. Also the slack given to a Scan Timeout event
@@ -161,6 +173,7 @@ public struct ScanTracker {
                     controllers[c].parameters = ScanParameters(parameters)
                 }
             case ScanFilterOffload.opcode:
+                boundary(c, at.timestamp)
                 keep(controllers[c].filterOffload.command(p, controller: at.controller, at: at))
                 if let s = controllers[c].current, controllers[c].filterOffload.isActive { sessions[s].offloadedFilters = true }
             case .leSetScanEnable:
@@ -189,6 +202,7 @@ public struct ScanTracker {
                 // Enabling again with the same values changes nothing but the duration timer.
                 sessions[s].scheduledEnd = e.scheduledEnd(from: at.timestamp)
                 controllers[c].deadline = sessions[s].scheduledEnd
+                boundary(c, sessions[s].scheduledEnd)
                 return
             }
             close(c, end: at, reason: .restarted)
@@ -281,6 +295,7 @@ public struct ScanTracker {
         let c = stateIndex(at.controller)
         closeIfElapsed(c, at: at)
         if controllers[c].current != nil { close(c, end: at, reason: .reset) }
+        boundary(c, at.timestamp)
         controllers[c].parameters = .defaults
         // A reset empties the controller's filter table: every client's filter is gone.
         keep(controllers[c].filterOffload.removeAll(at: at))
@@ -328,6 +343,8 @@ public struct ScanTracker {
         controllers[c].enable = enable
         controllers[c].lastRecord = at
         controllers[c].deadline = sessions[sessions.count - 1].scheduledEnd
+        boundary(c, at.timestamp)
+        boundary(c, sessions[sessions.count - 1].scheduledEnd)
         controllers[c].reports = 0
         controllers[c].scanResponses = 0
         controllers[c].extendedReports = 0
@@ -348,6 +365,8 @@ public struct ScanTracker {
         guard let s = controllers[c].current else { return }
         sessions[s].end = end
         sessions[s].endReason = reason
+        boundary(c, end.timestamp)
+        boundary(c, sessions[s].endTimestamp)
         fillDevices(c, into: s)
         controllers[c].lastEnded = (s, sessions[s].endTimestamp ?? end.timestamp)
         controllers[c].current = nil

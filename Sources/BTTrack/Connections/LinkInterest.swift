@@ -1,0 +1,149 @@
+import BTWire
+import BTCapture
+
+/// Which judged links the capture-wide rules may still read, so that `btlens audit` keeps the summaries of those
+/// alone (`LinkRetirement.Keeping.summary`) and, of every other link let go, 24 bytes (`LetGoLink`): a soak test of
+/// ever new peers then costs the same memory at 10 GB as at 1 GB.
+///
+/// The rules say what they read in the model's terms (times around the app's scans, a peer's links together); the
+/// tracker decides, for each link it lets go, whether one of them could: a summary is kept when the link
+/// - is among what the audit's notes name (payloads cut short, traffic hidden, requests missed, the OS's link),
+///   ran in the peripheral role (advertising left on after a central connected), or failed to be established;
+/// - is the first of the app's LE links to start after a scan boundary (a scan session starting or ending, a scan
+///   filter added or removed — every end of an app's scan is one), or was up across one: the first link a scan
+///   outlived, or the link that was up when a scan started;
+/// - was asked for while a scan ended (`scanEndAroundRequest`): a scan stopped for the connection and resumed;
+/// - is to a peer that had another link (reconnections, churn), or is the latest link to a peer still remembered
+///   (`PeerMemory`): a later link to it may be a reconnection.
+/// Every other link let go leaves its `LetGoLink`, which is what counting links during a scan reads.
+public struct LinkInterest: Sendable {
+    /// A connection asked for while a scan ended — the scan ending from `before` before the request to `after`
+    /// after it (nanoseconds) — is why the scan stopped.
+    public var scanEndAroundRequest: (before: Int64, after: Int64)
+    /// A peer's links this close together are read together (connection churn): a peer is remembered at least
+    /// this long after its latest link started (nanoseconds).
+    public var peerWindow: Int64
+    /// Every one of the app's links is read (churn counted from a single connection).
+    public var everyAppLink: Bool
+
+    public init(scanEndAroundRequest: (before: Int64, after: Int64), peerWindow: Int64, everyAppLink: Bool) {
+        self.scanEndAroundRequest = scanEndAroundRequest
+        self.peerWindow = peerWindow
+        self.everyAppLink = everyAppLink
+    }
+}
+
+/// What stays of a judged link let go without its summary (`LinkInterest`): enough to count it among the links
+/// that came up during a scan and to number it among the others.
+public struct LetGoLink: Sendable {
+    /// The record that started it.
+    public var startNumber: Int
+    public var start: Timestamp
+    public var id: Int32
+    public var controller: UInt16
+    /// An LE link the capture saw start, the app's: what a scan rule counts.
+    public var isAppLE: Bool
+
+    init(_ s: LinkSummary) {
+        startNumber = s.start.number
+        start = s.start.timestamp
+        id = Int32(clamping: s.id)
+        controller = s.controller
+        isAppLE = s.transport == .le && !s.implicitStart && s.ownership.isApp
+    }
+}
+
+/// The times at which the app's scans may start or end, per controller, in order: every scan session's start and
+/// end (or the end its duration sets), and every change of the scan filters. A superset of the app's scans'
+/// bounds (`AppScans`), sent from the reading thread (`ScanTracker.boundaries`) as they happen.
+struct ScanBoundaries {
+    private var byController: [UInt16: [Int64]] = [:]
+    /// Every controller's, in order.
+    private var all: [Int64] = []
+
+    mutating func insert(controller: UInt16, _ t: Int64) {
+        Self.insert(t, into: &byController[controller, default: []])
+        Self.insert(t, into: &all)
+    }
+
+    /// Keeps `times` sorted; a time is mostly the latest, so the search starts from the end.
+    private static func insert(_ t: Int64, into times: inout [Int64]) {
+        if let last = times.last, last == t { return }
+        if times.last.map({ $0 < t }) ?? true { times.append(t); return }
+        let i = lowerBound(t, times)
+        if i < times.count, times[i] == t { return }
+        times.insert(t, at: i)
+    }
+
+    private static func lowerBound(_ t: Int64, _ times: [Int64]) -> Int {
+        var lo = 0, hi = times.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if times[mid] < t { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The latest boundary at or before `t` on `controller` (nil: none).
+    func latest(controller: UInt16, atOrBefore t: Int64) -> Int64? {
+        guard let times = byController[controller] else { return nil }
+        var lo = 0, hi = times.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if times[mid] <= t { lo = mid + 1 } else { hi = mid }
+        }
+        return lo > 0 ? times[lo - 1] : nil
+    }
+
+    /// Whether a boundary of `controller` (any controller when nil) lies in `range`.
+    func any(controller: UInt16?, in range: ClosedRange<Int64>) -> Bool {
+        let times: [Int64]
+        if let controller { guard let own = byController[controller] else { return false }; times = own } else { times = all }
+        let i = Self.lowerBound(range.lowerBound, times)
+        return i < times.count && times[i] <= range.upperBound
+    }
+}
+
+/// A map that remembers the keys set in the last two generations of `generation` keys each: per-peer state that
+/// stays bounded when every link is to a new peer, forgetting the peers not seen for longest. A generation is
+/// only retired when `mayForget` allows it (say, when its newest entry is old enough).
+struct PeerMemory<Key: Hashable, Value> {
+    private var current: [Key: Value]
+    private var previous: [Key: Value] = [:]
+    let generation: Int
+    /// Keys forgotten so far.
+    private(set) var forgotten = 0
+
+    init(generation: Int) {
+        self.generation = generation
+        current = Dictionary(minimumCapacity: 0)
+    }
+
+    subscript(key: Key) -> Value? { current[key] ?? previous[key] }
+
+    var count: Int { current.count + previous.count }
+
+    /// Sets `key`, first retiring the older generation when the current one is full and `mayForget` agrees;
+    /// returns what it forgot then.
+    @discardableResult
+    mutating func set(_ key: Key, _ value: Value, mayForget: Bool = true) -> [Key: Value]? {
+        var gone: [Key: Value]?
+        if current.count >= generation, mayForget, current[key] == nil {
+            forgotten += previous.count
+            gone = previous
+            previous = current
+            current = Dictionary(minimumCapacity: generation)
+        }
+        current[key] = value
+        if !previous.isEmpty { previous[key] = nil }
+        return gone
+    }
+
+    /// Changes `key`'s value where it is, without making it recent.
+    mutating func update(_ key: Key, _ change: (inout Value) -> Void) {
+        if current[key] != nil { change(&current[key]!) } else if previous[key] != nil { change(&previous[key]!) }
+    }
+
+    /// Every value remembered.
+    var values: some Sequence<Value> { [current.values, previous.values].joined() }
+}
