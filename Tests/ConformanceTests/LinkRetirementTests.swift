@@ -142,6 +142,56 @@ struct LinkRetirementTests {
         #expect(atEnd.report.contains("BTL005"))
     }
 
+    /// A soak test of ever new peers: one scan left on while the app connects to a new address every couple of
+    /// seconds (restarting the scan now and then), and reconnects to one sensor each 400th link.
+    static let newPeers = Scenario(
+        name: "new-peers-soak", summary: "5,000 links to new addresses under a scan, restarted every 1,000 links", seed: 0x4E45_5750) { s in
+        s.setUpController()
+        let parameters = ConnectionParameters.interval(
+            minMicroseconds: Micros.ms(30), maxMicroseconds: Micros.ms(45), timeoutMicroseconds: Micros.seconds(4))
+        let scanInterval = HCIUnits.slots(microseconds: Micros.ms(60))
+        s.startScan(active: true, interval: scanInterval, window: scanInterval / 2, filterDuplicates: true)
+        for i in 0..<LinkRetirementTests.newPeerLinks {
+            if i > 0 && i % 1000 == 0 {
+                s.stopScan()
+                s.wait(seconds: 5)
+                s.startScan(active: true, interval: scanInterval, window: scanInterval / 2, filterDuplicates: true)
+            }
+            let peer = i % 400 == 399 ? SampleDevices.heartRateSensor
+                : PeerAddress(BDAddr(rawValue: 0xC0_00_00_00_00_00 | UInt64(i)), type: LEParameter.randomAddress)
+            let link = s.connect(to: peer, handle: 0x0040 + UInt16(i % 64), parameters: parameters,
+                                 scanInterval: scanInterval, scanWindow: scanInterval)
+            s.wait(seconds: 1)
+            s.disconnect(link)
+            s.wait(ms: 300)
+        }
+    }
+    static let newPeerLinks = 5_000
+
+    @Test("links to ever new peers: let go but for 24 bytes when no capture-wide rule reads them, the same findings")
+    func newPeersLetGo() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("new-peers.btsnoop")
+        try Self.newPeers.write(to: path)
+        let atEnd = try Self.audit(path, window: nil)
+        for (window, batch) in [(1, 1), (16, 256)] {
+            let early = try Self.audit(path, window: window, letGoBatch: batch)
+            #expect(early.report == atEnd.report, "window \(window), batches of \(batch)")
+            let model = try #require(early.model)
+            #expect(model.linkCount == Self.newPeerLinks)
+            // What is kept whatever the capture's length: the first link after each scan boundary, the sensor's
+            // links (it returns), the latest links of the peers still remembered (two generations), the window.
+            let summaries = model.summarizedLinks?.count ?? 0
+            #expect(summaries <= 2 * 2048 + 64 + window + 16, "\(summaries) summaries")
+            #expect(model.letGoLinks.count + summaries == Self.newPeerLinks)
+            #expect(model.letGoLinks.count >= Self.newPeerLinks - 2 * 2048 - 64 - window)
+        }
+        // Both judge something: the scans left on after connecting (counting the links let go) and the
+        // reconnections by scan (each to a peer last seen 400 links before).
+        #expect(atEnd.report.contains("BTL001") && atEnd.report.contains("and 989 more came up during it too"))
+        #expect(atEnd.report.contains("BTL007"))
+    }
+
     /// One link discovers every service and reads the battery; the next twenty take its database from the
     /// cache and read the body sensor location, the last twenty read nothing: discover-all-services (BTL003)
     /// judges the discovery against what every link using the database touched, so the use of links judged
