@@ -70,36 +70,23 @@ struct ScanBoundaries {
     private static func insert(_ t: Int64, into times: inout [Int64]) {
         if let last = times.last, last == t { return }
         if times.last.map({ $0 < t }) ?? true { times.append(t); return }
-        let i = lowerBound(t, times)
+        let i = times.partitioningIndex { $0 >= t }
         if i < times.count, times[i] == t { return }
         times.insert(t, at: i)
-    }
-
-    private static func lowerBound(_ t: Int64, _ times: [Int64]) -> Int {
-        var lo = 0, hi = times.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if times[mid] < t { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
     }
 
     /// The latest boundary at or before `t` on `controller` (nil: none).
     func latest(controller: UInt16, atOrBefore t: Int64) -> Int64? {
         guard let times = byController[controller] else { return nil }
-        var lo = 0, hi = times.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if times[mid] <= t { lo = mid + 1 } else { hi = mid }
-        }
-        return lo > 0 ? times[lo - 1] : nil
+        let after = times.partitioningIndex { $0 > t }
+        return after > 0 ? times[after - 1] : nil
     }
 
     /// Whether a boundary of `controller` (any controller when nil) lies in `range`.
     func any(controller: UInt16?, in range: ClosedRange<Int64>) -> Bool {
         let times: [Int64]
         if let controller { guard let own = byController[controller] else { return false }; times = own } else { times = all }
-        let i = Self.lowerBound(range.lowerBound, times)
+        let i = times.partitioningIndex { $0 >= range.lowerBound }
         return i < times.count && times[i] <= range.upperBound
     }
 }

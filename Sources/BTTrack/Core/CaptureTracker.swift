@@ -118,16 +118,11 @@ public struct CaptureModel: Sendable {
     /// The links let go without their summary (`letGoLinks`) of `controller` that started in `range`
     /// (nanoseconds), in start order.
     public func letGoLinks(controller: UInt16, startingIn range: Range<Int64>) -> ArraySlice<LetGoLink> {
-        func lowerBound(_ t: Int64) -> Int {
-            var lo = 0, hi = letGoLinks.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                let l = letGoLinks[mid]
-                if (l.controller, l.start.nanoseconds) < (controller, t) { lo = mid + 1 } else { hi = mid }
-            }
-            return lo
+        func first(at t: Int64) -> Int {
+            letGoLinks.partitioningIndex { ($0.controller, $0.start.nanoseconds) >= (controller, t) }
         }
-        return letGoLinks[lowerBound(range.lowerBound)..<max(lowerBound(range.lowerBound), lowerBound(range.upperBound))]
+        let from = first(at: range.lowerBound)
+        return letGoLinks[from..<max(from, first(at: range.upperBound))]
     }
     /// Whether the app's rules judge `link` (`LinkOwnership`).
     public func isAppLink(_ link: LinkSummary) -> Bool { link.ownership.isApp }

@@ -1,0 +1,58 @@
+import Testing
+import BTWire
+@testable import BTTrack
+
+/// The pieces `LinkInterest` decides with: scan boundaries in order, the two-generation peer memory, the binary
+/// search they share.
+@Suite("What the capture-wide rules read of let-go links")
+struct LinkInterestTests {
+    @Test("partitioningIndex: the first element past the partition, on every split of a sorted list")
+    func partitioning() {
+        let times: [Int64] = [1, 3, 3, 5, 9]
+        for t: Int64 in -1...10 {
+            #expect(times.partitioningIndex { $0 >= t } == times.firstIndex { $0 >= t } ?? times.count)
+            #expect(times.partitioningIndex { $0 > t } == times.firstIndex { $0 > t } ?? times.count)
+        }
+        #expect([Int64]().partitioningIndex { $0 > 0 } == 0)
+    }
+
+    @Test("scan boundaries: kept in order per controller and across them, whatever order they came in")
+    func boundaries() {
+        var b = ScanBoundaries()
+        // A duration's end is known at the start, before the boundaries between.
+        for (controller, t): (UInt16, Int64) in [(0, 10), (0, 50), (0, 20), (1, 30), (0, 20), (0, 40)] {
+            b.insert(controller: controller, t)
+        }
+        #expect(b.latest(controller: 0, atOrBefore: 9) == nil)
+        #expect(b.latest(controller: 0, atOrBefore: 10) == 10)
+        #expect(b.latest(controller: 0, atOrBefore: 35) == 20)
+        #expect(b.latest(controller: 0, atOrBefore: 1000) == 50)
+        #expect(b.latest(controller: 2, atOrBefore: 1000) == nil)
+        #expect(b.any(controller: 0, in: 21...39) == false)
+        #expect(b.any(controller: 0, in: 21...40) == true)
+        #expect(b.any(controller: 1, in: 21...39) == true)
+        #expect(b.any(controller: nil, in: 29...31) == true)
+        #expect(b.any(controller: nil, in: 51...100) == false)
+    }
+
+    @Test("peer memory: two generations remembered, the older forgotten only when allowed, and returned when it is")
+    func peerMemory() {
+        var m = PeerMemory<Int, Int>(generation: 3)
+        for k in 0..<3 { #expect(m.set(k, k) == nil) }
+        // The current generation is full: the next new key starts a new one, forgetting nothing yet.
+        #expect(m.set(3, 3)?.isEmpty == true)
+        for k in 4..<6 { #expect(m.set(k, k) == nil) }
+        #expect(m.count == 6 && m[0] == 0)
+        // Not allowed to forget: the generation grows instead.
+        #expect(m.set(6, 6, mayForget: false) == nil)
+        #expect(m.count == 7 && m[0] == 0)
+        // Allowed: the oldest generation (0, 1, 2) is returned and forgotten.
+        let gone = m.set(7, 7)
+        #expect(gone.map { Set($0.keys) } == [0, 1, 2])
+        #expect(m[0] == nil && m[3] == 3 && m[7] == 7 && m.forgotten == 3)
+        // A key set again is recent: it survives the next generation's retirement.
+        m.set(3, 30)
+        m.update(4) { $0 = 40 }
+        #expect(m[3] == 30 && m[4] == 40)
+    }
+}
