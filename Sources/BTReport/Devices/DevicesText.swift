@@ -6,6 +6,10 @@ import BTTrack
 /// `btlens devices` for people: a table of advertisers (most reports first), then the scan sessions and our
 /// own advertising sessions. Times are seconds since the capture's first record.
 public enum DevicesText {
+    /// Connections that came up during a scan shown by their time; the rest are counted. `btlens devices` keeps
+    /// no more of them (`TrackerOptions.connectionsWhileScanningListed`).
+    public static let connectionsShown = 3
+
     /// Names longer than this are cut with "…" so the table stays readable.
     static let nameWidth = 24
     /// Service UUIDs shown per advertiser before "+N".
@@ -49,9 +53,9 @@ public enum DevicesText {
                                    ("REPORTS", .right), ("DEVICES", .right), ("CONNECTIONS WHILE ON", .left)])
             for (i, s) in r.scans.enumerated() {
                 let end = s.end == nil ? "still on" : at(s.endTimestamp) + " " + (s.endReason?.rawValue ?? "")
-                let connections = s.connectionsWhileScanning.isEmpty ? "-"
-                    : "\(s.connectionsWhileScanning.count) (" + s.connectionsWhileScanning.prefix(3).map { at($0.timestamp) }
-                        .joined(separator: ", ") + (s.connectionsWhileScanning.count > 3 ? ", …" : "") + ")"
+                let connections = s.connectionsWhileScanningCount == 0 ? "-"
+                    : "\(s.connectionsWhileScanningCount) (" + s.connectionsWhileScanning.prefix(Self.connectionsShown).map { at($0.timestamp) }
+                        .joined(separator: ", ") + (s.connectionsWhileScanningCount > Self.connectionsShown ? ", …" : "") + ")"
                 table.add([String(i + 1), at(s.start.timestamp), end, scanKind(s), scanTiming(s),
                            s.phys.isEmpty ? "-" : percent(s.dutyCycle), duplicateFilter(s), String(s.reports),
                            (s.uniqueDevicesIsEstimate ? "~" : "") + String(s.uniqueDevices), connections])

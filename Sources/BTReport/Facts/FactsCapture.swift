@@ -137,7 +137,7 @@ public struct FactsCapture: Sendable {
         let row = FactsFlattening.row(key + [("scan", .int(number))], ScanSessionJSON.object(unlisted))
         guard case .object(var members) = row,
               let i = members.firstIndex(where: { $0.0 == "connections_while_scanning_count" }) else { return row }
-        members[i].1 = .int(scan.connectionsWhileScanning.count)
+        members[i].1 = .int(scan.connectionsWhileScanningCount)
         return .object(members)
     }
 

@@ -150,7 +150,7 @@ struct ControllerTrace {
                       .double("interval_ms", s.intervalMilliseconds), .double("window_ms", s.windowMilliseconds),
                       .double("duty_cycle", s.dutyCycle), .bool("filter_duplicates", s.filterDuplicates),
                       .int("reports", s.reports), .int("unique_devices", s.uniqueDevices),
-                      .int("connections_while_scanning", s.connectionsWhileScanning.count), .int("start_record", s.start.number)]
+                      .int("connections_while_scanning", s.connectionsWhileScanningCount), .int("start_record", s.start.number)]
         if let reason = s.endReason { a.append(.string("end_reason", reason.rawValue)) }
         if let end = s.end { a.append(.int("end_record", end.number)) }
         return TraceSlice(start: start, end: end, name: name, category: "scan", annotations: a)

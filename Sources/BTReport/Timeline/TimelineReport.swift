@@ -184,7 +184,7 @@ public enum TimelineReport {
                 out.append("")
                 if group.count > 1 {
                     let scans = group.map { model.scans[$0] }
-                    let reports = scans.reduce(0) { $0 + $1.reports }, connected = scans.reduce(0) { $0 + $1.connectionsWhileScanning.count }
+                    let reports = scans.reduce(0) { $0 + $1.reports }, connected = scans.reduce(0) { $0 + $1.connectionsWhileScanningCount }
                     out.append(head + "  ×\(group.count)")
                     out.append("  \(clock(s.start.timestamp))  \(group.count) short scans"
                                + RepeatedEpisodes.rhythm(starts: scans.map(\.start.timestamp.nanoseconds),
@@ -195,7 +195,7 @@ public enum TimelineReport {
                 let end = s.end.map { clock($0.timestamp, aligned: false) } ?? "still on at the end"
                 let span = (s.end?.timestamp ?? model.lastTimestamp).map { TimeFormat.human($0 - s.start.timestamp) } ?? ""
                 out.append(head)
-                out.append("  \(clock(s.start.timestamp))  start → \(end) (\(span)), \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device"))" + (s.connectionsWhileScanning.isEmpty ? "" : ", \(Plural.of(s.connectionsWhileScanning.count, "connection")) came up while scanning"))
+                out.append("  \(clock(s.start.timestamp))  start → \(end) (\(span)), \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device"))" + (s.connectionsWhileScanningCount == 0 ? "" : ", \(Plural.of(s.connectionsWhileScanningCount, "connection")) came up while scanning"))
             }
             let advertisingGroups = full ? model.ownAdvertising.indices.map { [$0] } : RepeatedEpisodes.advertising(model.ownAdvertising)
             for group in advertisingGroups {

@@ -34,9 +34,16 @@ public struct TrackerOptions: Sendable {
     /// Judge finished links while the capture is read and slim them (`LinkRetirement`): set by `btlens audit`,
     /// which needs no link's history after its per-link rules ran. nil keeps every finished link whole.
     public var retirement: LinkRetirement?
-    /// Keep the records of the connections that came up during each scan session (`ScanSession`): the timeline,
-    /// devices and exports list them; the audit only needs the links themselves.
-    public var keepsConnectionsWhileScanning = true
+    /// How many of the connections that came up during each scan session keep their record
+    /// (`ScanSession.connectionsWhileScanning`); every one is counted (`connectionsWhileScanningCount`). The
+    /// timeline and `devices --json` list them all; the `devices` text shows the first three; the audit, `energy`
+    /// and the exports only count them — a scan left on through a 10 GB capture sees 300,000.
+    public var connectionsWhileScanningListed = Int.max
+    /// Whether any is listed (`connectionsWhileScanningListed`).
+    public var keepsConnectionsWhileScanning: Bool {
+        get { connectionsWhileScanningListed > 0 }
+        set { connectionsWhileScanningListed = newValue ? .max : 0 }
+    }
 
     public init() {}
 
@@ -191,7 +198,7 @@ public final class CaptureTracker {
     public init(options: TrackerOptions = TrackerOptions()) {
         self.options = options
         connections = ConnectionTracker(options: options)
-        scans.keepsConnectionsWhileScanning = options.keepsConnectionsWhileScanning
+        scans.connectionsWhileScanningListed = options.connectionsWhileScanningListed
         scans.notesBoundaries = options.retirement?.interest != nil
     }
 

@@ -97,8 +97,11 @@ public struct ScanSession: Sendable {
     /// Reports beyond the first of each device (and its first scan response): what duplicate filtering would
     /// have kept from the host.
     public var redundantReports: Int { max(0, reports - uniqueDevices - min(scanResponses, uniqueDevices)) }
-    /// Connections that came up while this session was on (the LE (Enhanced) Connection Complete records).
+    /// Connections that came up while this session was on (the LE (Enhanced) Connection Complete records): the
+    /// first `TrackerOptions.connectionsWhileScanningListed` of them.
     public var connectionsWhileScanning: [RecordRef]
+    /// How many connections came up while this session was on, listed or not.
+    public var connectionsWhileScanningCount = 0
 
     /// Per-PHY parameters (one entry for legacy scanning).
     public var phys: [ScanPHYParameters]

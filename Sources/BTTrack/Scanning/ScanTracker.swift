@@ -28,7 +28,7 @@ public struct ScanTracker {
     public private(set) var sessions: [ScanSession] = []
     /// Keep each session's `connectionsWhileScanning` (the timeline and the exports list them; the audit does not
     /// read them, and on a long scan they are a record per connection).
-    var keepsConnectionsWhileScanning = true
+    var connectionsWhileScanningListed = Int.max
     /// Android's scan clients (`ScanClient`) whose filters were removed, in removal order; `finish` adds those
     /// still installed. At most `ScanClient.limit`.
     public private(set) var clients: [ScanClient] = []
@@ -304,8 +304,11 @@ public struct ScanTracker {
     public mutating func connectionCameUp(controller: UInt16, handle: UInt16, at: RecordRef) {
         let c = stateIndex(controller)
         closeIfElapsed(c, at: at)
-        guard keepsConnectionsWhileScanning, let s = controllers[c].current else { return }
-        sessions[s].connectionsWhileScanning.append(at)
+        guard let s = controllers[c].current else { return }
+        sessions[s].connectionsWhileScanningCount += 1
+        if sessions[s].connectionsWhileScanning.count < connectionsWhileScanningListed {
+            sessions[s].connectionsWhileScanning.append(at)
+        }
     }
 
     mutating func keep(_ removed: [ScanClient]) {

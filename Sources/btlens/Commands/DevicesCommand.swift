@@ -39,6 +39,8 @@ struct DevicesCommand: ParsableCommand {
                 // The report lists no link: each finished link is let go once the window has passed it
                 // (`LinkRetirement`, nothing to judge), so memory holds advertisers and scans, not links.
                 var options = TrackerOptions()
+                // The text shows a scan's first connections and counts the rest; the JSON lists every one.
+                options.connectionsWhileScanningListed = inputs.json ? .max : DevicesText.connectionsShown
                 options.retirement = LinkRetirement(window: AuditCommand.retirementWindow, keeping: .nothing) { _, _ in }
                 return TrackingCollector(options: options, progress: progress)
             },

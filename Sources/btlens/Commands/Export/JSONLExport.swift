@@ -160,6 +160,7 @@ enum JSONLExport {
                     let judged = FactsLinkRows(facts, auditor: auditor)
                     var options = TrackerOptions()
                     options.retirement = judged.retirement(window: AuditCommand.retirementWindow)
+                    options.connectionsWhileScanningListed = 0  // a scan's row counts them (`FactsCapture.scanRow`)
                     var collector = TrackingCollector(options: options)
                     let model = try capture.accept(&collector, anonymizer: anonymizer)
                     if let refusal = capture.issues.refusal {

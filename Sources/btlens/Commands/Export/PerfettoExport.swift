@@ -39,6 +39,7 @@ enum PerfettoExport {
                 }
                 var options = TrackerOptions.withoutAdvertisers
                 options.keptATTTransactions = keptATTTransactions
+                options.connectionsWhileScanningListed = 0  // a scan's slice counts them
                 let judgement = auditor.linkJudgement()
                 let stream = LinkTraceStream(writer: writer, file: input.displayName, index: index, judgement: judgement,
                                              energy: auditor.energy)
