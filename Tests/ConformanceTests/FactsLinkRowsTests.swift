@@ -27,8 +27,9 @@ struct FactsLinkRowsTests {
     }
 
     /// Every table's rows as `export --format jsonl` makes them: at the end (`window` nil), or with every link
-    /// past `window` judged as it closes; set aside in `spillDirectory` past `memoryLimit` bytes.
-    static func rows(_ path: String, window: Int?, linkThread: LinkThreadPolicy = .whenTwoProcessors,
+    /// past `window` judged as it closes and let go but for its summary in batches of `letGoBatch`; set aside in
+    /// `spillDirectory` past `memoryLimit` bytes.
+    static func rows(_ path: String, window: Int?, letGoBatch: Int = 1, linkThread: LinkThreadPolicy = .whenTwoProcessors,
                      spillDirectory: String? = nil, memoryLimit: Int = FactsRows.defaultMemoryLimit) throws -> Run {
         let auditor = Auditor()
         var run = Run()
@@ -39,7 +40,7 @@ struct FactsLinkRowsTests {
             var options = TrackerOptions()
             options.linkThread = linkThread
             let judged = window.map { _ in FactsLinkRows(facts, auditor: auditor) }
-            run.retirement = judged?.retirement(window: window ?? 0)
+            run.retirement = judged?.retirement(window: window ?? 0, letGoBatch: letGoBatch)
             options.retirement = run.retirement
             var collector = TrackingCollector(options: options)
             let model = try capture.accept(&collector)
@@ -68,6 +69,11 @@ struct FactsLinkRowsTests {
                 #expect(early.tables[table] ?? [] == atEnd.tables[table] ?? [], "\(name): \(table.rawValue) rows differ when links are judged as they close")
             }
         }
+    }
+
+    @Test("real captures: the same rows with links judged as they close and let go but for their summaries", arguments: RealCaptures.names)
+    func real(name: String) throws {
+        try Self.expectSame(RealCaptures.directory.appendingPathComponent(name).path, name)
     }
 
     @Test("samples: the same rows with links judged as they close", arguments: LinkRetirementTests.samples)

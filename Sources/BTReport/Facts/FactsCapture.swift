@@ -50,8 +50,11 @@ public struct FactsCapture: Sendable {
     public func rows(format: String, model: CaptureModel, problems: Int, findings: [Finding], energy: EnergyModel,
                      judged: FactsLinkRows? = nil) -> FactsRows {
         var rows = FactsRows(spillingTo: spillDirectory, memoryLimit: memoryLimit)
-        let parts = judged?.parts ?? [:]
+        let parts = judged?.byID() ?? .none
         func early(_ c: Connection) -> FactsLinkRows.Parts? { c.isJudged ? parts[c.id] : nil }
+        // Links let go but for their summary were judged early (`FactsLinkRows.retirement`): their parts are kept.
+        let whole = Dictionary(uniqueKeysWithValues: model.connections.map { ($0.id, $0) })
+        func early(_ l: LinkSummary) -> FactsLinkRows.Parts? { whole[l.id].map(early) ?? parts[l.id] }
         // The links not priced when judged; the others' costs were kept.
         var rest = model
         rest.connections = model.connections.filter { early($0) == nil }
@@ -60,11 +63,11 @@ public struct FactsCapture: Sendable {
         let linkJSON = FactsFlattening.items(FactsFlattening.member(energyJSON, "connections"))
         var position: [Int: Int] = [:]  // by link id
         for (i, l) in report.links.enumerated() { position[l.connection.id] = i }
-        let phone = report.phoneTotal(links: model.connections.lazy.map { c in
-            early(c)?.phone ?? report.links[position[c.id]!].phone
+        let phone = report.phoneTotal(links: model.links.lazy.map { l in
+            early(l)?.phone ?? report.links[position[l.id]!].phone
         })
-        let peripheral = EnergyReport.peripheralTotal(model.connections.lazy.map { c in
-            early(c).map(\.peripheral) ?? report.links[position[c.id]!].peripheral
+        let peripheral = EnergyReport.peripheralTotal(model.links.lazy.map { l in
+            early(l).map(\.peripheral) ?? report.links[position[l.id]!].peripheral
         })
         let capture: [(String, JSONValue)] = [
             ("size", .int(Int(size))), ("format", .string(format)),
@@ -73,7 +76,7 @@ public struct FactsCapture: Sendable {
             ("last_timestamp", model.lastTimestamp.map { .number($0.decimalString()) } ?? .null),
             ("capture_s", FactsFlattening.member(energyJSON, "capture_s")),
             ("records", .int(model.records)), ("problems", .int(problems)), ("air", .bool(model.isAirCapture)),
-            ("connections", .int(model.connections.count)), ("failed_connections", .int(model.failedConnections.count)),
+            ("connections", .int(model.linkCount)), ("failed_connections", .int(model.failedConnections.count)),
             ("scans", .int(model.scans.count)), ("advertisers", .int(model.advertisers.count)),
             ("findings", .int(findings.count)),
             ("radio_charge_mc", FactsFlattening.member(EnergyJSON.cost(phone), "charge_mc")),
@@ -91,17 +94,19 @@ public struct FactsCapture: Sendable {
             rows.append(.energy, serialized: energyRow("scan", .int(index + 1), scan, keep: span))
         }
         let peers = FactsPeerInformation.byPeer(model, judged: judged)
-        for c in model.connections {
-            let peer = c.peerAddress.flatMap { peers[$0] } ?? FactsPeerInformation.of([c])
-            let qualityReports = QualityReport.about(c, in: model.qualityReports).count
-            if let judged, let p = early(c) {
+        for l in model.links {
+            let c = whole[l.id]
+            // A link let go has no database (`Connection.isReadAfterJudgement`): nothing of its own to tell.
+            let peer = l.peerAddress.flatMap { peers[$0] } ?? c.map { FactsPeerInformation.of([$0]) } ?? FactsPeerInformation()
+            let qualityReports = QualityReport.about(l, in: model.qualityReports).count
+            if let judged, let p = early(l) {
                 let link = judged.rows(p)
                 rows.append(.connections, serialized: FactsLinkRows.Link.row(head: link.head, tail: link.tail,
                                                                              qualityReports: qualityReports, peer: peer))
                 rows.append(.attSeries, lines: link.series, count: link.seriesRows)
                 rows.append(.phases, lines: link.phases, count: link.phaseRows)
                 rows.append(.energy, serialized: link.energy)
-            } else {
+            } else if let c {
                 let link = self.link(c, captureEnd: model.lastTimestamp)
                 rows.append(.connections, serialized: link.row(qualityReports: qualityReports, peer: peer))
                 for series in link.series { rows.append(.attSeries, serialized: series) }
