@@ -67,7 +67,7 @@ struct EnergyStreamingTests {
         let capture = try CaptureInputs.resolve(path)[0].open()
         let energy = EnergyModel()
         var options = TrackerOptions.withoutAdvertisers
-        options.keepsConnectionsWhileScanning = false
+        options.connectionsWhileScanningListed = 0
         let rows = window.map { _ in EnergyLinkRows(energy: energy) }
         options.retirement = rows.map { $0.retirement(window: window ?? 0, letGoBatch: 1) }
         var collector = TrackingCollector(options: options)

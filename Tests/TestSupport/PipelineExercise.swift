@@ -104,7 +104,7 @@ public enum PipelineExercise {
         let lines = TimelineLinkLines()
         var options = TrackerOptions.withoutAdvertisers
         options.linkThread = linkThread
-        options.keepsConnectionsWhileScanning = false
+        options.connectionsWhileScanningListed = 0
         options.retirement = LinkRetirement(window: 1) { c, kept in
             judgement.judge(c, kept: kept)
             rows.price(c, kept: kept)
@@ -133,7 +133,7 @@ public enum PipelineExercise {
         let summarizedRows = EnergyLinkRows(energy: auditor.energy)
         var summaryOptions = TrackerOptions.withoutAdvertisers
         summaryOptions.linkThread = linkThread
-        summaryOptions.keepsConnectionsWhileScanning = false
+        summaryOptions.connectionsWhileScanningListed = 0
         summaryOptions.retirement = LinkRetirement(window: 1, keeping: .summary, letGoBatch: 1) { c, kept in
             summarized.judge(c, kept: kept)
             summarizedRows.price(c, kept: kept)

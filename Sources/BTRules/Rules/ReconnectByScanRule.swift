@@ -69,11 +69,7 @@ public struct ReconnectByScanRule: Rule {
     static func finding(_ c: LinkSummary, previous: LinkSummary, ended: RecordRef, peer: BDAddr, scans: [AppScan],
                         _ model: CaptureModel, _ context: RuleContext) -> Finding? {
         // The first scan that started after the previous link ended and before this one started.
-        var lo = 0, hi = scans.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if scans[mid].start.timestamp > ended.timestamp { hi = mid } else { lo = mid + 1 }
-        }
+        let lo = scans.partitioningIndex { $0.start.timestamp > ended.timestamp }
         guard lo < scans.count, scans[lo].start.timestamp < c.start.timestamp else { return nil }
         let scan = scans[lo]
         let scanned = max(0, min(c.start.timestamp.nanoseconds, (scan.endTimestamp ?? c.start.timestamp).nanoseconds)

@@ -496,7 +496,8 @@ public struct ConnectionTracker {
         Self.inheritGATT(&all)
         var summaries: [LinkSummary]?
         if options.retirement?.keeping == .summary {
-            retiring.summaries.append(contentsOf: retiring.takePeersSummaries())
+            retiring.summaries.append(contentsOf: retiring.peersSummaries)
+            retiring.peers = PeerMemory(generation: RetirementState.peersRemembered)
             summaries = retiring.summaries
             retiring.summaries = []  // the caller's copy is then the only one: it grows in place
         }
@@ -507,7 +508,7 @@ public struct ConnectionTracker {
     mutating func takeLetGoLinks() -> [LetGoLink] {
         var links = retiring.letGoLinks
         retiring.letGoLinks = []
-        links.sort { ($0.controller, $0.start, $0.id) < ($1.controller, $1.start, $1.id) }
+        LetGoLink.sortForModel(&links)
         return links
     }
 

@@ -44,6 +44,11 @@ public struct LetGoLink: Sendable {
     /// An LE link the capture saw start, the app's: what a scan rule counts.
     public var isAppLE: Bool
 
+    /// In `CaptureModel.letGoLinks`' order: by controller, start and id.
+    static func sortForModel(_ links: inout [LetGoLink]) {
+        links.sort { ($0.controller, $0.start, $0.id) < ($1.controller, $1.start, $1.id) }
+    }
+
     init(_ s: LinkSummary) {
         startNumber = s.start.number
         start = s.start.timestamp

@@ -109,11 +109,7 @@ struct RetirementState {
     }
 
     /// The summaries of the remembered peers' latest links (at the capture's end: they may still be read).
-    mutating func takePeersSummaries() -> [LinkSummary] {
-        let kept = peers.values.compactMap(\.summary)
-        peers = PeerMemory(generation: Self.peersRemembered)
-        return kept
-    }
+    var peersSummaries: [LinkSummary] { peers.values.compactMap(\.summary) }
 
     func key(_ c: Connection) -> BDAddr? {
         c.peerIdentityAddress ?? c.peerAddress.map { identityOf[$0] ?? $0 }

@@ -23,9 +23,9 @@ extension CaptureTracker {
         var all = links(connections)
         // Links let go but for their summary (`LinkRetirement.Keeping.summary`): values, so renumbering is safe.
         var summaries = connections.options.retirement?.keeping == .summary
-            ? connections.retiring.summaries + connections.retiring.peers.values.compactMap(\.summary) : nil
+            ? connections.retiring.summaries + connections.retiring.peersSummaries : nil
         var letGo = connections.retiring.letGoLinks
-        letGo.sort { ($0.controller, $0.start, $0.id) < ($1.controller, $1.start, $1.id) }
+        LetGoLink.sortForModel(&letGo)
         if let air {
             // Air links are numbered with the HCI ones only when both exist (`merge`): copies, so the tracker's
             // own numbering stays.
@@ -40,11 +40,7 @@ extension CaptureTracker {
         var model = model(connections: all, droppedConnections: connections.dropped, scans: scans.finish(at: last),
                           advertisers: &advertisers, ownAdvertising: &ownAdvertising)
         model.letGoLinks = letGo
-        if let summaries {
-            var links = summaries + model.connections.map(LinkSummary.init)
-            links.sortByID()
-            model.summarizedLinks = links
-        }
+        if let summaries { model.summarize(letGo: summaries) }
         return model
     }
 

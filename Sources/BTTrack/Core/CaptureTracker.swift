@@ -39,11 +39,6 @@ public struct TrackerOptions: Sendable {
     /// timeline and `devices --json` list them all; the `devices` text shows the first three; the audit, `energy`
     /// and the exports only count them — a scan left on through a 10 GB capture sees 300,000.
     public var connectionsWhileScanningListed = Int.max
-    /// Whether any is listed (`connectionsWhileScanningListed`).
-    public var keepsConnectionsWhileScanning: Bool {
-        get { connectionsWhileScanningListed > 0 }
-        set { connectionsWhileScanningListed = newValue ? .max : 0 }
-    }
 
     public init() {}
 
@@ -133,6 +128,15 @@ public struct CaptureModel: Sendable {
     }
     /// Whether the app's rules judge `link` (`LinkOwnership`).
     public func isAppLink(_ link: LinkSummary) -> Bool { link.ownership.isApp }
+
+    /// Sets `summarizedLinks`: the summaries of the links let go (`letGo`) and of the model's links, by id — once
+    /// the model decided its links' ownership.
+    mutating func summarize(letGo: consuming [LinkSummary]) {
+        var links = consume letGo  // the only owner: appending grows it in place
+        links.append(contentsOf: connections.lazy.map(LinkSummary.init))
+        links.sortByID()
+        summarizedLinks = links
+    }
 
     /// HCI packets and link-layer frames: what the audit judges. None means a capture of notes or nothing (snoop
     /// logging off or broken), which must not pass as a clean audit.
@@ -425,12 +429,9 @@ public final class CaptureTracker {
         model.letGoLinks = letGo
         model.linkLayerRecords = airRecords
         model.unfollowedConnectRequests = unfollowed
-        if var links = summaries {
+        if let links = summaries {
             summaries = nil  // `links` is then the array's only owner: it grows in place
-            // After the model decided the remaining links' ownership.
-            links.append(contentsOf: model.connections.lazy.map(LinkSummary.init))
-            links.sortByID()
-            model.summarizedLinks = links
+            model.summarize(letGo: links)
         }
         return model
     }

@@ -63,11 +63,7 @@ public struct QualityReport: Sendable, Equatable {
 
     static func about(handle: UInt16, start: RecordRef, end: RecordRef?, in reports: [QualityReport]) -> [QualityReport] {
         guard !reports.isEmpty else { return [] }
-        var low = 0, high = reports.count
-        while low < high {
-            let mid = (low + high) / 2
-            if reports[mid].at.number < start.number { low = mid + 1 } else { high = mid }
-        }
+        let low = reports.partitioningIndex { $0.at.number >= start.number }
         var out: [QualityReport] = []
         for r in reports[low...] {
             if let end, r.at.number > end.number { break }

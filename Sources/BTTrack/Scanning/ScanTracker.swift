@@ -26,8 +26,7 @@ public struct ScanTracker {
     /// Sessions in start order. An open session's counters are filled in by `finish(at:)`; read it with
     /// `openSession(controller:)` before that.
     public private(set) var sessions: [ScanSession] = []
-    /// Keep each session's `connectionsWhileScanning` (the timeline and the exports list them; the audit does not
-    /// read them, and on a long scan they are a record per connection).
+    /// How many of the connections during each session keep their record (`TrackerOptions`); all are counted.
     var connectionsWhileScanningListed = Int.max
     /// Android's scan clients (`ScanClient`) whose filters were removed, in removal order; `finish` adds those
     /// still installed. At most `ScanClient.limit`.

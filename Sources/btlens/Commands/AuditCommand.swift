@@ -287,7 +287,7 @@ struct AuditCommand: ParsableCommand {
             // Links judged as they finish and then slimmed, unless a report draws their timelines (html).
             let judgement = keepModel ? nil : auditor.linkJudgement(pricing: true)
             options.retirement = judgement?.retirement(window: retirementWindow)
-            options.keepsConnectionsWhileScanning = keepModel
+            options.connectionsWhileScanningListed = keepModel ? .max : 0
             var collector = TrackingCollector(options: options)
             let model = try capture.accept(&collector, anonymizer: anonymizer)
             InputFiles.reportIssues(path, capture.issues)

@@ -58,7 +58,7 @@ struct EnergyCommand: ParsableCommand {
         try inputs.report.run(
             makeVisitor: { progress in
                 var options = TrackerOptions.withoutAdvertisers
-                options.keepsConnectionsWhileScanning = false  // the energy report does not list them
+                options.connectionsWhileScanningListed = 0  // the energy report does not list them
                 rows = EnergyLinkRows(energy: model)
                 options.retirement = rows?.retirement(window: AuditCommand.retirementWindow)
                 return TrackingCollector(options: options, progress: progress)
