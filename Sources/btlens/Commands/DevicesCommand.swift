@@ -13,7 +13,8 @@ struct DevicesCommand: ParsableCommand {
             record) and a summary of service UUIDs, service data, manufacturer data, iBeacon frames and the \
             appearance (named from the Bluetooth SIG lists). \
             Then come the scan sessions (LE Set (Extended) Scan Enable, with parameters, duplicate \
-            filtering, duty cycle, reports and connections that came up while scanning) and the \
+            filtering, duty cycle, reports and connections that came up while scanning: how many, and the \
+            first three's times; --json lists every one) and the \
             capture's own advertising sessions (peripheral role).
 
             Limits: 4096 advertisers are kept (the first heard; the rest are counted and estimated), \
