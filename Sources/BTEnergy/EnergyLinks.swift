@@ -74,32 +74,48 @@ extension EnergyReport {
             return rows.count - 1
         }
 
+        /// Empties the table, keeping its storage (`EnergyLinkRows` prices one link at a time in it).
+        mutating func removeAll() {
+            rows.removeAll(keepingCapacity: true)
+            phases.removeAll(keepingCapacity: true)
+            heard.removeAll(keepingCapacity: true)
+        }
+
         /// Row `i` as a `Link` (without quality reports), its phases in an array of their own.
         func link(_ i: Int) -> Link {
             let r = rows[i]
+            return Self.link(r, phases: phases[r.firstPhase..<r.firstPhase + Int(r.phaseCount)], heard: heard[i])
+        }
+
+        /// A row and its phases as a `Link` (without quality reports).
+        static func link(_ r: Row, phases: ArraySlice<PhaseRow>, heard: RadioTime?) -> Link {
             var list: [Phase] = []
-            list.reserveCapacity(Int(r.phaseCount))
+            list.reserveCapacity(phases.count)
             var from = r.start
-            for p in phases[r.firstPhase..<r.firstPhase + Int(r.phaseCount)] {
+            for p in phases {
                 list.append(Phase(parameters: p.parameters, start: from, end: p.end, radio: p.radio, phone: p.phone,
                                   peripheral: r.pricesPeripheral ? p.peripheral : nil))
                 from = p.end
             }
             var link = Link(connection: r.connection, start: r.start, end: r.end, phases: list, modelled: r.modelled)
-            link.heard = heard[i]
+            link.heard = heard
             return link
         }
     }
 
     /// The report's links in the model's order: rows of the links priced when they were judged (`EnergyLinkRows`,
-    /// shared, not copied) and of the others, priced at the capture's end. Each `Link` is made when it is read.
+    /// read back from its spill) and of the others, priced at the capture's end. Each `Link` is made when it is read.
     public struct Links: RandomAccessCollection, Sendable {
-        var judged = LinkTable()
+        var judged = JudgedLinks.none
         var others = LinkTable()
-        /// Per link in order: its row in `others` (≥ 0) or in `judged` (−1 − row).
+        /// Per link in order: its row in `others` (≥ 0) or its place in `judged` (−1 − place).
         var order: [Int32] = []
         /// By position: the Bluetooth Quality Reports about the link (few links have any).
         var qualityReports: [Int: [QualityReport]] = [:]
+        /// The phone's cost of every link, summed in order; the peripherals' over the links that price them (nil:
+        /// none does). Summed once when the report is made: the judged links are read back from a file.
+        public internal(set) var phone = RadioCost.zero
+        public internal(set) var peripheral: RadioCost?
 
         public init() {}
 

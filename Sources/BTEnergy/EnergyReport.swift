@@ -110,7 +110,8 @@ public struct EnergyReport: Sendable {
 
     public var profile: EnergyProfile
     public var scans: [Scan] = []
-    public var links = Links()
+    /// Read once made: its totals are summed when the report is made (`Links.phone`).
+    public private(set) var links = Links()
     public var advertising: [Advertising] = []
     public var measured: [Measured] = []
     public var monitored: [Monitored] = []
@@ -124,7 +125,7 @@ public struct EnergyReport: Sendable {
     /// the profile is the default: the report says it prices another system's radio with an Android profile.
     public var platformNotProfiled: String?
 
-    public var phoneTotal: RadioCost { phoneTotal(links: links.lazy.map(\.phone)) }
+    public var phoneTotal: RadioCost { phoneTotal(links: CollectionOfOne(links.phone)) }
 
     /// The phone's total with `links` as every link's cost, in the model's order: the export's links priced when
     /// they were judged are not in the report (`FactsLinkRows`), only their costs are kept.
@@ -133,7 +134,7 @@ public struct EnergyReport: Sendable {
     }
 
     /// The peripherals' total, over the links whose peripheral side is priced; nil when there is none.
-    public var peripheralTotal: RadioCost? { Self.peripheralTotal(links.lazy.map(\.peripheral)) }
+    public var peripheralTotal: RadioCost? { links.peripheral }
 
     /// The peripherals' total of links' peripheral costs (nil: not priced), in the model's order.
     public static func peripheralTotal(_ links: some Sequence<RadioCost?>) -> RadioCost? {
@@ -173,22 +174,39 @@ public struct EnergyReport: Sendable {
             advertising.append(Advertising(session: a, start: a.start.timestamp, end: end,
                                            phone: energy.advertisingCost(a, seconds: Self.seconds(a.start.timestamp, end))))
         }
-        if let rows { links.judged = rows.table }
         // Every link by id: the judged ones' rows (`EnergyLinkRows`: their links are let go, or kept slim) and the
-        // model's other links, priced now.
-        var entries: [(id: Int, row: Int32)] = []
-        entries.reserveCapacity(model.connections.count + links.judged.count)
-        for i in 0..<links.judged.count { entries.append((links.judged.rows[i].connection.id, Int32(-1 - i))) }
-        for c in model.connections where !(c.isJudged && rows?.rowOf[c.id] != nil) {
-            entries.append((c.id, Int32(links.others.append(c, captureEnd: captureEnd, energy: energy))))
+        // model's other links, priced now; both in id order, merged.
+        if let rows { links.judged = rows.sortedByID() }
+        var others: [(id: Int, row: Int32)] = []
+        for c in model.connections where !(c.isJudged && links.judged.contains(id: c.id)) {
+            others.append((c.id, Int32(links.others.append(c, captureEnd: captureEnd, energy: energy))))
         }
-        entries.sort { $0.id < $1.id }
-        links.order = entries.map(\.row)
-        for (position, row) in links.order.enumerated() {
-            let link = row >= 0 ? links.others.rows[Int(row)].connection : links.judged.rows[Int(-1 - row)].connection
-            let about = QualityReport.about(link, in: model.qualityReports)
+        others.sort { $0.id < $1.id }
+        links.order.reserveCapacity(links.judged.count + others.count)
+        var j = 0, o = 0
+        while j < links.judged.count || o < others.count {
+            if o == others.count || (j < links.judged.count && Int(links.judged.ids[j]) < others[o].id) {
+                links.order.append(Int32(-1 - j))
+                j += 1
+            } else {
+                links.order.append(others[o].row)
+                o += 1
+            }
+        }
+        links.judged.ids = []  // the order holds them now
+        // One pass over the links (the judged ones read back from their spill): the quality reports about each and
+        // the totals, summed in id order as a sum over every link would be.
+        var phone = RadioCost.zero, peripheral: RadioCost?
+        for position in links.indices {
+            let link = links[position]
+            phone = phone + link.phone
+            if let p = link.peripheral { peripheral = (peripheral ?? .zero) + p }
+            guard !model.qualityReports.isEmpty else { continue }
+            let about = QualityReport.about(link.connection, in: model.qualityReports)
             if !about.isEmpty { links.qualityReports[position] = about }
         }
+        links.phone = phone
+        links.peripheral = peripheral
         let paging = model.failedConnections.filter { $0.transport == .brEdr }.map { f in
             (start: f.requested?.timestamp ?? f.at.timestamp, end: f.at.timestamp)
         }

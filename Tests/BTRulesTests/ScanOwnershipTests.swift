@@ -132,7 +132,7 @@ struct ScanOwnershipTests {
         }
         let c = try #require(model.connections.first)
         guard case .os(let reason) = c.ownership else { Issue.record("the link should be the OS's"); return }
-        #expect(reason.contains("bonded"))
+        #expect(reason == .bondedAccessory && reason.description.contains("bonded"))
         #expect(model.appConnections.isEmpty)
         #expect(findings(LingeringConnectionRule.self, model).isEmpty)
         #expect(AuditNotes.notes(model).contains { $0.contains("left out of the app's rules") })

@@ -12,7 +12,7 @@ struct LinkSummaryTests {
                            options: TrackerOptions())
         c.peerAddress = BDAddr(rawValue: 0xC0FF_EE00_0000 + UInt64(id))
         c.peerLink = 3
-        c.ownership = id.isMultiple(of: 5) ? .os(reason: "the OS's") : .app
+        c.ownership = id.isMultiple(of: 5) ? .os(reason: .bondedAccessory) : .app
         return c
     }
 
@@ -30,6 +30,8 @@ struct LinkSummaryTests {
         #expect(s.linkName == c.linkName && s.ownership == .app && !s.implicitStart)
         // Half the link object it replaces (256 bytes), and kept side by side in one array.
         #expect(MemoryLayout<LinkSummary>.stride <= 128)
+        // Plain bytes: `btlens energy` sets summaries aside in a file and reads them back.
+        #expect(_isPOD(LinkSummary.self))
     }
 
     @Test("summaries in close order are put in id order, each moved along its cycle", arguments: [1, 2, 7, 300])

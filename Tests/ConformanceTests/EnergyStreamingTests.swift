@@ -9,7 +9,8 @@ import BTReport
 import BTScenario
 import TestSupport
 
-/// `btlens energy` keeps a compact row per link (`EnergyReport.LinkTable`) and prints its report as it is made
+/// `btlens energy` prices a link into a compact row (`EnergyReport.LinkTable`), sets the judged links' rows aside
+/// in a temporary file (`EnergyLinkRows`) and prints its report as it is made
 /// (`EnergyText.write`, `EnergyJSON.write` through `JSONStreamWriter`): the bytes must be those of building the
 /// whole report at once from links priced at the capture's end.
 @Suite("Energy report: compact rows, printed as it is made")
@@ -52,23 +53,27 @@ struct EnergyStreamingTests {
         }
     }
 
-    @Test("a link's row holds its summary in 160 bytes (the link itself is let go); a phase's is 104")
+    @Test("a link's row holds its summary in 160 bytes (the link itself is let go); a phase's is 104; both plain bytes")
     func rowSizes() {
-        // What `energy` holds per link until the report is printed (README: `energy` in bounded memory): the
-        // row and its summary instead of the slim link (256 bytes) and a 40-byte row pointing at it.
+        // What `energy` writes per judged link to its spill, and holds per link still open at the capture's end.
         #expect(MemoryLayout<EnergyReport.LinkTable.Row>.stride <= 160)
         #expect(MemoryLayout<EnergyReport.LinkTable.PhaseRow>.stride <= 104)
         #expect(MemoryLayout<EnergyReport.LinkTable.PhaseRow>.stride < MemoryLayout<EnergyReport.Phase>.stride)
+        // Set aside as their bytes and read back: nothing in them may be a reference.
+        #expect(_isPOD(EnergyLinkRows.Header.self) && _isPOD(EnergyReport.LinkTable.PhaseRow.self))
     }
 
     /// The capture's energy report, its links priced at the capture's end or (`window`) as they are judged and
     /// then let go but for their summaries, each as soon as the next finishes.
-    static func report(_ path: String, window: Int?) throws -> EnergyReport {
+    /// `spillDirectory`: the judged links' rows set aside in a file there (nil: in memory).
+    static func report(_ path: String, window: Int?, spillDirectory: String? = nil,
+                       rows made: ((EnergyLinkRows) -> Void)? = nil) throws -> EnergyReport {
         let capture = try CaptureInputs.resolve(path)[0].open()
         let energy = EnergyModel()
         var options = TrackerOptions.withoutAdvertisers
         options.connectionsWhileScanningListed = 0
-        let rows = window.map { _ in EnergyLinkRows(energy: energy) }
+        let rows = window.map { _ in EnergyLinkRows(energy: energy, spillDirectory: spillDirectory) }
+        if let rows { made?(rows) }
         options.retirement = rows.map { $0.retirement(window: window ?? 0, letGoBatch: 1) }
         var collector = TrackingCollector(options: options)
         return EnergyReport(model: try capture.accept(&collector), energy: energy, rows: rows)
@@ -85,13 +90,29 @@ struct EnergyStreamingTests {
         #expect(zip(atEnd.links, early.links).allSatisfy { $0.qualityReports.count == $1.qualityReports.count })
     }
 
-    @Test("thousands of short links: the same report with judged links let go but for their summaries")
+    @Test("thousands of short links: the same report with judged links' rows set aside in a file and read back")
     func manyLinks() throws {
         let directory = try TemporaryDirectory()
         let path = try LinkRetirementTests.manyLinksFile(in: directory)
-        let atEnd = try Self.report(path, window: nil), early = try Self.report(path, window: 16)
+        var rows: EnergyLinkRows?
+        let atEnd = try Self.report(path, window: nil)
+        let early = try Self.report(path, window: 16, spillDirectory: directory.path) { rows = $0 }
         #expect(early.links.count == LinkRetirementTests.links)
-        #expect(EnergyJSON.object(file: "many", report: early).serialized() == EnergyJSON.object(file: "many", report: atEnd).serialized())
+        let json = EnergyJSON.object(file: "many", report: atEnd).serialized()
+        #expect(EnergyJSON.object(file: "many", report: early).serialized() == json)
+        #expect(EnergyText.render(file: "many", report: early, side: .both) == EnergyText.render(file: "many", report: atEnd, side: .both))
+        // The rows went to a file (its name already removed: nothing is left in the directory), and memory kept
+        // only each judged link's place in it.
+        let spilled = try #require(rows)
+        #expect(spilled.isFile && spilled.spillFailure == nil && spilled.failure == nil)
+        #expect(spilled.spilledBytes >= Int64(LinkRetirementTests.links - 16) * Int64(MemoryLayout<EnergyLinkRows.Header>.stride))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.hasPrefix(".btlens-rows") })
+        #expect(early.links.judged.count >= LinkRetirementTests.links - 16 && early.links.others.count <= 16)
+        // A directory it cannot write in: the rows stay in memory and the report is the same.
+        var fallback: EnergyLinkRows?
+        let inMemory = try Self.report(path, window: 16, spillDirectory: directory.path + "/missing") { fallback = $0 }
+        #expect(fallback?.isFile == false && fallback?.spillFailure?.contains("missing") == true)
+        #expect(EnergyJSON.object(file: "many", report: inMemory).serialized() == json)
     }
 
     @Test("samples: the same text and JSON from rows judged as links close, printed as they are made", arguments: samples)

@@ -15,7 +15,7 @@ public struct FactsCapture: Sendable {
     public var sha256: String?
     public var size: Int64
 
-    /// Where rows are set aside while the capture is read and until they are written (`FactsSpill`): the export's
+    /// Where rows are set aside while the capture is read and until they are written (`Spill`): the export's
     /// output directory; nil holds them in memory.
     public var spillDirectory: String?
     /// Bytes of a capture's finished rows held in memory before they are set aside (`FactsRows`).

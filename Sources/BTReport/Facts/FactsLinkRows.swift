@@ -5,7 +5,7 @@ import BTRules
 
 /// `btlens export --format jsonl`'s rows of the links judged before the capture ended (`LinkRetirement`): a
 /// link's `connections`, `att_series`, `phases` and `energy` rows and its findings (`LinkJudgement`) are made when
-/// it is judged, before it is slimmed, and its rows are set aside in a spill (`FactsSpill`, a temporary file in
+/// it is judged, before it is slimmed, and its rows are set aside in a spill (`Spill`, a temporary file in
 /// the output directory) with only their place and the link's costs kept, so memory holds neither the finished
 /// links' histories nor their rows. What a row needs from the rest of the capture is added at its end: the
 /// quality reports about the link, and the peer's Device Information values over all its links
@@ -57,7 +57,7 @@ public final class FactsLinkRows: @unchecked Sendable {
     /// The per-link rules' findings on judged links, for `Auditor.audit(_:file:judged:)`.
     public let judgement: LinkJudgement
     /// The judged links' rows.
-    let spill: FactsSpill
+    let spill: Spill
     /// Why the spill could not be a file (it is then memory), or why it failed.
     var spillFailure: String?
     /// In judging order (`byID` once the capture is finished); written on the link thread while the capture is
@@ -65,7 +65,7 @@ public final class FactsLinkRows: @unchecked Sendable {
     var parts: [Parts] = []
     /// The values of judged links that the capture's end no longer sees, a line per value (peer address, link,
     /// handle, value in hex): read back at the end for the peers that then have a database, as most never do.
-    let peerValues: FactsSpill
+    let peerValues: Spill
 
     /// Bytes of judged links' rows held in memory: none when they are set aside in a file.
     public var heldBytes: Int64 { spill.isFile ? 0 : spill.size }
@@ -78,12 +78,12 @@ public final class FactsLinkRows: @unchecked Sendable {
         energyModel = auditor.energy
         judgement = auditor.linkJudgement()
         var failure: String?
-        func made() -> FactsSpill {
+        func made() -> Spill {
             do {
-                return try FactsSpill(directory: facts.spillDirectory)
+                return try Spill(directory: facts.spillDirectory)
             } catch {
-                failure = (error as? FactsSpillError)?.cause ?? "\(error)"
-                return (try? FactsSpill(directory: nil))!
+                failure = (error as? SpillError)?.cause ?? "\(error)"
+                return (try? Spill(directory: nil))!
             }
         }
         spill = made()

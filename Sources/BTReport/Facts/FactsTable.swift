@@ -1,3 +1,5 @@
+import BTWire
+
 /// The tables of `btlens export --format jsonl`: one JSON Lines file per table, flat rows, one schema version for
 /// the set. A field is renamed or removed only with a new `schemaVersion`; adding a field keeps the version.
 /// Schemas: Sources/BTReport/Schemas/facts/TABLE.schema.json and manifest.schema.json.
@@ -23,7 +25,7 @@ public enum FactsTable: String, CaseIterable, Sendable {
 }
 
 /// The rows of one capture, per table, each one line of JSON (without its newline), in the order they are written.
-/// Made with a directory, the rows go to a spill per table (`FactsSpill`) whenever more than `memoryLimit` bytes
+/// Made with a directory, the rows go to a spill per table (`Spill`) whenever more than `memoryLimit` bytes
 /// of them are held, so a capture of any size holds a few megabytes of rows; the table file writer copies the
 /// spill, then the rows still held.
 public struct FactsRows: Sendable {
@@ -33,7 +35,7 @@ public struct FactsRows: Sendable {
 
     /// Rows held, per table, after those set aside; an item may be several lines (`append(_:lines:count:)`).
     private var held: [FactsTable: [String]] = [:]
-    private var spilled: [FactsTable: FactsSpill] = [:]
+    private var spilled: [FactsTable: Spill] = [:]
     private var counts: [FactsTable: Int] = [:]
     private var heldBytes = 0
     private let spillDirectory: String?
@@ -73,14 +75,14 @@ public struct FactsRows: Sendable {
     private mutating func spill() {
         for table in FactsTable.allCases {
             guard let items = held[table], !items.isEmpty else { continue }
-            let target: FactsSpill
+            let target: Spill
             if let s = spilled[table] {
                 target = s
             } else {
                 do {
-                    target = try FactsSpill(directory: spillDirectory)
+                    target = try Spill(directory: spillDirectory)
                 } catch {
-                    fail((error as? FactsSpillError)?.cause ?? "\(error)")
+                    fail((error as? SpillError)?.cause ?? "\(error)")
                     return
                 }
                 spilled[table] = target
@@ -115,8 +117,8 @@ public struct FactsRows: Sendable {
 
     /// A table's rows as the bytes of its file (each row and its newline), in chunks, in order.
     public func write(_ table: FactsTable, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        if let failure { throw FactsSpillError(path: spillDirectory ?? "", cause: failure) }
-        if let failure = spilled[table]?.failure { throw FactsSpillError(path: spillDirectory ?? "", cause: failure) }
+        if let failure { throw SpillError(path: spillDirectory ?? "", cause: failure) }
+        if let failure = spilled[table]?.failure { throw SpillError(path: spillDirectory ?? "", cause: failure) }
         try copy(table, body)
     }
 

@@ -71,7 +71,7 @@ public enum AuditNotes {
         // The links left out, by reason: their ids.
         var reasons: [String: [Int]] = [:]
         for c in links {
-            if case .os(let reason) = c.ownership { reasons[reason, default: []].append(c.id) }
+            if case .os(let reason) = c.ownership { reasons[reason.description, default: []].append(c.id) }
         }
         for (reason, ids) in reasons.sorted(by: { $0.value[0] < $1.value[0] }) {
             notes.append("\(ids.count == 1 ? "connection" : "connections") \(ids.map { "#\($0)" }.joined(separator: ", ")) left out of the app's rules: \(reason)")

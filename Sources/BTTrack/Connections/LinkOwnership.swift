@@ -6,9 +6,25 @@ import BTCapture
 public enum LinkOwnership: Sendable, Equatable {
     /// The app's, or nothing shows otherwise.
     case app
-    /// The OS's: `reason` says what shows it (BR/EDR, HID over GATT, a bonded accessory's encrypted link
-    /// that never carried the app's traffic).
-    case os(reason: String)
+    /// The OS's: `reason` says what shows it.
+    case os(reason: OSReason)
+
+    /// What shows a link is the OS's, as the audit's notes say it. A plain value, not a string, so a link's
+    /// summary (`LinkSummary`) is plain bytes that can be set aside and read back (`btlens energy`).
+    public enum OSReason: UInt8, Sendable, CustomStringConvertible {
+        case brEdr
+        case humanInterfaceDevice
+        case bondedAccessory
+
+        public var description: String {
+            switch self {
+            case .brEdr: "a BR/EDR link (classic profiles)"
+            case .humanInterfaceDevice: "an HID-over-GATT link, whose parameters the OS's HID host sets"
+            case .bondedAccessory:
+                "encrypted before any ATT and never carried a request of the phone's GATT client (a bonded accessory the OS connected)"
+            }
+        }
+    }
 
     public var isApp: Bool { self == .app }
 
@@ -21,11 +37,11 @@ public enum LinkOwnership: Sendable, Equatable {
 
     static func classify(_ c: Connection) -> LinkOwnership {
         switch c.transport {
-        case .brEdr, .sco: return .os(reason: "a BR/EDR link (classic profiles)")
+        case .brEdr, .sco: return .os(reason: .brEdr)
         case .le, .unknown: break
         }
         if c.gatt.services.contains(where: { $0.uuid == humanInterfaceDevice }) {
-            return .os(reason: "an HID-over-GATT link, whose parameters the OS's HID host sets")
+            return .os(reason: .humanInterfaceDevice)
         }
         // A bonded accessory the OS reconnects: encryption before any ATT, and no request of the phone's client.
         let hostClient = c.discoveries.contains { $0.byHost } || c.series.contains { $0.sent && clientKinds.contains($0.kind) }
@@ -33,7 +49,7 @@ public enum LinkOwnership: Sendable, Equatable {
         if !hostClient, c.air == nil, let encrypted = c.events.first(where: {
             if case .encryptionChanged(true, .success) = $0.kind { return true } else { return false }
         }), c.firstATT.map({ encrypted.at.number <= $0.number }) ?? true {
-            return .os(reason: "encrypted before any ATT and never carried a request of the phone's GATT client (a bonded accessory the OS connected)")
+            return .os(reason: .bondedAccessory)
         }
         return .app
     }

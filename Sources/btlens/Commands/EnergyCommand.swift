@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import BTCapture
 import BTTrack
@@ -52,18 +53,29 @@ struct EnergyCommand: ParsableCommand {
 
     func run() throws {
         let model = try ProfileLoading.energyModel(profile)
-        // Each capture's links are priced as they are judged and then slimmed (`EnergyLinkRows`): memory holds a
-        // row per finished link, not its history. One capture at a time.
+        // Each capture's links are priced as they are judged and then let go (`EnergyLinkRows`): their rows are set
+        // aside in a temporary file and read back as the report is printed. One capture at a time.
+        let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var rows: EnergyLinkRows?
+        var warned = false
         try inputs.report.run(
             makeVisitor: { progress in
                 var options = TrackerOptions.withoutAdvertisers
                 options.connectionsWhileScanningListed = 0  // the energy report does not list them
-                rows = EnergyLinkRows(energy: model)
-                options.retirement = rows?.retirement(window: AuditCommand.retirementWindow)
+                let made = EnergyLinkRows(energy: model, spillDirectory: directory)
+                if let failure = made.spillFailure, !warned {
+                    Diagnostics.warning(file: nil, "\(failure): the priced links are kept in memory")
+                    warned = true
+                }
+                rows = made
+                options.retirement = made.retirement(window: AuditCommand.retirementWindow)
                 return TrackingCollector(options: options, progress: progress)
             },
             render: { path, name, _, tracked in
+                if let failure = rows?.failure {
+                    Diagnostics.error(file: path, "cannot set the priced links aside in \(directory): \(failure)")
+                    return .failed
+                }
                 let report = EnergyReport(model: tracked, energy: model, rows: rows)
                 // Printed as it is made, a connection at a time, not gathered into one string or JSON tree.
                 return inputs.json ? .jsonStream { EnergyJSON.write(file: name, report: report, to: $0, level: $1) }

@@ -83,6 +83,8 @@ struct MultiFileReport {
         case json(JSONValue)
         /// JSON written piece by piece by the report at the nesting level given.
         case jsonStream((_ writer: JSONStreamWriter, _ level: Int) -> Void)
+        /// Nothing to print: the command said why (the run ends with exit status 3).
+        case failed
     }
 
     /// `render` returns one capture's report: JSON when `json` is set, text otherwise.
@@ -132,6 +134,8 @@ struct MultiFileReport {
                 if printed > 0 { Output.line("") }
                 write { Output.line($0) }
                 printed += 1
+            case .failed:
+                failed = true
             }
         }
         if json {

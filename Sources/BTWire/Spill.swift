@@ -2,10 +2,10 @@
 import Glibc
 #endif
 
-/// Bytes of an export's rows set aside until they are written (`FactsRows`, `FactsLinkRows`): appended in order,
-/// read back by position or copied out whole. In a directory, a temporary file whose name is removed as soon as it
+/// Bytes set aside until they are read back once a capture is finished (an export's rows, `energy`'s priced
+/// links): appended in order, read back by position or copied out whole. In a directory, a temporary file whose name is removed as soon as it
 /// is made, so nothing is left behind even when the run is killed; without one, memory (tests, small uses).
-public final class FactsSpill: @unchecked Sendable {
+public final class Spill: @unchecked Sendable {
     /// Where a spill's bytes are.
     enum Backing {
         case file(UnsafeMutablePointer<FILE>)
@@ -26,12 +26,12 @@ public final class FactsSpill: @unchecked Sendable {
         }
         var template = Array((directory + "/.btlens-rows-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw FactsSpillError(path: directory, cause: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw SpillError(path: directory, cause: String(cString: strerror(errno))) }
         // The open descriptor keeps the bytes; the name is not needed once it is open.
         unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
         guard let handle = fdopen(fd, "w+") else {
             close(fd)
-            throw FactsSpillError(path: directory, cause: String(cString: strerror(errno)))
+            throw SpillError(path: directory, cause: String(cString: strerror(errno)))
         }
         backing = .file(handle)
     }
@@ -49,9 +49,15 @@ public final class FactsSpill: @unchecked Sendable {
     /// Appends `text`; returns where it begins.
     @discardableResult
     public func append(_ text: String) -> Int64 {
-        let at = size
         var text = text
-        let count = text.withUTF8 { bytes -> Int in
+        return text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends `bytes`; returns where they begin.
+    @discardableResult
+    public func append(_ bytes: UnsafeRawBufferPointer) -> Int64 {
+        let at = size
+        let count: Int = {
             switch backing {
             case .memory(var buffer):
                 backing = .memory([])
@@ -65,9 +71,39 @@ public final class FactsSpill: @unchecked Sendable {
                 }
                 return bytes.count
             }
-        }
+        }()
         size += Int64(count)
         return at
+    }
+
+    /// Reads the `buffer.count` bytes at `offset` into `buffer`; false (and `failure` says why) when they are not
+    /// all there.
+    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        guard buffer.count > 0 else { return true }
+        switch backing {
+        case .memory(let stored):
+            guard offset >= 0, Int(offset) + buffer.count <= stored.count else { return false }
+            stored.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(offset)..<Int(offset) + buffer.count])) }
+            return true
+        case .file(let handle):
+            fflush(handle)
+            var done = 0
+            while done < buffer.count {
+                let n = pread(fileno(handle), buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+                if n <= 0 {
+                    if failure == nil { failure = n < 0 ? String(cString: strerror(errno)) : "spill file ended early" }
+                    return false
+                }
+                done += n
+            }
+            return true
+        }
+    }
+
+    /// Writes out what is buffered, so a full disk shows in `failure` before the bytes are needed.
+    public func flush() {
+        guard case .file(let handle) = backing, failure == nil else { return }
+        if fflush(handle) != 0 { failure = String(cString: strerror(errno)) }
     }
 
     /// The `count` bytes at `offset` as text.
@@ -105,7 +141,7 @@ public final class FactsSpill: @unchecked Sendable {
             while offset < size {
                 let n = chunk.withUnsafeMutableBytes { pread(fileno(handle), $0.baseAddress, $0.count, off_t(offset)) }
                 guard n > 0 else {
-                    throw FactsSpillError(path: "spill file", cause: n < 0 ? String(cString: strerror(errno)) : "ended early")
+                    throw SpillError(path: "spill file", cause: n < 0 ? String(cString: strerror(errno)) : "ended early")
                 }
                 try chunk.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
                 offset += Int64(n)
@@ -117,8 +153,13 @@ public final class FactsSpill: @unchecked Sendable {
     static let chunk = 1 << 16
 }
 
-public struct FactsSpillError: Error, CustomStringConvertible {
+public struct SpillError: Error, CustomStringConvertible {
     public var path: String
     public var cause: String
     public var description: String { "\(path): cannot set rows aside: \(cause)" }
+
+    public init(path: String, cause: String) {
+        self.path = path
+        self.cause = cause
+    }
 }
