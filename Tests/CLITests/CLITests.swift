@@ -19,11 +19,15 @@ struct CLI {
         var stderrBytes = Data()
     }
 
+    /// `environment`: variables set (or replaced) for the child, beside the test runner's own.
     static func run(_ arguments: [String], stdin: [UInt8]? = nil, directory: String? = nil,
-                    executable: String = binary) throws -> Result {
+                    environment: [String: String] = [:], executable: String = binary) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

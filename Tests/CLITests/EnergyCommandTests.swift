@@ -32,6 +32,27 @@ struct EnergyCommandTests {
         }
     }
 
+    @Test("judged links' rows set aside in TMPDIR give the same report; a TMPDIR it cannot use is a warning, not a failure")
+    func rowsSetAside() throws {
+        let path = try writeScenario("connection-churn")
+        let directory = try TemporaryDirectory()
+        for args in [["--side", "both", "--full"], ["--json"]] {
+            let whole = try CLI.run(["energy"] + args + [path])
+            // Every link judged (and its row set aside) as soon as the next one finishes.
+            let spilled = try CLI.run(["energy"] + args + [path],
+                                      environment: ["BTLENS_LINK_WINDOW": "1", "TMPDIR": directory.path])
+            #expect(whole.status == 0 && spilled.status == 0 && spilled.stderr.isEmpty, "\(spilled.stderr)")
+            #expect(spilled.stdout == whole.stdout && whole.stdout.contains(args == ["--json"] ? "\"phases\"" : "Connection #"))
+            let missing = try CLI.run(["energy"] + args + [path],
+                                      environment: ["BTLENS_LINK_WINDOW": "1", "TMPDIR": directory.path + "/missing"])
+            #expect(missing.status == 0 && missing.stdout == whole.stdout)
+            #expect(missing.stderr.hasPrefix("btlens: warning: ") && missing.stderr.contains("/missing")
+                    && missing.stderr.contains("kept in memory") && missing.stderr.split(separator: "\n").count == 1)
+        }
+        // The file's name is removed as soon as it is made: nothing is left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     @Test("the text names every activity, the totals and the profile; --side both adds the peripheral")
     func text() throws {
         let path = try writeScenario("wasteful-central")
