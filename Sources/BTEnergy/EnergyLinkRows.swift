@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BTWire
 import BTTrack
 
@@ -59,13 +56,7 @@ public final class EnergyLinkRows: @unchecked Sendable {
         var row = scratch.rows[0]
         row.firstPhase = 0
         let header = Header(row: row, heard: scratch.heard[0])
-        // A whole stride (the header's size padded), so its phases start where the reader looks for them.
-        let at = withUnsafeTemporaryAllocation(of: Header.self, capacity: 1) { p in
-            let bytes = UnsafeMutableRawBufferPointer(p)
-            _ = memset(bytes.baseAddress!, 0, bytes.count)
-            p.baseAddress!.initialize(to: header)
-            return spill.append(UnsafeRawBufferPointer(bytes))
-        }
+        let at = spill.append(plain: header)
         scratch.phases.withUnsafeBytes { _ = spill.append($0) }
         ids.append(Int32(clamping: c.id))
         offsets.append(at)
@@ -110,13 +101,7 @@ extension EnergyReport {
 
         /// The header of the `i`th judged link. A read that fails (the spill's `failure` says why, and `energy`
         /// reports it) gives zeros: a link without phases, not a crash.
-        func header(_ i: Int) -> EnergyLinkRows.Header {
-            withUnsafeTemporaryAllocation(of: EnergyLinkRows.Header.self, capacity: 1) { p in
-                let bytes = UnsafeMutableRawBufferPointer(p)
-                if !spill.read(at: offsets[i], into: bytes) { bytes.initializeMemory(as: UInt8.self, repeating: 0) }
-                return p[0]
-            }
-        }
+        func header(_ i: Int) -> EnergyLinkRows.Header { spill.read(plain: EnergyLinkRows.Header.self, at: offsets[i]) }
 
         /// The `i`th judged link, read back whole.
         func link(_ i: Int) -> Link {

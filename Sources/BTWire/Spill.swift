@@ -100,6 +100,31 @@ public final class Spill: @unchecked Sendable {
         }
     }
 
+    /// Appends a value of a plain type (no reference in it) as its bytes, padded to its stride; returns where
+    /// it begins.
+    @discardableResult
+    public func append<T>(plain value: T) -> Int64 {
+        precondition(_isPOD(T.self), "only plain values are set aside as bytes")
+        return withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { p in
+            let bytes = UnsafeMutableRawBufferPointer(p)
+            // Zeroed first: the padding is written too, and a spill's bytes are the same from run to run.
+            _ = memset(bytes.baseAddress!, 0, bytes.count)
+            p.baseAddress!.initialize(to: value)
+            return append(UnsafeRawBufferPointer(bytes))
+        }
+    }
+
+    /// The plain value appended at `offset` (`append(plain:)`); zeros when it cannot be read back (`failure`
+    /// says why): a wrong value, never a crash.
+    public func read<T>(plain type: T.Type, at offset: Int64) -> T {
+        precondition(_isPOD(T.self), "only plain values are set aside as bytes")
+        return withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { p in
+            let bytes = UnsafeMutableRawBufferPointer(p)
+            if !read(at: offset, into: bytes) { _ = memset(bytes.baseAddress!, 0, bytes.count) }
+            return p[0]
+        }
+    }
+
     /// Writes out what is buffered, so a full disk shows in `failure` before the bytes are needed.
     public func flush() {
         guard case .file(let handle) = backing, failure == nil else { return }

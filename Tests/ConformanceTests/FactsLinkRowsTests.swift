@@ -5,7 +5,7 @@ import BTCapture
 import BTTrack
 import BTEnergy
 import BTRules
-import BTReport
+@testable import BTReport
 import BTScenario
 import TestSupport
 
@@ -24,6 +24,9 @@ struct FactsLinkRowsTests {
         var judgedSpilledBytes: Int64 = 0
         /// Why rows could not be set aside (`FactsRows.failure`).
         var failures: [String] = []
+        /// Judged links of which the model kept no summary (`CaptureModel.letGoLinks`), and the summaries it kept.
+        var letGoWhole = 0
+        var summaries = 0
     }
 
     /// Every table's rows as `export --format jsonl` makes them: at the end (`window` nil), or with every link
@@ -54,6 +57,8 @@ struct FactsLinkRowsTests {
                 run.tables[table, default: []] += lines
             }
             run.mostHeldBytes = max(run.mostHeldBytes, rows.mostHeldBytes)
+            run.letGoWhole += model.letGoLinks.count
+            run.summaries += model.summarizedLinks?.count ?? 0
             run.judgedHeldBytes += judged?.heldBytes ?? 0
             run.judgedSpilledBytes += judged?.spilledBytes ?? 0
         }
@@ -94,6 +99,29 @@ struct FactsLinkRowsTests {
         #expect(atEnd.tables[.connections]?.count == LinkRetirementTests.links)
         #expect((atEnd.tables[.attSeries]?.count ?? 0) > 0)
         #expect((atEnd.tables[.findings]?.count ?? 0) > 0)
+    }
+
+    @Test("links to new peers: the same rows with most judged links let go whole, their summaries read back from the spill")
+    func newPeers() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("new-peers.btsnoop")
+        try LinkRetirementTests.newPeers.write(to: path)
+        let spill = directory.file("out")
+        try FileManager.default.createDirectory(atPath: spill, withIntermediateDirectories: true)
+        let atEnd = try Self.rows(path, window: nil)
+        let early = try Self.rows(path, window: 16, letGoBatch: 256, spillDirectory: spill)
+        for table in FactsTable.allCases {
+            #expect(early.tables[table] ?? [] == atEnd.tables[table] ?? [], "\(table.rawValue) rows differ")
+        }
+        #expect(atEnd.tables[.connections]?.count == LinkRetirementTests.newPeerLinks)
+        // No capture-wide rule reads most of these links: the model keeps 24 bytes of each, not its summary, and
+        // the rows' writer reads who and when it was from the spill (`FactsLinkRows.Header`).
+        // Only the latest links of the peers still remembered (two generations of 2,048), the first link after each
+        // scan boundary and the window keep one, as in `btlens audit` (`LinkRetirementTests.newPeersLetGo`).
+        #expect(early.letGoWhole + early.summaries == LinkRetirementTests.newPeerLinks)
+        #expect(early.summaries <= 2 * 2048 + 64 + 16 + 16, "\(early.summaries) summaries")
+        #expect(early.letGoWhole >= LinkRetirementTests.newPeerLinks - 2 * 2048 - 64 - 16)
+        #expect(MemoryLayout<FactsLinkRows.Parts>.stride <= 16 && _isPOD(FactsLinkRows.Header.self))
     }
 
     @Test("rows set aside in the output directory are the same rows, and memory holds a bounded share of them")

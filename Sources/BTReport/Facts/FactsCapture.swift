@@ -52,10 +52,8 @@ public struct FactsCapture: Sendable {
         var rows = FactsRows(spillingTo: spillDirectory, memoryLimit: memoryLimit)
         let parts = judged?.byID() ?? .none
         func early(_ c: Connection) -> FactsLinkRows.Parts? { c.isJudged ? parts[c.id] : nil }
-        // Links let go but for their summary were judged early (`FactsLinkRows.retirement`): their parts are kept.
         let whole = Dictionary(uniqueKeysWithValues: model.connections.map { ($0.id, $0) })
-        func early(_ l: LinkSummary) -> FactsLinkRows.Parts? { whole[l.id].map(early) ?? parts[l.id] }
-        // The links not priced when judged; the others' costs were kept.
+        // The links not priced when judged; the others' costs are in their records (`FactsLinkRows`).
         var rest = model
         rest.connections = model.connections.filter { early($0) == nil }
         let report = EnergyReport(model: rest, energy: energy)
@@ -63,12 +61,38 @@ public struct FactsCapture: Sendable {
         let linkJSON = FactsFlattening.items(FactsFlattening.member(energyJSON, "connections"))
         var position: [Int: Int] = [:]  // by link id
         for (i, l) in report.links.enumerated() { position[l.connection.id] = i }
-        let phone = report.phoneTotal(links: model.links.lazy.map { l in
-            early(l)?.phone ?? report.links[position[l.id]!].phone
-        })
-        let peripheral = EnergyReport.peripheralTotal(model.links.lazy.map { l in
-            early(l).map(\.peripheral) ?? report.links[position[l.id]!].peripheral
-        })
+        // Every link in id order: the model's (whole, slim or summarised) and the judged links let go whole, of
+        // which only the record in the spill is left; with its parts and record when it was judged early.
+        func forEachLink(_ body: (LinkSummary, FactsLinkRows.Parts?, FactsLinkRows.Header?) -> Void) {
+            let links = model.links
+            var i = 0, k = 0
+            while i < links.count || k < parts.parts.count {
+                let partID = k < parts.parts.count ? Int(parts.parts[k].id) : .max
+                if i < links.count && links[i].id <= partID {
+                    let l = links[i]
+                    i += 1
+                    if l.id == partID { k += 1 }
+                    let p = whole[l.id].map(early) ?? parts[l.id]
+                    body(l, p, p.flatMap { judged?.header($0) })
+                } else if let judged {
+                    let p = parts.parts[k]
+                    k += 1
+                    let h = judged.header(p)
+                    body(h.summary, p, h)
+                } else {
+                    k += 1
+                }
+            }
+        }
+        // The totals, summed in id order as over whole links.
+        var linksPhone = RadioCost.zero, linksPeripheral: RadioCost?
+        forEachLink { l, _, h in
+            let priced = h == nil ? report.links[position[l.id]!] : nil
+            linksPhone = linksPhone + (h?.phone ?? priced!.phone)
+            if let p = h.map(\.peripheral) ?? priced!.peripheral { linksPeripheral = (linksPeripheral ?? .zero) + p }
+        }
+        let phone = report.phoneTotal(links: CollectionOfOne(linksPhone))
+        let peripheral = linksPeripheral
         let capture: [(String, JSONValue)] = [
             ("size", .int(Int(size))), ("format", .string(format)),
             ("platform", model.platform.platform.map { .string($0.rawValue) } ?? .null),
@@ -94,13 +118,13 @@ public struct FactsCapture: Sendable {
             rows.append(.energy, serialized: energyRow("scan", .int(index + 1), scan, keep: span))
         }
         let peers = FactsPeerInformation.byPeer(model, judged: judged)
-        for l in model.links {
+        forEachLink { l, p, h in
             let c = whole[l.id]
             // A link let go has no database (`Connection.isReadAfterJudgement`): nothing of its own to tell.
             let peer = l.peerAddress.flatMap { peers[$0] } ?? c.map { FactsPeerInformation.of([$0]) } ?? FactsPeerInformation()
             let qualityReports = QualityReport.about(l, in: model.qualityReports).count
-            if let judged, let p = early(l) {
-                let link = judged.rows(p)
+            if let judged, let p, let h {
+                let link = judged.rows(p, h)
                 rows.append(.connections, serialized: FactsLinkRows.Link.row(head: link.head, tail: link.tail,
                                                                              qualityReports: qualityReports, peer: peer))
                 rows.append(.attSeries, lines: link.series, count: link.seriesRows)

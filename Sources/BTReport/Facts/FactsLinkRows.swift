@@ -34,15 +34,22 @@ public final class FactsLinkRows: @unchecked Sendable {
         }
     }
 
-    /// Where a judged link's rows are in the spill, one after the other (a part of several rows joins them with
-    /// newlines), and its costs for the capture's energy totals.
-    struct Parts {
-        var id: Int
-        var offset: Int64
-        var head: Int32, tail: Int32, series: Int32, phases: Int32, energy: Int32
-        var seriesRows: Int32, phaseRows: Int32
+    /// A judged link's record in the spill, before its rows (one after the other; a part of several rows joins
+    /// them with newlines): its summary, its costs for the capture's energy totals and its parts' lengths. Plain
+    /// bytes, written and read back as they are.
+    struct Header {
+        var summary: LinkSummary
         var phone: RadioCost
         var peripheral: RadioCost?
+        var head: Int32, tail: Int32, series: Int32, phases: Int32, energy: Int32
+        var seriesRows: Int32, phaseRows: Int32
+    }
+
+    /// Where a judged link's record is in the spill: all that memory keeps of it (its summary is let go too
+    /// unless a capture-wide rule reads it, `LinkInterest`).
+    struct Parts {
+        var id: Int32
+        var offset: Int64
     }
 
     /// A judged link's rows read back from the spill.
@@ -105,10 +112,12 @@ public final class FactsLinkRows: @unchecked Sendable {
         blob += series
         blob += phases
         blob += energy.activity
-        parts.append(Parts(id: c.id, offset: spill.append(blob), head: Self.length(link.head), tail: Self.length(link.tail),
-                            series: Self.length(series), phases: Self.length(phases), energy: Self.length(energy.activity),
-                            seriesRows: Int32(link.series.count), phaseRows: Int32(energy.phases.count),
-                            phone: priced.phone, peripheral: priced.peripheral))
+        let header = Header(summary: LinkSummary(c), phone: priced.phone, peripheral: priced.peripheral,
+                            head: Self.length(link.head), tail: Self.length(link.tail), series: Self.length(series),
+                            phases: Self.length(phases), energy: Self.length(energy.activity),
+                            seriesRows: Int32(link.series.count), phaseRows: Int32(energy.phases.count))
+        parts.append(Parts(id: Int32(clamping: c.id), offset: spill.append(plain: header)))
+        spill.append(blob)
         // A slimmed link without a database keeps neither its use of attributes nor what made it one of its
         // peer's GATT links (`GATTReport.peers`): its last values stay with the peer.
         if c.gatt.isEmpty, GATTReport.showsGATT(c), let address = c.peerAddress {
@@ -139,17 +148,21 @@ public final class FactsLinkRows: @unchecked Sendable {
 
     static func length(_ s: String) -> Int32 { Int32(s.utf8.count) }
 
+    /// A judged link's header, read back.
+    func header(_ p: Parts) -> Header { spill.read(plain: Header.self, at: p.offset) }
+
     /// The rows of a judged link, read back.
-    func rows(_ p: Parts) -> Rows {
-        let lengths = [p.head, p.tail, p.series, p.phases, p.energy].map(Int.init)
-        let blob = Array(spill.read(at: p.offset, count: lengths.reduce(0, +)).utf8)
-        var at = 0
-        func next(_ n: Int) -> String {
-            defer { at += n }
-            return String(decoding: blob[min(at, blob.count)..<min(at + n, blob.count)], as: UTF8.self)
+    func rows(_ p: Parts, _ h: Header) -> Rows {
+        let lengths = [h.head, h.tail, h.series, h.phases, h.energy].map { max(0, Int($0)) }
+        let at = p.offset + Int64(MemoryLayout<Header>.stride)
+        let blob = Array(spill.read(at: at, count: lengths.reduce(0, +)).utf8)
+        var next = 0
+        func take(_ n: Int) -> String {
+            defer { next += n }
+            return String(decoding: blob[min(next, blob.count)..<min(next + n, blob.count)], as: UTF8.self)
         }
-        return Rows(head: next(lengths[0]), tail: next(lengths[1]), series: next(lengths[2]), phases: next(lengths[3]),
-                    energy: next(lengths[4]), seriesRows: Int(p.seriesRows), phaseRows: Int(p.phaseRows))
+        return Rows(head: take(lengths[0]), tail: take(lengths[1]), series: take(lengths[2]), phases: take(lengths[3]),
+                    energy: take(lengths[4]), seriesRows: Int(h.seriesRows), phaseRows: Int(h.phaseRows))
     }
 
     /// What went wrong setting rows aside, if anything (once the capture has been read).
@@ -166,15 +179,17 @@ public final class FactsLinkRows: @unchecked Sendable {
         static let none = PartsByID(parts: [])
 
         subscript(id: Int) -> Parts? {
-            let i = parts.partitioningIndex { $0.id >= id }
-            return i < parts.count && parts[i].id == id ? parts[i] : nil
+            let i = parts.partitioningIndex { Int($0.id) >= id }
+            return i < parts.count && Int(parts[i].id) == id ? parts[i] : nil
         }
     }
 
-    /// The tracker's side. A judged link is let go but for its summary (`LinkRetirement.Keeping.summary`) unless
-    /// more of it is still read: its rows are in the spill, and the capture's end reads only who and when it was.
+    /// The tracker's side. A judged link is let go (its summary too, unless a capture-wide rule reads it:
+    /// `LinkInterest`, as in `btlens audit`) unless more of it is still read: its rows and summary are in the spill.
     public func retirement(window: Int = LinkRetirement.defaultWindow,
                            letGoBatch: Int = LinkRetirement.defaultLetGoBatch) -> LinkRetirement {
-        LinkRetirement(window: window, keeping: .summary, letGoBatch: letGoBatch) { [self] c, kept in judge(c, kept: kept) }
+        LinkRetirement(window: window, keeping: .summary, interest: judgement.interest, letGoBatch: letGoBatch) { [self] c, kept in
+            judge(c, kept: kept)
+        }
     }
 }

@@ -120,7 +120,7 @@ public final class LinkJudgement: @unchecked Sendable {
     }
 
     /// What the capture-wide rules read of judged links (`LinkInterest`), with this configuration's options.
-    var interest: LinkInterest {
+    public var interest: LinkInterest {
         let churn = auditor.prepare(ConnectionChurnRule.self).context
         return LinkInterest(
             scanEndAroundRequest: (before: 2 * ScanChurnRule.restartGap, after: ScanChurnRule.restartGap),
