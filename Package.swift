@@ -61,7 +61,7 @@ let package = Package(
         .executableTarget(
             name: "btlens",
             dependencies: [
-                "BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules", "BTReport", "BTLive",
+                "BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules", "BTReport", "BTLive", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(

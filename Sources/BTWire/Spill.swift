@@ -154,28 +154,35 @@ public final class Spill: @unchecked Sendable {
         }
     }
 
-    /// Hands every byte appended so far to `body`, in chunks, in order.
-    public func copy(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    /// Hands every byte appended so far to `body`, in chunks of at most `chunk` bytes, in order.
+    public func copy(chunk: Int = Spill.chunk, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let chunk = max(1, chunk)
         switch backing {
         case .memory(let buffer):
-            try buffer.withUnsafeBytes(body)
+            try buffer.withUnsafeBytes { all in
+                var at = 0
+                while at < all.count {
+                    try body(UnsafeRawBufferPointer(rebasing: all[at..<min(at + chunk, all.count)]))
+                    at += chunk
+                }
+            }
         case .file(let handle):
             fflush(handle)
-            var chunk = [UInt8](repeating: 0, count: Self.chunk)
+            var bytes = [UInt8](repeating: 0, count: chunk)
             var offset: Int64 = 0
             while offset < size {
-                let n = chunk.withUnsafeMutableBytes { pread(fileno(handle), $0.baseAddress, $0.count, off_t(offset)) }
+                let n = bytes.withUnsafeMutableBytes { pread(fileno(handle), $0.baseAddress, $0.count, off_t(offset)) }
                 guard n > 0 else {
                     throw SpillError(path: "spill file", cause: n < 0 ? String(cString: strerror(errno)) : "ended early")
                 }
-                try chunk.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
                 offset += Int64(n)
             }
         }
     }
 
     /// Bytes copied at a time.
-    static let chunk = 1 << 16
+    public static let chunk = 1 << 16
 }
 
 public struct SpillError: Error, CustomStringConvertible {

@@ -245,4 +245,19 @@ struct FactsLinkRowsTests {
             #expect(try manufacturers(early.tables[.connections] ?? []) == expected)
         }
     }
+
+    @Test("judged links' values are read back line by line, a line straddling two chunks of the spill included")
+    func peerValuesInChunks() throws {
+        let rows = FactsLinkRows(FactsCapture(file: "x", sha256: "0", size: 0), auditor: Auditor())
+        let peer = BDAddr(rawValue: 0xC0FF_EE00_0001), other = BDAddr(rawValue: 0xC0FF_EE00_0002)
+        // Two links of one peer (the later one's value wins), a handle not wanted, another peer, a damaged line.
+        rows.peerValues.append("\(peer.rawValue) 3 42 41636d65\n\(peer.rawValue) 5 42 4e6577\n\(peer.rawValue) 5 43 00\n")
+        rows.peerValues.append("\(other.rawValue) 4 42 5a\nnot a value line\n\(other.rawValue) 2 42 59")
+        let wanted: [BDAddr: [UInt16]] = [peer: [42], other: [42]]
+        for chunk in [1, 5, 7, 64, Spill.chunk] {
+            let values = rows.peerValues(wanted, chunk: chunk)
+            #expect(values[peer]?.values[42]?.link == 5 && values[peer]?.values[42]?.value == Array("New".utf8), "chunk \(chunk)")
+            #expect(values[peer]?.values[43] == nil && values[other]?.values[42]?.value == [0x5A], "chunk \(chunk)")
+        }
+    }
 }

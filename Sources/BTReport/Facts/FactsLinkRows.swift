@@ -129,20 +129,37 @@ public final class FactsLinkRows: @unchecked Sendable {
     }
 
     /// The judged links' values of `wanted` peers' attributes (by handle), the latest link's of each.
-    func peerValues(_ wanted: [BDAddr: [UInt16]]) -> [BDAddr: FactsPeerInformation.JudgedValues] {
+    /// `chunk`: bytes read from the spill at a time.
+    func peerValues(_ wanted: [BDAddr: [UInt16]], chunk: Int = Spill.chunk) -> [BDAddr: FactsPeerInformation.JudgedValues] {
         guard !wanted.isEmpty, peerValues.size > 0 else { return [:] }
         var out: [BDAddr: FactsPeerInformation.JudgedValues] = [:]
-        var bytes: [UInt8] = []
-        try? peerValues.copy { bytes.append(contentsOf: $0) }
-        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+        func take(_ line: some Collection<UInt8>) {
             let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
             guard fields.count == 4, let raw = UInt64(String(decoding: fields[0], as: UTF8.self)),
                   let handles = wanted[BDAddr(rawValue: raw)],
                   let link = Int(String(decoding: fields[1], as: UTF8.self)),
                   let handle = UInt16(String(decoding: fields[2], as: UTF8.self)), handles.contains(handle),
-                  let value = Hex.bytes(fields[3]) else { continue }
+                  let value = Hex.bytes(fields[3]) else { return }
             out[BDAddr(rawValue: raw), default: FactsPeerInformation.JudgedValues()].add(link: link, handle: handle, value: value)
         }
+        // Line by line as the spill is copied out (a line may straddle two chunks): the values are a line per
+        // judged link's attribute, too many to read whole.
+        var carry: [UInt8] = []
+        try? peerValues.copy(chunk: chunk) { bytes in
+            var start = bytes.startIndex
+            for i in bytes.indices where bytes[i] == UInt8(ascii: "\n") {
+                if carry.isEmpty {
+                    take(bytes[start..<i])
+                } else {
+                    carry.append(contentsOf: bytes[start..<i])
+                    take(carry)
+                    carry.removeAll(keepingCapacity: true)
+                }
+                start = i + 1
+            }
+            carry.append(contentsOf: bytes[start...])
+        }
+        if !carry.isEmpty { take(carry) }
         return out
     }
 
