@@ -26,4 +26,21 @@ struct TimelineCommandTests {
         #expect(procedures.filter { $0 == "characteristics" }.count == 5)
         #expect(procedures.filter { $0 == "descriptors" }.count == 3)
     }
+
+    @Test("finished links' lines set aside in TMPDIR give the same text; a TMPDIR it cannot use is a warning")
+    func linesSetAside() throws {
+        let path = try writeScenario("connection-churn")
+        let directory = try TemporaryDirectory()
+        let whole = try CLI.run(["timeline", "--full", path])
+        // Every link judged (and its lines set aside) as soon as the next one finishes.
+        let spilled = try CLI.run(["timeline", "--full", path], environment: ["BTLENS_LINK_WINDOW": "1", "TMPDIR": directory.path])
+        #expect(whole.status == 0 && spilled.status == 0 && spilled.stderr.isEmpty, "\(spilled.stderr)")
+        #expect(spilled.stdout == whole.stdout && whole.stdout.contains("Connection #2"))
+        let missing = try CLI.run(["timeline", "--full", path],
+                                  environment: ["BTLENS_LINK_WINDOW": "1", "TMPDIR": directory.path + "/missing"])
+        #expect(missing.status == 0 && missing.stdout == whole.stdout)
+        #expect(missing.stderr.hasPrefix("btlens: warning: ") && missing.stderr.contains("/missing")
+                && missing.stderr.contains("kept in memory") && missing.stderr.split(separator: "\n").count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
 }

@@ -1,9 +1,11 @@
 import BTWire
+import BTCapture
 import BTTrack
 
 /// The text timeline's lines of the links judged before the capture ended (`LinkRetirement`), written when each
-/// was judged and before its history was let go: a finished link costs memory in proportion to the lines it
-/// prints, not to its packets. With a connection filter only that link's lines are kept.
+/// was judged and before its history was let go, and set aside in a spill (`Spill`: a temporary file whose name is
+/// removed at once) until the report prints them: memory keeps 12 bytes per judged link (its id and where its
+/// lines are), not the lines. With a connection filter only that link's lines are kept.
 public final class TimelineLinkLines: @unchecked Sendable {
     public struct Link: Sendable {
         var lines: [(at: RecordRef, text: String)]
@@ -14,19 +16,111 @@ public final class TimelineLinkLines: @unchecked Sendable {
         var parameters: ConnectionParameters?
     }
 
-    let connectionFilter: Int?
-    /// By link id; written on the link thread while the capture is read, read once it is finished.
-    var links: [Int: Link] = [:]
-
-    public init(connectionFilter: Int? = nil) { self.connectionFilter = connectionFilter }
-
-    /// Writes a judged link's lines (as `TimelineReport.text` would at the end: a closed link's lines depend on it
-    /// alone).
-    public func keep(_ c: Connection) {
-        guard connectionFilter == nil || connectionFilter == c.id else { return }
-        links[c.id] = Link(lines: TimelineReport.linesWithPhases(c), summary: TimelineReport.summaryLine(c, model: .links([c])),
-                           droppedEvents: c.droppedEvents, phases: c.phases, parameters: c.parameters)
+    /// A judged link's record in the spill: this header, its phases, a `LineHeader` per line, then its summary's
+    /// and its lines' text one after the other. Plain bytes, written and read back as they are.
+    struct Header {
+        var droppedEvents: Int
+        var parameters: ConnectionParameters?
+        var phaseCount: Int32
+        var lineCount: Int32
+        var summaryBytes: Int32
     }
 
-    func lines(of c: Connection) -> Link? { links[c.id] }
+    struct LineHeader {
+        var at: RecordRef
+        var bytes: Int32
+    }
+
+    let connectionFilter: Int?
+    let spill: Spill
+    /// Why the spill is memory rather than a file (it could not be made in the directory given).
+    public let spillFailure: String?
+    /// Each judged link's id and where its record is: in judging order, written on the link thread while the
+    /// capture is read; sorted by id when first read, once it is finished.
+    private var ids: [Int32] = []
+    private var offsets: [Int64] = []
+    private var sorted = true
+
+    /// `spillDirectory`: where the lines are set aside (the system's temporary directory); nil keeps them in memory.
+    public init(connectionFilter: Int? = nil, spillDirectory: String? = nil) {
+        precondition(_isPOD(LinkPhase.self) && _isPOD(LineHeader.self) && _isPOD(Header.self), "set aside as bytes")
+        self.connectionFilter = connectionFilter
+        var failure: String?
+        do {
+            spill = try Spill(directory: spillDirectory)
+        } catch {
+            failure = "\(error)"
+            spill = (try? Spill(directory: nil))!
+        }
+        spillFailure = failure
+    }
+
+    /// Whether the judged links' lines are in a file (not held in memory).
+    public var isFile: Bool { spill.isFile }
+    /// Bytes of judged links' lines set aside.
+    public var spilledBytes: Int64 { spill.size }
+
+    /// What went wrong writing or reading the lines (a full disk), if anything: the report would then miss them.
+    public var failure: String? {
+        spill.flush()
+        return spill.failure
+    }
+
+    /// Writes a judged link's lines (as `TimelineReport.text` would at the end: a closed link's lines depend on it
+    /// alone) and sets them aside.
+    public func keep(_ c: Connection) {
+        guard connectionFilter == nil || connectionFilter == c.id else { return }
+        let lines = TimelineReport.linesWithPhases(c)
+        let summary = TimelineReport.summaryLine(c, model: .links([c]))
+        let phases = c.phases
+        let at = spill.append(plain: Header(droppedEvents: c.droppedEvents, parameters: c.parameters,
+                                            phaseCount: Int32(phases.count), lineCount: Int32(lines.count),
+                                            summaryBytes: Int32(summary.utf8.count)))
+        phases.withUnsafeBytes { _ = spill.append($0) }
+        lines.map { LineHeader(at: $0.at, bytes: Int32($0.text.utf8.count)) }.withUnsafeBytes { _ = spill.append($0) }
+        spill.append(summary)
+        for line in lines { spill.append(line.text) }
+        if ids.last.map({ $0 > Int32(clamping: c.id) }) ?? false { sorted = false }
+        ids.append(Int32(clamping: c.id))
+        offsets.append(at)
+    }
+
+    /// The lines of judged link `c`, read back (nil: not judged early, or filtered out).
+    func lines(of c: Connection) -> Link? {
+        if !sorted {
+            let order = ids.indices.sorted { ids[$0] < ids[$1] }
+            ids = order.map { ids[$0] }
+            offsets = order.map { offsets[$0] }
+            sorted = true
+        }
+        let i = ids.partitioningIndex { Int($0) >= c.id }
+        guard i < ids.count, Int(ids[i]) == c.id else { return nil }
+        var at = offsets[i]
+        let header = spill.read(plain: Header.self, at: at)
+        at += Int64(MemoryLayout<Header>.stride)
+        let phases = read(LinkPhase.self, count: Int(header.phaseCount), at: &at)
+        let heads = read(LineHeader.self, count: Int(header.lineCount), at: &at)
+        let textBytes = heads.reduce(max(0, Int(header.summaryBytes))) { $0 + max(0, Int($1.bytes)) }
+        let text = Array(spill.read(at: at, count: textBytes).utf8)
+        var next = 0
+        func take(_ n: Int) -> String {
+            let n = max(0, n)
+            defer { next += n }
+            return String(decoding: text[min(next, text.count)..<min(next + n, text.count)], as: UTF8.self)
+        }
+        let summary = take(Int(header.summaryBytes))
+        let lines = heads.map { (at: $0.at, text: take(Int($0.bytes))) }
+        return Link(lines: lines, summary: summary, droppedEvents: header.droppedEvents, phases: phases,
+                    parameters: header.parameters)
+    }
+
+    /// `count` plain values at `offset`, which moves past them; none when they cannot be read back.
+    private func read<T>(_ type: T.Type, count: Int, at offset: inout Int64) -> [T] {
+        let count = max(0, count)
+        let values = [T](unsafeUninitializedCapacity: count) { buffer, initialised in
+            initialised = spill.read(at: offset, into: UnsafeMutableRawBufferPointer(buffer)) ? count : 0
+        }
+        offset += Int64(count * MemoryLayout<T>.stride)
+        return values
+    }
 }

@@ -55,7 +55,7 @@ struct EnergyCommand: ParsableCommand {
         let model = try ProfileLoading.energyModel(profile)
         // Each capture's links are priced as they are judged and then let go (`EnergyLinkRows`): their rows are set
         // aside in a temporary file and read back as the report is printed. One capture at a time.
-        let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let directory = TemporaryFiles.directory
         var rows: EnergyLinkRows?
         var warned = false
         try inputs.report.run(

@@ -115,9 +115,16 @@ struct TimelineCommand: ParsableCommand {
         var judgedLines: TimelineLinkLines?
         var judgement: LinkJudgement?
         let filter = connection
+        let directory = TemporaryFiles.directory
+        var warned = false
         let retirement: () -> LinkRetirement? = { [json, trackOnly] in
             guard !json && !trackOnly else { return nil }
-            let lines = TimelineLinkLines(connectionFilter: filter)
+            // The judged links' lines wait in a temporary file until they are printed.
+            let lines = TimelineLinkLines(connectionFilter: filter, spillDirectory: directory)
+            if let failure = lines.spillFailure, !warned {
+                Diagnostics.warning(file: nil, "\(failure): the finished links' lines are kept in memory")
+                warned = true
+            }
             let findings = filter == nil ? Auditor().linkJudgement() : nil
             (judgedLines, judgement) = (lines, findings)
             return LinkRetirement(window: AuditCommand.retirementWindow) { c, kept in
@@ -137,6 +144,10 @@ struct TimelineCommand: ParsableCommand {
             if json {
                 reports.append(TimelineReport.json(file: input.displayName, model: model, connectionFilter: connection))
             } else {
+                if let failure = judgedLines?.failure {
+                    Diagnostics.error(file: input.path, "cannot set the finished links' lines aside in \(directory): \(failure)")
+                    throw ExitStatus.inputUnreadable
+                }
                 let colored = color == .always || (color == .auto && Output.standardOutputIsTerminal)
                 if shown > 0 { Output.line("") }
                 // The findings' headline opens a long report (`TimelineReport.overview`).
