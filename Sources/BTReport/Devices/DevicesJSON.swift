@@ -11,19 +11,43 @@ import BTTrack
 public enum DevicesJSON {
     public static func object(_ r: DevicesReport) -> JSONValue {
         let digits = r.info.timestampDigits
-        return .object([
+        return .object(head(r) + [
+            ("advertisers", .array(r.advertisers.map { advertiser($0, digits: digits) })),
+            ("advertisers_not_kept", notKept(r)),
+            ("scans", .array(r.scans.map { ScanSessionJSON.object($0, timestampDigits: digits) })),
+            ("own_advertising", .array(r.ownAdvertising.map { advertisingSession($0, digits: digits) })),
+        ])
+    }
+
+    /// The same object written piece by piece at nesting `level` (`btlens devices --json`): an advertiser, a scan
+    /// and each connection a scan saw come up at a time, so the report is never held whole.
+    public static func write(_ r: DevicesReport, to writer: JSONStreamWriter, level: Int = 0) {
+        let digits = r.info.timestampDigits
+        writer.object(level: level) { members in
+            for (key, value) in head(r) { members.member(key, value) }
+            members.array("advertisers", r.advertisers) { advertiser($0, digits: digits) }
+            members.member("advertisers_not_kept", notKept(r))
+            members.objects("scans", r.scans) { s, scan in ScanSessionJSON.write(s, timestampDigits: digits, to: &scan) }
+            members.array("own_advertising", r.ownAdvertising) { advertisingSession($0, digits: digits) }
+        }
+    }
+
+    /// The members before `advertisers`.
+    static func head(_ r: DevicesReport) -> [(String, JSONValue)] {
+        let digits = r.info.timestampDigits
+        return [
             ("file", .string(r.file)),
             ("format", .string(r.info.format.name)),
             ("first_timestamp", .unixTime(r.firstTimestamp, fractionDigits: digits)),
             ("last_timestamp", .unixTime(r.lastTimestamp, fractionDigits: digits)),
-            ("advertisers", .array(r.advertisers.map { advertiser($0, digits: digits) })),
-            ("advertisers_not_kept", .object([
-                ("limit", .int(AdvertiserTracker.advertiserLimit)),
-                ("reports", .int(r.advertiserOverflow.reports)),
-                ("estimated_advertisers", .int(r.advertiserOverflow.estimatedAdvertisers)),
-            ])),
-            ("scans", .array(r.scans.map { ScanSessionJSON.object($0, timestampDigits: digits) })),
-            ("own_advertising", .array(r.ownAdvertising.map { advertisingSession($0, digits: digits) })),
+        ]
+    }
+
+    static func notKept(_ r: DevicesReport) -> JSONValue {
+        .object([
+            ("limit", .int(AdvertiserTracker.advertiserLimit)),
+            ("reports", .int(r.advertiserOverflow.reports)),
+            ("estimated_advertisers", .int(r.advertiserOverflow.estimatedAdvertisers)),
         ])
     }
 

@@ -97,6 +97,17 @@ public struct JSONStreamWriter {
             writer.array(level: level + 1, elements, element)
         }
 
+        /// A member whose value is an array of objects, each written member by member (`body`) when it comes.
+        public mutating func objects<S: Sequence>(_ key: String, _ elements: S, _ body: (S.Element, inout Members) -> Void) {
+            writer.write(self.key(key))
+            var array = writer.elements(level: level + 1)
+            for element in elements {
+                array.next()
+                writer.object(level: array.level + 1) { body(element, &$0) }
+            }
+            array.close()
+        }
+
         func close() { writer.close(count: count, level: level, empty: "{}", end: "}") }
     }
 }

@@ -29,7 +29,23 @@ public enum ScanSessionJSON {
 
     /// - Parameter timestampDigits: fraction digits of the capture's clock (`CaptureInfo.timestampDigits`).
     public static func object(_ s: ScanSession, timestampDigits digits: Int) -> JSONValue {
-        .object([
+        let (before, after) = members(s, timestampDigits: digits)
+        return .object(before + [("connections_while_scanning", .array(s.connectionsWhileScanning.map { .record($0, fractionDigits: digits) }))]
+                       + after)
+    }
+
+    /// The same object written member by member, the connections that came up while scanning one at a time (a
+    /// scan left on through a long capture lists hundreds of thousands).
+    public static func write(_ s: ScanSession, timestampDigits digits: Int, to members: inout JSONStreamWriter.Members) {
+        let (before, after) = self.members(s, timestampDigits: digits)
+        for (key, value) in before { members.member(key, value) }
+        members.array("connections_while_scanning", s.connectionsWhileScanning) { .record($0, fractionDigits: digits) }
+        for (key, value) in after { members.member(key, value) }
+    }
+
+    /// The members before `connections_while_scanning` and after it.
+    static func members(_ s: ScanSession, timestampDigits digits: Int) -> (before: [(String, JSONValue)], after: [(String, JSONValue)]) {
+        ([
             ("controller", .int(Int(s.controller))),
             ("start", .unixTime(s.start.timestamp, fractionDigits: digits)),
             ("end", .unixTime(s.endTimestamp, fractionDigits: digits)),
@@ -64,7 +80,7 @@ public enum ScanSessionJSON {
             ("reports_from_uncounted_devices", .int(s.reportsFromUncountedDevices)),
             ("redundant_reports", .int(s.redundantReports)),
             ("offloaded_filters", .bool(s.offloadedFilters)),
-            ("connections_while_scanning", .array(s.connectionsWhileScanning.map { .record($0, fractionDigits: digits) })),
+        ], [
             ("top_devices", .array(s.reportsPerDevice.prefix(topDeviceCount).map { d in
                 .object([
                     ("address", .string(d.address.description)),

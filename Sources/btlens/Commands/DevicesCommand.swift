@@ -48,7 +48,8 @@ struct DevicesCommand: ParsableCommand {
             render: { path, name, capture, model in
                 let report = DevicesReport(file: inputs.json ? name : path, info: capture.info, model: model,
                                            advertiserOverflow: model.advertiserOverflow)
-                return inputs.json ? .json(DevicesJSON.object(report)) : .text(DevicesText.render(report))
+                // JSON written as it is made: a scan left on through a long capture lists every connection.
+                return inputs.json ? .jsonStream { DevicesJSON.write(report, to: $0, level: $1) } : .text(DevicesText.render(report))
             })
     }
 }
