@@ -136,12 +136,6 @@ public struct EnergyReport: Sendable {
     /// The peripherals' total, over the links whose peripheral side is priced; nil when there is none.
     public var peripheralTotal: RadioCost? { links.peripheral }
 
-    /// The peripherals' total of links' peripheral costs (nil: not priced), in the model's order.
-    public static func peripheralTotal(_ links: some Sequence<RadioCost?>) -> RadioCost? {
-        let priced = links.compactMap { $0 }
-        return priced.isEmpty ? nil : priced.reduce(.zero, +)
-    }
-
     /// Seconds the capture spans.
     public var captureSeconds: Double {
         guard let f = firstTimestamp, let l = lastTimestamp else { return 0 }
