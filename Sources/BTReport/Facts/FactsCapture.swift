@@ -87,9 +87,10 @@ public struct FactsCapture: Sendable {
         // The totals, summed in id order as over whole links.
         var linksPhone = RadioCost.zero, linksPeripheral: RadioCost?
         forEachLink { l, _, h in
-            let priced = h == nil ? report.links[position[l.id]!] : nil
-            linksPhone = linksPhone + (h?.phone ?? priced!.phone)
-            if let p = h.map(\.peripheral) ?? priced!.peripheral { linksPeripheral = (linksPeripheral ?? .zero) + p }
+            // A link without a record was priced here (every link of the model's not judged early is in `rest`).
+            let priced = h == nil ? position[l.id].map { report.links[$0] } : nil
+            linksPhone = linksPhone + (h?.phone ?? priced?.phone ?? .zero)
+            if let p = h.map(\.peripheral) ?? priced?.peripheral { linksPeripheral = (linksPeripheral ?? .zero) + p }
         }
         let phone = report.phoneTotal(links: CollectionOfOne(linksPhone))
         let peripheral = linksPeripheral
