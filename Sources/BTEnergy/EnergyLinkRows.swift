@@ -27,14 +27,9 @@ public final class EnergyLinkRows: @unchecked Sendable {
     /// `spillDirectory`: where the rows are set aside (the system's temporary directory); nil keeps them in memory.
     public init(energy: EnergyModel, spillDirectory: String? = nil) {
         self.energy = energy
-        var failure: String?
-        do {
-            spill = try Spill(directory: spillDirectory)
-        } catch {
-            failure = "\(error)"
-            spill = (try? Spill(directory: nil))!
-        }
-        spillFailure = failure
+        let made = Spill.fileOrMemory(in: spillDirectory)
+        spill = made.spill
+        spillFailure = made.error.map { "\($0)" }
     }
 
     /// Whether the judged links' rows are in a file (not held in memory).

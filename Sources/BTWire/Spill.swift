@@ -36,6 +36,17 @@ public final class Spill: @unchecked Sendable {
         backing = .file(handle)
     }
 
+    /// A spill in `directory`, or in memory when none can be made there (`error` says why): what is set aside is
+    /// the same either way, only where it waits differs.
+    public static func fileOrMemory(in directory: String?) -> (spill: Spill, error: SpillError?) {
+        do {
+            return (try Spill(directory: directory), nil)
+        } catch {
+            let failure = error as? SpillError ?? SpillError(path: directory ?? "", cause: "\(error)")
+            return ((try? Spill(directory: nil))!, failure)
+        }
+    }
+
     /// Whether the bytes are in a file (not held in memory).
     public var isFile: Bool {
         if case .file = backing { return true }

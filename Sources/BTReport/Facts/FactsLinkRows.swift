@@ -84,18 +84,10 @@ public final class FactsLinkRows: @unchecked Sendable {
         self.facts = facts
         energyModel = auditor.energy
         judgement = auditor.linkJudgement()
-        var failure: String?
-        func made() -> Spill {
-            do {
-                return try Spill(directory: facts.spillDirectory)
-            } catch {
-                failure = (error as? SpillError)?.cause ?? "\(error)"
-                return (try? Spill(directory: nil))!
-            }
-        }
-        spill = made()
-        peerValues = made()
-        spillFailure = failure
+        let rows = Spill.fileOrMemory(in: facts.spillDirectory), values = Spill.fileOrMemory(in: facts.spillDirectory)
+        spill = rows.spill
+        peerValues = values.spill
+        spillFailure = (rows.error ?? values.error)?.cause
     }
 
     /// Judges one link (rules, energy, rows) before it is slimmed; `kept`: it stays in the model.

@@ -45,14 +45,9 @@ public final class TimelineLinkLines: @unchecked Sendable {
     public init(connectionFilter: Int? = nil, spillDirectory: String? = nil) {
         precondition(_isPOD(LinkPhase.self) && _isPOD(LineHeader.self) && _isPOD(Header.self), "set aside as bytes")
         self.connectionFilter = connectionFilter
-        var failure: String?
-        do {
-            spill = try Spill(directory: spillDirectory)
-        } catch {
-            failure = "\(error)"
-            spill = (try? Spill(directory: nil))!
-        }
-        spillFailure = failure
+        let made = Spill.fileOrMemory(in: spillDirectory)
+        spill = made.spill
+        spillFailure = made.error.map { "\($0)" }
     }
 
     /// Whether the judged links' lines are in a file (not held in memory).
