@@ -170,16 +170,20 @@ public struct EnergyReport: Sendable {
         }
         // Every link by id: the judged ones' rows (`EnergyLinkRows`: their links are let go, or kept slim) and the
         // model's other links, priced now; both in id order, merged.
-        if let rows { links.judged = rows.sortedByID() }
+        if let rows {
+            rows.records.sortByID()
+            links.judged = JudgedLinks(records: rows.records)
+        }
+        let judged = links.judged.records
         var others: [(id: Int, row: Int32)] = []
-        for c in model.connections where !(c.isJudged && links.judged.contains(id: c.id)) {
+        for c in model.connections where !(c.isJudged && judged.index(of: c.id) != nil) {
             others.append((c.id, Int32(links.others.append(c, captureEnd: captureEnd, energy: energy))))
         }
         others.sort { $0.id < $1.id }
         links.order.reserveCapacity(links.judged.count + others.count)
         var j = 0, o = 0
         while j < links.judged.count || o < others.count {
-            if o == others.count || (j < links.judged.count && Int(links.judged.ids[j]) < others[o].id) {
+            if o == others.count || (j < links.judged.count && Int(judged.ids[j]) < others[o].id) {
                 links.order.append(Int32(-1 - j))
                 j += 1
             } else {
@@ -187,7 +191,7 @@ public struct EnergyReport: Sendable {
                 o += 1
             }
         }
-        links.judged.ids = []  // the order holds them now
+        judged.forgetIDs()  // the order holds them now
         // One pass over the links (the judged ones read back from their spill): the quality reports about each and
         // the totals, summed in id order as a sum over every link would be.
         var phone = RadioCost.zero, peripheral: RadioCost?

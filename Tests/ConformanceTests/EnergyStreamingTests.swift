@@ -104,14 +104,14 @@ struct EnergyStreamingTests {
         // The rows went to a file (its name already removed: nothing is left in the directory), and memory kept
         // only each judged link's place in it.
         let spilled = try #require(rows)
-        #expect(spilled.isFile && spilled.spillFailure == nil && spilled.failure == nil)
-        #expect(spilled.spilledBytes >= Int64(LinkRetirementTests.links - 16) * Int64(MemoryLayout<EnergyLinkRows.Header>.stride))
+        #expect(spilled.records.isFile && spilled.records.spillFailure == nil && spilled.records.failure == nil)
+        #expect(spilled.records.spilledBytes >= Int64(LinkRetirementTests.links - 16) * Int64(MemoryLayout<EnergyLinkRows.Header>.stride))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.hasPrefix(".btlens-rows") })
         #expect(early.links.judged.count >= LinkRetirementTests.links - 16 && early.links.others.count <= 16)
         // A directory it cannot write in: the rows stay in memory and the report is the same.
         var fallback: EnergyLinkRows?
         let inMemory = try Self.report(path, window: 16, spillDirectory: directory.path + "/missing") { fallback = $0 }
-        #expect(fallback?.isFile == false && fallback?.spillFailure?.contains("missing") == true)
+        #expect(fallback?.records.isFile == false && fallback?.records.spillFailure?.contains("missing") == true)
         #expect(EnergyJSON.object(file: "many", report: inMemory).serialized() == json)
     }
 

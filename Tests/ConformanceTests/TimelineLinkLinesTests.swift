@@ -37,7 +37,7 @@ struct TimelineLinkLinesTests {
         var spilled: TimelineLinkLines?
         #expect(try text(path, window: 1, spillDirectory: directory.path) { spilled = $0 } == atEnd, "\(name): set aside in a file")
         #expect(try text(path, window: 1) == atEnd, "\(name): set aside in memory")
-        #expect(spilled?.isFile == true && spilled?.failure == nil)
+        #expect(spilled?.records.isFile == true && spilled?.records.failure == nil)
         // The file's name is removed as soon as it is made.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
@@ -62,16 +62,16 @@ struct TimelineLinkLinesTests {
         var spilled: TimelineLinkLines?
         #expect(try Self.text(path, window: 1, spillDirectory: spillDirectory) { spilled = $0 } == atEnd)
         let lines = try #require(spilled)
-        #expect(lines.isFile && lines.spilledBytes > Int64(atEnd.utf8.count / 2))
+        #expect(lines.records.isFile && lines.records.spilledBytes > Int64(atEnd.utf8.count / 2))
         #expect(_isPOD(TimelineLinkLines.Header.self) && _isPOD(TimelineLinkLines.LineHeader.self) && _isPOD(LinkPhase.self))
         // With a connection filter only that link's lines are set aside.
         let one = try Self.text(path, window: nil, connection: 7)
         var filtered: TimelineLinkLines?
         #expect(try Self.text(path, window: 1, spillDirectory: spillDirectory, connection: 7) { filtered = $0 } == one)
-        #expect((filtered?.spilledBytes ?? 0) > 0 && (filtered?.spilledBytes ?? 0) < lines.spilledBytes / 100)
+        #expect((filtered?.records.spilledBytes ?? 0) > 0 && (filtered?.records.spilledBytes ?? 0) < lines.records.spilledBytes / 100)
         // A directory it cannot write in: the lines stay in memory and the text is the same.
         var fallback: TimelineLinkLines?
         #expect(try Self.text(path, window: 1, spillDirectory: directory.file("missing")) { fallback = $0 } == atEnd)
-        #expect(fallback?.isFile == false && fallback?.spillFailure?.contains("missing") == true)
+        #expect(fallback?.records.isFile == false && fallback?.records.spillFailure?.contains("missing") == true)
     }
 }

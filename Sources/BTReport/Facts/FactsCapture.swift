@@ -66,8 +66,8 @@ public struct FactsCapture: Sendable {
         func forEachLink(_ body: (LinkSummary, FactsLinkRows.Parts?, FactsLinkRows.Header?) -> Void) {
             let links = model.links
             var i = 0, k = 0
-            while i < links.count || k < parts.parts.count {
-                let partID = k < parts.parts.count ? Int(parts.parts[k].id) : .max
+            while i < links.count || k < parts.count {
+                let partID = k < parts.count ? Int(parts[position: k].id) : .max
                 if i < links.count && links[i].id <= partID {
                     let l = links[i]
                     i += 1
@@ -75,7 +75,7 @@ public struct FactsCapture: Sendable {
                     let p = whole[l.id].map(early) ?? parts[l.id]
                     body(l, p, p.flatMap { judged?.header($0) })
                 } else if let judged {
-                    let p = parts.parts[k]
+                    let p = parts[position: k]
                     k += 1
                     let h = judged.header(p)
                     body(h.summary, p, h)

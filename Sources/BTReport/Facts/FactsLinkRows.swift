@@ -45,8 +45,8 @@ public final class FactsLinkRows: @unchecked Sendable {
         var seriesRows: Int32, phaseRows: Int32
     }
 
-    /// Where a judged link's record is in the spill: all that memory keeps of it (its summary is let go too
-    /// unless a capture-wide rule reads it, `LinkInterest`).
+    /// Where a judged link's record is in the spill (`records`): all that memory keeps of it (its summary is let
+    /// go too unless a capture-wide rule reads it, `LinkInterest`).
     struct Parts {
         var id: Int32
         var offset: Int64
@@ -64,12 +64,11 @@ public final class FactsLinkRows: @unchecked Sendable {
     /// The per-link rules' findings on judged links, for `Auditor.audit(_:file:judged:)`.
     public let judgement: LinkJudgement
     /// The judged links' rows.
-    let spill: Spill
-    /// Why the spill could not be a file (it is then memory), or why it failed.
+    /// Each judged link's record, by id.
+    let records: SpilledRecords
+    var spill: Spill { records.spill }
+    /// Why a spill could not be a file (it is then memory).
     var spillFailure: String?
-    /// In judging order (`byID` once the capture is finished); written on the link thread while the capture is
-    /// read. An array, not a dictionary by id: a 10 GB capture judges 100,000 links.
-    var parts: [Parts] = []
     /// The values of judged links that the capture's end no longer sees, a line per value (peer address, link,
     /// handle, value in hex): read back at the end for the peers that then have a database, as most never do.
     let peerValues: Spill
@@ -84,10 +83,10 @@ public final class FactsLinkRows: @unchecked Sendable {
         self.facts = facts
         energyModel = auditor.energy
         judgement = auditor.linkJudgement()
-        let rows = Spill.fileOrMemory(in: facts.spillDirectory), values = Spill.fileOrMemory(in: facts.spillDirectory)
-        spill = rows.spill
+        records = SpilledRecords(directory: facts.spillDirectory)
+        let values = Spill.fileOrMemory(in: facts.spillDirectory)
         peerValues = values.spill
-        spillFailure = (rows.error ?? values.error)?.cause
+        spillFailure = (records.spillError ?? values.error)?.cause
     }
 
     /// Judges one link (rules, energy, rows) before it is slimmed; `kept`: it stays in the model.
@@ -108,7 +107,8 @@ public final class FactsLinkRows: @unchecked Sendable {
                             head: Self.length(link.head), tail: Self.length(link.tail), series: Self.length(series),
                             phases: Self.length(phases), energy: Self.length(energy.activity),
                             seriesRows: Int32(link.series.count), phaseRows: Int32(energy.phases.count))
-        parts.append(Parts(id: Int32(clamping: c.id), offset: spill.append(plain: header)))
+        records.begin(id: c.id)
+        spill.append(plain: header)
         spill.append(blob)
         // A slimmed link without a database keeps neither its use of attributes nor what made it one of its
         // peer's GATT links (`GATTReport.peers`): its last values stay with the peer.
@@ -179,18 +179,21 @@ public final class FactsLinkRows: @unchecked Sendable {
 
     /// The judged links' parts by id, for `FactsCapture.rows` (once the capture is finished).
     func byID() -> PartsByID {
-        parts.sort { $0.id < $1.id }
-        return PartsByID(parts: parts)
+        records.sortByID()
+        return PartsByID(records: records)
     }
 
+    /// The judged links' records in id order.
     struct PartsByID {
-        let parts: [Parts]
-        static let none = PartsByID(parts: [])
+        let records: SpilledRecords?
+        static let none = PartsByID(records: nil)
 
-        subscript(id: Int) -> Parts? {
-            let i = parts.partitioningIndex { Int($0.id) >= id }
-            return i < parts.count && Int(parts[i].id) == id ? parts[i] : nil
-        }
+        var count: Int { records?.count ?? 0 }
+
+        /// The record at `position` in id order.
+        subscript(position position: Int) -> Parts { Parts(id: records!.ids[position], offset: records!.offsets[position]) }
+
+        subscript(id: Int) -> Parts? { records?.index(of: id).map { self[position: $0] } }
     }
 
     /// The tracker's side. A judged link is let go (its summary too, unless a capture-wide rule reads it:

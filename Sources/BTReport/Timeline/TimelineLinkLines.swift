@@ -3,9 +3,8 @@ import BTCapture
 import BTTrack
 
 /// The text timeline's lines of the links judged before the capture ended (`LinkRetirement`), written when each
-/// was judged and before its history was let go, and set aside in a spill (`Spill`: a temporary file whose name is
-/// removed at once) until the report prints them: memory keeps 12 bytes per judged link (its id and where its
-/// lines are), not the lines. With a connection filter only that link's lines are kept.
+/// was judged and before its history was let go, and set aside (`SpilledRecords`: a temporary file whose name is
+/// removed at once) until the report prints them: memory keeps 12 bytes per judged link, not its lines. With a connection filter only that link's lines are kept.
 public final class TimelineLinkLines: @unchecked Sendable {
     public struct Link: Sendable {
         var lines: [(at: RecordRef, text: String)]
@@ -32,33 +31,14 @@ public final class TimelineLinkLines: @unchecked Sendable {
     }
 
     let connectionFilter: Int?
-    let spill: Spill
-    /// Why the spill is memory rather than a file (it could not be made in the directory given).
-    public let spillFailure: String?
-    /// Each judged link's id and where its record is: in judging order, written on the link thread while the
-    /// capture is read; sorted by id when first read, once it is finished.
-    private var ids: [Int32] = []
-    private var offsets: [Int64] = []
-    private var sorted = true
+    /// Written on the link thread while the capture is read, read once it is finished.
+    public let records: SpilledRecords
 
     /// `spillDirectory`: where the lines are set aside (the system's temporary directory); nil keeps them in memory.
     public init(connectionFilter: Int? = nil, spillDirectory: String? = nil) {
         precondition(_isPOD(LinkPhase.self) && _isPOD(LineHeader.self) && _isPOD(Header.self), "set aside as bytes")
         self.connectionFilter = connectionFilter
-        let made = Spill.fileOrMemory(in: spillDirectory)
-        spill = made.spill
-        spillFailure = made.error.map { "\($0)" }
-    }
-
-    /// Whether the judged links' lines are in a file (not held in memory).
-    public var isFile: Bool { spill.isFile }
-    /// Bytes of judged links' lines set aside.
-    public var spilledBytes: Int64 { spill.size }
-
-    /// What went wrong writing or reading the lines (a full disk), if anything: the report would then miss them.
-    public var failure: String? {
-        spill.flush()
-        return spill.failure
+        records = SpilledRecords(directory: spillDirectory)
     }
 
     /// Writes a judged link's lines (as `TimelineReport.text` would at the end: a closed link's lines depend on it
@@ -68,29 +48,22 @@ public final class TimelineLinkLines: @unchecked Sendable {
         let lines = TimelineReport.linesWithPhases(c)
         let summary = TimelineReport.summaryLine(c, model: .links([c]))
         let phases = c.phases
-        let at = spill.append(plain: Header(droppedEvents: c.droppedEvents, parameters: c.parameters,
-                                            phaseCount: Int32(phases.count), lineCount: Int32(lines.count),
-                                            summaryBytes: Int32(summary.utf8.count)))
+        records.begin(id: c.id)
+        let spill = records.spill
+        spill.append(plain: Header(droppedEvents: c.droppedEvents, parameters: c.parameters, phaseCount: Int32(phases.count),
+                                   lineCount: Int32(lines.count), summaryBytes: Int32(summary.utf8.count)))
         phases.withUnsafeBytes { _ = spill.append($0) }
         lines.map { LineHeader(at: $0.at, bytes: Int32($0.text.utf8.count)) }.withUnsafeBytes { _ = spill.append($0) }
         spill.append(summary)
         for line in lines { spill.append(line.text) }
-        if ids.last.map({ $0 > Int32(clamping: c.id) }) ?? false { sorted = false }
-        ids.append(Int32(clamping: c.id))
-        offsets.append(at)
     }
 
     /// The lines of judged link `c`, read back (nil: not judged early, or filtered out).
     func lines(of c: Connection) -> Link? {
-        if !sorted {
-            let order = ids.indices.sorted { ids[$0] < ids[$1] }
-            ids = order.map { ids[$0] }
-            offsets = order.map { offsets[$0] }
-            sorted = true
-        }
-        let i = ids.partitioningIndex { Int($0) >= c.id }
-        guard i < ids.count, Int(ids[i]) == c.id else { return nil }
-        var at = offsets[i]
+        records.sortByID()
+        guard let i = records.index(of: c.id) else { return nil }
+        let spill = records.spill
+        var at = records.offsets[i]
         let header = spill.read(plain: Header.self, at: at)
         at += Int64(MemoryLayout<Header>.stride)
         let phases = read(LinkPhase.self, count: Int(header.phaseCount), at: &at)
@@ -113,7 +86,7 @@ public final class TimelineLinkLines: @unchecked Sendable {
     private func read<T>(_ type: T.Type, count: Int, at offset: inout Int64) -> [T] {
         let count = max(0, count)
         let values = [T](unsafeUninitializedCapacity: count) { buffer, initialised in
-            initialised = spill.read(at: offset, into: UnsafeMutableRawBufferPointer(buffer)) ? count : 0
+            initialised = records.spill.read(at: offset, into: UnsafeMutableRawBufferPointer(buffer)) ? count : 0
         }
         offset += Int64(count * MemoryLayout<T>.stride)
         return values

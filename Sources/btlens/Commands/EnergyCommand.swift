@@ -63,7 +63,7 @@ struct EnergyCommand: ParsableCommand {
                 var options = TrackerOptions.withoutAdvertisers
                 options.connectionsWhileScanningListed = 0  // the energy report does not list them
                 let made = EnergyLinkRows(energy: model, spillDirectory: directory)
-                if let failure = made.spillFailure, !warned {
+                if let failure = made.records.spillFailure, !warned {
                     Diagnostics.warning(file: nil, "\(failure): the priced links are kept in memory")
                     warned = true
                 }
@@ -72,7 +72,7 @@ struct EnergyCommand: ParsableCommand {
                 return TrackingCollector(options: options, progress: progress)
             },
             render: { path, name, _, tracked in
-                if let failure = rows?.failure {
+                if let failure = rows?.records.failure {
                     Diagnostics.error(file: path, "cannot set the priced links aside in \(directory): \(failure)")
                     return .failed
                 }

@@ -121,7 +121,7 @@ struct TimelineCommand: ParsableCommand {
             guard !json && !trackOnly else { return nil }
             // The judged links' lines wait in a temporary file until they are printed.
             let lines = TimelineLinkLines(connectionFilter: filter, spillDirectory: directory)
-            if let failure = lines.spillFailure, !warned {
+            if let failure = lines.records.spillFailure, !warned {
                 Diagnostics.warning(file: nil, "\(failure): the finished links' lines are kept in memory")
                 warned = true
             }
@@ -144,7 +144,7 @@ struct TimelineCommand: ParsableCommand {
             if json {
                 reports.append(TimelineReport.json(file: input.displayName, model: model, connectionFilter: connection))
             } else {
-                if let failure = judgedLines?.failure {
+                if let failure = judgedLines?.records.failure {
                     Diagnostics.error(file: input.path, "cannot set the finished links' lines aside in \(directory): \(failure)")
                     throw ExitStatus.inputUnreadable
                 }
