@@ -19,7 +19,8 @@ struct EnergyCommand: ParsableCommand {
             (empty-packet packing, the peripheral's latency use, coexistence) is carried as a low–high range. \
             Host wake-ups (HCI events and ACL packets delivered to the host) are counted apart from the radio. \
             Repeats (three or more short scans, or advertising sessions of one set, with the same parameters) are one \
-            entry with their summed cost, how long each lasted and how often it came back; --full lists each.
+            entry with their summed cost, how long each lasted and how often it came back; --full lists each. \
+            Finished connections' rows wait in a temporary file in TMPDIR (or /tmp) until they are printed.
 
             Where the capture holds Android's controller activity counters (vendor command 0xFD59), the \
             measured tx/rx time between two reads is shown beside the model's prediction for the same interval.
