@@ -62,12 +62,8 @@ extension EnergyReport {
         /// The `i`th judged link, read back whole.
         func link(_ i: Int) -> Link {
             let header = header(i)
-            let count = max(0, Int(header.row.phaseCount))
-            let phases = [LinkTable.PhaseRow](unsafeUninitializedCapacity: count) { buffer, initialised in
-                let ok = records.spill.read(at: records.offsets[i] + Int64(MemoryLayout<EnergyLinkRows.Header>.stride),
-                                            into: UnsafeMutableRawBufferPointer(buffer))
-                initialised = ok ? count : 0
-            }
+            let phases = records.spill.read(plain: LinkTable.PhaseRow.self, count: Int(header.row.phaseCount),
+                                            at: records.offsets[i] + Int64(MemoryLayout<EnergyLinkRows.Header>.stride))
             return LinkTable.link(header.row, phases: phases[...], heard: header.heard)
         }
     }

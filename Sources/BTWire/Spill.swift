@@ -3,8 +3,9 @@ import Glibc
 #endif
 
 /// Bytes set aside until they are read back once a capture is finished (an export's rows, `energy`'s priced
-/// links): appended in order, read back by position or copied out whole. In a directory, a temporary file whose name is removed as soon as it
-/// is made, so nothing is left behind even when the run is killed; without one, memory (tests, small uses).
+/// links, the text timeline's lines): appended in order, read back by position or copied out whole. In a
+/// directory, a temporary file whose name is removed as soon as it is made, so nothing is left behind even when
+/// the run is killed; without one, memory (tests, small uses).
 public final class Spill: @unchecked Sendable {
     /// Where a spill's bytes are.
     enum Backing {
@@ -136,32 +137,27 @@ public final class Spill: @unchecked Sendable {
         }
     }
 
+    /// The `count` plain values appended one after the other at `offset`; none when they cannot be read back
+    /// (`failure` says why).
+    public func read<T>(plain type: T.Type, count: Int, at offset: Int64) -> [T] {
+        precondition(_isPOD(T.self), "only plain values are set aside as bytes")
+        let count = max(0, count)
+        return [T](unsafeUninitializedCapacity: count) { buffer, initialised in
+            initialised = read(at: offset, into: UnsafeMutableRawBufferPointer(buffer)) ? count : 0
+        }
+    }
+
     /// Writes out what is buffered, so a full disk shows in `failure` before the bytes are needed.
     public func flush() {
         guard case .file(let handle) = backing, failure == nil else { return }
         if fflush(handle) != 0 { failure = String(cString: strerror(errno)) }
     }
 
-    /// The `count` bytes at `offset` as text.
+    /// The `count` bytes at `offset` as text (empty when they cannot be read back: `failure` says why).
     public func read(at offset: Int64, count: Int) -> String {
         guard count > 0 else { return "" }
-        switch backing {
-        case .memory(let buffer):
-            return String(decoding: buffer[Int(offset)..<Int(offset) + count], as: UTF8.self)
-        case .file(let handle):
-            fflush(handle)
-            return String(unsafeUninitializedCapacity: count) { out in
-                var done = 0
-                while done < count {
-                    let n = pread(fileno(handle), out.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-                    if n <= 0 {
-                        if failure == nil { failure = n < 0 ? String(cString: strerror(errno)) : "spill file ended early" }
-                        break
-                    }
-                    done += n
-                }
-                return done
-            }
+        return String(unsafeUninitializedCapacity: count) { out in
+            read(at: offset, into: UnsafeMutableRawBufferPointer(out)) ? count : 0
         }
     }
 

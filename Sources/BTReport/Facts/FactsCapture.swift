@@ -84,7 +84,8 @@ public struct FactsCapture: Sendable {
                 }
             }
         }
-        // The totals, summed in id order as over whole links.
+        // The totals, summed in id order as over whole links: a pass of its own over the records, read again for
+        // the rows below (keeping each link's costs would cost memory per link).
         var linksPhone = RadioCost.zero, linksPeripheral: RadioCost?
         forEachLink { l, _, h in
             // A link without a record was priced here (every link of the model's not judged early is in `rest`).

@@ -5,9 +5,9 @@ import BTRules
 
 /// `btlens export --format jsonl`'s rows of the links judged before the capture ended (`LinkRetirement`): a
 /// link's `connections`, `att_series`, `phases` and `energy` rows and its findings (`LinkJudgement`) are made when
-/// it is judged, before it is slimmed, and its rows are set aside in a spill (`Spill`, a temporary file in
-/// the output directory) with only their place and the link's costs kept, so memory holds neither the finished
-/// links' histories nor their rows. What a row needs from the rest of the capture is added at its end: the
+/// it is judged, before it is slimmed, and its rows are set aside (`SpilledRecords`, a temporary file in the
+/// output directory) after a header with its summary and costs, only their place kept, so memory holds neither
+/// the finished links' histories nor their rows. What a row needs from the rest of the capture is added at its end: the
 /// quality reports about the link, and the peer's Device Information values over all its links
 /// (`FactsPeerInformation`), for which a judged link that lets go of its use of attributes leaves its last values
 /// with its peer.
@@ -63,8 +63,7 @@ public final class FactsLinkRows: @unchecked Sendable {
     let energyModel: EnergyModel
     /// The per-link rules' findings on judged links, for `Auditor.audit(_:file:judged:)`.
     public let judgement: LinkJudgement
-    /// The judged links' rows.
-    /// Each judged link's record, by id.
+    /// Each judged link's record (header and rows), by id.
     let records: SpilledRecords
     var spill: Spill { records.spill }
     /// Why a spill could not be a file (it is then memory).
@@ -164,7 +163,7 @@ public final class FactsLinkRows: @unchecked Sendable {
     func rows(_ p: Parts, _ h: Header) -> Rows {
         let lengths = [h.head, h.tail, h.series, h.phases, h.energy].map { max(0, Int($0)) }
         let at = p.offset + Int64(MemoryLayout<Header>.stride)
-        let blob = Array(spill.read(at: at, count: lengths.reduce(0, +)).utf8)
+        let blob = spill.read(plain: UInt8.self, count: lengths.reduce(0, +), at: at)
         var next = 0
         func take(_ n: Int) -> String {
             defer { next += n }

@@ -66,10 +66,12 @@ public final class TimelineLinkLines: @unchecked Sendable {
         var at = records.offsets[i]
         let header = spill.read(plain: Header.self, at: at)
         at += Int64(MemoryLayout<Header>.stride)
-        let phases = read(LinkPhase.self, count: Int(header.phaseCount), at: &at)
-        let heads = read(LineHeader.self, count: Int(header.lineCount), at: &at)
+        let phases = spill.read(plain: LinkPhase.self, count: Int(header.phaseCount), at: at)
+        at += Int64(max(0, Int(header.phaseCount)) * MemoryLayout<LinkPhase>.stride)
+        let heads = spill.read(plain: LineHeader.self, count: Int(header.lineCount), at: at)
+        at += Int64(max(0, Int(header.lineCount)) * MemoryLayout<LineHeader>.stride)
         let textBytes = heads.reduce(max(0, Int(header.summaryBytes))) { $0 + max(0, Int($1.bytes)) }
-        let text = Array(spill.read(at: at, count: textBytes).utf8)
+        let text = spill.read(plain: UInt8.self, count: textBytes, at: at)
         var next = 0
         func take(_ n: Int) -> String {
             let n = max(0, n)
@@ -80,15 +82,5 @@ public final class TimelineLinkLines: @unchecked Sendable {
         let lines = heads.map { (at: $0.at, text: take(Int($0.bytes))) }
         return Link(lines: lines, summary: summary, droppedEvents: header.droppedEvents, phases: phases,
                     parameters: header.parameters)
-    }
-
-    /// `count` plain values at `offset`, which moves past them; none when they cannot be read back.
-    private func read<T>(_ type: T.Type, count: Int, at offset: inout Int64) -> [T] {
-        let count = max(0, count)
-        let values = [T](unsafeUninitializedCapacity: count) { buffer, initialised in
-            initialised = records.spill.read(at: offset, into: UnsafeMutableRawBufferPointer(buffer)) ? count : 0
-        }
-        offset += Int64(count * MemoryLayout<T>.stride)
-        return values
     }
 }
