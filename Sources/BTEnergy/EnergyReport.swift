@@ -191,7 +191,6 @@ public struct EnergyReport: Sendable {
                 o += 1
             }
         }
-        judged.forgetIDs()  // the order holds them now
         // One pass over the links (the judged ones read back from their spill): the quality reports about each and
         // the totals, summed in id order as a sum over every link would be.
         var phone = RadioCost.zero, peripheral: RadioCost?

@@ -55,7 +55,4 @@ public final class SpilledRecords: @unchecked Sendable {
         let i = ids.partitioningIndex { Int($0) >= id }
         return i < ids.count && Int(ids[i]) == id ? i : nil
     }
-
-    /// Lets the ids go once the caller has what it needs of them (the offsets stay, in id order).
-    public func forgetIDs() { ids = [] }
 }
