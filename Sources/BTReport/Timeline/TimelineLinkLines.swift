@@ -4,9 +4,14 @@ import BTTrack
 
 /// The text timeline's lines of the links judged before the capture ended (`LinkRetirement`), written when each
 /// was judged and before its history was let go, and set aside (`SpilledRecords`: a temporary file whose name is
-/// removed at once) until the report prints them: memory keeps 12 bytes per judged link, not its lines. With a connection filter only that link's lines are kept.
+/// removed at once) until the report prints them: memory keeps 12 bytes per judged link, not its lines. The record
+/// holds all the report reads of the link (its heading and summary too), so the model may let the link go
+/// (`LinkRetirement.Keeping.summary`). With a connection filter only that link's lines are kept.
 public final class TimelineLinkLines: @unchecked Sendable {
     public struct Link: Sendable {
+        /// What the report and its overview read of the link: the model may have let it go (`Keeping.summary`).
+        var link: LinkSummary
+        var heading: TimelineReport.Heading
         var lines: [(at: RecordRef, text: String)]
         var summary: String
         var droppedEvents: Int
@@ -15,13 +20,17 @@ public final class TimelineLinkLines: @unchecked Sendable {
         var parameters: ConnectionParameters?
     }
 
-    /// A judged link's record in the spill: this header, its phases, a `LineHeader` per line, then its summary's
-    /// and its lines' text one after the other. Plain bytes, written and read back as they are.
+    /// A judged link's record in the spill: this header, its phases, a `LineHeader` per line, then its heading's,
+    /// its summary's and its lines' text one after the other. Plain bytes, written and read back as they are.
     struct Header {
+        var link: LinkSummary
         var droppedEvents: Int
         var parameters: ConnectionParameters?
         var phaseCount: Int32
         var lineCount: Int32
+        var headBytes: Int32
+        /// -1: no opening line.
+        var openingBytes: Int32
         var summaryBytes: Int32
     }
 
@@ -36,7 +45,8 @@ public final class TimelineLinkLines: @unchecked Sendable {
 
     /// `spillDirectory`: where the lines are set aside (the system's temporary directory); nil keeps them in memory.
     public init(connectionFilter: Int? = nil, spillDirectory: String? = nil) {
-        precondition(_isPOD(LinkPhase.self) && _isPOD(LineHeader.self) && _isPOD(Header.self), "set aside as bytes")
+        precondition(_isPOD(LinkPhase.self) && _isPOD(LineHeader.self) && _isPOD(Header.self) && _isPOD(LinkSummary.self),
+                     "set aside as bytes")
         self.connectionFilter = connectionFilter
         records = SpilledRecords(directory: spillDirectory)
     }
@@ -47,21 +57,37 @@ public final class TimelineLinkLines: @unchecked Sendable {
         guard connectionFilter == nil || connectionFilter == c.id else { return }
         let lines = TimelineReport.linesWithPhases(c)
         let summary = TimelineReport.summaryLine(c, model: .links([c]))
+        let heading = TimelineReport.Heading(c)
         let phases = c.phases
         records.begin(id: c.id)
         let spill = records.spill
-        spill.append(plain: Header(droppedEvents: c.droppedEvents, parameters: c.parameters, phaseCount: Int32(phases.count),
-                                   lineCount: Int32(lines.count), summaryBytes: Int32(summary.utf8.count)))
+        spill.append(plain: Header(link: LinkSummary(c), droppedEvents: c.droppedEvents, parameters: c.parameters,
+                                   phaseCount: Int32(phases.count), lineCount: Int32(lines.count),
+                                   headBytes: Int32(heading.head.utf8.count),
+                                   openingBytes: heading.opening.map { Int32($0.utf8.count) } ?? -1,
+                                   summaryBytes: Int32(summary.utf8.count)))
         phases.withUnsafeBytes { _ = spill.append($0) }
         lines.map { LineHeader(at: $0.at, bytes: Int32($0.text.utf8.count)) }.withUnsafeBytes { _ = spill.append($0) }
+        spill.append(heading.head)
+        if let opening = heading.opening { spill.append(opening) }
         spill.append(summary)
         for line in lines { spill.append(line.text) }
+    }
+
+    /// The ids of the judged links set aside, in id order.
+    var ids: [Int32] {
+        records.sortByID()
+        return records.ids
     }
 
     /// The lines of judged link `c`, read back (nil: not judged early, or filtered out).
     func lines(of c: Connection) -> Link? {
         records.sortByID()
-        guard let i = records.index(of: c.id) else { return nil }
+        return records.index(of: c.id).map(link(at:))
+    }
+
+    /// The judged link whose record is `i`th in id order (after `records.sortByID()`).
+    func link(at i: Int) -> Link {
         let spill = records.spill
         var at = records.offsets[i]
         let header = spill.read(plain: Header.self, at: at)
@@ -70,7 +96,8 @@ public final class TimelineLinkLines: @unchecked Sendable {
         at += Int64(max(0, Int(header.phaseCount)) * MemoryLayout<LinkPhase>.stride)
         let heads = spill.read(plain: LineHeader.self, count: Int(header.lineCount), at: at)
         at += Int64(max(0, Int(header.lineCount)) * MemoryLayout<LineHeader>.stride)
-        let textBytes = heads.reduce(max(0, Int(header.summaryBytes))) { $0 + max(0, Int($1.bytes)) }
+        let textBytes = heads.reduce(max(0, Int(header.headBytes)) + max(0, Int(header.openingBytes))
+                                     + max(0, Int(header.summaryBytes))) { $0 + max(0, Int($1.bytes)) }
         let text = spill.read(plain: UInt8.self, count: textBytes, at: at)
         var next = 0
         func take(_ n: Int) -> String {
@@ -78,9 +105,11 @@ public final class TimelineLinkLines: @unchecked Sendable {
             defer { next += n }
             return String(decoding: text[min(next, text.count)..<min(next + n, text.count)], as: UTF8.self)
         }
+        let head = take(Int(header.headBytes))
+        let opening = header.openingBytes < 0 ? nil : take(Int(header.openingBytes))
         let summary = take(Int(header.summaryBytes))
         let lines = heads.map { (at: $0.at, text: take(Int($0.bytes))) }
-        return Link(lines: lines, summary: summary, droppedEvents: header.droppedEvents, phases: phases,
-                    parameters: header.parameters)
+        return Link(link: header.link, heading: TimelineReport.Heading(head: head, opening: opening), lines: lines,
+                    summary: summary, droppedEvents: header.droppedEvents, phases: phases, parameters: header.parameters)
     }
 }

@@ -138,7 +138,8 @@ public enum TimelineReport {
     public static func write(file: String, model: CaptureModel, connectionFilter: Int? = nil, colored: Bool = false,
                              full: Bool = false, findingsHeadline: String? = nil, judged: TimelineLinkLines? = nil,
                              line: @escaping (String) -> Void) {
-        let out = OpeningLines(opening: connectionFilter == nil ? { overview(model, findingsHeadline: findingsHeadline) } : nil,
+        let links = LinksInOrder(model: model, judged: judged)
+        let out = OpeningLines(opening: connectionFilter == nil ? { overview(model, links: links, findingsHeadline: findingsHeadline) } : nil,
                                line: line)
         let origin = model.firstTimestamp
         /// `13:11:46.169 +26.461`, the relative part padded to a column when `aligned` (at the start of a line).
@@ -235,30 +236,82 @@ public enum TimelineReport {
                            + FailedConnectionText.describe(f) + "  [record \(f.at.number)]")
             }
         }
-        for c in model.connections where connectionFilter == nil || c.id == connectionFilter {
+        links.forEach(id: connectionFilter) { c, link in
             out.append("")
-            var head = "Connection #\(c.id)  handle \(Hex.u16(c.handle))  hci\(c.controller)  \(c.transport.rawValue)"
-            if c.role != .unknown { head += "  \(c.role.rawValue)" }
-            if let peer = c.peerAddress { head += "  peer \(peer)" + (c.peerAddressType.map { " (\($0))" } ?? "") }
-            if let air = c.air { head = AirLinkDescription.head(c, air) }
-            out.append(bold(head))
-            if c.implicitStart {
-                out.append(c.air == nil ? "  (the capture starts mid-connection: first packet at record \(c.start.number))"
-                           : "  (no CONNECT_IND in the capture: followed by its access address from record \(c.start.number))")
-            }
+            let heading = link?.heading ?? Heading(c!)
+            out.append(bold(heading.head))
+            if let opening = heading.opening { out.append(opening) }
             // A link judged before the capture ended had its lines written then (`TimelineLinkLines`).
-            let link = c.isJudged ? judged?.lines(of: c) : nil
-            let lines = link?.lines ?? linesWithPhases(c)
+            let lines = link?.lines ?? linesWithPhases(c!)
             for (at, text) in withQualityReports(lines, c, model: model, link: link) { out.append("  \(clock(at.timestamp))  \(text)") }
-            let dropped = link?.droppedEvents ?? c.droppedEvents
+            let dropped = link?.droppedEvents ?? c!.droppedEvents
             if dropped > 0 { out.append("  … \(dropped) more events not kept") }
-            out.append("  " + (link?.summary ?? summaryLine(c, model: model)))
+            out.append("  " + (link?.summary ?? summaryLine(c!, model: model)))
         }
-        if model.connections.isEmpty && model.scans.isEmpty && model.ownAdvertising.isEmpty {
+        if model.linkCount == 0 && model.scans.isEmpty && model.ownAdvertising.isEmpty {
             out.append("")
             out.append("no connections, scans or advertising in this capture")
         }
         out.finish()
+    }
+
+    /// A connection's heading in the text timeline, and the line under it when the capture joined the link midway.
+    public struct Heading: Sendable {
+        var head: String
+        var opening: String?
+
+        init(head: String, opening: String?) {
+            self.head = head
+            self.opening = opening
+        }
+
+        init(_ c: Connection) {
+            var head = "Connection #\(c.id)  handle \(Hex.u16(c.handle))  hci\(c.controller)  \(c.transport.rawValue)"
+            if c.role != .unknown { head += "  \(c.role.rawValue)" }
+            if let peer = c.peerAddress { head += "  peer \(peer)" + (c.peerAddressType.map { " (\($0))" } ?? "") }
+            if let air = c.air { head = AirLinkDescription.head(c, air) }
+            self.head = head
+            opening = !c.implicitStart ? nil
+                : c.air == nil ? "  (the capture starts mid-connection: first packet at record \(c.start.number))"
+                : "  (no CONNECT_IND in the capture: followed by its access address from record \(c.start.number))"
+        }
+    }
+
+    /// Every link of the report in id order: the model's connections (whole, or slim and judged early) and the
+    /// judged links the model let go (`LinkRetirement.Keeping.summary`), of which only their record in
+    /// `TimelineLinkLines` is left.
+    struct LinksInOrder {
+        let model: CaptureModel
+        let judged: TimelineLinkLines?
+
+        /// `body(c, link)`: `c` the model's connection (nil when let go), `link` its record when it was judged
+        /// early. `id`: that link alone; `limit`: the first links only.
+        func forEach(id: Int? = nil, limit: Int = .max, _ body: (Connection?, TimelineLinkLines.Link?) -> Void) {
+            let connections = model.connections
+            let ids = judged?.ids ?? []
+            var i = 0, k = 0, n = 0
+            while n < limit && (i < connections.count || k < ids.count) {
+                let recordID = k < ids.count ? Int(ids[k]) : .max
+                if i < connections.count && connections[i].id <= recordID {
+                    let c = connections[i]
+                    i += 1
+                    if c.id == recordID { k += 1 }
+                    guard id == nil || c.id == id else { continue }
+                    body(c, c.isJudged ? judged?.lines(of: c) : nil)
+                } else {
+                    k += 1
+                    guard id == nil || recordID == id, let judged else { continue }
+                    body(nil, judged.link(at: k - 1))
+                }
+                n += 1
+            }
+        }
+
+    }
+
+    /// Whether the text timeline has connection `id`: in the model, or judged early and let go (`judged`).
+    public static func hasConnection(_ id: Int, model: CaptureModel, judged: TimelineLinkLines?) -> Bool {
+        model.connections.contains { $0.id == id } || (judged?.ids.contains(Int32(clamping: id)) ?? false)
     }
 
     /// Lines passed on as they come, but for a long report's opening: a report longer than `screenLines` opens,
@@ -294,12 +347,14 @@ public enum TimelineReport {
     }
 
     /// `lines` with a line per Bluetooth Quality Report about `c`, in record order.
-    static func withQualityReports(_ lines: [(at: RecordRef, text: String)], _ c: Connection, model: CaptureModel,
+    /// `c` nil: a judged link the model let go, read from its record (`link`).
+    static func withQualityReports(_ lines: [(at: RecordRef, text: String)], _ c: Connection?, model: CaptureModel,
                                    link: TimelineLinkLines.Link? = nil) -> [(at: RecordRef, text: String)]
     {
-        let reports = QualityReport.about(c, in: model.qualityReports)
+        let reports = link.map { QualityReport.about($0.link, in: model.qualityReports) }
+            ?? QualityReport.about(c!, in: model.qualityReports)
         guard !reports.isEmpty else { return lines }
-        let phases = link?.phases ?? c.phases, parameters = link.map(\.parameters) ?? c.parameters
+        let phases = link?.phases ?? c!.phases, parameters = link.map(\.parameters) ?? c!.parameters
         var out: [(at: RecordRef, text: String)] = []
         var next = reports.startIndex
         for line in lines {
@@ -320,14 +375,18 @@ public enum TimelineReport {
 
     /// "  Overview: 2 connections (#1 D4:3A:… 2.4 s, …); 29 scans, 4m 30s in all; 200 advertising sessions; 50 connection
     /// attempts that did not come up", then the findings' headline.
-    static func overview(_ model: CaptureModel, findingsHeadline: String?) -> [String] {
+    static func overview(_ model: CaptureModel, links all: LinksInOrder, findingsHeadline: String?) -> [String] {
         var parts: [String] = []
-        let links = model.connections.prefix(overviewConnections).map { c in
-            "#\(c.id)" + (c.peerAddress.map { " \($0)" } ?? "") + (c.duration(captureEnd: model.lastTimestamp).map { " " + TimeFormat.human($0) } ?? "")
+        var links: [String] = []
+        all.forEach(limit: overviewConnections) { c, link in
+            let id = c?.id ?? link!.link.id, peer = c?.peerAddress ?? link?.link.peerAddress
+            let end = (c?.end ?? link?.link.end)?.timestamp ?? model.lastTimestamp
+            let start = c?.start ?? link!.link.start
+            links.append("#\(id)" + (peer.map { " \($0)" } ?? "") + (end.map { " " + TimeFormat.human($0 - start.timestamp) } ?? ""))
         }
-        var connections = Plural.of(model.connections.count, "connection")
+        var connections = Plural.of(model.linkCount, "connection")
         if !links.isEmpty {
-            connections += " (" + links.joined(separator: ", ") + (model.connections.count > links.count ? ", …" : "") + ")"
+            connections += " (" + links.joined(separator: ", ") + (model.linkCount > links.count ? ", …" : "") + ")"
         }
         parts.append(connections)
         if !model.scans.isEmpty {

@@ -127,7 +127,10 @@ struct TimelineCommand: ParsableCommand {
             }
             let findings = filter == nil ? Auditor().linkJudgement() : nil
             (judgedLines, judgement) = (lines, findings)
-            return LinkRetirement(window: AuditCommand.retirementWindow) { c, kept in
+            // A judged link's record holds all the report prints of it: the model keeps what the findings'
+            // capture-wide rules read (as `btlens audit`'s does), not the link.
+            return LinkRetirement(window: AuditCommand.retirementWindow, keeping: .summary,
+                                  interest: (findings ?? Auditor().linkJudgement()).interest) { c, kept in
                 findings?.judge(c, kept: kept)
                 if kept { lines.keep(c) }
             }
@@ -137,8 +140,8 @@ struct TimelineCommand: ParsableCommand {
                 Diagnostics.printRaw("\(model.connections.count) connections, \(model.scans.count) scans, \(model.advertisers.count) advertisers")
                 return
             }
-            if let connection, !model.connections.contains(where: { $0.id == connection }) {
-                Diagnostics.error(file: input.path, "no connection #\(connection) (the capture has \(model.connections.count))")
+            if let connection, !TimelineReport.hasConnection(connection, model: model, judged: judgedLines) {
+                Diagnostics.error(file: input.path, "no connection #\(connection) (the capture has \(model.linkCount))")
                 throw ExitStatus.usage
             }
             if json {
