@@ -8,6 +8,7 @@ import BTTrack
 /// holds all the report reads of the link (its heading and summary too), so the model may let the link go
 /// (`LinkRetirement.Keeping.summary`). With a connection filter only that link's lines are kept.
 public final class TimelineLinkLines: @unchecked Sendable {
+    /// What the text timeline prints of a link: made from the link, or read back from its record.
     public struct Link: Sendable {
         /// What the report and its overview read of the link: the model may have let it go (`Keeping.summary`).
         var link: LinkSummary
@@ -18,6 +19,29 @@ public final class TimelineLinkLines: @unchecked Sendable {
         /// For the lines of Bluetooth Quality Reports about the link (`QualityReportText`), added at the end.
         var phases: [LinkPhase]
         var parameters: ConnectionParameters?
+
+        /// `model`: the capture's, or the link alone (`CaptureModel.links`) for a closed link judged early, whose
+        /// lines depend on it alone.
+        init(_ c: Connection, model: CaptureModel) {
+            link = LinkSummary(c)
+            heading = TimelineReport.Heading(c)
+            lines = TimelineReport.linesWithPhases(c)
+            summary = TimelineReport.summaryLine(c, model: model)
+            droppedEvents = c.droppedEvents
+            phases = c.phases
+            parameters = c.parameters
+        }
+
+        init(link: LinkSummary, heading: TimelineReport.Heading, lines: [(at: RecordRef, text: String)], summary: String,
+             droppedEvents: Int, phases: [LinkPhase], parameters: ConnectionParameters?) {
+            self.link = link
+            self.heading = heading
+            self.lines = lines
+            self.summary = summary
+            self.droppedEvents = droppedEvents
+            self.phases = phases
+            self.parameters = parameters
+        }
     }
 
     /// A judged link's record in the spill: this header, its phases, a `LineHeader` per line, then its heading's,
@@ -51,27 +75,23 @@ public final class TimelineLinkLines: @unchecked Sendable {
         records = SpilledRecords(directory: spillDirectory)
     }
 
-    /// Writes a judged link's lines (as `TimelineReport.text` would at the end: a closed link's lines depend on it
-    /// alone) and sets them aside.
+    /// Writes what the report prints of a judged link (as `TimelineReport.text` would at the end) and sets it aside.
     public func keep(_ c: Connection) {
         guard connectionFilter == nil || connectionFilter == c.id else { return }
-        let lines = TimelineReport.linesWithPhases(c)
-        let summary = TimelineReport.summaryLine(c, model: .links([c]))
-        let heading = TimelineReport.Heading(c)
-        let phases = c.phases
+        let link = Link(c, model: .links([c]))
         records.begin(id: c.id)
         let spill = records.spill
-        spill.append(plain: Header(link: LinkSummary(c), droppedEvents: c.droppedEvents, parameters: c.parameters,
-                                   phaseCount: Int32(phases.count), lineCount: Int32(lines.count),
-                                   headBytes: Int32(heading.head.utf8.count),
-                                   openingBytes: heading.opening.map { Int32($0.utf8.count) } ?? -1,
-                                   summaryBytes: Int32(summary.utf8.count)))
-        phases.withUnsafeBytes { _ = spill.append($0) }
-        lines.map { LineHeader(at: $0.at, bytes: Int32($0.text.utf8.count)) }.withUnsafeBytes { _ = spill.append($0) }
-        spill.append(heading.head)
-        if let opening = heading.opening { spill.append(opening) }
-        spill.append(summary)
-        for line in lines { spill.append(line.text) }
+        spill.append(plain: Header(link: link.link, droppedEvents: link.droppedEvents, parameters: link.parameters,
+                                   phaseCount: Int32(link.phases.count), lineCount: Int32(link.lines.count),
+                                   headBytes: Int32(link.heading.head.utf8.count),
+                                   openingBytes: link.heading.opening.map { Int32($0.utf8.count) } ?? -1,
+                                   summaryBytes: Int32(link.summary.utf8.count)))
+        link.phases.withUnsafeBytes { _ = spill.append($0) }
+        link.lines.map { LineHeader(at: $0.at, bytes: Int32($0.text.utf8.count)) }.withUnsafeBytes { _ = spill.append($0) }
+        spill.append(link.heading.head)
+        if let opening = link.heading.opening { spill.append(opening) }
+        spill.append(link.summary)
+        for line in link.lines { spill.append(line.text) }
     }
 
     /// The ids of the judged links set aside, in id order.

@@ -236,17 +236,14 @@ public enum TimelineReport {
                            + FailedConnectionText.describe(f) + "  [record \(f.at.number)]")
             }
         }
-        links.forEach(id: connectionFilter) { c, link in
+        links.forEach(id: connectionFilter) { entry in
+            let link = entry.printed(model: model)
             out.append("")
-            let heading = link?.heading ?? Heading(c!)
-            out.append(bold(heading.head))
-            if let opening = heading.opening { out.append(opening) }
-            // A link judged before the capture ended had its lines written then (`TimelineLinkLines`).
-            let lines = link?.lines ?? linesWithPhases(c!)
-            for (at, text) in withQualityReports(lines, c, model: model, link: link) { out.append("  \(clock(at.timestamp))  \(text)") }
-            let dropped = link?.droppedEvents ?? c!.droppedEvents
-            if dropped > 0 { out.append("  … \(dropped) more events not kept") }
-            out.append("  " + (link?.summary ?? summaryLine(c!, model: model)))
+            out.append(bold(link.heading.head))
+            if let opening = link.heading.opening { out.append(opening) }
+            for (at, text) in withQualityReports(link, model: model) { out.append("  \(clock(at.timestamp))  \(text)") }
+            if link.droppedEvents > 0 { out.append("  … \(link.droppedEvents) more events not kept") }
+            out.append("  " + link.summary)
         }
         if model.linkCount == 0 && model.scans.isEmpty && model.ownAdvertising.isEmpty {
             out.append("")
@@ -277,16 +274,35 @@ public enum TimelineReport {
         }
     }
 
-    /// Every link of the report in id order: the model's connections (whole, or slim and judged early) and the
-    /// judged links the model let go (`LinkRetirement.Keeping.summary`), of which only their record in
-    /// `TimelineLinkLines` is left.
+    /// Every link of the report in id order: the model's connections and the judged links the model let go
+    /// (`LinkRetirement.Keeping.summary`), of which only their record in `TimelineLinkLines` is left.
     struct LinksInOrder {
         let model: CaptureModel
         let judged: TimelineLinkLines?
 
-        /// `body(c, link)`: `c` the model's connection (nil when let go), `link` its record when it was judged
-        /// early. `id`: that link alone; `limit`: the first links only.
-        func forEach(id: Int? = nil, limit: Int = .max, _ body: (Connection?, TimelineLinkLines.Link?) -> Void) {
+        enum Entry {
+            /// A link the model holds whole, printed from it.
+            case whole(Connection)
+            /// A link judged before the capture ended (let go, or kept slim): printed from its record, written then.
+            case judged(TimelineLinkLines.Link)
+
+            var summary: LinkSummary {
+                switch self {
+                case .whole(let c): LinkSummary(c)
+                case .judged(let link): link.link
+                }
+            }
+
+            func printed(model: CaptureModel) -> TimelineLinkLines.Link {
+                switch self {
+                case .whole(let c): TimelineLinkLines.Link(c, model: model)
+                case .judged(let link): link
+                }
+            }
+        }
+
+        /// `id`: that link alone; `limit`: the first links only.
+        func forEach(id: Int? = nil, limit: Int = .max, _ body: (Entry) -> Void) {
             let connections = model.connections
             let ids = judged?.ids ?? []
             var i = 0, k = 0, n = 0
@@ -297,16 +313,15 @@ public enum TimelineReport {
                     i += 1
                     if c.id == recordID { k += 1 }
                     guard id == nil || c.id == id else { continue }
-                    body(c, c.isJudged ? judged?.lines(of: c) : nil)
+                    body(c.isJudged ? judged?.lines(of: c).map(Entry.judged) ?? .whole(c) : .whole(c))
                 } else {
                     k += 1
                     guard id == nil || recordID == id, let judged else { continue }
-                    body(nil, judged.link(at: k - 1))
+                    body(.judged(judged.link(at: k - 1)))
                 }
                 n += 1
             }
         }
-
     }
 
     /// Whether the text timeline has connection `id`: in the model, or judged early and let go (`judged`).
@@ -346,15 +361,12 @@ public enum TimelineReport {
         }
     }
 
-    /// `lines` with a line per Bluetooth Quality Report about `c`, in record order.
-    /// `c` nil: a judged link the model let go, read from its record (`link`).
-    static func withQualityReports(_ lines: [(at: RecordRef, text: String)], _ c: Connection?, model: CaptureModel,
-                                   link: TimelineLinkLines.Link? = nil) -> [(at: RecordRef, text: String)]
-    {
-        let reports = link.map { QualityReport.about($0.link, in: model.qualityReports) }
-            ?? QualityReport.about(c!, in: model.qualityReports)
+    /// `link`'s lines with a line per Bluetooth Quality Report about the link, in record order.
+    static func withQualityReports(_ link: TimelineLinkLines.Link, model: CaptureModel) -> [(at: RecordRef, text: String)] {
+        let lines = link.lines
+        let reports = QualityReport.about(link.link, in: model.qualityReports)
         guard !reports.isEmpty else { return lines }
-        let phases = link?.phases ?? c!.phases, parameters = link.map(\.parameters) ?? c!.parameters
+        let phases = link.phases, parameters = link.parameters
         var out: [(at: RecordRef, text: String)] = []
         var next = reports.startIndex
         for line in lines {
@@ -378,11 +390,10 @@ public enum TimelineReport {
     static func overview(_ model: CaptureModel, links all: LinksInOrder, findingsHeadline: String?) -> [String] {
         var parts: [String] = []
         var links: [String] = []
-        all.forEach(limit: overviewConnections) { c, link in
-            let id = c?.id ?? link!.link.id, peer = c?.peerAddress ?? link?.link.peerAddress
-            let end = (c?.end ?? link?.link.end)?.timestamp ?? model.lastTimestamp
-            let start = c?.start ?? link!.link.start
-            links.append("#\(id)" + (peer.map { " \($0)" } ?? "") + (end.map { " " + TimeFormat.human($0 - start.timestamp) } ?? ""))
+        all.forEach(limit: overviewConnections) { entry in
+            let l = entry.summary
+            let end = l.end?.timestamp ?? model.lastTimestamp
+            links.append("#\(l.id)" + (l.peerAddress.map { " \($0)" } ?? "") + (end.map { " " + TimeFormat.human($0 - l.start.timestamp) } ?? ""))
         }
         var connections = Plural.of(model.linkCount, "connection")
         if !links.isEmpty {
