@@ -128,15 +128,19 @@ public enum PipelineExercise {
         let devicesModel = try input.open().accept(&devicesCollector)
         _ = DevicesJSON.object(DevicesReport(file: name, info: capture.info, model: devicesModel,
                                              advertiserOverflow: devicesModel.advertiserOverflow)).serialized()
-        // `btlens audit` and `energy`: every judged link let go but for its summary as soon as the next finishes.
+        // `btlens audit`, `energy` and the text `timeline`: every judged link let go as soon as the next finishes,
+        // but for what the capture-wide rules read (its summary, or 24 bytes).
         let summarized = auditor.linkJudgement(pricing: true)
         let summarizedRows = EnergyLinkRows(energy: auditor.energy)
+        let summarizedLines = TimelineLinkLines()
         var summaryOptions = TrackerOptions.withoutAdvertisers
         summaryOptions.linkThread = linkThread
         summaryOptions.connectionsWhileScanningListed = 0
-        summaryOptions.retirement = LinkRetirement(window: 1, keeping: .summary, letGoBatch: 1) { c, kept in
+        summaryOptions.retirement = LinkRetirement(window: 1, keeping: .summary, interest: summarized.interest,
+                                                   letGoBatch: 1) { c, kept in
             summarized.judge(c, kept: kept)
             summarizedRows.price(c, kept: kept)
+            if kept { summarizedLines.keep(c) }
         }
         var summaryCollector = TrackingCollector(options: summaryOptions)
         let summaryModel = try input.open().accept(&summaryCollector)
@@ -144,6 +148,7 @@ public enum PipelineExercise {
         summaryAudit.notes = AuditNotes.notes(summaryModel)
         _ = AuditJSON.render(AuditRun(captures: [summaryAudit], failOn: .warning, version: "test"))
         _ = EnergyJSON.object(file: name, report: EnergyReport(model: summaryModel, energy: auditor.energy, rows: summarizedRows)).serialized()
+        _ = TimelineReport.text(file: name, model: summaryModel, findingsHeadline: "", judged: summarizedLines)
     }
 
     /// Timeline JSON and text, GATT text, devices JSON and the issue log of `path` tracked with `linkThread`:
