@@ -11,6 +11,9 @@ extension CaptureTracker {
         if let air { tracker = air } else {
             tracker = AirTracker(options: options)
             air = tracker
+            // The model numbers HCI and air links together by when they started: an HCI link judged early
+            // from here on would be named by a number that changes.
+            if let linkFeed { linkFeed.sendAirLinksJoin() } else { connections.airLinksJoin() }
         }
         tracker.observe(frame, l2cap: l2cap, at: at)
         if options.trackAdvertisers, frame.isAdvertising, frame.crc != .bad, let pdu = frame.advertising,

@@ -67,6 +67,10 @@ public struct ConnectionTracker {
     var failed: [FailedConnection] = []
     var nextID = 1
     var dropped = 0
+    /// An air sniffer's records joined the capture (`airLinksJoin`).
+    var airLinksJoined = false
+    /// Links judged before then keep the numbers given here (`CaptureTracker.number`).
+    var judgedBeforeAirLinks: Bool { airLinksJoined && (options.retirement?.judged ?? 0) > 0 }
     /// Links closed past `maximumConnections`, and the latest of them: not part of the model, but a live view
     /// still reports them as they close. One record closes at most every open link, so keeping the last
     /// `maximumOpenConnections` (trimmed in halves, to copy rarely) covers every closure of the latest record.
@@ -150,6 +154,14 @@ public struct ConnectionTracker {
         if peerLinks[link] == Int32(clamping: c.peerLink) { peerLinks.set(link, Int32(clamping: c.peerLink - 1)) }
     }
 
+    /// The capture's first air-sniffer record. The model numbers HCI and air links together by when they started
+    /// once the capture is read (`CaptureTracker.merge`), so from here on no link is judged early: what judging
+    /// writes (a finding's "connection #N", a report's record) names the link by its number. Links judged before
+    /// keep theirs, and the air links are numbered after them.
+    mutating func airLinksJoin() {
+        airLinksJoined = true
+    }
+
     /// Ends a link's ATT session and moves it from the open links to the finished ones (within the cap).
     /// `judging`: whether finished links may be judged early now (not at the capture's end, `finish`).
     mutating func retire(_ c: Connection, at: RecordRef?, judging: Bool = true) {
@@ -169,7 +181,7 @@ public struct ConnectionTracker {
             return
         }
         finished.append(c)
-        if judging, let retirement = options.retirement {
+        if judging, !airLinksJoined, let retirement = options.retirement {
             // Its peer as it ended (an address resolved since it started is the one the rules group by).
             if let peer = c.peerAddress, let interest = retirement.interest { rememberPeer(c, peer, interest) }
             retiring.finished(c, at: finished.count - 1)

@@ -419,7 +419,9 @@ public final class CaptureTracker {
         var airRecords = 0, unfollowed = 0
         if let air {
             let links = air.finish(at: last)
-            result.connections = Self.merge(result.connections, links.connections, summaries: &summaries, letGo: &letGo)
+            result.connections = connections.judgedBeforeAirLinks
+                ? Self.numberedAfter(result.connections, links.connections, summaries: summaries, letGo: letGo)
+                : Self.merge(result.connections, links.connections, summaries: &summaries, letGo: &letGo)
             result.dropped += links.dropped
             airRecords = air.records
             unfollowed = air.unfollowedRequests
@@ -466,6 +468,15 @@ public final class CaptureTracker {
         }
         summaries = dropped
         return order.compactMap(\.link)
+    }
+
+    /// The air links numbered after every HCI link, which keeps its number: links were judged before the capture's
+    /// first air-sniffer record (`ConnectionTracker.airLinksJoin`), and what judging wrote names them by it.
+    static func numberedAfter(_ hci: [Connection], _ air: [Connection], summaries: [LinkSummary]?,
+                              letGo: [LetGoLink]) -> [Connection] {
+        let last = max(hci.last?.id ?? 0, summaries?.lazy.map(\.id).max() ?? 0, letGo.lazy.map { Int($0.id) }.max() ?? 0)
+        for (k, c) in air.enumerated() { c.id = last + k + 1 }
+        return hci + air
     }
 
     /// HCI links and air links in one list, numbered by when they started (each list is already in order).

@@ -40,9 +40,14 @@ final class LinkFeed: @unchecked Sendable {
         case place
         /// A scan boundary of controller `code` (`ScanBoundaries`): its time in nanoseconds, an `Int64`.
         case scanBoundary
+        /// The capture's first air-sniffer record: no link is judged early from here on
+        /// (`ConnectionTracker.airLinksJoin`).
+        case airLinksJoin
 
         /// Whether the message is about a record (`Header.at`), so its place crosses.
-        var hasRecord: Bool { self != .deviceSightings && self != .deviceTallyEnd && self != .place && self != .scanBoundary }
+        var hasRecord: Bool {
+            self != .deviceSightings && self != .deviceTallyEnd && self != .place && self != .scanBoundary && self != .airLinksJoin
+        }
     }
 
     /// A message as the reading thread builds it and the link thread applies it.
@@ -230,6 +235,10 @@ final class LinkFeed: @unchecked Sendable {
     }
 
     /// A scan boundary (`ScanTracker.boundaries`) for the link tracker.
+    func sendAirLinksJoin() {
+        send(message(.airLinksJoin, at: Self.noRecord))
+    }
+
     func sendScanBoundary(controller: UInt16, _ t: Int64) {
         withUnsafeBytes(of: t) { send(message(.scanBoundary, at: Self.noRecord, code: controller), $0) }
     }
@@ -413,6 +422,8 @@ private final class LinkTrackers {
             break  // taken by `run`
         case .scanBoundary:
             links.scanBoundary(controller: h.code, first.loadUnaligned(as: Int64.self))
+        case .airLinksJoin:
+            links.airLinksJoin()
         case .controllerReset:
             l2cap.forget(controller: h.at.controller)
             links.controllerReset(at: h.at)
