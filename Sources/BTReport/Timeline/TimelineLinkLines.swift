@@ -19,29 +19,6 @@ public final class TimelineLinkLines: @unchecked Sendable {
         /// For the lines of Bluetooth Quality Reports about the link (`QualityReportText`), added at the end.
         var phases: [LinkPhase]
         var parameters: ConnectionParameters?
-
-        /// `model`: the capture's, or the link alone (`CaptureModel.links`) for a closed link judged early, whose
-        /// lines depend on it alone.
-        init(_ c: Connection, model: CaptureModel) {
-            link = LinkSummary(c)
-            heading = TimelineReport.Heading(c)
-            lines = TimelineReport.linesWithPhases(c)
-            summary = TimelineReport.summaryLine(c, model: model)
-            droppedEvents = c.droppedEvents
-            phases = c.phases
-            parameters = c.parameters
-        }
-
-        init(link: LinkSummary, heading: TimelineReport.Heading, lines: [(at: RecordRef, text: String)], summary: String,
-             droppedEvents: Int, phases: [LinkPhase], parameters: ConnectionParameters?) {
-            self.link = link
-            self.heading = heading
-            self.lines = lines
-            self.summary = summary
-            self.droppedEvents = droppedEvents
-            self.phases = phases
-            self.parameters = parameters
-        }
     }
 
     /// A judged link's record in the spill: this header, its phases, a `LineHeader` per line, then its heading's,
@@ -106,6 +83,12 @@ public final class TimelineLinkLines: @unchecked Sendable {
         return records.index(of: c.id).map(link(at:))
     }
 
+    /// Whether the link of `id` was judged early and set aside.
+    func contains(id: Int) -> Bool {
+        records.sortByID()
+        return records.index(of: id) != nil
+    }
+
     /// The judged link whose record is `i`th in id order (after `records.sortByID()`).
     func link(at i: Int) -> Link {
         let spill = records.spill
@@ -131,5 +114,15 @@ public final class TimelineLinkLines: @unchecked Sendable {
         let lines = heads.map { (at: $0.at, text: take(Int($0.bytes))) }
         return Link(link: header.link, heading: TimelineReport.Heading(head: head, opening: opening), lines: lines,
                     summary: summary, droppedEvents: header.droppedEvents, phases: phases, parameters: header.parameters)
+    }
+}
+
+extension TimelineLinkLines.Link {
+    /// `model`: the capture's, or the link alone (`CaptureModel.links`) for a closed link judged early, whose lines
+    /// depend on it alone.
+    init(_ c: Connection, model: CaptureModel) {
+        self.init(link: LinkSummary(c), heading: TimelineReport.Heading(c), lines: TimelineReport.linesWithPhases(c),
+                  summary: TimelineReport.summaryLine(c, model: model), droppedEvents: c.droppedEvents, phases: c.phases,
+                  parameters: c.parameters)
     }
 }

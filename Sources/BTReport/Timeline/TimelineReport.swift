@@ -256,22 +256,6 @@ public enum TimelineReport {
     public struct Heading: Sendable {
         var head: String
         var opening: String?
-
-        init(head: String, opening: String?) {
-            self.head = head
-            self.opening = opening
-        }
-
-        init(_ c: Connection) {
-            var head = "Connection #\(c.id)  handle \(Hex.u16(c.handle))  hci\(c.controller)  \(c.transport.rawValue)"
-            if c.role != .unknown { head += "  \(c.role.rawValue)" }
-            if let peer = c.peerAddress { head += "  peer \(peer)" + (c.peerAddressType.map { " (\($0))" } ?? "") }
-            if let air = c.air { head = AirLinkDescription.head(c, air) }
-            self.head = head
-            opening = !c.implicitStart ? nil
-                : c.air == nil ? "  (the capture starts mid-connection: first packet at record \(c.start.number))"
-                : "  (no CONNECT_IND in the capture: followed by its access address from record \(c.start.number))"
-        }
     }
 
     /// Every link of the report in id order: the model's connections and the judged links the model let go
@@ -326,7 +310,7 @@ public enum TimelineReport {
 
     /// Whether the text timeline has connection `id`: in the model, or judged early and let go (`judged`).
     public static func hasConnection(_ id: Int, model: CaptureModel, judged: TimelineLinkLines?) -> Bool {
-        model.connections.contains { $0.id == id } || (judged?.ids.contains(Int32(clamping: id)) ?? false)
+        model.connections.contains { $0.id == id } || (judged?.contains(id: id) ?? false)
     }
 
     /// Lines passed on as they come, but for a long report's opening: a report longer than `screenLines` opens,
@@ -610,5 +594,19 @@ public enum TimelineReport {
 
     static func pad(_ s: String, _ width: Int) -> String {
         s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
+    }
+}
+
+extension TimelineReport.Heading {
+    /// The heading of `c`, as the report prints it.
+    init(_ c: Connection) {
+        var head = "Connection #\(c.id)  handle \(Hex.u16(c.handle))  hci\(c.controller)  \(c.transport.rawValue)"
+        if c.role != .unknown { head += "  \(c.role.rawValue)" }
+        if let peer = c.peerAddress { head += "  peer \(peer)" + (c.peerAddressType.map { " (\($0))" } ?? "") }
+        if let air = c.air { head = AirLinkDescription.head(c, air) }
+        self.head = head
+        opening = !c.implicitStart ? nil
+            : c.air == nil ? "  (the capture starts mid-connection: first packet at record \(c.start.number))"
+            : "  (no CONNECT_IND in the capture: followed by its access address from record \(c.start.number))"
     }
 }

@@ -69,7 +69,7 @@ public struct ConnectionTracker {
     var dropped = 0
     /// An air sniffer's records joined the capture (`airLinksJoin`).
     var airLinksJoined = false
-    /// Links judged before then keep the numbers given here (`CaptureTracker.number`).
+    /// Links judged before then keep the numbers given here (`CaptureTracker.numberedAfter`).
     var judgedBeforeAirLinks: Bool { airLinksJoined && (options.retirement?.judged ?? 0) > 0 }
     /// Links closed past `maximumConnections`, and the latest of them: not part of the model, but a live view
     /// still reports them as they close. One record closes at most every open link, so keeping the last

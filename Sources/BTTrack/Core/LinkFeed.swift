@@ -234,11 +234,12 @@ final class LinkFeed: @unchecked Sendable {
         withUnsafeBytes(of: session) { send(message(.deviceTallyEnd, at: Self.noRecord, code: controller), $0) }
     }
 
-    /// A scan boundary (`ScanTracker.boundaries`) for the link tracker.
+    /// The capture's first air-sniffer record, for the link tracker (`ConnectionTracker.airLinksJoin`).
     func sendAirLinksJoin() {
         send(message(.airLinksJoin, at: Self.noRecord))
     }
 
+    /// A scan boundary (`ScanTracker.boundaries`) for the link tracker.
     func sendScanBoundary(controller: UInt16, _ t: Int64) {
         withUnsafeBytes(of: t) { send(message(.scanBoundary, at: Self.noRecord, code: controller), $0) }
     }
