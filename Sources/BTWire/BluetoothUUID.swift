@@ -104,4 +104,11 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
     public static let include = BluetoothUUID(uuid16: 0x2802)
     public static let characteristic = BluetoothUUID(uuid16: 0x2803)
     public static let clientCharacteristicConfiguration = BluetoothUUID(uuid16: 0x2902)
+    // The services every GATT server has, which the stacks read and subscribe to themselves (Core Vol 3 Part C
+    // §12, Part G §7), and the GATT service's Service Changed characteristic.
+    public static let genericAccessService = BluetoothUUID(uuid16: 0x1800)
+    public static let genericAttributeService = BluetoothUUID(uuid16: 0x1801)
+    public static let serviceChanged = BluetoothUUID(uuid16: 0x2A05)
+    /// GAP and GATT: the stack's own services, not the app's.
+    public var isStackService: Bool { self == .genericAccessService || self == .genericAttributeService }
 }

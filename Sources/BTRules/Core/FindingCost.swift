@@ -82,11 +82,11 @@ public enum RuleCost {
     /// reports (spread over the scan) against that of one per device — which come within the devices' first
     /// advertising intervals, so at most two holds — at the profile's awake current. Duplicate filtering
     /// changes no radio time, so `radio_s` is 0; the range is the hold time's, 0.1–3 s.
-    public static func redundantReports(_ s: ScanSession, seconds: Double, _ context: RuleContext) -> FindingCost {
+    public static func redundantReports(_ r: AppScan.Received, seconds: Double, _ context: RuleContext) -> FindingCost {
         let p = context.energy.profile.phone
-        let unique = min(s.reports - s.redundantReports, 2)
+        let unique = min(r.reports - r.redundant, 2)
         func charge(_ hold: Double) -> Double {
-            p.awakeMilliamps * (awake(reports: s.reports, seconds: seconds, hold: hold) - awake(reports: unique, seconds: seconds, hold: hold))
+            p.awakeMilliamps * (awake(reports: r.reports, seconds: seconds, hold: hold) - awake(reports: unique, seconds: seconds, hold: hold))
         }
         return FindingCost(phone: RadioCost(radioSeconds: 0, chargeMC: charge(p.holdSeconds),
                                             lowMC: min(charge(0.1), charge(3)), highMC: max(charge(0.1), charge(3))),

@@ -39,23 +39,28 @@ public struct ATTTimeoutRule: Rule {
                 let lost = !timedOut && pendingAtEnd && (c.disconnectReason == .connectionTimeout
                     || c.disconnectReason == .lmpResponseTimeout || (c.air != nil && c.disconnectReason == nil))
                 guard waited.seconds >= limit || lost else { continue }
+                // An indication still unconfirmed when the link went down (often sent a moment before) was not
+                // left unconfirmed: the link ended first.
+                if indication && !timedOut && waited.seconds < limit { continue }
                 // One finding per request opcode and attribute: a Write Request and a Read Request left
                 // unanswered on the same characteristic are two things.
                 let opcode = Hex.u8(request.rawValue)
-                let target = handle.map { (indication ? " of " : " to ") + RuleText.attribute($0, in: c) } ?? ""
+                // The phone's own server's handles are not the peer's: the peer's database cannot name them.
+                let target = handle.map { indication ? " of the phone's attribute \(Hex.u16($0))" : " to " + RuleText.attribute($0, in: c) } ?? ""
                 let what: String
                 if indication {
-                    what = "Indication\(target) sent by the phone's GATT server on \(RuleText.connection(c)) was never confirmed by the peer (\(RuleText.seconds(waited)))" + (c.end != nil && timedOut ? "; the link was then dropped." : ".")
+                    what = "Indication\(target) sent by the phone's GATT server on \(RuleText.connection(c)) was never confirmed by the peer (\(RuleText.seconds(waited)))" + (c.end != nil && timedOut ? "; the link was then dropped." : ".") + " The peer's doing, not the app's."
                 } else if lost {
                     let how = c.disconnectReason.map { "\($0), \(Hex.u8($0.rawValue))" } ?? "it went silent on the air"
-                    what = "\(request)\(target) on \(RuleText.connection(c)) was still unanswered when the link was lost (\(how)) \(RuleText.seconds(waited)) later."
+                    what = "\(request)\(target) on \(RuleText.connection(c)) was still unanswered when the link was lost (\(how)) \(RuleText.seconds(waited)) later: the radio's or the peer's doing, before ATT's \(RuleText.seconds(Int64(limit * 1e9))) timeout."
                 } else {
                     what = "\(request)\(target) on \(RuleText.connection(c)) was not answered for \(RuleText.seconds(waited))."
                 }
-                // A link lost mid-request is the radio's or the peer's doing more than the app's: a warning. A
-                // transaction left hanging for the whole ATT timeout stays an error.
+                // A link lost mid-request, and a peer that never confirms the phone's indication, are the radio's
+                // or the peer's doing, not the app's: info. A request of the app left hanging for the whole ATT
+                // timeout stays an error.
                 findings.append(Finding(
-                    rule: Self.description, severity: lost && waited.seconds < limit ? .warning : nil,
+                    rule: Self.description, severity: (lost && waited.seconds < limit) || indication ? .info : nil,
                     controller: c.controller, connection: c, attributeHandle: handle,
                     discriminator: repeats.discriminator(opcode, key: "\(c.id)|\(handle.map { Hex.u16($0) } ?? "-")"),
                     start: e.at.timestamp, end: e.at.timestamp.adding(nanoseconds: Int64(saturating: waited.seconds * 1e9)),

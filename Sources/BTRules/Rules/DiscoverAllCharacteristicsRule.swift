@@ -31,11 +31,19 @@ public struct DiscoverAllCharacteristicsRule: Rule {
                     && !used(s.startHandle, s.endHandle)
                     && !DiscoverAllServicesRule.systemServices.contains(s.uuid)
             }
+            // The stack walks the descriptors of the GAP and GATT services itself (the Service Changed CCCD).
             let unusedDescriptorOwners = c.gatt.characteristics.filter { ch in
                 descriptorDiscoveries.contains { $0.startHandle > ch.valueHandle && $0.startHandle <= ch.endHandle }
-                    && !used(ch.valueHandle, ch.endHandle)
+                    && !used(ch.valueHandle, ch.endHandle) && c.gatt.isDataValue(ch.valueHandle)
+                    && !Self.stackCharacteristics.contains(ch.uuid)
             }
-            let count = unusedServices.count + unusedDescriptorOwners.count
+            // Characteristics discovered with no service discovery at all (Read By Type over the whole range):
+            // each one never used counts, but for the GAP and GATT characteristics the stack reads itself.
+            let unusedCharacteristics = !c.gatt.services.isEmpty ? [] : c.gatt.characteristics.filter { ch in
+                characteristicDiscoveries.contains { $0.startHandle <= ch.declarationHandle && $0.endHandle >= ch.declarationHandle }
+                    && !used(ch.valueHandle, ch.endHandle) && !Self.stackCharacteristics.contains(ch.uuid)
+            }
+            let count = unusedServices.count + unusedDescriptorOwners.count + unusedCharacteristics.count
             // Each read or write whose request an air sniffer missed may have used one of them: only what is
             // unused whatever they touched counts towards the threshold.
             guard count - c.missedUses >= Int(context.option("minimum_unused")), let first = characteristicDiscoveries.first else { continue }
@@ -43,6 +51,9 @@ public struct DiscoverAllCharacteristicsRule: Rule {
             var parts: [String] = []
             if !unusedServices.isEmpty {
                 parts.append("the characteristics of \(Plural.of(unusedServices.count, "service")) it never used (\(unusedServices.prefix(4).map(\.name).joined(separator: ", ")))")
+            }
+            if !unusedCharacteristics.isEmpty {
+                parts.append("\(Plural.of(unusedCharacteristics.count, "characteristic")) without discovering services first, and never used \(unusedCharacteristics.count == 1 ? "it" : "them")")
             }
             if !unusedDescriptorOwners.isEmpty {
                 parts.append("the descriptors of \(Plural.of(unusedDescriptorOwners.count, "characteristic")) it never used")
@@ -56,4 +67,11 @@ public struct DiscoverAllCharacteristicsRule: Rule {
         }
         return findings
     }
+
+    /// The GAP and GATT services' characteristics (Core Vol 3 Part C §12, Part G §7): Device Name, Appearance,
+    /// Peripheral Privacy Flag, Reconnection Address, Peripheral Preferred Connection Parameters, Service Changed,
+    /// Central Address Resolution, Resolvable Private Address Only, Client and Server Supported Features, Database
+    /// Hash. The stacks read and subscribe to these themselves.
+    static let stackCharacteristics: Set<BluetoothUUID> = Set([0x2A00, 0x2A01, 0x2A02, 0x2A03, 0x2A04, 0x2A05, 0x2AA6,
+                                                               0x2AC9, 0x2B29, 0x2B2A, 0x2B3A].map { BluetoothUUID(uuid16: $0) })
 }

@@ -23,19 +23,21 @@ public struct DuplicateScanRule: Rule {
     public init() {}
 
     /// The duplicate-filter setting alone is weak evidence — with filters offloaded to the controller, or few
-    /// advertisers around, a duplicates-off scan delivers little — so the rule counts what the host received.
+    /// advertisers around, a duplicates-off scan delivers little — so the rule counts what the host received
+    /// during the app's scan: from its first start to its last stop across restarts, and only while it was the
+    /// app's (an Android client's lifetime, not the OS's scan that ran on after it).
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         var repeats = RepeatNumbering()
         let android = model.platform.platform == .android
         // The host's wake-ups as `energy` prices them: the findings together save at most that.
         var hostBudget = context.energy.profile.phone.awakeMilliamps * model.hostWakeups.awakeSeconds.typical
-        return model.appScanSessions.map { model.scans[$0] }.filter { !$0.filterDuplicates }.compactMap { s in
-            let endTime = s.end?.timestamp ?? model.endTime
-            let nanoseconds = max(0, endTime.nanoseconds - s.start.timestamp.nanoseconds)
+        return model.appScans.filter { !$0.filterDuplicates }.compactMap { s in
+            let nanoseconds = s.duration(captureEnd: model.endTime)
             let seconds = Double(nanoseconds) / 1e9
-            let redundant = s.redundantReports
+            let received = s.received
+            let redundant = received.redundant
             guard Double(redundant) > context.option("min_redundant_reports") else { return nil }
-            // Sessions are told apart by their order among the reported ones on their controller.
+            // Scans are told apart by their order among the reported ones on their controller.
             let discriminator = repeats.discriminator(key: "hci\(s.controller)")
             let rate = seconds > 0 ? Double(redundant) / seconds : Double(redundant)
             let severity: Severity =
@@ -44,8 +46,12 @@ public struct DuplicateScanRule: Rule {
                 : rate >= context.option("warning_rate") ? .warning : .info
             var records = [s.start]
             if let end = s.end { records.append(end) }
-            var message = "Scanned \(RuleText.seconds(nanoseconds)) with duplicate filtering off: \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device")), \(Plural.of(redundant, "report")) of devices already reported (\(DecimalText.fixed(rate, fractionDigits: 1)) per second)."
-            if s.offloadedFilters {
+            let devices = "\(received.devicesIsUpperBound ? "at most " : "")\(Plural.of(received.devices, "device"))"
+            let restarts = s.pieceStarts.count > 1 ? " (one scan, started \(s.pieceStarts.count) times)" : ""
+            var message = "Scanned \(RuleText.seconds(nanoseconds))\(restarts) with duplicate filtering off: \(Plural.of(received.reports, "report")) from \(devices), \(received.devicesIsUpperBound ? "at least " : "")\(Plural.of(redundant, "report")) of devices already reported (\(DecimalText.fixed(rate, fractionDigits: 1)) per second)."
+            if s.attribution == .allPassFilter {
+                message += " The app scanned without ScanFilters (Android's all-pass filter\(s.client.map { " index \($0.filterIndex)" } ?? "")): every advertisement reached the host."
+            } else if s.sessions.contains(where: { model.scans[$0].offloadedFilters }) {
                 message += " Scan filters were offloaded to the controller (Android APCF), yet these reports passed them."
             } else if android {
                 message += " No scan filters were offloaded to the controller."
@@ -56,8 +62,8 @@ public struct DuplicateScanRule: Rule {
             var finding = Finding(
                 rule: Self.description, severity: severity, controller: s.controller,
                 discriminator: discriminator, start: s.start.timestamp,
-                end: endTime, records: records, message: message)
-                .costing(RuleCost.redundantReports(s, seconds: seconds, context).hostCapped(at: hostBudget))
+                end: Timestamp(nanoseconds: s.start.timestamp.nanoseconds.plusSaturating(nanoseconds)), records: records, message: message)
+                .costing(RuleCost.redundantReports(received, seconds: seconds, context).hostCapped(at: hostBudget))
             hostBudget -= finding.cost?.hostMC ?? 0
             if android {
                 // The app cannot turn duplicate filtering on: say what it can do.

@@ -36,22 +36,18 @@ public struct IdleFastIntervalRule: Rule {
             // The effective interval: a subrated link wakes once in its subrate factor's intervals.
             var interval = c.initialParameters?.effectiveIntervalMilliseconds
             var lastActivity = c.start
-            var worst: (from: RecordRef, to: Int64, interval: Double)?
+            // Every idle stretch at a fast interval (subscribed or not: a subscription justifies keeping the link,
+            // not keeping it fast), so that sparse keep-alives do not make a link look busy.
+            var stretches = IdleStretches()
             // Parameter changes in time order: an idle gap is filed where it starts, before a change inside it,
             // so a stretch is cut at the changes it spans and each piece judged at its own interval.
             let changes: [(at: RecordRef, interval: Double)] = c.events.compactMap { e in
                 if case .parametersChanged(let p) = e.kind { return (e.at, p.effectiveIntervalMilliseconds) }
                 return nil
             }
-            let subscriptions = SubscriptionTimeline(c)
             func judge(from: RecordRef, until t: Int64, at i: Double?) {
-                guard let i, i <= maximum else { return }
-                let idle = t - from.timestamp.nanoseconds
-                // With notifications or indications on, the link is waiting for the peer, not idle by neglect.
-                guard idle > idleLimit, !subscriptions.isSubscribed(atNanoseconds: from.timestamp.nanoseconds) else { return }
-                if idle > idleLimit, idle > (worst.map { $0.to - $0.from.timestamp.nanoseconds } ?? 0) {
-                    worst = (from, t, i)
-                }
+                guard let i, i <= maximum, t - from.timestamp.nanoseconds > idleLimit else { return }
+                stretches.add(from: from, to: t, interval: i)
             }
             func consider(until t: Int64) {
                 var from = lastActivity
@@ -66,6 +62,18 @@ public struct IdleFastIntervalRule: Rule {
             }
             func active(until r: RecordRef) {
                 if r.timestamp.nanoseconds > lastActivity.timestamp.nanoseconds { lastActivity = r }
+            }
+            // A link lost by supervision timeout was dead for that long before the controller gave up: the peer had
+            // gone (advertising again elsewhere), so that time is not the app's idling. A link that died with a
+            // request pending was waiting for a peer that had left, not idling.
+            let linkEnd = (c.end?.timestamp ?? model.endTime).nanoseconds
+            let diedWaiting = c.end != nil && c.transactions.unansweredAtEnd > 0
+                && c.disconnectReason != .connectionTerminatedByLocalHost
+            let deadFor = c.disconnectReason == .connectionTimeout
+                ? Int64(((c.parameters ?? c.initialParameters)?.supervisionTimeoutMilliseconds ?? 0) * 1e6) : 0
+            func finalEnd() -> Int64 {
+                diedWaiting ? lastActivity.timestamp.nanoseconds
+                    : max(lastActivity.timestamp.nanoseconds, linkEnd.minusSaturating(deadFor))
             }
             for e in c.events {
                 switch e.kind {
@@ -86,21 +94,48 @@ public struct IdleFastIntervalRule: Rule {
                 case .idle(let until):
                     // No ATT traffic between the event's record and `until`, both ATT PDUs.
                     active(until: e.at)
-                    consider(until: until.timestamp.nanoseconds)
+                    let u = until.timestamp.nanoseconds
+                    consider(until: u >= linkEnd ? finalEnd() : u)
                     active(until: until)
                 default:
                     break
                 }
             }
-            consider(until: (c.end?.timestamp ?? model.endTime).nanoseconds)
-            guard let w = worst else { continue }
+            consider(until: finalEnd())
+            guard let first = stretches.first, let longest = stretches.longest else { continue }
+            let total = stretches.total
+            let span = stretches.last - first.timestamp.nanoseconds
+            let share = span > 0 ? Int((Double(total) / Double(span) * 100).rounded()) : 100
+            let detail = stretches.count == 1 ? "" : " in \(stretches.count) idle stretches (longest \(RuleText.seconds(longest)); idle \(share) % of the \(RuleText.seconds(span)) they span)"
             findings.append(Finding(
-                rule: Self.description, controller: c.controller, connection: c, start: w.from.timestamp,
-                end: Timestamp(nanoseconds: w.to), records: [c.start, w.from],
-                message: "\(RuleText.connection(c)) stayed at a \(RuleText.ms(w.interval)) connection interval for \(RuleText.seconds(w.to - w.from.timestamp.nanoseconds)) without ATT traffic.")
-                .costing(RuleCost.relaxedInterval(c, seconds: Double(w.to - w.from.timestamp.nanoseconds) / 1e9, intervalMs: w.interval,
+                rule: Self.description, controller: c.controller, connection: c, start: first.timestamp,
+                end: Timestamp(nanoseconds: stretches.last), records: [c.start, first],
+                message: "\(RuleText.connection(c)) stayed at a \(RuleText.ms(stretches.fastest)) connection interval for \(RuleText.seconds(total)) without ATT traffic\(detail).")
+                .costing(RuleCost.relaxedInterval(c, seconds: Double(total) / 1e9, intervalMs: stretches.fastest,
                                                   relaxedMs: context.option("relaxed_interval_ms"), context)))
         }
         return findings
+    }
+}
+
+/// Idle stretches at a fast interval on one link: how many, how long in all, the longest, and the span from the
+/// first's start to the last's end.
+struct IdleStretches {
+    private(set) var first: RecordRef?
+    private(set) var last: Int64 = 0
+    private(set) var total: Int64 = 0
+    private(set) var longest: Int64?
+    private(set) var count = 0
+    /// The fastest interval idled at (what the cost is counted from).
+    private(set) var fastest = Double.infinity
+
+    mutating func add(from: RecordRef, to: Int64, interval: Double) {
+        let length = to - from.timestamp.nanoseconds
+        if first == nil { first = from }
+        last = max(last, to)
+        total += length
+        longest = max(longest ?? 0, length)
+        count += 1
+        fastest = min(fastest, interval)
     }
 }

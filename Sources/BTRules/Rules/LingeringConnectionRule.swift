@@ -60,6 +60,8 @@ public struct LingeringConnectionRule: Rule {
             for e in c.events {
                 switch e.kind {
                 case .subscription(let cccd, _, let value, _):
+                    // The stack's own subscriptions (Service Changed) neither keep a link nor end its wait.
+                    guard c.gatt.isDataSubscription(cccd: cccd) else { operation(e.at); continue }
                     let wasOn = state[cccd].map { $0 != 0 }
                         ?? c.gatt.characteristic(containing: cccd).map { pushed.contains($0.valueHandle) } ?? false
                     state[cccd] = value
@@ -71,7 +73,8 @@ public struct LingeringConnectionRule: Rule {
                     operation(e.at)
                 case .activity(let i):
                     // Read in place: a copy of the run would retain and release its records.
-                    if !c.runs[i].sent && (c.runs[i].kind == .notification || c.runs[i].kind == .indication) {
+                    if !c.runs[i].sent && (c.runs[i].kind == .notification || c.runs[i].kind == .indication)
+                        && c.gatt.isDataValue(c.runs[i].handle) {
                         pushed.insert(c.runs[i].handle)
                     }
                     operation(c.runs[i].last)

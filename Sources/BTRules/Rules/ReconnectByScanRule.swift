@@ -65,23 +65,42 @@ public struct ReconnectByScanRule: Rule {
         return found.sorted { $0.position < $1.position }.map(\.finding)
     }
 
-    /// The finding for `c` when the app scanned between `previous`'s end and `c`'s start.
+    /// The finding for `c` when the app scanned between `previous`'s end and `c`'s start: a scan it started after
+    /// the disconnect, or one that was on at the disconnect, ran on for `minimumScanAfterDisconnect` and stopped
+    /// as the app reconnected (it found the peer again).
     static func finding(_ c: LinkSummary, previous: LinkSummary, ended: RecordRef, peer: BDAddr, scans: [AppScan],
                         _ model: CaptureModel, _ context: RuleContext) -> Finding? {
         // The first scan that started after the previous link ended and before this one started.
         let lo = scans.partitioningIndex { $0.start.timestamp > ended.timestamp }
-        guard lo < scans.count, scans[lo].start.timestamp < c.start.timestamp else { return nil }
-        let scan = scans[lo]
+        let scan: AppScan
+        if lo < scans.count, scans[lo].start.timestamp < c.start.timestamp {
+            scan = scans[lo]
+        } else if let on = scans[..<lo].last(where: { s in
+            guard let stop = s.endTimestamp else { return false }
+            return stop > ended.timestamp && stop - ended.timestamp >= minimumScanAfterDisconnect
+                && stop.nanoseconds <= c.start.timestamp.nanoseconds.plusSaturating(stoppedForReconnect)
+        }) {
+            scan = on
+        } else {
+            return nil
+        }
+        let from = max(scan.start.timestamp, ended.timestamp)
         let scanned = max(0, min(c.start.timestamp.nanoseconds, (scan.endTimestamp ?? c.start.timestamp).nanoseconds)
-            .minusSaturating(scan.start.timestamp.nanoseconds))
+            .minusSaturating(from.nanoseconds))
         let fromPeer = scan.sessions.reduce(0) { n, i in
             n + model.scans[i].reportsPerDevice.reduce(0) { $0 + ($1.address == peer ? $1.reports : 0) }
         }
         let ofPeer = scan.reports > 0 ? ", \(fromPeer) of them from \(peer)" : ""
+        let how = scan.start.timestamp < ended.timestamp ? "kept scanning" : "scanned again"
         return Finding(
-            rule: Self.description, controller: c.controller, connection: c, start: scan.start.timestamp,
+            rule: Self.description, controller: c.controller, connection: c, start: from,
             end: c.start.timestamp, records: [ended, scan.start, c.start],
-            message: "After \(RuleText.connection(previous)) ended, the app scanned again (\(RuleText.seconds(scanned)), \(Plural.of(scan.reports, "report"))\(ofPeer)) to reconnect to \(peer) as \(RuleText.connection(c)).")
+            message: "After \(RuleText.connection(previous)) ended, the app \(how) (\(RuleText.seconds(scanned)), \(Plural.of(scan.reports, "report"))\(ofPeer)) to reconnect to \(peer) as \(RuleText.connection(c)).")
                 .costing(RuleCost.scanning(model.scans[scan.pricedSession], seconds: Double(scanned) / 1e9, context))
     }
+
+    /// A scan on at the disconnect counts when it ran on this long after it…
+    static let minimumScanAfterDisconnect: Duration = .milliseconds(500)
+    /// …and stopped no later than this after the reconnection came up (stopped to connect).
+    static let stoppedForReconnect: Int64 = 2_000_000_000
 }

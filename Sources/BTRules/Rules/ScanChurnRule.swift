@@ -27,8 +27,19 @@ public struct ScanChurnRule: Rule {
         let maximum = max(1, Int(saturating: context.option("maximum_starts")))
         let window = max(0, Int64(saturating: context.option("window_seconds") * 1e9))
         var findings: [Finding] = []
-        var byController: [UInt16: [AppScan]] = [:]
-        for s in model.appScans { byController[s.controller, default: []].append(s) }
+        // Each start of the app's scans: an Android client's every start (its filter added again), while the
+        // restarts that keep a scan going without clients (the stack's schedule) are one start.
+        var byController: [UInt16: [Start]] = [:]
+        for s in model.appScans {
+            if s.attribution == .controllerSession {
+                byController[s.controller, default: []].append(Start(start: s.start, endTimestamp: s.endTimestamp))
+            } else {
+                for (k, piece) in s.pieceStarts.enumerated() {
+                    let last = k == s.pieceStarts.count - 1
+                    byController[s.controller, default: []].append(Start(start: piece, endTimestamp: last ? s.endTimestamp : nil))
+                }
+            }
+        }
         // Each connection: when it was asked for (or came up) and when it ended.
         let links: [(asked: Int64, ended: Int64)] = model.links.map { c in
             ((c.connectRequestedTime ?? c.start.timestamp).nanoseconds, (c.end?.timestamp ?? model.endTime).nanoseconds)
@@ -36,7 +47,7 @@ public struct ScanChurnRule: Rule {
         for (controller, scans) in byController.sorted(by: { $0.key < $1.key }) {
             // A scan stopped to connect (a connection asked for around its end) and resumed when that connection
             // ended is the stack or the app pausing it for the connection, not a new start.
-            var starts: [AppScan] = []
+            var starts: [Start] = []
             for (i, s) in scans.enumerated() {
                 let begins = s.start.timestamp.nanoseconds
                 if i > 0, let previousEnd = scans[i - 1].endTimestamp?.nanoseconds,
@@ -75,6 +86,12 @@ public struct ScanChurnRule: Rule {
             }
         }
         return findings
+    }
+
+    /// One start of the app's scan, and when that scan stopped (nil: it went on).
+    struct Start {
+        var start: RecordRef
+        var endTimestamp: Timestamp?
     }
 
     /// A connection requested within this of a scan's end (before: 1 s, after: 2 s) is why it stopped.

@@ -508,13 +508,25 @@ final class AirTracker {
         for state in states {
             guard let c = state.connection, c.isOpen, let last = state.lastPacket else { continue }
             let silence = now - last.timestamp.nanoseconds
-            if silence > state.timeoutNanoseconds {
+            if silence > allowedSilence(state) {
                 end(state, c, at: nil)
             } else if silence > Self.establishmentSilenceIntervals * max(state.intervalNanoseconds, Self.slotNanoseconds),
                       failedToEstablish(state, c) {
                 fail(state, c)
             }
         }
+    }
+
+    /// How long a link may stay silent before it is lost: its supervision timeout, or — with a connection update
+    /// pending — until the update's instant and the new timeout after it (the new parameters, a longer interval
+    /// and timeout, apply from the instant on: a gap the old timeout would not allow is not a loss then).
+    func allowedSilence(_ state: State) -> Int64 {
+        guard let update = state.pendingUpdate else { return state.timeoutNanoseconds }
+        let toInstant = Int64(Int16(bitPattern: update.instant &- UInt16(truncatingIfNeeded: state.counter)))
+        guard toInstant > 0 else { return state.timeoutNanoseconds }
+        let interval = max(state.intervalNanoseconds, Self.slotNanoseconds)
+        let newTimeout = Int64(update.parameters.supervisionTimeout) * Self.timeoutUnitNanoseconds
+        return max(state.timeoutNanoseconds, toInstant &* interval &+ update.windowOffset &+ newTimeout)
     }
 
     /// A link that went silent, or whose address was taken over: a failed attempt if the peripheral never

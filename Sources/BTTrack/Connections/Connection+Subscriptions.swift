@@ -6,6 +6,9 @@ import BTCapture
 ///
 /// A CCCD counts as on from a write of a non-zero value until a write of zero; notifications or indications that
 /// arrived show it was on even when the capture lacks the write (it began later, or a sniffer missed it).
+///
+/// Only the app's data subscriptions count (`GATTDatabase.isDataSubscription`): Android, BlueZ and iOS write the
+/// Service Changed CCCD themselves on almost every link, and nothing in the GAP or GATT services is the app's data.
 public struct SubscriptionTimeline: Sendable {
     /// Times (nanoseconds) at which "something is subscribed" changed, and the state from then on, in time order.
     var changes: [(at: Int64, on: Bool)] = []
@@ -18,6 +21,7 @@ public struct SubscriptionTimeline: Sendable {
         for e in c.events {
             switch e.kind {
             case .subscription(let cccd, let valueHandle, let value, _):
+                guard c.gatt.isDataSubscription(cccd: cccd) else { continue }
                 // Keyed by the characteristic's value handle, which notifications name.
                 state[valueHandle ?? c.gatt.characteristic(containing: cccd)?.valueHandle ?? cccd] = value
                 // Turning a subscription off when the database does not say which characteristic each CCCD
@@ -26,7 +30,8 @@ public struct SubscriptionTimeline: Sendable {
             case .activity(let i):
                 // Read in place: a copy of the run would retain and release its records.
                 let kind = c.runs[i].kind, handle = c.runs[i].handle
-                guard kind == .notification || kind == .indication, state[handle] == nil else { continue }
+                guard kind == .notification || kind == .indication, state[handle] == nil,
+                      c.gatt.isDataValue(handle) else { continue }
                 state[handle] = 1
                 inferred.insert(handle)
             default:

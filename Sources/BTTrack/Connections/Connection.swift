@@ -247,6 +247,9 @@ public final class Connection: @unchecked Sendable {
     /// ACL packets the capture cut short (Android's btsnooz keeps 14 bytes of each): no L2CAP or ATT is read
     /// from them, so what they carried is unknown.
     public internal(set) var aclPacketsCutShort = 0
+    /// L2CAP PDUs on a fixed channel the specification leaves unassigned on this transport (Apple's private
+    /// channel 0x003A to its accessories, for one): a vendor's own protocol, which the OS speaks, not an app.
+    public internal(set) var vendorFixedChannelPDUs = 0
     /// Stretches of the link with one set of parameters and PHYs, each with its traffic: what the radio-time
     /// model prices event by event. The first starts at the link's start; at most `maximumPhases`. The current
     /// one is kept apart, so counting a packet touches no array.

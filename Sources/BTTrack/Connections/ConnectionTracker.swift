@@ -471,6 +471,8 @@ public struct ConnectionTracker {
                              limit: limit)
                 }
             }
+        case .unknownFixed:
+            c.vendorFixedChannelPDUs += 1
         default:
             break
         }

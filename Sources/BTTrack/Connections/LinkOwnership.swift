@@ -15,6 +15,7 @@ public enum LinkOwnership: Sendable, Equatable {
         case brEdr
         case humanInterfaceDevice
         case bondedAccessory
+        case vendorAccessory
 
         public var description: String {
             switch self {
@@ -22,6 +23,8 @@ public enum LinkOwnership: Sendable, Equatable {
             case .humanInterfaceDevice: "an HID-over-GATT link, whose parameters the OS's HID host sets"
             case .bondedAccessory:
                 "encrypted before any ATT and never carried a request of the phone's GATT client (a bonded accessory the OS connected)"
+            case .vendorAccessory:
+                "encrypted before any ATT and carrying the phone maker's own L2CAP channel (an accessory the OS connected, as iOS does to Apple and Find My accessories)"
             }
         }
     }
@@ -43,6 +46,12 @@ public enum LinkOwnership: Sendable, Equatable {
         if c.gatt.services.contains(where: { $0.uuid == humanInterfaceDevice }) {
             return .os(reason: .humanInterfaceDevice)
         }
+        let encryptedFirst = c.air == nil && c.events.first(where: {
+            if case .encryptionChanged(true, .success) = $0.kind { return true } else { return false }
+        }).map { encrypted in c.firstATT.map { encrypted.at.number <= $0.number } ?? true } ?? false
+        // An accessory the OS itself connects (iOS to Apple and Find My accessories, every few minutes): encrypted
+        // at once and speaking the vendor's private L2CAP channel, whatever GATT the OS then does.
+        if encryptedFirst, c.vendorFixedChannelPDUs > 0 { return .os(reason: .vendorAccessory) }
         // A bonded accessory the OS reconnects: encryption before any ATT, and no request of the phone's client.
         let hostClient = c.discoveries.contains { $0.byHost } || c.series.contains { $0.sent && clientKinds.contains($0.kind) }
             || c.events.contains { if case .subscription(_, _, _, true) = $0.kind { return true } else { return false } }

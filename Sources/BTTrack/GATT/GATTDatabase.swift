@@ -209,6 +209,19 @@ public struct GATTDatabase: Sendable {
     /// Whether `handle` is a Client Characteristic Configuration descriptor.
     public func isCCCD(_ handle: UInt16) -> Bool { descriptor(handle)?.isCCCD ?? false }
 
+    /// Whether a subscription through the CCCD at `cccd` is the app's data: not Service Changed, nor anything in
+    /// the GAP or GATT services, which the stacks subscribe to themselves. Unknown when the database was not
+    /// discovered: then taken as data.
+    public func isDataSubscription(cccd: UInt16) -> Bool { isDataValue(cccd) }
+
+    /// Whether the attribute at `handle` (a value or a descriptor) is outside the stack's own services and not
+    /// Service Changed.
+    public func isDataValue(_ handle: UInt16) -> Bool {
+        if let service = service(containing: handle), service.uuid.isStackService { return false }
+        if let c = characteristic(containing: handle), c.uuid == .serviceChanged { return false }
+        return true
+    }
+
     /// A readable name for an attribute handle: "Heart Rate Measurement (2a37)", "CCCD of Heart Rate
     /// Measurement (2a37)", or nil when discovery did not reveal it.
     public func name(of handle: UInt16) -> String? {

@@ -45,6 +45,23 @@ public struct AppScan: Sendable {
     public var reports: Int
     /// Index into `CaptureModel.scans` of the session whose parameters price it (the highest duty cycle).
     public var pricedSession: Int
+    /// What the host received while it ran, from its start to its end (a client's lifetime, not the whole of
+    /// the sessions it overlapped): reports, scan responses, and the distinct devices that reported — exact when
+    /// every session it covered lies within it, otherwise an upper bound (`devicesIsUpperBound`).
+    public var received = Received()
+    /// When each of its pieces started: one scan restarted by the stack (Android's duty schedule, a parameter
+    /// change) or re-added by the same client within `restartGap` is one scan of several pieces.
+    public var pieceStarts: [RecordRef] = []
+
+    public struct Received: Sendable {
+        public var reports = 0
+        public var scanResponses = 0
+        public var devices = 0
+        public var devicesIsUpperBound = false
+        /// Reports beyond the first of each device (and its first scan response): what duplicate filtering would
+        /// have kept from the host. A lower bound when `devicesIsUpperBound`.
+        public var redundant: Int { max(0, reports - devices - min(scanResponses, devices)) }
+    }
 
     /// How long it ran, up to `captureEnd` when still on.
     public func duration(captureEnd: Timestamp) -> Int64 {
@@ -54,6 +71,10 @@ public struct AppScan: Sendable {
     /// A filtered client added this soon after the app's unfiltered one was started with it (one app action
     /// configures each of its filters in turn, milliseconds apart).
     public static let companionWindow: Duration = .milliseconds(500)
+    /// A scan that stops and starts again within this, with no connection coming up in between, goes on: the
+    /// stack restarts an app's scan every few seconds (its scan-mode schedule; old Android about every second)
+    /// and for a parameter change, in milliseconds.
+    public static let restartGap: Duration = .seconds(1)
 }
 
 /// Scanning of other clients on a controller that tracks clients: shown once as context, never blamed on the app.
@@ -79,10 +100,21 @@ public enum AppScans {
         var background: [BackgroundScanning] = []
         let end = captureEnd ?? Timestamp(nanoseconds: Int64.max)
         for (i, s) in sessions.enumerated() where !clientControllers.contains(s.controller) {
-            scans.append(AppScan(controller: s.controller, attribution: .controllerSession, client: nil, start: s.start,
-                                 end: s.end, endTimestamp: s.endTimestamp, sessions: [i], programmed: [i], isActive: s.isActive,
-                                 dutyCycle: s.dutyCycle, parametersKnown: s.parametersKnown && !s.phys.isEmpty,
-                                 filterDuplicates: s.filterDuplicates, reports: s.reports, pricedSession: i))
+            var scan = AppScan(controller: s.controller, attribution: .controllerSession, client: nil, start: s.start,
+                               end: s.end, endTimestamp: s.endTimestamp, sessions: [i], programmed: [i], isActive: s.isActive,
+                               dutyCycle: s.dutyCycle, parametersKnown: s.parametersKnown && !s.phys.isEmpty,
+                               filterDuplicates: s.filterDuplicates, reports: s.reports, pricedSession: i)
+            scan.received = AppScan.Received(reports: s.reports, scanResponses: s.scanResponses)
+            scan.pieceStarts = [s.start]
+            // The same parameters started again at once, with no connection in between: the same scan restarted.
+            if let j = scans.lastIndex(where: { $0.controller == s.controller }), scans[j].attribution == .controllerSession,
+               let previousEnd = scans[j].endTimestamp, !s.linkCameUpBefore, !s.implicitStart,
+               s.start.timestamp >= previousEnd, s.start.timestamp - previousEnd <= AppScan.restartGap,
+               Self.sameParameters(s, sessions[scans[j].pricedSession]) {
+                scans[j].absorb(scan, sessions: sessions)
+            } else {
+                scans.append(scan)
+            }
         }
         for controller in clientControllers.sorted() {
             let own = sessions.indices.filter { sessions[$0].controller == controller }
@@ -95,6 +127,7 @@ public enum AppScans {
                     other.controller == controller && other.isAllPass && client.added.timestamp >= other.added.timestamp
                         && client.added.timestamp - other.added.timestamp <= AppScan.companionWindow
                         && (other.removed.map { client.added.timestamp < $0.timestamp } ?? true)
+                        && Self.stoppedTogether(client, other)
                 }) {
                     attribution = .startedWithAppScan
                 } else {
@@ -120,13 +153,16 @@ public enum AppScans {
                 let judged = programmed.isEmpty ? covered : programmed
                 let reports = programmed.reduce(0) { $0 + sessions[$1].reports }
                 let priced = judged.max { sessions[$0].dutyCycle < sessions[$1].dutyCycle } ?? first
-                scans.append(AppScan(
+                var scan = AppScan(
                     controller: controller, attribution: attribution, client: client, start: startRef, end: endRef,
                     endTimestamp: endTime, sessions: covered, programmed: programmed, isActive: judged.contains { sessions[$0].isActive },
                     dutyCycle: judged.map { sessions[$0].dutyCycle }.max() ?? 0,
                     parametersKnown: judged.allSatisfy { sessions[$0].parametersKnown && !sessions[$0].phys.isEmpty },
-                    filterDuplicates: judged.allSatisfy { sessions[$0].filterDuplicates }, reports: reports,
-                    pricedSession: priced))
+                    filterDuplicates: covered.allSatisfy { sessions[$0].filterDuplicates }, reports: reports,
+                    pricedSession: priced)
+                scan.received = Self.received(client: client, covered: covered, sessions: sessions)
+                scan.pieceStarts = [startRef]
+                scans.append(scan)
                 appSpans.append((startRef.timestamp.nanoseconds, (endTime ?? end).nanoseconds))
             }
             // One client with several filters (each its own index) is one scan: spans that overlap are merged.
@@ -154,10 +190,13 @@ public enum AppScans {
             }
         }
         scans.sort { ($0.start.timestamp, $0.controller) < ($1.start.timestamp, $1.controller) }
+        for i in scans.indices { scans[i].countDevices(sessions) }
         return (scans, background, unattributed)
     }
 
-    /// Merges the controller's client-attributed scans whose spans overlap, keeping the first's client.
+    /// Merges the controller's client-attributed scans whose spans overlap (one client with several filters), or
+    /// follow within `restartGap` with no connection in between (the client stopped and started again at once),
+    /// keeping the first's client.
     static func mergeOverlapping(_ scans: inout [AppScan], controller: UInt16, sessions: [ScanSession]) {
         let mine = scans.indices.filter { scans[$0].controller == controller && scans[$0].attribution != .controllerSession }
             .sorted { scans[$0].start.timestamp < scans[$1].start.timestamp }
@@ -165,24 +204,123 @@ public enum AppScans {
         var merged: [AppScan] = []
         for i in mine {
             let s = scans[i]
-            if var last = merged.last, s.start.timestamp <= (last.endTimestamp ?? Timestamp(nanoseconds: .max)) {
-                if last.endTimestamp != nil, s.endTimestamp == nil || s.endTimestamp! > last.endTimestamp! {
-                    last.end = s.end
-                    last.endTimestamp = s.endTimestamp
-                }
-                last.sessions = Array(Set(last.sessions + s.sessions)).sorted()
-                last.programmed = Array(Set(last.programmed + s.programmed)).sorted()
-                last.reports = last.programmed.reduce(0) { $0 + sessions[$1].reports }
-                if s.dutyCycle > last.dutyCycle { last.dutyCycle = s.dutyCycle; last.pricedSession = s.pricedSession }
-                last.isActive = last.isActive || s.isActive
-                last.filterDuplicates = last.filterDuplicates && s.filterDuplicates
-                last.parametersKnown = last.parametersKnown && s.parametersKnown
-                merged[merged.count - 1] = last
+            if let last = merged.last, let lastEnd = last.endTimestamp ?? Optional(Timestamp(nanoseconds: .max)),
+               s.start.timestamp <= lastEnd
+                || (s.start.timestamp - lastEnd <= AppScan.restartGap && !linkCameUp(controller: controller, from: lastEnd, to: s.start.timestamp, sessions: sessions)) {
+                merged[merged.count - 1].absorb(s, sessions: sessions)
             } else {
                 merged.append(s)
             }
         }
         let others = scans.indices.filter { !mine.contains($0) }.map { scans[$0] }
         scans = others + merged
+    }
+
+    /// Whether a connection came up on `controller` between `from` and `to`: while a session scanned, or before
+    /// a session that started in that time.
+    static func linkCameUp(controller: UInt16, from: Timestamp, to: Timestamp, sessions: [ScanSession]) -> Bool {
+        sessions.contains { s in
+            guard s.controller == controller else { return false }
+            if s.linkCameUpBefore, s.start.timestamp >= from, s.start.timestamp <= to { return true }
+            return s.connectionsWhileScanning.contains { $0.timestamp >= from && $0.timestamp <= to }
+        }
+    }
+
+    /// A filtered client is the app's companion of its unfiltered scan only when both also went together: the OS
+    /// adds its own filters around an all-pass filter too (its discovery), and keeps them long after.
+    static func stoppedTogether(_ client: ScanClient, _ allPass: ScanClient) -> Bool {
+        switch (client.removed, allPass.removed) {
+        case (nil, nil): true
+        case (let a?, let b?): abs((a.timestamp - b.timestamp) / .milliseconds(1)) <= AppScan.companionWindow / .milliseconds(1)
+        default: false
+        }
+    }
+
+    /// Two controller sessions scan alike: the same PHYs, intervals, windows, scan type and duplicate filter.
+    static func sameParameters(_ a: ScanSession, _ b: ScanSession) -> Bool {
+        a.phys == b.phys && a.filterDuplicates == b.filterDuplicates && a.parametersKnown == b.parametersKnown
+            && a.isExtended == b.isExtended
+    }
+
+    /// What a client received in its lifetime: the reports of the sessions it covered, less those before its filter
+    /// came and after it went (the controller's counters at those moments); its devices are those of the sessions
+    /// it covered, an upper bound when a session ran beyond it.
+    static func received(client: ScanClient, covered: [Int], sessions: [ScanSession]) -> AppScan.Received {
+        var received = AppScan.Received()
+        for i in covered {
+            let s = sessions[i]
+            var from = (reports: 0, responses: 0), to = (reports: s.reports, responses: s.scanResponses)
+            var partial = false
+            if let mark = client.addedMark, mark.session == i {
+                from = (mark.reports, mark.scanResponses)
+                partial = true
+            } else if s.start.timestamp < client.added.timestamp {
+                partial = true  // the session was on before the client came, with no mark: counted whole
+            }
+            if let mark = client.removedMark, mark.session == i {
+                to = (mark.reports, mark.scanResponses)
+                partial = true
+            } else if let removed = client.removed, (s.endTimestamp.map { $0 > removed.timestamp } ?? true) {
+                partial = true
+            }
+            received.reports += max(0, to.reports - from.reports)
+            received.scanResponses += max(0, to.responses - from.responses)
+            if partial { received.devicesIsUpperBound = true }
+        }
+        return received
+    }
+
+    /// A reporting device: its address and address type.
+    struct DeviceKey: Hashable {
+        var address: UInt64
+        var type: UInt8
+        init(_ d: DeviceReportCount) {
+            address = d.address.rawValue
+            type = d.addressType.rawValue
+        }
+    }
+}
+
+extension AppScan {
+    /// Takes `later` in as its next piece (a restart of the same scan, or the same client's other filter).
+    mutating func absorb(_ later: AppScan, sessions all: [ScanSession]) {
+        // Pieces one after the other add up; filters of one client over the same time count its reports once.
+        let disjoint = endTimestamp.map { later.start.timestamp >= $0 } ?? false
+        if endTimestamp != nil, later.endTimestamp == nil || later.endTimestamp! > endTimestamp! {
+            end = later.end
+            endTimestamp = later.endTimestamp
+        }
+        Self.union(&sessions, later.sessions)
+        Self.union(&programmed, later.programmed)
+        reports = programmed.reduce(0) { $0 + all[$1].reports }
+        if later.dutyCycle > dutyCycle { dutyCycle = later.dutyCycle; pricedSession = later.pricedSession }
+        isActive = isActive || later.isActive
+        filterDuplicates = filterDuplicates && later.filterDuplicates
+        parametersKnown = parametersKnown && later.parametersKnown
+        if disjoint {
+            received.reports += later.received.reports
+            received.scanResponses += later.received.scanResponses
+        } else {
+            received.reports = max(received.reports, later.received.reports)
+            received.scanResponses = max(received.scanResponses, later.received.scanResponses)
+        }
+        received.devicesIsUpperBound = received.devicesIsUpperBound || later.received.devicesIsUpperBound
+        pieceStarts.append(contentsOf: later.pieceStarts)
+    }
+
+    /// `a` ∪ `b`, sorted (both are): appended when `b` comes after `a`, as restarts do.
+    static func union(_ a: inout [Int], _ b: [Int]) {
+        if let last = a.last, let first = b.first, first > last { a.append(contentsOf: b); return }
+        a = Array(Set(a + b)).sorted()
+    }
+
+    /// Counts the distinct devices its sessions heard (once every piece is in).
+    mutating func countDevices(_ all: [ScanSession]) {
+        var devices = Set<AppScans.DeviceKey>()
+        for i in sessions {
+            for d in all[i].reportsPerDevice { devices.insert(AppScans.DeviceKey(d)) }
+            if all[i].uniqueDevicesIsEstimate || all[i].reportsFromUncountedDevices > 0 { received.devicesIsUpperBound = true }
+        }
+        received.devices = min(devices.count, received.reports)
     }
 }

@@ -18,6 +18,10 @@ public struct ScanClient: Sendable, Equatable {
     public var added: RecordRef
     /// Its delete or clear; nil while installed at the end of the capture.
     public var removed: RecordRef?
+    /// Where the controller's open scan session stood when the filter was added and removed (nil: no session
+    /// was on): the client's reports are those of its lifetime, not of the sessions it overlapped.
+    public var addedMark: SessionMark?
+    public var removedMark: SessionMark?
 
     /// The all-pass filter: a client scanning without filters.
     public var isAllPass: Bool { features == 0 }
@@ -28,6 +32,20 @@ public struct ScanClient: Sendable, Equatable {
         self.features = features
         self.added = added
         self.removed = removed
+    }
+
+    /// A scan session's counters at one moment.
+    public struct SessionMark: Sendable, Equatable {
+        /// Index into the model's scan sessions.
+        public var session: Int
+        public var reports: Int
+        public var scanResponses: Int
+
+        public init(session: Int, reports: Int, scanResponses: Int) {
+            self.session = session
+            self.reports = reports
+            self.scanResponses = scanResponses
+        }
     }
 
     /// At most this many clients are kept per capture (each add is one).

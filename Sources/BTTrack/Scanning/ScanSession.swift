@@ -102,6 +102,9 @@ public struct ScanSession: Sendable {
     public var connectionsWhileScanning: [RecordRef]
     /// How many connections came up while this session was on, listed or not.
     public var connectionsWhileScanningCount = 0
+    /// A connection came up on the controller between the previous session's end and this one's start: this
+    /// session is no restart of that one (a scan stopped to connect and resumed after).
+    public var linkCameUpBefore = false
 
     /// Per-PHY parameters (one entry for legacy scanning).
     public var phys: [ScanPHYParameters]

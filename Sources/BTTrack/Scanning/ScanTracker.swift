@@ -78,6 +78,8 @@ public struct ScanTracker {
         var deadline: Timestamp?
         /// Android's scan filters in the controller (`ScanFilterOffload`).
         var filterOffload = ScanFilterOffload()
+        /// A connection came up since the last session ended: the next session is no restart of the last.
+        var linkSinceLastSession = false
 
         init(controller: UInt16) { self.controller = controller }
 
@@ -173,7 +175,15 @@ public struct ScanTracker {
                 }
             case ScanFilterOffload.opcode:
                 boundary(c, at.timestamp)
-                keep(controllers[c].filterOffload.command(p, controller: at.controller, at: at))
+                let mark = controllers[c].current.map {
+                    ScanClient.SessionMark(session: $0, reports: controllers[c].reports, scanResponses: controllers[c].scanResponses)
+                }
+                var removed = controllers[c].filterOffload.command(p, controller: at.controller, at: at)
+                for i in removed.indices { removed[i].removedMark = mark }
+                if let i = controllers[c].filterOffload.installed.lastIndex(where: { $0.added.number == at.number }) {
+                    controllers[c].filterOffload.installed[i].addedMark = mark
+                }
+                keep(removed)
                 if let s = controllers[c].current, controllers[c].filterOffload.isActive { sessions[s].offloadedFilters = true }
             case .leSetScanEnable:
                 guard let e = LESetScanEnable(p) else { return }
@@ -303,7 +313,10 @@ public struct ScanTracker {
     public mutating func connectionCameUp(controller: UInt16, handle: UInt16, at: RecordRef) {
         let c = stateIndex(controller)
         closeIfElapsed(c, at: at)
-        guard let s = controllers[c].current else { return }
+        guard let s = controllers[c].current else {
+            controllers[c].linkSinceLastSession = true
+            return
+        }
         sessions[s].connectionsWhileScanningCount += 1
         if sessions[s].connectionsWhileScanning.count < connectionsWhileScanningListed {
             sessions[s].connectionsWhileScanning.append(at)
@@ -342,6 +355,8 @@ public struct ScanTracker {
                                     enable: enable, implicitStart: implicit))
         controllers[c].current = sessions.count - 1
         sessions[sessions.count - 1].offloadedFilters = controllers[c].filterOffload.isActive
+        sessions[sessions.count - 1].linkCameUpBefore = controllers[c].linkSinceLastSession
+        controllers[c].linkSinceLastSession = false
         controllers[c].enable = enable
         controllers[c].lastRecord = at
         controllers[c].deadline = sessions[sessions.count - 1].scheduledEnd
