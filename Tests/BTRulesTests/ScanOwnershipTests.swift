@@ -99,7 +99,7 @@ struct ScanOwnershipTests {
         #expect(model.appScans.count == model.scans.count)
     }
 
-    @Test("a link waiting with notifications on is not lingering; once they are off it is")
+    @Test("a link waiting with notifications on is not lingering (but idles fast); once they are off it lingers")
     func subscriptions() throws {
         func link(unsubscribe: Bool) -> CaptureModel {
             ScriptTracker.model { s in
@@ -117,7 +117,8 @@ struct ScanOwnershipTests {
         let c = try #require(waiting.connections.first)
         #expect(c.isSubscribed(atNanoseconds: (c.lastATT?.timestamp.nanoseconds ?? 0)))
         #expect(findings(LingeringConnectionRule.self, waiting).isEmpty)
-        #expect(findings(IdleFastIntervalRule.self, waiting).isEmpty)
+        // The subscription justifies keeping the link, not keeping it fast: 45 s idle at 7.5 ms is reported.
+        #expect(findings(IdleFastIntervalRule.self, waiting).count == 1)
         #expect(findings(LingeringConnectionRule.self, link(unsubscribe: true)).count == 1)
         #expect(findings(IdleFastIntervalRule.self, link(unsubscribe: true)).count == 1)
     }

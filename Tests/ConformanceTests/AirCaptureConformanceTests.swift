@@ -66,7 +66,7 @@ extension String {
 struct AirCaptureConformanceTests {
     @Test("the air-capture set is present and complete", .enabled(if: RealCaptures.available))
     func setComplete() {
-        #expect(AirCaptures.names.count == 10)
+        #expect(AirCaptures.names.count == 13)
     }
 
     @Test("advertising PDUs, connect requests and CRC errors equal tshark's", arguments: AirCaptures.names)

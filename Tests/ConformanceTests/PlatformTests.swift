@@ -31,6 +31,15 @@ struct PlatformTests {
         "yeelock_smartlock_btsnoop_hci.log": .android, "btstack_hfp_sco.pklg": .btstack, "btstack_le_sm_pairing.pklg": .btstack,
         // BTstack on a 2010 iPhone: a PacketLogger file without notes, so only "Apple" shows.
         "btstack_iphone_sim_access_2010.pklg": .apple, "lifepo4_bms_btmon_tiny_monitor.btsnoop": .linux,
+        // Android phones named in their captures' sources (Galaxy A71, S20 FE, POCO X4 Pro, GT-S7275R, Xiaomi 14T):
+        // APCF (0xFD57) or the controller's energy info (0xFD59) show the stack.
+        "airbily_smartwatch_h4phdr.pcapng": .android,
+        "amuza_sampler_galaxy_s20fe_spp_6h_apcf_Amuza_t1_btsnoop_hci.log": .android,
+        "konnwei_bk300_battery_monitor_btsnoop_hci.log.last": .android, "oppo_earbuds_samsung_bt_hci.cfa": .android,
+        "rbp_device_android2016_spp_19h_apcf_btsnoop_hci.log": .android, "sphero_mini_fw_update_btsnoop_hci.log": .android,
+        "xiaomi14t_ix7_tracker_mixed_btsnoop_hci.log": .android,
+        // A real iPhone's PacketLogger: its text notes name the product (iPhone18,2).
+        "ios_bafang_ebike_bluetoothd_hci.pklg": .iOS,
     ]
 
     @Test("real captures", arguments: RealCaptures.names)

@@ -36,17 +36,22 @@ struct RealCaptureAuditTests {
         // 790–821) is BTL001; 0x0006 ended with 0x3E (a failed attempt, BTL009's second finding) and is not
         // counted among the connections of the churn finding; 0x0007 has notifications on, so it waits rather
         // than lingers (no BTL006). Connection #4 reads Battery Level: BTL003 on #1 and #2 only.
-        "pokemongo_plus_pairing_btsnoop.log": ["BTL001": 1, "BTL003": 2, "BTL004": 3, "BTL007": 2, "BTL008": 2,
+        // The Service Changed CCCD the stack walks is not the app's unused descriptor: BTL004 on the links whose
+        // Battery service went unused only.
+        "pokemongo_plus_pairing_btsnoop.log": ["BTL001": 1, "BTL003": 2, "BTL004": 2, "BTL007": 2, "BTL008": 2,
                                                "BTL009": 2],
         // Two LE links to D8:0B:CB:62:5C:2B with full discovery each and a rescan in between. Issue 25: the three
         // Page Timeouts are BR/EDR paging (the OS's classic profiles), not app connections, so no BTL009; both
-        // links idle with notifications on (subscribed at 95 s), waiting rather than lingering: no BTL006/BTL011.
-        "xiaomi_wx_vband_smartpen_btsnoop_hci.log": ["BTL003": 2, "BTL004": 2, "BTL007": 1, "BTL008": 1],
+        // links idle with notifications on (subscribed at 95 s), waiting rather than lingering: no BTL006. But they
+        // wait at 15 ms, latency 0 (24 s and 94 s without ATT): the subscription justifies the link, not the fast
+        // interval (BTL011 on both).
+        "xiaomi_wx_vband_smartpen_btsnoop_hci.log": ["BTL003": 2, "BTL004": 2, "BTL007": 1, "BTL008": 1, "BTL011": 2],
         // Air capture of SweynTooth's attack tool: 52 CONNECT_INDs to 00:A0:50:00:00:03, each link discovering
         // the whole database again (BTL003 on each discovery of all services, BTL008 on every reconnection),
         // characteristics of unused services on 8 (BTL004), 36 connections within two minutes (BTL009), and 15
         // links lost (the peripheral crashed) with a request pending (BTL010, issue 25).
-        "sweyntooth_psoc6_llid_crash_misnamed.pcapng": ["BTL003": 56, "BTL004": 8, "BTL008": 51, "BTL009": 1, "BTL010": 15],
+        // Every churn episode is reported, not only the densest: two clusters of reconnections (BTL009 ×2).
+        "sweyntooth_psoc6_llid_crash_misnamed.pcapng": ["BTL003": 56, "BTL004": 8, "BTL008": 51, "BTL009": 2, "BTL010": 15],
         // The central writes 0x0011 (refused: Write Not Permitted, frame 106, answering a request it overtook)
         // and sends Read By Group Type requests that are never answered; the link then goes silent (BTL010).
         "sweyntooth_stm_att_deadlock_nordic.pcap": ["BTL010": 1, "BTL012": 1],
@@ -54,7 +59,28 @@ struct RealCaptureAuditTests {
         "sweyntooth_da14680_truncated_l2cap_nordic.pcap": ["BTL010": 1],
         // Issue 25: the app's all-pass filter (index 1) was removed (frame 430) before LE Create Connection (432);
         // the scan that ran on served the OS's filters (indexes 4, 10–14): no BTL001. Full discovery twice.
-        "yeelock_smartlock_btsnoop_hci.log": ["BTL004": 2, "BTL008": 1],
+        // The only descriptors discovered and not used are the GATT service's Service Changed CCCD, which the
+        // stack walks itself: no BTL004.
+        "yeelock_smartlock_btsnoop_hci.log": ["BTL008": 1],
+        // Air: Read By Type 0x2803 over 0x0001-0xffff without service discovery finds 19 characteristics, none used
+        // before the central terminates (frames 200-231): BTL004.
+        "bsniffhub_connection_update_llphdr.pcap": ["BTL004": 1],
+        // Air: all five services discovered, Battery (180f) never used (BTL003, BTL004). One link: the connection
+        // update to 1020 ms comes after a gap longer than the old 720 ms supervision timeout but within the new.
+        "nrfsniffer_heart_rate_strap.pcapng": ["BTL003": 1, "BTL004": 1],
+        // Air: a short link discovering the whole database; the vendor service is never used (BTL003, BTL004).
+        "whad_ble_gatt_discovery_pcapng_misnamed.pcap": ["BTL003": 1, "BTL004": 1],
+        // Twelve links to the Sphero robot: the continuous 10 % scan left on through them (BTL001 ×7), full discovery
+        // on every link (BTL003, BTL004, BTL008), reconnection by scanning (BTL007 ×8, three with a scan started
+        // just before the app's own disconnect), two churn episodes (BTL009), two requests pending when the link
+        // was lost before ATT's timeout (BTL010, info), and fast links idling between keep-alives (BTL011 ×4).
+        "sphero_mini_fw_update_btsnoop_hci.log": ["BTL001": 7, "BTL003": 15, "BTL004": 12, "BTL007": 8, "BTL008": 11,
+                                                  "BTL009": 2, "BTL010": 2, "BTL011": 4],
+        // The app's unfiltered scan (all-pass index 1) kept on after the disconnect re-finds the robot (BTL007); the
+        // same scanner's 5.4 s across a parameter change floods 195 reports from at most 15 devices (BTL002) while
+        // connected to nothing new (BTL001); the second link rediscovers the same database (BTL008); descriptors of
+        // the unused 0xFFF6 characteristic discovered on each link (BTL004, info: Android discovers everything).
+        "xiaomi14t_ix7_tracker_mixed_btsnoop_hci.log": ["BTL001": 1, "BTL002": 1, "BTL004": 2, "BTL007": 1, "BTL008": 1],
         // The mouse (air) is an HID-over-GATT link, the OS's: left out of the app's rules (issue 25).
         // oppo: its LE scans are the OS's filtered clients (no all-pass filter): no BTL002.
     ]

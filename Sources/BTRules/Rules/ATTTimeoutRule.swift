@@ -36,8 +36,7 @@ public struct ATTTimeoutRule: Rule {
                 // On the air a link that ended without LL_TERMINATE_IND went silent: lost.
                 // Only a request still pending at the end: one the next request overtook was not lost with the link.
                 let pendingAtEnd = c.end.map { e.at.timestamp.nanoseconds &+ Int64(saturating: waited.seconds * 1e9) >= $0.timestamp.nanoseconds.minusSaturating(1_000) } ?? false
-                let lost = !timedOut && pendingAtEnd && (c.disconnectReason == .connectionTimeout
-                    || c.disconnectReason == .lmpResponseTimeout || (c.air != nil && c.disconnectReason == nil))
+                let lost = !timedOut && pendingAtEnd && c.wasLost
                 guard waited.seconds >= limit || lost else { continue }
                 // An indication still unconfirmed when the link went down (often sent a moment before) was not
                 // left unconfirmed: the link ended first.

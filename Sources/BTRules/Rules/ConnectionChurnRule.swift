@@ -45,33 +45,42 @@ public struct ConnectionChurnRule: Rule {
         for peer in order {
             let links = byPeer[peer] ?? []
             guard links.count >= minimum else { continue }
-            // The densest run of `minimum` consecutive connections inside the window.
-            var best: (Int, Int)?
-            var i = 0
-            for j in links.indices {
-                while links[j].start.timestamp.nanoseconds - links[i].start.timestamp.nanoseconds > window { i += 1 }
-                if j - i + 1 >= minimum, best.map({ j - i > $0.1 - $0.0 }) ?? true { best = (i, j) }
+            // Every episode: from each connection not yet reported, the connections that start within the window
+            // of it; `minimum` or more of them are one finding, and the next episode starts after it.
+            var repeats = RepeatNumbering()
+            var a = 0
+            while a < links.count {
+                var b = a
+                while b + 1 < links.count, links[b + 1].start.timestamp.nanoseconds - links[a].start.timestamp.nanoseconds <= window { b += 1 }
+                guard b - a + 1 >= minimum else { a += 1; continue }
+                let span = Array(links[a...b])
+                a = b + 1
+                let durations = span.compactMap { c in c.end.map { $0.timestamp.nanoseconds - c.start.timestamp.nanoseconds } }
+                let mean = durations.isEmpty ? 0 : durations.reduce(0, +) / Int64(durations.count)
+                let last = span.last?.end ?? span[span.count - 1].start
+                findings.append(Finding(
+                    rule: Self.description, controller: span[0].controller, connection: span[0], perPeer: true,
+                    discriminator: repeats.discriminator("connections", key: "\(peer)"), start: span[0].start.timestamp, end: last.timestamp, records: span.map(\.start),
+                    message: "\(span.count) connections to \(peer) within \(RuleText.seconds(span[span.count - 1].start.timestamp.nanoseconds - span[0].start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average.")
+                        .costing(RuleCost.initiating(seconds: span.dropFirst().reduce(0) { sum, c in
+                            sum + (c.connectRequestedTime.map { Double(c.start.timestamp.nanoseconds - $0.nanoseconds) / 1e9 } ?? 0)
+                        }, context)))
             }
-            guard let (a, b) = best else { continue }
-            let span = Array(links[a...b])
-            let durations = span.compactMap { c in c.end.map { $0.timestamp.nanoseconds - c.start.timestamp.nanoseconds } }
-            let mean = durations.isEmpty ? 0 : durations.reduce(0, +) / Int64(durations.count)
-            let last = span.last?.end ?? span[span.count - 1].start
-            findings.append(Finding(
-                rule: Self.description, controller: span[0].controller, connection: span[0], perPeer: true,
-                discriminator: "connections", start: span[0].start.timestamp, end: last.timestamp, records: span.map(\.start),
-                message: "\(span.count) connections to \(peer) within \(RuleText.seconds(span[span.count - 1].start.timestamp.nanoseconds - span[0].start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average.")
-                    .costing(RuleCost.initiating(seconds: span.dropFirst().reduce(0) { sum, c in
-                        sum + (c.connectRequestedTime.map { Double(c.start.timestamp.nanoseconds - $0.nanoseconds) / 1e9 } ?? 0)
-                    }, context)))
         }
         // LE attempts that failed on the radio: refused or timed-out creates, and links that ended with 0x3E
         // (Connection Failed to be Established). An attempt the host withdrew (Create Connection Cancel, as
         // the OS's background connection does before re-issuing it) is not the radio failing; BR/EDR paging is
         // the OS's classic profiles, not the app's GATT connections.
+        // On LE a connection attempt times out only by the host's cancel: one to a named peer that ran for seconds
+        // before the host gave up (Android's connectGatt timeout) failed; one withdrawn within moments, or to the
+        // accept list (a background connection the OS re-issues), did not.
         var failures: [(at: RecordRef, status: HCIStatus, seconds: Double)] = model.failedConnections
-            .filter { !$0.cancelledByHost && $0.transport == .le }
-            .map { ($0.at, $0.status, $0.attemptDuration?.seconds ?? 0) }
+            .filter { f in
+                guard f.transport == .le else { return false }
+                guard f.cancelledByHost else { return true }
+                return !f.toAcceptList && (f.attemptDuration.map { $0 >= Self.timedOutAttempt } ?? false)
+            }
+            .map { ($0.at, $0.cancelledByHost ? Self.cancelledStatus : $0.status, $0.attemptDuration?.seconds ?? 0) }
         for c in appLinks where c.transport == .le && c.disconnectReason == .connectionFailedToBeEstablished {
             guard let end = c.end else { continue }
             failures.append((end, .connectionFailedToBeEstablished,
@@ -79,7 +88,10 @@ public struct ConnectionChurnRule: Rule {
         }
         failures.sort { $0.at.number < $1.at.number }
         if failures.count >= Int(context.option("minimum_failures")), let first = failures.first, let last = failures.last {
-            let statuses = Dictionary(grouping: failures, by: \.status).map { "\($0.key) (\(Hex.u8($0.key.rawValue))) ×\($0.value.count)" }.sorted()
+            let statuses = Dictionary(grouping: failures, by: \.status).map {
+                $0.key == Self.cancelledStatus ? "timed out, cancelled by the host ×\($0.value.count)"
+                    : "\($0.key) (\(Hex.u8($0.key.rawValue))) ×\($0.value.count)"
+            }.sorted()
             findings.append(Finding(
                 rule: Self.description, controller: first.at.controller, discriminator: "failed-attempts",
                 start: first.at.timestamp, end: last.at.timestamp,
@@ -89,4 +101,9 @@ public struct ConnectionChurnRule: Rule {
         }
         return findings
     }
+
+    /// A host's cancel this long after its create command: the attempt timed out.
+    static let timedOutAttempt: Duration = .seconds(3)
+    /// How a timed-out attempt is grouped among the failures (the controller reports 0x02 for any cancel).
+    static let cancelledStatus = HCIStatus.unknownConnectionIdentifier
 }

@@ -39,8 +39,10 @@ public struct DiscoverAllCharacteristicsRule: Rule {
             }
             // Characteristics discovered with no service discovery at all (Read By Type over the whole range):
             // each one never used counts, but for the GAP and GATT characteristics the stack reads itself.
-            let unusedCharacteristics = !c.gatt.services.isEmpty ? [] : c.gatt.characteristics.filter { ch in
-                characteristicDiscoveries.contains { $0.startHandle <= ch.declarationHandle && $0.endHandle >= ch.declarationHandle }
+            let servicesSought = c.discoveries.contains { [.allPrimaryServices, .primaryServiceByUUID, .secondaryServices].contains($0.kind) }
+            let sweeps = characteristicDiscoveries.filter { $0.startHandle <= Self.firstHandle && $0.endHandle == Self.lastHandle }
+            let unusedCharacteristics = !c.gatt.services.isEmpty || servicesSought ? [] : c.gatt.characteristics.filter { ch in
+                sweeps.contains { $0.startHandle <= ch.declarationHandle && $0.endHandle >= ch.declarationHandle }
                     && !used(ch.valueHandle, ch.endHandle) && !Self.stackCharacteristics.contains(ch.uuid)
             }
             let count = unusedServices.count + unusedDescriptorOwners.count + unusedCharacteristics.count
@@ -67,6 +69,10 @@ public struct DiscoverAllCharacteristicsRule: Rule {
         }
         return findings
     }
+
+    /// A sweep over the whole database: Read By Type from the first handle to the last.
+    static let firstHandle: UInt16 = 0x0001
+    static let lastHandle: UInt16 = 0xFFFF
 
     /// The GAP and GATT services' characteristics (Core Vol 3 Part C §12, Part G §7): Device Name, Appearance,
     /// Peripheral Privacy Flag, Reconnection Address, Peripheral Preferred Connection Parameters, Service Changed,

@@ -67,8 +67,7 @@ public struct IdleFastIntervalRule: Rule {
             // gone (advertising again elsewhere), so that time is not the app's idling. A link that died with a
             // request pending was waiting for a peer that had left, not idling.
             let linkEnd = (c.end?.timestamp ?? model.endTime).nanoseconds
-            let diedWaiting = c.end != nil && c.transactions.unansweredAtEnd > 0
-                && c.disconnectReason != .connectionTerminatedByLocalHost
+            let diedWaiting = c.wasLost && c.transactions.unansweredAtEnd > 0
             let deadFor = c.disconnectReason == .connectionTimeout
                 ? Int64(((c.parameters ?? c.initialParameters)?.supervisionTimeoutMilliseconds ?? 0) * 1e6) : 0
             func finalEnd() -> Int64 {

@@ -30,8 +30,24 @@ public struct ScanChurnRule: Rule {
         // Each start of the app's scans: an Android client's every start (its filter added again), while the
         // restarts that keep a scan going without clients (the stack's schedule) are one start.
         var byController: [UInt16: [Start]] = [:]
-        for s in model.appScans {
+        // The stack brings its scans up after an HCI Reset (Bluetooth turned on, a controller restart): those
+        // starts are the stack's, not the app's.
+        func bringUp(_ r: RecordRef) -> Bool {
+            model.controllerResets.contains { $0.controller == r.controller && r.timestamp >= $0.timestamp
+                && r.timestamp - $0.timestamp <= Self.bringUp }
+        }
+        // Without clients, a scan that takes up again at once the parameters of the one before the last (the stack
+        // returning to its own scan when another stopped) resumes it: no start.
+        var previous: [UInt16: (older: AppScan?, last: AppScan?)] = [:]
+        for s in model.appScans where !bringUp(s.start) {
             if s.attribution == .controllerSession {
+                let (older, last) = previous[s.controller] ?? (nil, nil)
+                previous[s.controller] = (last, s)
+                if let older, let last, let stopped = last.endTimestamp, s.start.timestamp >= stopped,
+                   s.start.timestamp - stopped <= AppScan.restartGap,
+                   model.scans[s.pricedSession].scansAlike(model.scans[older.pricedSession]) {
+                    continue
+                }
                 byController[s.controller, default: []].append(Start(start: s.start, endTimestamp: s.endTimestamp))
             } else {
                 for (k, piece) in s.pieceStarts.enumerated() {
@@ -71,6 +87,9 @@ public struct ScanChurnRule: Rule {
                 }
                 let burst = Array(starts[i...last])
                 let span = burst[burst.count - 1].start.timestamp.nanoseconds.minusSaturating(burst[0].start.timestamp.nanoseconds)
+                let why = model.platform.platform == .android
+                    ? "Android refuses the sixth start within 30 s, and every restart re-programs the controller."
+                    : "every restart re-programs the controller and wakes the host."
                 let p = context.energy.profile.phone
                 // Each start and stop re-programs the controller: commands and their completions keep the host
                 // awake for about the hold time per start.
@@ -79,7 +98,7 @@ public struct ScanChurnRule: Rule {
                     rule: Self.description, controller: controller, discriminator: "\(burst[0].start.number)",
                     start: burst[0].start.timestamp, end: burst[burst.count - 1].start.timestamp,
                     records: burst.prefix(8).map(\.start),
-                    message: "The app started scanning \(burst.count) times in \(RuleText.seconds(span)) (more than \(maximum) in \(RuleText.seconds(window))): Android refuses the sixth start within 30 s, and every restart re-programs the controller.")
+                    message: "The app started scanning \(burst.count) times in \(RuleText.seconds(span)) (more than \(maximum) in \(RuleText.seconds(window))): \(why)")
                     .costing(FindingCost(phone: RadioCost(radioSeconds: 0, chargeMC: hostMC, lowMC: hostMC * 0.1 / p.holdSeconds,
                                                           highMC: hostMC * 3 / p.holdSeconds), hostMC: hostMC)))
                 i = last + 1
@@ -87,6 +106,9 @@ public struct ScanChurnRule: Rule {
         }
         return findings
     }
+
+    /// Scan starts this soon after an HCI Reset are the stack bringing the controller up.
+    static let bringUp: Duration = .seconds(10)
 
     /// One start of the app's scan, and when that scan stopped (nil: it went on).
     struct Start {

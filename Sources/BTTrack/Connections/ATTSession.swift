@@ -594,7 +594,7 @@ struct ATTSession {
     /// GATT server sent it, so the peer failed to confirm.
     func unconfirmed(_ indication: (at: RecordRef, handle: UInt16), sent: Bool, waited: Duration, connection c: Connection) {
         let timedOut = waited >= options.attTimeout
-        if timedOut { c.transactions.timeouts += 1 } else { c.transactions.unansweredAtEnd += 1 }
+        c.transactions.unconfirmedIndications += 1
         c.append(TimelineEvent(at: indication.at, kind: .attTimeout(request: .handleValueIndication, handle: indication.handle,
                                                                     waited: waited, timedOut: timedOut),
                                byHost: sent),

@@ -368,6 +368,13 @@ public final class Connection: @unchecked Sendable {
     }
 
     public var isOpen: Bool { end == nil }
+    /// The link was lost rather than closed: a supervision or LL response timeout, or (on the air) it went silent
+    /// without LL_TERMINATE_IND. The radio's or the peer's doing, not a choice of either host.
+    public var wasLost: Bool {
+        guard end != nil else { return false }
+        return disconnectReason == .connectionTimeout || disconnectReason == .lmpResponseTimeout
+            || (air != nil && disconnectReason == nil)
+    }
 
     /// Duration until `end`, or until `captureEnd` when still open.
     public func duration(captureEnd: Timestamp?) -> Duration? {
@@ -481,6 +488,8 @@ public struct TransactionStatistics: Sendable, Equatable {
     public var timeouts = 0
     /// Unanswered when the link ended, before 30 s had passed.
     public var unansweredAtEnd = 0
+    /// Indications never confirmed (whoever sent them): no request, so none of the counts above.
+    public var unconfirmedIndications = 0
     /// Responses without a request (capture started mid-transaction, or a misbehaving peer).
     public var unsolicitedResponses = 0
     /// Of those, responses to a read or a write: an attribute was used, but the capture does not say which.

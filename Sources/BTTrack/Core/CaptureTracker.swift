@@ -93,6 +93,9 @@ public struct CaptureModel: Sendable {
     public var unfollowedConnectRequests = 0
     /// Android's scan clients (`ScanClient`), in the order they were added.
     public var scanClients: [ScanClient] = []
+    /// HCI Resets and controllers removed, in order (at most `ScanClient.limit`): the stack starts its own scans
+    /// as it brings a controller up.
+    public var controllerResets: [RecordRef] = []
     /// The app's scans (`AppScan`): what the scan rules judge.
     public var appScans: [AppScan] = []
     /// Other clients' scanning on controllers whose clients can be told apart.
@@ -356,6 +359,7 @@ public final class CaptureTracker {
             route(pending, status: cs.status, at: at)
         default:
             if event.code == .vendorSpecific { qualityReport(event.parameters, at: at) }
+            if event.code == .disconnectionComplete { scans.linkChanged(at: at) }
             if let linkFeed {
                 linkFeed.send(linkFeed.message(.event, at: at, code: UInt16(event.code.rawValue)), event.parameters)
             } else {
@@ -506,6 +510,7 @@ public final class CaptureTracker {
         model.judgedRecords = judgedRecords
         for c in all where !c.isJudged { c.ownership = LinkOwnership.classify(c) }
         model.scanClients = self.scans.allClients
+        model.controllerResets = self.scans.resets
         let controllers = Set(model.scanClients.map(\.controller))
         (model.appScans, model.backgroundScanning, model.unattributedScanning) = AppScans.build(
             sessions: scans, clients: model.scanClients, clientControllers: controllers,

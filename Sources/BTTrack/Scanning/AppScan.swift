@@ -108,9 +108,9 @@ public enum AppScans {
             scan.pieceStarts = [s.start]
             // The same parameters started again at once, with no connection in between: the same scan restarted.
             if let j = scans.lastIndex(where: { $0.controller == s.controller }), scans[j].attribution == .controllerSession,
-               let previousEnd = scans[j].endTimestamp, !s.linkCameUpBefore, !s.implicitStart,
+               let previousEnd = scans[j].endTimestamp, !Self.linkChanged(s.lastLinkChange, around: previousEnd), !s.implicitStart,
                s.start.timestamp >= previousEnd, s.start.timestamp - previousEnd <= AppScan.restartGap,
-               Self.sameParameters(s, sessions[scans[j].pricedSession]) {
+               s.scansAlike(sessions[scans[j].pricedSession]) {
                 scans[j].absorb(scan, sessions: sessions)
             } else {
                 scans.append(scan)
@@ -121,13 +121,15 @@ public enum AppScans {
             var appSpans: [(Int64, Int64)] = []
             for client in clients where client.controller == controller {
                 let attribution: AppScan.Attribution
-                if client.isAllPass {
+                if client.isDiscoveryFilter {
+                    continue
+                } else if client.isAllPass {
                     attribution = .allPassFilter
                 } else if clients.contains(where: { other in
-                    other.controller == controller && other.isAllPass && client.added.timestamp >= other.added.timestamp
+                    other.controller == controller && other.isAllPass && !other.isDiscoveryFilter
+                        && client.added.timestamp >= other.added.timestamp
                         && client.added.timestamp - other.added.timestamp <= AppScan.companionWindow
                         && (other.removed.map { client.added.timestamp < $0.timestamp } ?? true)
-                        && Self.stoppedTogether(client, other)
                 }) {
                     attribution = .startedWithAppScan
                 } else {
@@ -206,7 +208,9 @@ public enum AppScans {
             let s = scans[i]
             if let last = merged.last, let lastEnd = last.endTimestamp ?? Optional(Timestamp(nanoseconds: .max)),
                s.start.timestamp <= lastEnd
-                || (s.start.timestamp - lastEnd <= AppScan.restartGap && !linkCameUp(controller: controller, from: lastEnd, to: s.start.timestamp, sessions: sessions)) {
+                || (s.start.timestamp - lastEnd <= AppScan.restartGap
+                    && !Self.linkChanged(s.client?.lastLinkChange, around: lastEnd)
+                    && !linkCameUp(controller: controller, from: lastEnd, to: s.start.timestamp, sessions: sessions)) {
                 merged[merged.count - 1].absorb(s, sessions: sessions)
             } else {
                 merged.append(s)
@@ -216,30 +220,18 @@ public enum AppScans {
         scans = others + merged
     }
 
-    /// Whether a connection came up on `controller` between `from` and `to`: while a session scanned, or before
-    /// a session that started in that time.
+    /// Whether a connection came up on `controller` between `from` and `to` while a session scanned.
     static func linkCameUp(controller: UInt16, from: Timestamp, to: Timestamp, sessions: [ScanSession]) -> Bool {
         sessions.contains { s in
-            guard s.controller == controller else { return false }
-            if s.linkCameUpBefore, s.start.timestamp >= from, s.start.timestamp <= to { return true }
-            return s.connectionsWhileScanning.contains { $0.timestamp >= from && $0.timestamp <= to }
+            s.controller == controller && s.connectionsWhileScanning.contains { $0.timestamp >= from && $0.timestamp <= to }
         }
     }
 
-    /// A filtered client is the app's companion of its unfiltered scan only when both also went together: the OS
-    /// adds its own filters around an all-pass filter too (its discovery), and keeps them long after.
-    static func stoppedTogether(_ client: ScanClient, _ allPass: ScanClient) -> Bool {
-        switch (client.removed, allPass.removed) {
-        case (nil, nil): true
-        case (let a?, let b?): abs((a.timestamp - b.timestamp) / .milliseconds(1)) <= AppScan.companionWindow / .milliseconds(1)
-        default: false
-        }
-    }
-
-    /// Two controller sessions scan alike: the same PHYs, intervals, windows, scan type and duplicate filter.
-    static func sameParameters(_ a: ScanSession, _ b: ScanSession) -> Bool {
-        a.phys == b.phys && a.filterDuplicates == b.filterDuplicates && a.parametersKnown == b.parametersKnown
-            && a.isExtended == b.isExtended
+    /// Whether a link came up or went down within `restartGap` before a scan stopped, or after: the scan that
+    /// follows is the app's reaction to the link, not a restart.
+    static func linkChanged(_ change: Timestamp?, around end: Timestamp) -> Bool {
+        guard let change else { return false }
+        return change >= end || end - change <= AppScan.restartGap
     }
 
     /// What a client received in its lifetime: the reports of the sessions it covered, less those before its filter
@@ -305,7 +297,8 @@ extension AppScan {
             received.scanResponses = max(received.scanResponses, later.received.scanResponses)
         }
         received.devicesIsUpperBound = received.devicesIsUpperBound || later.received.devicesIsUpperBound
-        pieceStarts.append(contentsOf: later.pieceStarts)
+        // Another filter of the same client is no new start; a restart is.
+        if disjoint { pieceStarts.append(contentsOf: later.pieceStarts) }
     }
 
     /// `a` ∪ `b`, sorted (both are): appended when `b` comes after `a`, as restarts do.

@@ -22,9 +22,16 @@ public struct ScanClient: Sendable, Equatable {
     /// was on): the client's reports are those of its lifetime, not of the sessions it overlapped.
     public var addedMark: SessionMark?
     public var removedMark: SessionMark?
+    /// When a link on the controller last came up or went down before the filter was added: a client that
+    /// comes again after a link changed is a new scan, not a restart.
+    public var lastLinkChange: Timestamp?
 
     /// The all-pass filter: a client scanning without filters.
     public var isAllPass: Bool { features == 0 }
+    /// The stack's own all-pass filter at index 0, which device discovery (an inquiry, Android's `startDiscovery`)
+    /// installs for its LE part: the OS's discovery, not an app's scan client.
+    public var isDiscoveryFilter: Bool { isAllPass && filterIndex == Self.discoveryFilterIndex }
+    static let discoveryFilterIndex: UInt8 = 0
 
     public init(controller: UInt16, filterIndex: UInt8, features: UInt16, added: RecordRef, removed: RecordRef? = nil) {
         self.controller = controller

@@ -102,9 +102,10 @@ public struct ScanSession: Sendable {
     public var connectionsWhileScanning: [RecordRef]
     /// How many connections came up while this session was on, listed or not.
     public var connectionsWhileScanningCount = 0
-    /// A connection came up on the controller between the previous session's end and this one's start: this
-    /// session is no restart of that one (a scan stopped to connect and resumed after).
-    public var linkCameUpBefore = false
+    /// When a link on the controller last came up or went down before this session started: a scan stopped and
+    /// started again around that is the app reacting to the link (stopped to connect, scanning again after a
+    /// disconnect), not the stack restarting the same scan.
+    public var lastLinkChange: Timestamp?
 
     /// Per-PHY parameters (one entry for legacy scanning).
     public var phys: [ScanPHYParameters]
@@ -149,6 +150,12 @@ public struct ScanSession: Sendable {
 
     /// The capture shows the parameters the controller scanned with (set in it, not the defaults or nothing).
     public var parametersShown: Bool { parametersKnown && !phys.isEmpty }
+
+    /// Scans alike: the same PHYs, intervals, windows, scan types and duplicate filter.
+    public func scansAlike(_ other: ScanSession) -> Bool {
+        phys == other.phys && filterDuplicates == other.filterDuplicates && parametersKnown == other.parametersKnown
+            && isExtended == other.isExtended
+    }
 
     /// When scanning stopped: the end record's time, or start + duration for `.durationElapsed`.
     public var endTimestamp: Timestamp? {

@@ -33,6 +33,8 @@ public struct ScanTracker {
     public private(set) var clients: [ScanClient] = []
     /// Clients past the limit, not kept.
     public private(set) var droppedClients = 0
+    /// HCI Resets (and controllers removed), at most `ScanClient.limit`: the stack brings its scans up after one.
+    public private(set) var resets: [RecordRef] = []
     var controllers: [ControllerScanState] = []
     /// Index into `controllers` of the last controller looked up: captures nearly always have one.
     var lastControllerIndex = 0
@@ -78,8 +80,8 @@ public struct ScanTracker {
         var deadline: Timestamp?
         /// Android's scan filters in the controller (`ScanFilterOffload`).
         var filterOffload = ScanFilterOffload()
-        /// A connection came up since the last session ended: the next session is no restart of the last.
-        var linkSinceLastSession = false
+        /// When a link last came up or went down.
+        var lastLinkChange: Timestamp?
 
         init(controller: UInt16) { self.controller = controller }
 
@@ -182,6 +184,7 @@ public struct ScanTracker {
                 for i in removed.indices { removed[i].removedMark = mark }
                 if let i = controllers[c].filterOffload.installed.lastIndex(where: { $0.added.number == at.number }) {
                     controllers[c].filterOffload.installed[i].addedMark = mark
+                    controllers[c].filterOffload.installed[i].lastLinkChange = controllers[c].lastLinkChange
                 }
                 keep(removed)
                 if let s = controllers[c].current, controllers[c].filterOffload.isActive { sessions[s].offloadedFilters = true }
@@ -302,6 +305,7 @@ public struct ScanTracker {
     /// HCI Reset or controller removed: scanning stops and the parameters return to their defaults.
     public mutating func controllerReset(at: RecordRef) {
         let c = stateIndex(at.controller)
+        if resets.count < ScanClient.limit { resets.append(at) }
         closeIfElapsed(c, at: at)
         if controllers[c].current != nil { close(c, end: at, reason: .reset) }
         boundary(c, at.timestamp)
@@ -310,13 +314,17 @@ public struct ScanTracker {
         keep(controllers[c].filterOffload.removeAll(at: at))
     }
 
+    /// A link went down: a scan started again around it is no restart of the one before (`AppScans`).
+    public mutating func linkChanged(at: RecordRef) {
+        let c = stateIndex(at.controller)
+        controllers[c].lastLinkChange = at.timestamp
+    }
+
     public mutating func connectionCameUp(controller: UInt16, handle: UInt16, at: RecordRef) {
         let c = stateIndex(controller)
+        controllers[c].lastLinkChange = at.timestamp
         closeIfElapsed(c, at: at)
-        guard let s = controllers[c].current else {
-            controllers[c].linkSinceLastSession = true
-            return
-        }
+        guard let s = controllers[c].current else { return }
         sessions[s].connectionsWhileScanningCount += 1
         if sessions[s].connectionsWhileScanning.count < connectionsWhileScanningListed {
             sessions[s].connectionsWhileScanning.append(at)
@@ -355,8 +363,7 @@ public struct ScanTracker {
                                     enable: enable, implicitStart: implicit))
         controllers[c].current = sessions.count - 1
         sessions[sessions.count - 1].offloadedFilters = controllers[c].filterOffload.isActive
-        sessions[sessions.count - 1].linkCameUpBefore = controllers[c].linkSinceLastSession
-        controllers[c].linkSinceLastSession = false
+        sessions[sessions.count - 1].lastLinkChange = controllers[c].lastLinkChange
         controllers[c].enable = enable
         controllers[c].lastRecord = at
         controllers[c].deadline = sessions[sessions.count - 1].scheduledEnd
