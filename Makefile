@@ -6,7 +6,7 @@ APT_PKGS   := libpcap-dev libbluetooth-dev libarchive-dev zlib1g-dev pkg-config 
 SAMPLE     := samples/wasteful-central.btsnoop
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build release run test output-digests test-fleet test-spark test-asan test-tsan samples bench bench-fleet bench-large fuzz install uninstall man clean assigned-numbers screenshots
+.PHONY: all deps test-deps build release run test output-digests test-fleet test-spark test-asan test-tsan samples rule-docs bench bench-fleet bench-large fuzz install uninstall man clean assigned-numbers screenshots
 
 all: build
 
@@ -95,6 +95,19 @@ test-tsan: test-deps
 samples: deps
 	$(SWIFT) build --product btlens-scenario
 	$(BUILD_DIR)/debug/btlens-scenario samples samples
+
+# Rewrites docs/rules/ (a page per audit rule and their index) from the rules' descriptions in Sources/BTRules,
+# each page with the rule's findings on its first triggering fixture (written here by btlens-scenario). RuleDocsTests
+# fails while the committed pages differ from what this writes; commit the pages with the rule change.
+rule-docs: deps
+	$(SWIFT) build --product btlens
+	$(SWIFT) build --product btlens-scenario
+	@fixtures="$$(mktemp -d)" && trap 'rm -rf "$$fixtures"' EXIT && \
+	for s in $$($(BUILD_DIR)/debug/btlens rules --json | python3 -c 'import json, sys; \
+	  print(" ".join(dict.fromkeys(f["scenario"] for r in json.load(sys.stdin) for f in r["fixtures"] if f["findings"] > 0)))'); do \
+	  $(BUILD_DIR)/debug/btlens-scenario write "$$s" "$$fixtures/$$s.btsnoop" || exit 1; \
+	done && \
+	$(BUILD_DIR)/debug/btlens rules --markdown docs/rules --fixtures "$$fixtures"
 
 # docs/html-report.png, the README's picture of the HTML report: a sample's audit in headless chromium.
 SCREENSHOT_SAMPLE := samples/wasteful-central.btsnoop

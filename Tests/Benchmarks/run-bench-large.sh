@@ -1,6 +1,6 @@
 #!/bin/sh
 # make bench-large: the same figures as make bench on a 10 GB generated capture beside the 1 GB one (one round each:
-# a 10 GB round takes minutes), to show how time and peak memory grow with the file (issue 26's yardstick).
+# a 10 GB round takes minutes), to show how time and peak memory grow with the file (the yardstick of bounded memory: within 10 % from 1 GB to 10 GB).
 # Usage: run-bench-large.sh BUILD_DIR   (BUILD_DIR holds release btlens and btlens-scenario)
 set -eu
 bin=${1:-.build/release}

@@ -7,7 +7,7 @@ import TestSupport
 /// ../shared/captures/real (named by file name; the captures are not committed, the digests of their outputs
 /// are) and ground-truth seeds, against Tests/CLITests/OutputDigests/GROUP.tsv, written by the code before the
 /// change. A deliberate output change rewrites them with `make output-digests` (UPDATE_OUTPUT_DIGESTS=1) in the
-/// same commit, with the reason in its message. README.md, "Output digests", says how to see what changed.
+/// same commit, with the reason in its message. docs/CONFORMANCE.md, "Output digests", says how to see what changed.
 @Suite("output digests: every report byte for byte")
 struct OutputDigestTests {
     /// Every capture in samples/ (what `make samples` writes).
@@ -119,7 +119,7 @@ struct OutputDigestTests {
             \(problems.count) of \(rows.count) output digests of \(group) differ from \(file.path)\
             \(problems.count > detailedMismatches ? " (the first \(detailedMismatches) above)" : ""). \
             All rows: diff \(file.path) \(actual.path). To see an output's diff, run its command with the build \
-            before the change and diff it with the saved new output (README.md, Output digests). If the change is \
+            before the change and diff it with the saved new output (docs/CONFORMANCE.md, Output digests). If the change is \
             deliberate: `make output-digests`, and say why in the commit message.
             """))
     }

@@ -41,7 +41,7 @@ public enum StatisticsJSON {
         return .object(fields)
     }
 
-    /// Air captures: the LE link layer counted as tshark counts it (README, "Air captures").
+    /// Air captures: the LE link layer counted as tshark counts it (docs/FORMATS.md, "Air captures").
     static func linkLayer(_ l: LinkLayerStatistics, table: ([Int], Int) -> JSONValue) -> JSONValue {
         .object([
             ("packets", .int(l.packets)),

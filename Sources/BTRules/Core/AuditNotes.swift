@@ -6,16 +6,16 @@ import BTEnergy
 /// not per finding.
 public enum AuditNotes {
     /// Rules that judge the host's own HCI scanning and advertising commands: an air capture shows none.
-    static let hostCommandRules = ["BTL001 scan-after-connect", "BTL002 duplicate-scan", "BTL007 reconnect-by-scan",
+    public static let hostCommandRules = ["BTL001 scan-after-connect", "BTL002 duplicate-scan", "BTL007 reconnect-by-scan",
                                    "BTL013 advertising-after-connect", "BTL014 scan-churn"]
     /// Rules that judge an absence of traffic, which ciphertext without the key hides.
-    static let absenceRules = ["BTL003", "BTL004", "BTL006", "BTL010", "BTL011"]
+    public static let absenceRules = ["BTL003", "BTL004", "BTL006", "BTL010", "BTL011"]
     /// Rules that judge an attribute unused, which a request the sniffer missed may have used.
-    static let unusedAttributeRules = ["BTL003", "BTL004"]
+    public static let unusedAttributeRules = ["BTL003", "BTL004"]
 
     /// Rules that read ATT payloads, which a capture that cut its ACL packets short (a btsnooz log or summary)
     /// does not hold.
-    static let payloadRules = ["BTL003", "BTL004", "BTL005", "BTL008", "BTL010", "BTL012"]
+    public static let payloadRules = ["BTL003", "BTL004", "BTL005", "BTL008", "BTL010", "BTL012"]
 
     static func cutPayloadNote(_ links: [String]) -> String {
         "connection\(links.count == 1 ? "" : "s") \(links.joined(separator: ", ")): the capture cut ACL payloads short "

@@ -35,7 +35,7 @@ public struct FindingCost: Sendable, Equatable {
     public var phoneRadioMC: Double { max(0, phone.chargeMC - hostMC) }
 }
 
-/// The counterfactuals rules price (README "What findings cost" lists them with their formulas).
+/// The counterfactuals rules price (docs/USAGE.md, "What findings cost", lists them with their formulas).
 public enum RuleCost {
     /// Scanning at `s`'s duty cycle for `seconds` more than needed (scan-after-connect, reconnect-by-scan).
     public static func scanning(_ s: ScanSession, seconds: Double, _ context: RuleContext) -> FindingCost {

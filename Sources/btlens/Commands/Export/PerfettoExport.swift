@@ -8,7 +8,7 @@ import BTEnergy
 import BTRules
 import BTReport
 
-/// `export --format perfetto` (issue 28): every capture of the paths as processes of one Perfetto trace
+/// `export --format perfetto`: every capture of the paths as processes of one Perfetto trace
 /// (`CaptureTrace`), written to -o (a file, or - for standard output). Finished links are drawn as they are
 /// judged, as `audit` judges them (`LinkTraceStream`; `BTLENS_LINK_WINDOW` sets the window as for audit), so
 /// memory holds what is live, not every link's history.
