@@ -31,7 +31,8 @@ import TestSupport
         #expect(fullLines.filter { $0.hasPrefix("Connection attempt ") }.count == 50)
         // Longer than a screen: it opens with the overview and the findings' headline.
         #expect(fullLines[2].hasPrefix("  Overview: 1 connection (#1 D4:3A:2C:81:5E:07 3.0 s); 29 scans"), "\(fullLines[2])")
-        #expect(fullLines[3].hasPrefix("  Findings: 1 warning: BTL005 poll-instead-of-notify"), "\(fullLines[3])")
+        // The 50 direct attempts the host gave up on after 5 s each timed out: failed attempts (BTL009).
+        #expect(fullLines[3].hasPrefix("  Findings: 2 warnings: BTL005 poll-instead-of-notify, BTL009 connection-churn"), "\(fullLines[3])")
 
         let json = try Self.run(["timeline", "--json", Self.capture])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])

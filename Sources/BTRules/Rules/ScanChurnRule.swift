@@ -30,10 +30,12 @@ public struct ScanChurnRule: Rule {
         // Each start of the app's scans: an Android client's every start (its filter added again), while the
         // restarts that keep a scan going without clients (the stack's schedule) are one start.
         var byController: [UInt16: [Start]] = [:]
-        // The stack brings its scans up after an HCI Reset (Bluetooth turned on, a controller restart): those
-        // starts are the stack's, not the app's.
+        // iOS's Bluetooth server brings its scans up after an HCI Reset (Bluetooth turned on, a controller
+        // restart), with no scan clients to tell them from the app's: those starts are the stack's. (Android's own
+        // scans are filtered clients, told apart already.)
+        let android = model.platform.platform == .android
         func bringUp(_ r: RecordRef) -> Bool {
-            model.controllerResets.contains { $0.controller == r.controller && r.timestamp >= $0.timestamp
+            !android && model.controllerResets.contains { $0.controller == r.controller && r.timestamp >= $0.timestamp
                 && r.timestamp - $0.timestamp <= Self.bringUp }
         }
         // Without clients, a scan that takes up again at once the parameters of the one before the last (the stack
