@@ -181,4 +181,48 @@ struct RealStackBehaviourTests {
         #expect(late[0].message.contains("the phone's attribute 0x0003"), "\(late[0].message)")
         #expect(findings(ATTTimeoutRule.self, Self.unconfirmedIndication(seconds: 0)).isEmpty)
     }
+
+    /// A link up before the capture began (its LE Connection Complete not in the capture) that the phone's client
+    /// drives with a write every second for two minutes; the app starts an unfiltered scan 30 s in and leaves it on.
+    static func joinedLink(clientWrites: Bool) -> CaptureModel {
+        let connectionComplete = { (kind: RecordKind, p: UnsafeRawBufferPointer) -> Bool in
+            kind == .event && p.count > 2 && p[0] == 0x3E && (p[2] == 0x01 || p[2] == 0x0A)
+        }
+        return ScriptTracker.model(dropping: connectionComplete) { s in
+            let att = RuleScript.connect(s, interval: 24)
+            let stack = AndroidScanStack(script: s)
+            for second in 0..<120 {
+                if second == 30 { stack.start(Self.appClient) }
+                s.wait(seconds: 1)
+                if clientWrites {
+                    _ = att.exchange([0x12, UInt8(RuleScript.config.valueHandle & 0xFF), UInt8(RuleScript.config.valueHandle >> 8), 0x01])
+                }
+            }
+            s.disconnect(att.connection)
+        }
+    }
+
+    @Test("a link up before the capture began is judged like any when the app drives it: its scan left on is scan-after-connect")
+    func joinedMidway() throws {
+        let driven = Self.joinedLink(clientWrites: true)
+        try #require(driven.connections.first?.implicitStart == true)
+        #expect(findings(ScanAfterConnectRule.self, driven).count == 1)
+        // Control: the same link carrying nothing of the phone's client (the OS's, or only the peer's traffic).
+        #expect(findings(ScanAfterConnectRule.self, Self.joinedLink(clientWrites: false)).isEmpty)
+    }
+
+    @Test("without discovery, 03 00 written to a handle is a command to a value, 01 00 a subscription")
+    func undiscoveredCCCD() throws {
+        func subscriptions(_ value: UInt16) -> Int {
+            let model = ScriptTracker.model { s in
+                let att = RuleScript.connect(s)
+                Self.write(att, cccd: RuleScript.config.valueHandle, value)
+                s.wait(seconds: 1)
+                s.disconnect(att.connection)
+            }
+            return model.connections.first?.events.filter { if case .subscription = $0.kind { true } else { false } }.count ?? -1
+        }
+        #expect(subscriptions(0x0003) == 0)
+        #expect(subscriptions(0x0001) == 1)
+    }
 }

@@ -29,8 +29,13 @@ final class ScriptTracker: PacketSink {
     init() { decoder.validatesAdvertisingReports = false }
 
     /// Runs `body` as a script starting at `HCIScript.defaultStart` and tracks what it emits.
-    static func model(seed: UInt64 = 1, _ body: (HCIScript) -> Void) -> CaptureModel {
+    /// Records the capture leaves out (a capture that begins after the link came up lacks its Connection Complete).
+    var drops: ((RecordKind, UnsafeRawBufferPointer) -> Bool)?
+
+    static func model(seed: UInt64 = 1, dropping drops: ((RecordKind, UnsafeRawBufferPointer) -> Bool)? = nil,
+                      _ body: (HCIScript) -> Void) -> CaptureModel {
         let sink = ScriptTracker()
+        sink.drops = drops
         let script = HCIScript(sink: sink, controller: SampleDevices.phoneController, seed: seed, title: "rule test")
         body(script)
         try? script.finish()
@@ -42,6 +47,7 @@ final class ScriptTracker: PacketSink {
     func finish() throws {}
 
     func packet(kind: RecordKind, direction: Direction, timestamp: Timestamp, payload: UnsafeRawBufferPointer) throws {
+        if let drops, drops(kind, payload) { return }
         records += 1
         let record = CaptureRecord(number: records, offset: Int64(records) * 100, timestamp: timestamp,
                                    direction: direction, kind: kind, controller: 0, sourceType: 0,

@@ -25,8 +25,10 @@ public struct LingeringConnectionRule: Rule {
         let idleLimit = Int64(saturating: context.option("idle_seconds") * 1e9)
         let unsubscribeLimit = Int64(saturating: context.option("after_unsubscribe_seconds") * 1e9)
         var findings: [Finding] = []
-        // A link the capture joined midway whose role is unknown is not judged: its purpose is unknown too.
-        for c in model.appConnections where (c.transport == .le || c.transport == .unknown) && !(c.implicitStart && c.role == .unknown)
+        // A link the capture joined midway whose role is unknown is not judged (its purpose is unknown too) unless
+        // the phone's client drove it.
+        for c in model.appConnections where (c.transport == .le || c.transport == .unknown)
+            && !(c.implicitStart && c.role == .unknown && !c.clientDriven)
             && !c.hidesTraffic {
             guard let lastATT = c.lastATT else { continue }
             let endRef = c.end

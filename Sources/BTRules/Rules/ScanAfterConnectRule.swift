@@ -24,6 +24,8 @@ public struct ScanAfterConnectRule: Rule {
         let all = model.links
         // Indexes into `all`: a copy of each summary would cost as much memory as the summaries.
         let links = all.indices.filter { let c = all[$0]; return c.transport == .le && !c.implicitStart && model.isAppLink(c) }
+        // Links up before the capture began count as up all along when the phone's client drove them.
+        let joined = all.indices.filter { let c = all[$0]; return c.transport == .le && c.implicitStart && c.clientDriven && model.isAppLink(c) }
         var findings: [Finding] = []
         var repeats = RepeatNumbering()
         for scan in model.appScans {
@@ -62,9 +64,11 @@ public struct ScanAfterConnectRule: Rule {
                     .costing(RuleCost.scanning(session, seconds: Double(after) / 1e9, context)))
                 continue
             }
-            // Started while one of the app's links was up, ran past the grace, and connected to nothing new.
-            guard until.minusSaturating(from) > grace,
-                  let up = links.lazy.map({ all[$0] }).first(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds < from
+            // Started while one of the app's links was up, ran past the grace, and connected to nothing new. A scan
+            // the capture shows only by its reports (no enable seen) has no start to judge.
+            guard until.minusSaturating(from) > grace, scan.sessions.first.map({ !model.scans[$0].implicitStart }) ?? false,
+                  let up = (links + joined).lazy.map({ all[$0] }).first(where: { $0.controller == scan.controller
+                      && ($0.implicitStart || $0.start.timestamp.nanoseconds < from)
                       && ($0.end?.timestamp ?? model.endTime).nanoseconds > from }),
                   !all.contains(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds >= until
                       && $0.start.timestamp.nanoseconds.minusSaturating(until) <= grace }),

@@ -550,16 +550,21 @@ struct ATTSession {
     }
 
     /// A Write to a Client Characteristic Configuration descriptor: known from discovery, or — when the GATT
-    /// database was not discovered in this capture — a 2-byte value 0…3 to a handle that is no known value.
+    /// database was not discovered in this capture — a 2-byte value 0, 1 or 2 (off, notifications, indications)
+    /// to a handle that is no known value. Both bits at once (`03 00`) is what stacks hardly ever write to a
+    /// CCCD and what a command written to a value looks like: only a discovered CCCD takes it.
     func cccdWrite(handle: UInt16, value: UnsafeRawBufferPointer, connection c: Connection) -> UInt16? {
         guard value.count == 2 else { return nil }
         let v = UInt16(value[0]) | UInt16(value[1]) << 8
         if c.gatt.isCCCD(handle) { return v }
-        guard v <= 3, c.gatt.descriptor(handle) == nil, c.gatt.characteristic(valueHandle: handle) == nil,
+        guard v <= Self.undiscoveredCCCDValues, c.gatt.descriptor(handle) == nil, c.gatt.characteristic(valueHandle: handle) == nil,
               c.gatt.characteristics.isEmpty
         else { return nil }
         return v
     }
+
+    /// The largest value a write to an undiscovered handle may have to be taken for a CCCD write: indications.
+    static let undiscoveredCCCDValues: UInt16 = 2
 
     func subscribe(cccdHandle: UInt16, value: UInt16, sent: Bool, at: RecordRef, connection c: Connection) {
         c.gatt.cccdValues[cccdHandle] = value

@@ -67,6 +67,9 @@ public final class Connection: @unchecked Sendable {
     public internal(set) var transport: LinkTransport
     /// Who drove the link (`LinkOwnership`), set when the model is finished (or the link judged early).
     public internal(set) var ownership: LinkOwnership = .app
+    /// The phone's own GATT client used the link (discovery, reads, writes, subscriptions): set with `ownership`.
+    /// A link the capture joined midway is judged like any when the app drove it.
+    public internal(set) var clientDriven = false
     /// Judged by the per-link rules before the capture ended and slimmed (`LinkRetirement`): its events,
     /// series, runs and ATT working state are gone; what capture-wide rules and the energy total read is kept.
     public internal(set) var isJudged = false

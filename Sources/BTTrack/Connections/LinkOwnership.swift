@@ -38,6 +38,12 @@ public enum LinkOwnership: Sendable, Equatable {
     static let clientKinds: Set<ActivityKind> = [.read, .readBlob, .readMultiple, .readByType, .write, .writeCommand,
                                                  .signedWrite, .preparedWrite]
 
+    /// Whether the phone's own GATT client used the link: discovered, read, wrote or subscribed.
+    static func hostClientDrove(_ c: Connection) -> Bool {
+        c.discoveries.contains { $0.byHost } || c.series.contains { $0.sent && clientKinds.contains($0.kind) }
+            || c.events.contains { if case .subscription(_, _, _, true) = $0.kind { return true } else { return false } }
+    }
+
     static func classify(_ c: Connection) -> LinkOwnership {
         switch c.transport {
         case .brEdr, .sco: return .os(reason: .brEdr)
@@ -53,13 +59,20 @@ public enum LinkOwnership: Sendable, Equatable {
         // at once and speaking the vendor's private L2CAP channel, whatever GATT the OS then does.
         if encryptedFirst, c.vendorFixedChannelPDUs > 0 { return .os(reason: .vendorAccessory) }
         // A bonded accessory the OS reconnects: encryption before any ATT, and no request of the phone's client.
-        let hostClient = c.discoveries.contains { $0.byHost } || c.series.contains { $0.sent && clientKinds.contains($0.kind) }
-            || c.events.contains { if case .subscription(_, _, _, true) = $0.kind { return true } else { return false } }
-        if !hostClient, c.air == nil, let encrypted = c.events.first(where: {
+        if !hostClientDrove(c), c.air == nil, let encrypted = c.events.first(where: {
             if case .encryptionChanged(true, .success) = $0.kind { return true } else { return false }
         }), c.firstATT.map({ encrypted.at.number <= $0.number }) ?? true {
             return .os(reason: .bondedAccessory)
         }
         return .app
+    }
+}
+
+extension Connection {
+    /// Decides whose link it is (`LinkOwnership`) and whether the phone's client drove it, once, when it is judged
+    /// or the model is finished.
+    func classifyOwnership() {
+        ownership = LinkOwnership.classify(self)
+        clientDriven = LinkOwnership.hostClientDrove(self)
     }
 }

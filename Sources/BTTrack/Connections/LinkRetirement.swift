@@ -187,7 +187,7 @@ extension ConnectionTracker {
             GATTKnowledge.share(&links, keys: links.map { _ in key })
         }
         if c.gatt.isEmpty && c.firstATT != nil { retirement.judgedWithoutDatabase += 1 }
-        c.ownership = LinkOwnership.classify(c)
+        c.classifyOwnership()
         retirement.judge(c, kept)
         retirement.judged += 1
         c.slim()

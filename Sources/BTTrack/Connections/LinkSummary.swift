@@ -44,6 +44,7 @@ public struct LinkSummary: Sendable {
         static let implicitStart = Flags(rawValue: 1 << 4)
         static let encrypted = Flags(rawValue: 1 << 5)
         static let hidesTraffic = Flags(rawValue: 1 << 6)
+        static let clientDriven = Flags(rawValue: 1 << 7)
     }
 
     public init(_ c: Connection) {
@@ -77,6 +78,7 @@ public struct LinkSummary: Sendable {
         if c.implicitStart { flags.insert(.implicitStart) }
         if c.encrypted { flags.insert(.encrypted) }
         if c.hidesTraffic { flags.insert(.hidesTraffic) }
+        if c.clientDriven { flags.insert(.clientDriven) }
         self.flags = flags
     }
 
@@ -101,6 +103,8 @@ public struct LinkSummary: Sendable {
     public var encrypted: Bool { flags.contains(.encrypted) }
     /// `Connection.hidesTraffic`: ciphertext without the key or payloads cut short.
     public var hidesTraffic: Bool { flags.contains(.hidesTraffic) }
+    /// The phone's own GATT client used the link (`Connection.clientDriven`).
+    public var clientDriven: Bool { flags.contains(.clientDriven) }
     /// Which link to its peer this is (`Connection.peerLink`).
     public var peerLink: Int { Int(storedPeerLink) }
     /// ACL packets the capture cut short (`Connection.aclPacketsCutShort`).

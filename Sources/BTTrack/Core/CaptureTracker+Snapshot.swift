@@ -126,6 +126,7 @@ extension Connection {
         c.aclPacketsSent = aclPacketsSent
         c.aclPacketsReceived = aclPacketsReceived
         c.aclPacketsCutShort = aclPacketsCutShort
+        c.vendorFixedChannelPDUs = vendorFixedChannelPDUs
         c.maxTxOctets = maxTxOctets
         c.closedPhases = closedPhases
         c.currentPhase = currentPhase
@@ -133,6 +134,7 @@ extension Connection {
         c.rxPHY = rxPHY
         c.maxRxOctets = maxRxOctets
         c.channelSoundingSubeventMicroseconds = channelSoundingSubeventMicroseconds
+        c.clientDriven = clientDriven
         c.session = session
         if isOpen { c.session.finish(at: end, connection: c) }
         return c

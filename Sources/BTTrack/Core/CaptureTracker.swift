@@ -508,7 +508,7 @@ public final class CaptureTracker {
         model.qualityReports = qualityReports
         model.hostWakeups = hostWakeups
         model.judgedRecords = judgedRecords
-        for c in all where !c.isJudged { c.ownership = LinkOwnership.classify(c) }
+        for c in all where !c.isJudged { c.classifyOwnership() }
         model.scanClients = self.scans.allClients
         model.controllerResets = self.scans.resets
         let controllers = Set(model.scanClients.map(\.controller))
