@@ -180,13 +180,20 @@ public struct EnergyModel: Sendable {
 
     /// Own advertising (the phone advertises): three PDUs per event, and listening for requests after each
     /// when connectable or scannable.
-    public func advertisingCost(_ a: AdvertisingSession, seconds: Double) -> RadioCost {
+    /// The radio time of own advertising for `seconds`: each event's PDU on the advertising channels, and for a
+    /// connectable or scannable set the listening after each for a request.
+    public func advertisingTime(_ a: AdvertisingSession, seconds: Double) -> RadioTime {
         let interval = ((a.intervalMinimumMilliseconds ?? 100) + (a.intervalMaximumMilliseconds ?? a.intervalMinimumMilliseconds ?? 100)) / 2000
         let events = seconds / (interval + Self.meanAdvertisingDelay)
         let tx = events * Self.advertisingChannels * AirTime.advertisingPDU(data: a.advertisingData.count)
         let rx = a.isConnectable || a.isScannable
             ? events * Self.advertisingChannels * (AirTime.interFrameSpace + AirTime.seconds(bytes: AirTime.scanRequestBytes)) : 0
-        let t = RadioTime(txSeconds: tx, rxSeconds: rx)
+        return RadioTime(txSeconds: tx, rxSeconds: rx)
+    }
+
+    public func advertisingCost(_ a: AdvertisingSession, seconds: Double) -> RadioCost {
+        let interval = ((a.intervalMinimumMilliseconds ?? 100) + (a.intervalMaximumMilliseconds ?? a.intervalMinimumMilliseconds ?? 100)) / 2000
+        let t = advertisingTime(a, seconds: seconds)
         let charge = phoneCharge(t)
         // Interval known only as a range: the estimate is its middle.
         let fastest = (a.intervalMinimumMilliseconds ?? 100) / 1000, slowest = (a.intervalMaximumMilliseconds ?? 100) / 1000

@@ -61,6 +61,8 @@ public struct EnergyReport: Sendable {
         public var start: Timestamp
         public var end: Timestamp
         public var phone: RadioCost
+        /// Its tx and rx time.
+        public var radio = RadioTime()
     }
 
     /// The controller's own counters between two reads (`ControllerActivityReport`), and the model's tx and rx
@@ -166,7 +168,8 @@ public struct EnergyReport: Sendable {
         for a in model.ownAdvertising {
             let end = a.end?.timestamp ?? captureEnd
             advertising.append(Advertising(session: a, start: a.start.timestamp, end: end,
-                                           phone: energy.advertisingCost(a, seconds: Self.seconds(a.start.timestamp, end))))
+                                           phone: energy.advertisingCost(a, seconds: Self.seconds(a.start.timestamp, end)),
+                                           radio: energy.advertisingTime(a, seconds: Self.seconds(a.start.timestamp, end))))
         }
         // Every link by id: the judged ones' rows (`EnergyLinkRows`: their links are let go, or kept slim) and the
         // model's other links, priced now; both in id order, merged.
@@ -287,6 +290,9 @@ public struct EnergyReport: Sendable {
             changes.append((end.nanoseconds, -tx, -rx))
         }
         for s in report.scans { spread(s.start, s.end, s.radio) }
+        for a in report.advertising {
+            spread(a.start, a.end, a.radio)
+        }
         for l in report.links { for p in l.phases { spread(p.start, p.end, p.radio) } }
         changes.sort { $0.at < $1.at }
         let times = Array(Set(times)).sorted()
