@@ -1,3 +1,5 @@
+import BTCapture
+import BTScenario
 import CArchive
 import CZlib
 import Foundation
@@ -105,25 +107,18 @@ public enum ArchiveFixtures {
         var body: [UInt8] = []
         var previous: Int64?
         for r in records {
-            guard let indicator = r.data.first else { continue }
-            let received = r.flags & 1 == 1
-            let type: UInt8
-            switch indicator {
-            case 1: type = 0x20
-            case 2: type = received ? 0x11 : 0x21
-            case 3: type = received ? 0x12 : 0x22
-            case 4: type = 0x10
-            default: continue
-            }
-            var packet = Array(r.data.dropFirst())
+            // Older Android's summary has no ISO packets.
+            guard let indicator = r.data.first, indicator != H4PacketType.iso,
+                  let type = BTSnoozLog.btsnoozType(h4: indicator, received: r.flags & 1 == 1)
+            else { continue }
+            var packet = r.data.dropFirst()
             let full = packet.count
-            if indicator == 2 { packet = Array(packet.prefix(aclKept)) }
+            if indicator == H4PacketType.acl { packet = packet.prefix(aclKept) }
             let micros = r.timestamp - epoch
-            let delta = UInt32(clamping: previous.map { micros - $0 } ?? 0)
+            let delta = UInt64(max(0, previous.map { micros - $0 } ?? 0))
             previous = micros
-            body += CaptureBytes.le16(UInt16(packet.count + 1))
-            if version == 2 { body += CaptureBytes.le16(UInt16(full + 1)) }
-            body += CaptureBytes.le32(delta) + [type] + packet
+            body += BTSnoozLog.btsnoozRecord(type: type, kept: packet, packetLength: full, deltaMicroseconds: delta,
+                                             version: version)
         }
         let last = UInt64(previous ?? 0)
         var header: [UInt8] = [UInt8(version)]

@@ -14,6 +14,12 @@ import CZlib
 ///
 /// The summary is small by design (the last few hundred packets), so it is decompressed whole, within
 /// `maximumDecompressed`.
+///
+/// The same version 2 records also come behind a btsnoop file header, uncompressed: a `btsnooz_hci.log` found in
+/// real bug reports is "btsnoop\0", version 1, datalink 1002, then btsnooz records to the end of the file. That
+/// file has no header time, so it has no absolute time base: its first record is read at time 0 (the Unix epoch)
+/// and the others at the deltas after it. `looksLikeBTSnoopHeadedLog` recognises it by content; `init(log:)`
+/// reads it as a stream, framed like btsnoop (`RecordFraming`), each record decoded as the summary's are.
 public final class BTSnoozReader: RecordSource {
     public static let beginMarker = Array("--- BEGIN:BTSNOOP_LOG_SUMMARY".utf8)
     public static let endMarker = Array("--- END:BTSNOOP_LOG_SUMMARY".utf8)
@@ -23,21 +29,30 @@ public final class BTSnoozReader: RecordSource {
     static let headerLength = 9
 
     /// btsnooz packet types (AOSP btsnoop_mem.h): direction and HCI packet kind.
-    enum PacketType {
-        static let inEvent: UInt8 = 0x10
-        static let inACL: UInt8 = 0x11
-        static let inSCO: UInt8 = 0x12
-        static let inISO: UInt8 = 0x17
-        static let outCommand: UInt8 = 0x20
-        static let outACL: UInt8 = 0x21
-        static let outSCO: UInt8 = 0x22
-        static let outISO: UInt8 = 0x2D
+    public enum PacketType {
+        public static let inEvent: UInt8 = 0x10
+        public static let inACL: UInt8 = 0x11
+        public static let inSCO: UInt8 = 0x12
+        public static let inISO: UInt8 = 0x17
+        public static let outCommand: UInt8 = 0x20
+        public static let outACL: UInt8 = 0x21
+        public static let outSCO: UInt8 = 0x22
+        public static let outISO: UInt8 = 0x2D
     }
+    /// The record header of version 2 (version 1's lacks the packet length): length, packet length, delta, type.
+    public static let version2RecordHeaderLength = 9
+
+    /// The record types btsnooz writes: what the reader classifies, and what recognising the log accepts.
+    static let knownTypes: Set<UInt8> = [PacketType.inEvent, PacketType.inACL, PacketType.inSCO, PacketType.inISO,
+                                         PacketType.outCommand, PacketType.outACL, PacketType.outSCO, PacketType.outISO]
 
     public let info: CaptureInfo
     public let issues: IssueLog
     public let version: Int
-    private let storage: UnsafeMutableRawBufferPointer
+    /// The summary, decompressed (nil for a log read from `source`).
+    private let storage: UnsafeMutableRawBufferPointer?
+    /// The log behind a btsnoop header, read as it comes (nil for a summary).
+    private let source: ByteSource?
     private var cursor = 0
     private var recordNumber = 0
     private var time: Timestamp
@@ -60,7 +75,7 @@ public final class BTSnoozReader: RecordSource {
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 8)
         data.withUnsafeBytes { storage.copyMemory(from: $0) }
         self.storage = storage
-        let recordHeaderLength = version == 1 ? 7 : 9
+        let recordHeaderLength = version == 1 ? 7 : Self.version2RecordHeaderLength
         self.recordHeaderLength = recordHeaderLength
         // First pass: the sum of the deltas, for the first packet's time.
         var sum: Int64 = 0
@@ -75,15 +90,43 @@ public final class BTSnoozReader: RecordSource {
         }
         time = Timestamp(unixMicroseconds: Int64(bitPattern: min(last, UInt64(Int64.max))) &- sum)
         self.count = data.count
+        source = nil
         info = CaptureInfo(format: .btsnooz(version: version), timestampDigits: 6)
     }
 
+    /// Reads the version 2 records that follow a btsnoop file header in `source` (see `looksLikeBTSnoopHeadedLog`),
+    /// as they come. Says on `issues` that the capture has no absolute time base and, unless a notice already
+    /// gave it (the file's name is Android's), what a btsnooz capture holds.
+    public init(log source: ByteSource, issues: IssueLog = IssueLog()) throws {
+        guard try source.ensure(BTSnoopReader.fileHeaderLength),
+              source.peek(BTSnoopReader.magic.count).elementsEqual(BTSnoopReader.magic)
+        else { throw CaptureError(.notACapture, "not a btsnoop file") }
+        source.consume(BTSnoopReader.fileHeaderLength)
+        self.source = source
+        self.issues = issues
+        version = 2
+        recordHeaderLength = Self.version2RecordHeaderLength
+        storage = nil
+        count = 0
+        time = Timestamp(nanoseconds: 0)
+        info = CaptureInfo(format: .btsnoozLog, timestampDigits: 6)
+        if !issues.notices.contains(where: { $0.contains(CaptureInputs.btsnoozCaveat) }) {
+            issues.notice("no full snoop log here: read Android's btsnooz log, " + CaptureInputs.btsnoozCaveat)
+        }
+        issues.notice(Self.logNotice)
+    }
+
+    /// What reading a btsnoop-headed btsnooz log says first.
+    public static let logNotice = "btsnooz records behind a btsnoop header (Android's btsnooz log): no absolute time "
+        + "base, so times count from the first record, shown at 1970-01-01 00:00:00 UTC"
+
     private let count: Int
 
-    deinit { storage.deallocate() }
+    deinit { storage?.deallocate() }
 
     public func next() -> CaptureRecord? {
-        guard !stopped, cursor < count else { return nil }
+        if let source { return nextInLog(source) }
+        guard !stopped, cursor < count, let storage else { return nil }
         let offset = Int64(cursor)
         guard cursor + recordHeaderLength <= count else {
             issues.report(.truncatedRecord, record: recordNumber + 1, offset: offset,
@@ -93,9 +136,6 @@ public final class BTSnoozReader: RecordSource {
         }
         let base = storage.baseAddress! + cursor
         let length = Int(UInt16(littleEndian: base.loadUnaligned(as: UInt16.self)))
-        let packetLength = version == 2 ? Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 2, as: UInt16.self))) : length
-        let delta = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: version == 1 ? 2 : 4, as: UInt32.self))
-        let type = base.load(fromByteOffset: recordHeaderLength - 1, as: UInt8.self)
         recordNumber += 1
         guard length >= 1 else {
             issues.report(.absurdLength, record: recordNumber, offset: offset, "btsnooz record length 0; rest of summary skipped")
@@ -108,9 +148,36 @@ public final class BTSnoozReader: RecordSource {
             stopped = true
             return nil
         }
-        time = time.adding(nanoseconds: Int64(delta) * 1000)
         let payload = UnsafeRawBufferPointer(start: base + recordHeaderLength, count: length - 1)
         cursor += recordHeaderLength + length - 1
+        return record(header: UnsafeRawPointer(base), payload: payload, offset: offset, countingDelta: true)
+    }
+
+    /// The next record of a btsnoop-headed log: framed as btsnoop's are (a cut or impossible record is reported
+    /// with its number and offset, and ends the reading), decoded as the summary's.
+    private func nextInLog(_ source: ByteSource) -> CaptureRecord? {
+        let headerLength = recordHeaderLength
+        guard let frame = RecordFraming.next(source, issues: issues, recordNumber: &recordNumber, stopped: &stopped,
+                                             headerLength: headerLength, totalLength: { h in
+            let length = Int(UInt16(littleEndian: h.loadUnaligned(as: UInt16.self)))
+            guard length >= 1 else { return .failure(.init(message: "btsnooz record length 0; rest of file skipped")) }
+            return .success(headerLength + length - 1)
+        }) else { return nil }
+        // The first record's delta reaches back to a packet the ring no longer holds: the log starts at 0.
+        return record(header: frame.header.baseAddress!, payload: frame.body, offset: frame.offset,
+                      countingDelta: recordNumber > 1)
+    }
+
+    /// One record from its header (whose length the caller has checked) and payload: the decoding the summary
+    /// and the log share.
+    @inline(__always)
+    private func record(header base: UnsafeRawPointer, payload: UnsafeRawBufferPointer, offset: Int64,
+                        countingDelta: Bool) -> CaptureRecord {
+        let length = Int(UInt16(littleEndian: base.loadUnaligned(as: UInt16.self)))
+        let packetLength = version == 2 ? Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 2, as: UInt16.self))) : length
+        let delta = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: version == 1 ? 2 : 4, as: UInt32.self))
+        let type = base.load(fromByteOffset: recordHeaderLength - 1, as: UInt8.self)
+        if countingDelta { time = time.adding(nanoseconds: Int64(delta) * 1000) }
         let (kind, direction) = Self.classify(type)
         var original = max(packetLength - 1, payload.count)
         // Version 1 does not say how long a cut ACL packet was; its own header does.
@@ -121,6 +188,48 @@ public final class BTSnoozReader: RecordSource {
                                    controller: 0, sourceType: UInt32(type), originalLength: original, payload: payload)
         record.length = recordHeaderLength + length - 1
         return record
+    }
+
+    // MARK: - Recognising the btsnoop-headed log
+
+    /// Bytes of a file looked at to recognise a btsnoop-headed log (its records must parse to the end of them).
+    public static let logSniffLength = 64 << 10
+    /// Records that must parse before damage for a file to be taken as a btsnoop-headed log all the same.
+    static let logRecordsBeforeDamage = 8
+
+    /// Whether `head`, a file's first bytes, is a btsnoop header followed by btsnooz records rather than btsnoop
+    /// records: the first record is impossible as btsnoop (a length beyond any record, the included length more
+    /// than the original, or none at all in H4), and from there the bytes parse as btsnooz version 2 records (a
+    /// known type, a length of at least 1) to the end of `head`, the last one perhaps cut by it, or for
+    /// `logRecordsBeforeDamage` records before a damaged one. An ordinary btsnoop file never passes the first
+    /// test; a damaged one does not parse as btsnooz.
+    public static func looksLikeBTSnoopHeadedLog(_ head: UnsafeRawBufferPointer) -> Bool {
+        let start = BTSnoopReader.fileHeaderLength
+        guard head.count >= start + version2RecordHeaderLength, head.prefix(BTSnoopReader.magic.count).elementsEqual(BTSnoopReader.magic)
+        else { return false }
+        if head.count >= start + BTSnoopReader.recordHeaderLength {
+            let reader = ByteReader(head)
+            let original = Int(reader.get(UInt32.self, at: start, bigEndian: true) ?? 0)
+            let included = Int(reader.get(UInt32.self, at: start + 4, bigEndian: true) ?? 0)
+            let datalink = reader.get(UInt32.self, at: 12, bigEndian: true) ?? 0
+            let limit = BTSnoopReader.maximumRecordLength
+            // An H4 record holds at least its type byte.
+            let empty = included == 0 && datalink == BTSnoopDatalink.h4
+            guard original > limit || included > limit || included > original || empty else { return false }
+        }
+        var at = start
+        var records = 0
+        while at < head.count {
+            guard at + version2RecordHeaderLength <= head.count else { return records > 0 }  // a header cut by the window or the end
+            let length = Int(head[at]) | Int(head[at + 1]) << 8
+            guard length >= 1, knownTypes.contains(head[at + version2RecordHeaderLength - 1]) else {
+                return records >= logRecordsBeforeDamage
+            }
+            at += version2RecordHeaderLength + length - 1
+            guard at <= head.count else { return records > 0 }  // a record cut by the window or the end
+            records += 1
+        }
+        return records > 0
     }
 
     static func classify(_ type: UInt8) -> (RecordKind, Direction) {

@@ -38,7 +38,8 @@ public enum CaptureInputs {
         if OpenedCapture.recognises(head) || head.count < 4 {
             // Short or empty files get the capture opener's own error.
             var input = CaptureInput(path: path, displayName: baseName(path), parts: [.file(path)])
-            if isBTSnoozLog(path) { input.notices.append(btsnoozLogNotice(input.displayName)) }
+            let headed = head.count >= 4 && (try? OpenedCapture.isBTSnoopHeadedBTSnooz(source)) == true
+            input.notices += btsnoozLogNotices(input.displayName, path: path, btsnoopHeaded: headed)
             return [input]
         }
         if let kind = ArchiveMagic.kind(head) {
@@ -75,6 +76,12 @@ public enum CaptureInputs {
         btsnoozLogNoticePrefix + name + ", " + btsnoozCaveat
     }
 
+    /// What to say about a capture named as Android's btsnooz log, or found to be btsnooz records behind a
+    /// btsnoop header (whatever its name): the caveat, and for the latter that it has no absolute time base.
+    static func btsnoozLogNotices(_ name: String, path: String, btsnoopHeaded: Bool) -> [String] {
+        (isBTSnoozLog(path) || btsnoopHeaded ? [btsnoozLogNotice(name)] : []) + (btsnoopHeaded ? [BTSnoozReader.logNotice] : [])
+    }
+
     // MARK: - Archives
 
     /// A member of an archive, as a first pass over it saw it.
@@ -86,6 +93,8 @@ public enum CaptureInputs {
         /// sysdiagnose's PacketLogger file) the last's: read in the listing pass, so joining costs no pass more.
         var first: Timestamp?
         var last: Timestamp?
+        /// btsnooz records behind a btsnoop header (no absolute time base).
+        var btsnoopHeadedBTSnooz = false
     }
 
     static func resolveArchive(_ archivePath: String, kind: String) throws -> [CaptureInput] {
@@ -100,7 +109,7 @@ public enum CaptureInputs {
                                      parts: [.member(archive: archivePath, path: inside)])
             input.knownFirst = member.first
             input.knownLast = member.last
-            if isBTSnoozLog(inside) { input.notices.append(btsnoozLogNotice(input.displayName)) }
+            input.notices += btsnoozLogNotices(input.displayName, path: inside, btsnoopHeaded: member.btsnoopHeadedBTSnooz)
             return input
         }
         var inputs = members.filter(\.isCapture).map(input)
@@ -167,8 +176,10 @@ public enum CaptureInputs {
                 let isText = inner == nil && looksLikeText(head)
                 var listed = Listed(path: member.path, isCapture: OpenedCapture.recognises(head),
                                     isBugReportText: isText && (member.path == nil || (name.hasPrefix("bugreport") && name.hasSuffix(".txt"))))
-                if listed.isCapture, damage == nil, let inside = member.path,
-                   let capture = try? OpenedCapture.open(source: inner ?? source, issues: IssueLog()),
+                let capture = listed.isCapture && damage == nil && member.path != nil
+                    ? try? OpenedCapture.open(source: inner ?? source, issues: IssueLog()) : nil
+                listed.btsnoopHeadedBTSnooz = capture?.info.format == .btsnoozLog
+                if let capture, let inside = member.path, capture.info.format.hasAbsoluteTime,
                    let firstRecord = capture.nextRecord() {
                     listed.first = firstRecord.timestamp
                     if inside.hasSuffix(rotatedSuffix) || isSysdiagnoseLog(inside) || isBTSnoozLog(inside) {
@@ -450,21 +461,23 @@ public struct CaptureInput: Sendable {
     var knownFirst: Timestamp?
     var knownLast: Timestamp?
 
-    /// The first record's time, and the last's when `needLast`: known from the listing, or read now.
+    /// The first record's time, and the last's when `needLast`: known from the listing, or read now. nil when
+    /// its times are no clock times (a btsnoop-headed btsnooz log), which cannot say where it lies.
     func bounds(needLast: Bool) -> (first: Timestamp, last: Timestamp?)? {
         if let knownFirst, !needLast || knownLast != nil { return (knownFirst, knownLast) }
         if !needLast {
             // Only where it begins: one record, not the whole file.
-            guard let first = (try? open())?.nextRecord()?.timestamp else { return nil }
+            guard let capture = try? open(), capture.info.format.hasAbsoluteTime,
+                  let first = capture.nextRecord()?.timestamp else { return nil }
             return (first, nil)
         }
         return timeSpan().map { ($0.first, $0.last) }
     }
 
-    /// The first and last record times, reading every record (no decoding); nil when it has none or cannot
-    /// be read. For deciding whether parts follow each other.
+    /// The first and last record times, reading every record (no decoding); nil when it has none, cannot
+    /// be read or has no clock times. For deciding whether parts follow each other.
     func timeSpan() -> (first: Timestamp, last: Timestamp)? {
-        guard let capture = try? open() else { return nil }
+        guard let capture = try? open(), capture.info.format.hasAbsoluteTime else { return nil }
         guard let first = capture.nextRecord() else { return nil }
         var last = first.timestamp
         while let record = capture.nextRecord() { last = record.timestamp }

@@ -6,6 +6,9 @@ public enum CaptureFormat: Hashable, Sendable, CustomStringConvertible {
     case packetLogger(bigEndian: Bool)
     /// The btsnooz summary in an Android bug report's text (only the last packets, ACL payloads cut).
     case btsnooz(version: Int)
+    /// Android's btsnooz records (version 2, uncompressed) behind a btsnoop file header, as some phones write
+    /// `btsnooz_hci.log`: the same caveat as the summary's, and no absolute time base.
+    case btsnoozLog
 
     /// The `format` value of `stats --json`.
     public var name: String {
@@ -20,7 +23,7 @@ public enum CaptureFormat: Hashable, Sendable, CustomStringConvertible {
         case .pcap: "pcap"
         case .pcapng: "pcapng"
         case .packetLogger: "pklg"
-        case .btsnooz: "btsnooz"
+        case .btsnooz, .btsnoozLog: "btsnooz"
         }
     }
 
@@ -29,9 +32,13 @@ public enum CaptureFormat: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .btsnoop(let d): Int(d)
         case .pcap(let l), .pcapng(let l): l
-        case .packetLogger, .btsnooz: nil
+        case .packetLogger, .btsnooz, .btsnoozLog: nil
         }
     }
+
+    /// Whether record times are clock times; false when they only count from the first record (the
+    /// btsnoop-headed btsnooz log), so they say nothing about whether two captures follow or overlap.
+    public var hasAbsoluteTime: Bool { self != .btsnoozLog }
 
     /// pcap or pcapng, whose linktype is a pcap LINKTYPE.
     public var isPcapFamily: Bool {

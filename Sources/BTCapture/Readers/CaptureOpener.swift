@@ -8,7 +8,7 @@ public enum OpenedCapture {
     case pcap(PcapReader)
     /// Several captures read as one (rotated logs, a sysdiagnose's PacketLogger files).
     case joined(JoinedCapture)
-    /// The btsnooz summary in an Android bug report.
+    /// The btsnooz summary in an Android bug report, or btsnooz records behind a btsnoop header.
     case btsnooz(BTSnoozReader)
 
     /// Opens `path` ("-" = standard input).
@@ -26,6 +26,9 @@ public enum OpenedCapture {
         }
         // Four bytes are enough to choose; a cut-short btsnoop header is for the btsnoop reader to report.
         if head.prefix(4).elementsEqual(BTSnoopReader.magic.prefix(4)) {
+            if try isBTSnoopHeadedBTSnooz(source) {
+                return .btsnooz(try BTSnoozReader(log: source, issues: issues))
+            }
             return .btsnoop(try BTSnoopReader(source: source, issues: issues))
         }
         let word = ByteReader(head).get(UInt32.self, at: 0, bigEndian: true) ?? 0
@@ -46,6 +49,15 @@ public enum OpenedCapture {
         let first = Hex.string(UnsafeRawBufferPointer(rebasing: head.prefix(8)), separator: " ")
         throw CaptureError(.notACapture,
                            "not a Bluetooth capture (btsnoop, pcap, pcapng or PacketLogger); it starts with \(first)")
+    }
+
+    /// Whether a btsnoop file holds btsnooz records instead of btsnoop ones (`BTSnoozReader.looksLikeBTSnoopHeadedLog`),
+    /// from its first `BTSnoozReader.logSniffLength` bytes, which are read only when its first record cannot be
+    /// btsnoop's.
+    static func isBTSnoopHeadedBTSnooz(_ source: ByteSource) throws -> Bool {
+        guard BTSnoozReader.looksLikeBTSnoopHeadedLog(source.peek(CaptureInputs.sniffLength)) else { return false }
+        _ = try source.ensure(BTSnoozReader.logSniffLength)
+        return BTSnoozReader.looksLikeBTSnoopHeadedLog(source.peek(BTSnoozReader.logSniffLength))
     }
 
     /// Whether a file's first bytes announce a capture format btlens reads (not whether every record is sound).

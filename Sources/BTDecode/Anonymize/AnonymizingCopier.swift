@@ -12,6 +12,8 @@ public struct AnonymizingCopier: RecordSourceVisitor {
 
     let writer: any HCIRecordWriter
     let anonymizer: Anonymizer
+    /// Called with a record's byte offset every 65,536 records (a progress line).
+    public var progress: ((Int64) -> Void)?
 
     public init(writer: any HCIRecordWriter, anonymizer: Anonymizer = Anonymizer()) {
         self.writer = writer
@@ -23,6 +25,7 @@ public struct AnonymizingCopier: RecordSourceVisitor {
         defer { buffer.deallocate() }
         var result = Result()
         while let record = source.next() {
+            if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
             guard record.kind.isHCIPacket else {
                 result.leftOut += 1
                 continue

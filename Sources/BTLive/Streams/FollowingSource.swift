@@ -126,6 +126,9 @@ public final class FollowingSource: RecordSource {
         case .pcap:
             throw CaptureError(.unsupportedLinktype,
                                "btlens live --follow reads btsnoop or PacketLogger files, not pcap/pcapng (libpcap cannot wait for a file to grow)")
+        case .btsnooz:
+            throw CaptureError(.unsupportedLinktype,
+                               "btlens live --follow reads btsnoop or PacketLogger files, not a btsnooz log (written whole at a bug report: read it with the other commands)")
         case .btsnoop(let r) where fromEnd:
             reader = .btsnoop(try positionedBTSnoop(datalink: r.datalink))
         case .packetLogger(let r) where fromEnd:

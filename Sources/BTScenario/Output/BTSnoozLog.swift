@@ -9,7 +9,19 @@ import BTCapture
 /// What a record keeps (`get_btsnooz_packet_length_to_write`): commands and events whole; ACL the ACL and L2CAP
 /// headers and 6 bytes more (14 in all), or the whole packet on the signalling channel (CID 1); SCO and ISO only
 /// their type byte; nothing past 150 bytes a record, its 25-byte header (btsnoop's 24 and the type) included.
+///
+/// Some phones write the log in another layout (`Layout.btsnoozRecords`, seen in a real bug report): the same
+/// btsnoop file header, then the btsnooz summary's version 2 records, uncompressed, with no time but each
+/// record's delta from the one before.
 public enum BTSnoozLog {
+    /// How a dump is laid out.
+    public enum Layout: String, CaseIterable, Sendable {
+        /// btsnoop H4 records cut short (AOSP snoop_logger.cc).
+        case btsnoop
+        /// A btsnoop file header, then btsnooz version 2 records (what some phones write).
+        case btsnoozRecords = "btsnooz-records"
+    }
+
     /// Packets the ring holds on a user build: 256 KiB over 150 bytes a packet (AOSP `GetMaxPacketsPerBuffer`).
     public static let userBuildRing = 256 * 1024 / maximumRecordBytes
     public static let maximumRecordBytes = 150
@@ -72,41 +84,95 @@ public enum BTSnoozLog {
     }
 
     /// The ring dumped after the first `through` packets of `btsnoop` (all by default): its last `ring` packets.
-    public static func dump(fromBTSnoop btsnoop: [UInt8], through: Int? = nil, ring: Int = userBuildRing) -> [UInt8] {
+    public static func dump(fromBTSnoop btsnoop: [UInt8], through: Int? = nil, ring: Int = userBuildRing,
+                            layout: Layout = .btsnoop) -> [UInt8] {
         let all = records(btsnoop)
         let end = min(through ?? all.count, all.count)
+        let start = max(0, end - ring)
         var out = ByteWriter(capacity: btsnoop.count)
         out.append(btsnoop.prefix(BTSnoopReader.fileHeaderLength))
-        for r in all[max(0, end - ring)..<end] {
+        for (i, r) in all[start..<end].enumerated() {
             let keep = kept(r.data)
-            out.u32BE(r.originalLength)
-            out.u32BE(UInt32(keep + 1))
-            out.u32BE(r.flags)
-            out.u32BE(0)  // dropped packets
-            out.u64BE(r.time)
-            out.append(r.data.prefix(keep + 1))
+            switch layout {
+            case .btsnoop:
+                out.u32BE(r.originalLength)
+                out.u32BE(UInt32(keep + 1))
+                out.u32BE(r.flags)
+                out.u32BE(0)  // dropped packets
+                out.u64BE(r.time)
+                out.append(r.data.prefix(keep + 1))
+            case .btsnoozRecords:
+                guard let indicator = r.data.first, let type = btsnoozType(h4: indicator, received: r.flags & 1 == 1)
+                else { continue }
+                // The first record's delta reaches back to the packet before it, which the ring no longer holds.
+                let previous = all[start + i - (start + i > 0 ? 1 : 0)].time
+                out.append(btsnoozRecord(type: type, kept: r.data.dropFirst().prefix(keep), packetLength: r.data.count - 1,
+                                         deltaMicroseconds: r.time &- previous, version: 2))
+            }
         }
+        return out.bytes
+    }
+
+    /// The btsnooz record type (AOSP btsnoop_mem.h) of an H4 packet by its type byte and direction; nil for a
+    /// type btsnooz has none for.
+    public static func btsnoozType(h4 indicator: UInt8, received: Bool) -> UInt8? {
+        typealias T = BTSnoozReader.PacketType
+        switch indicator {
+        case H4PacketType.command: return T.outCommand
+        case H4PacketType.event: return T.inEvent
+        case H4PacketType.acl: return received ? T.inACL : T.outACL
+        case H4PacketType.sco: return received ? T.inSCO : T.outSCO
+        case H4PacketType.iso: return received ? T.inISO : T.outISO
+        default: return nil
+        }
+    }
+
+    /// One btsnooz record, little-endian: the length of the type and the kept bytes (u16), in version 2 the
+    /// packet's length on the wire with its type (u16), the time since the record before (u32; AOSP names it
+    /// milliseconds but writes microseconds), the type, the kept bytes.
+    public static func btsnoozRecord(type: UInt8, kept: ArraySlice<UInt8>, packetLength: Int, deltaMicroseconds: UInt64,
+                                     version: Int) -> [UInt8] {
+        var out = ByteWriter(capacity: BTSnoozReader.version2RecordHeaderLength + kept.count)
+        out.u16(UInt16(clamping: kept.count + 1))
+        if version == 2 { out.u16(UInt16(clamping: packetLength + 1)) }
+        out.u32(UInt32(clamping: deltaMicroseconds))
+        out.u8(type)
+        out.append(kept)
         return out.bytes
     }
 
     /// The two files a phone holds after two bug reports: `.last`, dumped after the first `lastDumpAt` packets,
     /// and the current log, dumped at the end. With fewer packets between them than the ring holds, they overlap.
-    public static func files(fromBTSnoop btsnoop: [UInt8], lastDumpAt: Int, ring: Int = userBuildRing)
-        -> (last: [UInt8], current: [UInt8])
-    {
-        (dump(fromBTSnoop: btsnoop, through: lastDumpAt, ring: ring), dump(fromBTSnoop: btsnoop, ring: ring))
+    public static func files(fromBTSnoop btsnoop: [UInt8], lastDumpAt: Int, ring: Int = userBuildRing,
+                             layout: Layout = .btsnoop) -> (last: [UInt8], current: [UInt8]) {
+        (dump(fromBTSnoop: btsnoop, through: lastDumpAt, ring: ring, layout: layout),
+         dump(fromBTSnoop: btsnoop, ring: ring, layout: layout))
+    }
+
+    /// Where each record of a dump starts.
+    public static func recordStarts(_ log: [UInt8], layout: Layout = .btsnoop) -> [Int] {
+        var at = BTSnoopReader.fileHeaderLength
+        var starts: [Int] = []
+        switch layout {
+        case .btsnoop:
+            while at + BTSnoopReader.recordHeaderLength <= log.count {
+                starts.append(at)
+                let included = log[(at + 4)..<(at + 8)].reduce(0) { $0 << 8 | Int($1) }
+                at += BTSnoopReader.recordHeaderLength + included
+            }
+        case .btsnoozRecords:
+            while at + BTSnoozReader.version2RecordHeaderLength <= log.count {
+                starts.append(at)
+                at += BTSnoozReader.version2RecordHeaderLength + max(1, Int(log[at]) | Int(log[at + 1]) << 8) - 1
+            }
+        }
+        return starts
     }
 
     /// `log` cut inside a record, as a copy or an upload interrupted: `share` (0–1) of its records whole, then
     /// half of the next one.
-    public static func truncated(_ log: [UInt8], share: Double) -> [UInt8] {
-        var at = BTSnoopReader.fileHeaderLength
-        var starts: [Int] = []
-        while at + BTSnoopReader.recordHeaderLength <= log.count {
-            starts.append(at)
-            let included = log[(at + 4)..<(at + 8)].reduce(0) { $0 << 8 | Int($1) }
-            at += BTSnoopReader.recordHeaderLength + included
-        }
+    public static func truncated(_ log: [UInt8], share: Double, layout: Layout = .btsnoop) -> [UInt8] {
+        let starts = recordStarts(log, layout: layout)
         guard !starts.isEmpty else { return log }
         let index = min(starts.count - 1, Int(Double(starts.count) * max(0, min(1, share))))
         let next = index + 1 < starts.count ? starts[index + 1] : log.count

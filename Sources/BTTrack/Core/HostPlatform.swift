@@ -74,6 +74,7 @@ public struct PlatformEvidence: Sendable, Equatable {
         switch f {
         case .packetLogger: set(.apple, "Apple PacketLogger capture")
         case .btsnooz: set(.android, "btsnooz summary from an Android bug report")
+        case .btsnoozLog: set(.android, "btsnooz log from an Android bug report")
         case .btsnoop(let datalink) where datalink == BTSnoopDatalink.monitor: set(.linux, "BlueZ monitor capture (btsnoop 2001)")
         default: break
         }

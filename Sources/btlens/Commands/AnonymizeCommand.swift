@@ -71,8 +71,12 @@ struct AnonymizeCommand: ParsableCommand {
             throw ExitStatus.inputUnreadable
         }
         var visitor = AnonymizingCopier(writer: writer, anonymizer: Anonymizer(key: anonymizeKey, keepValues: keepValues))
+        let progress = Progress(label: "anonymize", inputs: [only])
+        let reading = progress.start(0)
+        visitor.progress = reading.update
         let result: AnonymizingCopier.Result
         do {
+            defer { reading.finish() }
             result = try capture.accept(&visitor)
             try writer.finish()
         } catch {

@@ -196,6 +196,10 @@ struct AuditCommand: ParsableCommand {
         // pairs as one; an input that holds none is reported unreadable in its place.
         let units = CaptureInputs.resolve(files)
         let results = ResultSlots(count: units.count)
+        // One capture: its path and how much of it is read; several: how many are done.
+        let inputs = units.map { try? $0.get() }
+        let progress = Progress(label: inputs.count == 1 ? inputs[0]?.path ?? "audit" : "audit",
+                                sizes: inputs.map { $0.map(Progress.size) ?? 0 })
         let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(units.count, 1))
         let queue = DispatchQueue(label: "btlens.audit", attributes: .concurrent)
         let group = DispatchGroup()
@@ -204,11 +208,13 @@ struct AuditCommand: ParsableCommand {
             semaphore.wait()
             queue.async(group: group) {
                 let (capture, model): (AuditedCapture, CaptureModel?)
+                let reading = progress.start(index)
+                defer { reading.finish() }
                 switch unit {
                 case .success(let input):
                     let chosen = perTest.map { $0.baseline(for: testCase(input.path)) } ?? accepted
                     (capture, model) = Self.audit(input, auditor: auditor, baseline: chosen, anonymizer: anonymizing.makeAnonymizer(),
-                                                  keepModel: format == .html)
+                                                  keepModel: format == .html, progress: reading.update)
                 case .failure(let failure): (capture, model) = (AuditedCapture(file: failure.path, findings: [], error: failure.error.message), nil)
                 }
                 results.set(index, capture, model: format == .html ? model : nil)
@@ -216,6 +222,7 @@ struct AuditCommand: ParsableCommand {
             }
         }
         group.wait()
+        progress.finish()
         var captures = results.values
         captures += missing.map { AuditedCapture(file: $0, findings: [], error: "No such file or directory") }
         for c in captures where c.error != nil && !missing.contains(c.file) { Diagnostics.error(file: c.file, c.error ?? "") }
@@ -278,7 +285,7 @@ struct AuditCommand: ParsableCommand {
         ?? LinkRetirement.defaultWindow
 
     static func audit(_ input: CaptureInput, auditor: Auditor, baseline: Baseline?, anonymizer: Anonymizer? = nil,
-                      keepModel: Bool = false) -> (AuditedCapture, CaptureModel?) {
+                      keepModel: Bool = false, progress: ((Int64) -> Void)? = nil) -> (AuditedCapture, CaptureModel?) {
         let path = input.path
         do {
             let capture = try input.open()
@@ -288,7 +295,7 @@ struct AuditCommand: ParsableCommand {
             let judgement = keepModel ? nil : auditor.linkJudgement(pricing: true)
             options.retirement = judgement?.retirement(window: retirementWindow)
             options.connectionsWhileScanningListed = keepModel ? .max : 0
-            var collector = TrackingCollector(options: options)
+            var collector = TrackingCollector(options: options, progress: progress)
             let model = try capture.accept(&collector, anonymizer: anonymizer)
             InputFiles.reportIssues(path, capture.issues)
             if let refusal = capture.issues.refusal {

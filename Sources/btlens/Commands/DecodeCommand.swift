@@ -108,7 +108,12 @@ struct DecodeCommand: ParsableCommand {
     func run() throws {
         let filter = try makeFilter()
         var (inputs, failed) = InputFiles.resolve(files)
-        for input in inputs {
+        // Only while the lines go elsewhere: on the terminal they show the progress themselves.
+        let progress = Progress(label: "decode", inputs: inputs, when: !Output.standardOutputIsTerminal)
+        defer { progress.finish() }
+        for (index, input) in inputs.enumerated() {
+            let reading = progress.start(index)
+            defer { reading.finish() }
             guard let capture = InputFiles.open(input) else {
                 failed = true
                 continue
@@ -116,7 +121,7 @@ struct DecodeCommand: ParsableCommand {
             if inputs.count > 1 || files.count > 1 { Output.line("# \(input.path)") }
             let colored = color == .always || (color == .auto && Output.standardOutputIsTerminal)
             var printer = DecodePrinter(filter: filter, verbose: verbose, time: time, limit: limit, colored: colored,
-                                        digits: capture.info.timestampDigits)
+                                        digits: capture.info.timestampDigits, progress: reading.update)
             try capture.accept(&printer, anonymizer: anonymizing.makeAnonymizer())
             Output.flushStandardOutput()
             for notice in capture.issues.notices where !input.notices.contains(notice) && !notice.hasPrefix("read as one capture") {
@@ -136,6 +141,8 @@ struct DecodePrinter: RecordSourceVisitor {
     let limit: Int?
     let colored: Bool
     let digits: Int
+    /// Called with a record's byte offset every 65,536 records (a progress line).
+    var progress: ((Int64) -> Void)? = nil
 
     mutating func visit<S: RecordSource>(_ source: S) throws {
         var decoder = PacketDecoder(issues: source.issues)
@@ -143,6 +150,7 @@ struct DecodePrinter: RecordSourceVisitor {
         var first: Timestamp?
         var printed = 0
         while let record = source.next() {
+            if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
             let frame = decoder.decode(record)
             if first == nil { first = record.timestamp }
             guard filter.isEmpty || filter.matches(frame) else { continue }

@@ -36,6 +36,7 @@ struct DevicesCommand: ParsableCommand {
 
     func run() throws {
         try inputs.report.run(
+            label: "devices",
             makeVisitor: { progress in
                 // The report lists no link: each finished link is let go once the window has passed it
                 // (`LinkRetirement`, nothing to judge), so memory holds advertisers and scans, not links.

@@ -86,8 +86,11 @@ struct DiffCommand: ParsableCommand {
             try runFarm(auditor: auditor)
             return
         }
-        let baseSide = try side(base, auditor: auditor)
-        let headSide = try side(head, auditor: auditor)
+        let progress = Progress(label: "diff", sizes: [fileSize(base), fileSize(head)])
+        defer { progress.finish() }
+        let baseSide = try side(base, auditor: auditor, reading: progress.start(0))
+        let headSide = try side(head, auditor: auditor, reading: progress.start(1))
+        progress.finish()
         let diff = CaptureDiff(base: baseSide, head: headSide)
         let text: String
         switch format {
@@ -118,16 +121,18 @@ struct DiffCommand: ParsableCommand {
             throw ValidationError("--test-pattern: \(error)")
         }
         var failed = false
-        func captures(_ directory: String) -> [(file: String, testCase: TestCaseNaming.TestCase?, side: DiffSide)] {
-            let (files, _) = AuditCommand.expand([directory])
+        let baseFiles = AuditCommand.expand([base]).files, headFiles = AuditCommand.expand([head]).files
+        // One progress line over both runs' files.
+        let progress = Progress(label: "diff", sizes: (baseFiles + headFiles).map(fileSize))
+        func captures(_ directory: String, _ files: [String], first: Int) -> [(file: String, testCase: TestCaseNaming.TestCase?, side: DiffSide)] {
             if files.isEmpty {
                 Diagnostics.error(file: directory, "no captures found")
                 failed = true
             }
             var out: [(file: String, testCase: TestCaseNaming.TestCase?, side: DiffSide)] = []
-            for file in files {
+            for (index, file) in files.enumerated() {
                 do {
-                    let side = try self.side(file, auditor: auditor)
+                    let side = try self.side(file, auditor: auditor, reading: progress.start(first + index))
                     out.append((file, naming.testCase(file), side))
                 } catch {
                     failed = true  // reported by side()
@@ -135,7 +140,10 @@ struct DiffCommand: ParsableCommand {
             }
             return out
         }
-        let diff = FarmDiff(base: base, head: head, baseCaptures: captures(base), headCaptures: captures(head))
+        let baseCaptures = captures(base, baseFiles, first: 0)
+        let headCaptures = captures(head, headFiles, first: baseFiles.count)
+        progress.finish()
+        let diff = FarmDiff(base: base, head: head, baseCaptures: baseCaptures, headCaptures: headCaptures)
         let increase = failOnIncrease, severity = failOn.severity
         switch format {
         case .text: try write(diff.text(increase: increase, failOn: severity))
@@ -146,8 +154,9 @@ struct DiffCommand: ParsableCommand {
         if !diff.failing(increase: increase, failOn: severity).isEmpty { throw ExitStatus.findings }
     }
 
-    /// A capture, tracked, audited and priced; or an audit JSON report.
-    func side(_ path: String, auditor: Auditor) throws -> DiffSide {
+    /// A capture, tracked, audited and priced; or an audit JSON report. `reading`: its file on the progress line.
+    func side(_ path: String, auditor: Auditor, reading: Progress.Reading) throws -> DiffSide {
+        defer { reading.finish() }
         let label = path == "-" ? "-" : String(path.split(separator: "/").last ?? Substring(path))
         if path != "-", let handle = FileHandle(forReadingAtPath: path) {
             let head = handle.readData(ofLength: 64)
@@ -165,7 +174,7 @@ struct DiffCommand: ParsableCommand {
         }
         // An archive or bug report is read as `audit` reads it; its first capture is the side compared.
         var side: DiffSide?
-        let failed = try Tracking.each([path], anonymizing: anonymizing) { input, model in
+        let failed = try Tracking.each([path], label: "diff", within: reading, anonymizing: anonymizing) { input, model in
             guard side == nil else { return }
             let name = input.displayName == path ? label : input.displayName
             side = DiffSide(label: name, model: model, findings: auditor.audit(model, file: name), energy: auditor.energy)

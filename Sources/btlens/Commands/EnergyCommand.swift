@@ -60,6 +60,7 @@ struct EnergyCommand: ParsableCommand {
         var rows: EnergyLinkRows?
         var warned = false
         try inputs.report.run(
+            label: "energy",
             makeVisitor: { progress in
                 var options = TrackerOptions.withoutAdvertisers
                 options.connectionsWhileScanningListed = 0  // the energy report does not list them

@@ -36,7 +36,7 @@ struct GATTCommand: ParsableCommand {
     func run() throws {
         var reports: [JSONValue] = []
         var shown = 0
-        let failed = try Tracking.each(files, anonymizing: anonymizing) { input, model in
+        let failed = try Tracking.each(files, label: "gatt", anonymizing: anonymizing) { input, model in
             if json {
                 reports.append(GATTReport.json(file: input.displayName, model: model))
             } else {

@@ -87,8 +87,10 @@ struct MultiFileReport {
         case failed
     }
 
-    /// `render` returns one capture's report: JSON when `json` is set, text otherwise.
+    /// `render` returns one capture's report: JSON when `json` is set, text otherwise. `label` names the work on
+    /// the progress line (the command).
     func run<V: RecordSourceVisitor>(
+        label: String,
         makeVisitor: (_ progress: @escaping (Int64) -> Void) -> V,
         render: (_ path: String, _ name: String, _ capture: OpenedCapture, _ result: V.Result) -> Rendered
     ) throws {
@@ -108,15 +110,16 @@ struct MultiFileReport {
             array?.next()
             return 1
         }
-        for input in inputs {
+        let progress = Progress(label: label, inputs: inputs)
+        for (index, input) in inputs.enumerated() {
+            let reading = progress.start(index)
+            defer { reading.finish() }
             guard let capture = InputFiles.open(input) else {
                 failed = true
                 continue
             }
-            var progress = Progress(label: input.path, total: fileSize(input.path))
-            var visitor = makeVisitor { progress.update($0) }
+            var visitor = makeVisitor { reading.update($0) }
             let result = try capture.accept(&visitor, anonymizer: anonymizing.makeAnonymizer())
-            progress.finish()
             guard InputFiles.finish(input, capture) else {
                 failed = true
                 continue
@@ -138,6 +141,7 @@ struct MultiFileReport {
                 failed = true
             }
         }
+        progress.finish()
         if json {
             if !single { (array ?? writer.elements()).close() }
             Output.line("")

@@ -28,6 +28,7 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         try inputs.report.run(
+            label: "stats",
             makeVisitor: { StatisticsCollector(progress: $0) },
             render: { path, name, capture, statistics in
                 inputs.json ? .json(StatisticsJSON.object(file: name, info: capture.info, statistics: statistics))

@@ -10,21 +10,27 @@ enum Tracking {
     /// Tracks every capture the paths hold and hands each model to `body`; true when one could not be read
     /// (reported), so the command exits 3 after printing the others.
     /// `retirement` gives each capture's `LinkRetirement`, when finished links are to be judged and slimmed.
-    static func each(_ paths: [String], anonymizing: AnonymizeOptions = AnonymizeOptions(),
+    /// Progress goes on a line of its own named `label` (the command), or into `within`, a file of the caller's.
+    static func each(_ paths: [String], label: String, within outer: Progress.Reading? = nil,
+                     anonymizing: AnonymizeOptions = AnonymizeOptions(),
                      retirement: () -> LinkRetirement? = { nil },
                      _ body: (CaptureInput, CaptureModel) throws -> Void) throws -> Bool {
         var (inputs, failed) = InputFiles.resolve(paths)
-        for input in inputs {
+        let progress = outer == nil ? Progress(label: label, inputs: inputs) : nil
+        defer { progress?.finish() }
+        for (index, input) in inputs.enumerated() {
+            let reading = progress?.start(index)
+            defer { reading?.finish() }
             guard let capture = InputFiles.open(input) else {
                 failed = true
                 continue
             }
-            var progress = Progress(label: input.path, total: fileSize(input.path))
             var options = TrackerOptions.withoutAdvertisers
             options.retirement = retirement()
-            var collector = TrackingCollector(options: options, progress: { progress.update($0) })
+            // The caller's file is this capture's bytes only when it is a plain file.
+            let update = (reading ?? (input.isPlainFile ? outer : nil)).map { r in { (offset: Int64) in r.update(offset) } }
+            var collector = TrackingCollector(options: options, progress: update)
             let model = try capture.accept(&collector, anonymizer: anonymizing.makeAnonymizer())
-            progress.finish()
             guard InputFiles.finish(input, capture) else {
                 failed = true
                 continue
@@ -136,7 +142,7 @@ struct TimelineCommand: ParsableCommand {
                 if kept { lines.keep(c) }
             }
         }
-        let failed = try Tracking.each(files, anonymizing: anonymizing, retirement: retirement) { input, model in
+        let failed = try Tracking.each(files, label: "timeline", anonymizing: anonymizing, retirement: retirement) { input, model in
             if trackOnly {
                 Diagnostics.printRaw("\(model.connections.count) connections, \(model.scans.count) scans, \(model.advertisers.count) advertisers")
                 return

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 
 /// Buffered standard output (print() on Linux flushes too often for a million lines) and one-line diagnostics.
 enum Output {
@@ -21,6 +22,8 @@ enum Output {
     }
 
     static func flushStandardOutput() {
+        // Output to the terminal the progress line is on goes on a line of its own.
+        if standardOutputIsTerminal { Diagnostics.clearProgress() }
         var written = 0
         while written < buffer.count {
             let n = buffer.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + written, $0.count - written) }
@@ -43,7 +46,38 @@ enum Diagnostics {
         writeStandardError(text.hasSuffix("\n") ? text : text + "\n")
     }
 
+    private static let lock = NSLock()
+    /// Whether a progress line is on the terminal (with no newline after it).
+    nonisolated(unsafe) private static var progressShown = false
+
+    /// Writes `text`, on a line cleared of the progress line first.
     static func writeStandardError(_ text: String) {
+        lock.withLock {
+            write(progressShown ? eraseLine + text : text)
+            progressShown = false
+        }
+    }
+
+    static let eraseLine = "\r\u{1B}[K"
+
+    /// Draws `line` (the `Progress` line) over the one before; the next message or output clears it first.
+    static func drawProgress(_ line: String) {
+        lock.withLock {
+            write(eraseLine + line)
+            progressShown = true
+        }
+    }
+
+    /// Clears the progress line, if one is shown.
+    static func clearProgress() {
+        lock.withLock {
+            guard progressShown else { return }
+            write(eraseLine)
+            progressShown = false
+        }
+    }
+
+    private static func write(_ text: String) {
         var bytes = Array(text.utf8)
         var written = 0
         while written < bytes.count {
@@ -63,38 +97,4 @@ enum Diagnostics {
         let name = file.map { $0 == "-" ? "<stdin>" : $0 }
         printRaw("btlens: " + (name.map { "\($0): " } ?? "") + "warning: " + cause)
     }
-}
-
-/// A progress line on stderr for long work, only when stderr is a terminal.
-struct Progress {
-    let label: String
-    let total: Int64
-    let enabled: Bool
-    var lastPercent = -1
-
-    init(label: String, total: Int64) {
-        self.label = label
-        self.total = total
-        // Only worth showing for big files, and never into a pipe or log.
-        self.enabled = Diagnostics.standardErrorIsTerminal && total > 32 << 20
-    }
-
-    mutating func update(_ done: Int64) {
-        guard enabled, total > 0 else { return }
-        let percent = Int(done * 100 / total)
-        guard percent != lastPercent else { return }
-        lastPercent = percent
-        Diagnostics.writeStandardError("\r\u{1B}[K\(label): \(percent)%")
-    }
-
-    func finish() {
-        guard enabled else { return }
-        Diagnostics.writeStandardError("\r\u{1B}[K")
-    }
-}
-
-func fileSize(_ path: String) -> Int64 {
-    var st = stat()
-    guard path != "-", stat(path, &st) == 0 else { return 0 }
-    return Int64(st.st_size)
 }

@@ -69,7 +69,7 @@ enum JSONLExport {
         let energy = try ProfileLoading.energyModel(command.profile)
         let auditor = Auditor(energy: energy)
         let sizes = files.map(fileSize)
-        let progress = ExportProgress(files: files.count, bytes: sizes.reduce(0, +))
+        let progress = Progress(label: "export", sizes: sizes)
         let tally = Locked(Tally())
         let workers = min(command.jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(files.count, 1))
         let queue = DispatchQueue(label: "btlens.export", attributes: .concurrent)
@@ -81,11 +81,13 @@ enum JSONLExport {
             semaphore.wait()
             queue.async(group: group) {
                 defer { semaphore.signal() }
+                let reading = progress.start(index)
                 let size = sizes[index]
                 var failure: String?
                 // Each capture's rows are written as soon as they are made (an archive holds several).
                 let result = exportFile(path, size: size, skip: exported, auditor: auditor, energy: energy,
-                                        anonymizer: anonymizing.makeAnonymizer(), spillDirectory: directory) { rows in
+                                        anonymizer: anonymizing.makeAnonymizer(), spillDirectory: directory,
+                                        progress: reading.update) { rows in
                     do { try tables.write(rows) } catch { failure = "\(error)" }
                     tally.update { t in
                         t.captures += 1
@@ -98,7 +100,7 @@ enum JSONLExport {
                     if result.skipped { t.skipped += 1 }
                     t.unreadable += result.unreadable
                 }
-                progress.advance(bytes: size)
+                reading.finish()
                 if let failure { Diagnostics.error(file: directory, "cannot write a table: \(failure)") }
             }
         }
@@ -130,7 +132,8 @@ enum JSONLExport {
     /// Hands `write` the rows of each capture the file holds (an archive holds several), one capture at a time;
     /// rows past a few megabytes are set aside in `spillDirectory` (`FactsRows`).
     static func exportFile(_ path: String, size: Int64, skip: Set<String>, auditor: Auditor, energy: EnergyModel,
-                           anonymizer: Anonymizer?, spillDirectory: String?, write: (FactsRows) -> Void) -> FileResult {
+                           anonymizer: Anonymizer?, spillDirectory: String?, progress: ((Int64) -> Void)? = nil,
+                           write: (FactsRows) -> Void) -> FileResult {
         var result = FileResult()
         let sha256: String
         do {
@@ -161,7 +164,8 @@ enum JSONLExport {
                     var options = TrackerOptions()
                     options.retirement = judged.retirement(window: AuditCommand.retirementWindow)
                     options.connectionsWhileScanningListed = 0  // a scan's row counts them (`FactsCapture.scanRow`)
-                    var collector = TrackingCollector(options: options)
+                    // The bytes read are the file's only when the capture is the file (not in an archive).
+                    var collector = TrackingCollector(options: options, progress: input.isPlainFile ? progress : nil)
                     let model = try capture.accept(&collector, anonymizer: anonymizer)
                     if let refusal = capture.issues.refusal {
                         write(facts.unreadable(refusal, format: capture.info.format.name))

@@ -31,8 +31,12 @@ enum PerfettoExport {
         var (inputs, failed) = InputFiles.resolve(command.files)
         var written = 0
         var index = 0  // the next file's number in the trace (its processes' ids)
+        let progress = Progress(label: "export", inputs: inputs)
+        defer { progress.finish() }
         do {
-            for input in inputs {
+            for (number, input) in inputs.enumerated() {
+                let reading = progress.start(number)
+                defer { reading.finish() }
                 guard let capture = InputFiles.open(input) else {
                     failed = true
                     continue
@@ -45,8 +49,7 @@ enum PerfettoExport {
                                              energy: auditor.energy)
                 options.retirement = stream.retirement(window: AuditCommand.retirementWindow)
                 let advertising = AdvertisingSampler()
-                var progress = Progress(label: input.path, total: fileSize(input.path))
-                var collector = TrackingCollector(options: options, progress: { progress.update($0) })
+                var collector = TrackingCollector(options: options, progress: reading.update)
                 var started = false
                 collector.frameObserver = { frame in
                     if !started {
@@ -56,7 +59,6 @@ enum PerfettoExport {
                     advertising.observe(frame)
                 }
                 let model = try capture.accept(&collector, anonymizer: command.anonymizing.makeAnonymizer())
-                progress.finish()
                 try stream.rethrowFailure()
                 guard InputFiles.finish(input, capture) else {
                     // Refused part-way (a decompression bomb): the links drawn before stay, under ids of their own.
