@@ -3,10 +3,9 @@
 // BTWire → BTCapture → BTDecode → (BTTrack → BTEnergy → BTRules →) BTReport → BTLive → btlens.
 import PackageDescription
 
-/// The hot layers mutate per-connection state held in classes; Swift's dynamic exclusivity checks on those
-/// accesses cost more than the decoding itself, so release builds of these layers skip them (the debug
-/// build, which runs the tests, keeps them on).
-let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+// No unsafe flags, so that other packages can depend on a btlens release. The hot layers keep Swift's run-time
+// exclusivity checks off their per-packet state by how it is held: behind pointers (a reader's position, a link's
+// working state) or in class properties marked `@exclusivity(unchecked)` (docs/PERFORMANCE.md).
 
 let package = Package(
     name: "btlens",
@@ -36,11 +35,11 @@ let package = Package(
         // Bytes, code tables, addresses, UUIDs. No dependencies.
         .target(name: "BTWire", exclude: ["AssignedNumbers/generate.py"]),
         // Capture readers and writers: one record model for every source.
-        .target(name: "BTCapture", dependencies: ["BTWire", "CPcap", "CStreamSupport", "CArchive", "CZlib"], swiftSettings: hotPath),
+        .target(name: "BTCapture", dependencies: ["BTWire", "CPcap", "CStreamSupport", "CArchive", "CZlib"]),
         // HCI, ACL/L2CAP reassembly, ATT, SMP, signalling, advertising data.
-        .target(name: "BTDecode", dependencies: ["BTWire", "BTCapture"], swiftSettings: hotPath),
+        .target(name: "BTDecode", dependencies: ["BTWire", "BTCapture"]),
         // Tracking: connections, scans, advertisers, ATT transactions, GATT databases, timelines.
-        .target(name: "BTTrack", dependencies: ["BTWire", "BTCapture", "BTDecode", "CMalloc"], swiftSettings: hotPath),
+        .target(name: "BTTrack", dependencies: ["BTWire", "BTCapture", "BTDecode", "CMalloc"]),
         // Radio time and charge of what the tracking model shows (ENERGY.md): scans, links and their phases,
         // advertising, host wake-ups, the controller's own counters; profiles in YAML.
         .target(name: "BTEnergy", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", .product(name: "Yams", package: "Yams")]),

@@ -14,12 +14,12 @@ public final class ArchiveReader {
     /// Kept alive while libarchive reads through it (an archive on standard input).
     private let source: ByteSource?
     /// The member the cursor is on.
-    public private(set) var member: Member?
+    @exclusivity(unchecked) public private(set) var member: Member?
     /// The rest of the data block libarchive handed out last (valid until its next call).
-    private var block: UnsafeRawPointer?
-    private var blockRemaining = 0
+    @exclusivity(unchecked) private var block: UnsafeRawPointer?
+    @exclusivity(unchecked) private var blockRemaining = 0
     /// Bytes libarchive had read from the archive itself when the current member began (for the ratio check).
-    private var compressedAtMemberStart: Int64 = 0
+    @exclusivity(unchecked) private var compressedAtMemberStart: Int64 = 0
 
     /// A member's header.
     public struct Member: Sendable {
@@ -183,9 +183,9 @@ public final class ArchiveReader {
 public final class ArchiveMemberInput: ByteInput {
     let archive: ArchiveReader
     /// Bytes handed out so far.
-    public private(set) var expanded: Int64 = 0
+    @exclusivity(unchecked) public private(set) var expanded: Int64 = 0
     /// Why the member was refused (a decompression bomb), once it was: the commands report it as an error.
-    public private(set) var refusal: CaptureError?
+    @exclusivity(unchecked) public private(set) var refusal: CaptureError?
 
     init(archive: ArchiveReader) { self.archive = archive }
 

@@ -53,11 +53,11 @@ public final class BTSnoozReader: RecordSource {
     private let storage: UnsafeMutableRawBufferPointer?
     /// The log behind a btsnoop header, read as it comes (nil for a summary).
     private let source: ByteSource?
-    private var cursor = 0
-    private var recordNumber = 0
-    private var time: Timestamp
+    @exclusivity(unchecked) private var cursor = 0
+    @exclusivity(unchecked) private var recordNumber = 0
+    @exclusivity(unchecked) private var time: Timestamp
     private let recordHeaderLength: Int
-    private var stopped = false
+    @exclusivity(unchecked) private var stopped = false
 
     /// Decodes `summary` (the base64-decoded section).
     public init(summary: [UInt8], issues: IssueLog = IssueLog()) throws {

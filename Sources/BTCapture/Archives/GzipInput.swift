@@ -6,19 +6,19 @@ import CZlib
 /// reports the cut only after them, like a cut-short capture.
 public final class GzipInput: ByteInput {
     let source: ByteSource
-    private var stream = z_stream()
-    private var finished = false
-    private var failure: CaptureError?
+    @exclusivity(unchecked) private var stream = z_stream()
+    @exclusivity(unchecked) private var finished = false
+    @exclusivity(unchecked) private var failure: CaptureError?
     /// Why the data ended before the gzip stream did (cut short, corrupt), when it did. It reads as an ordinary
     /// end of data, so the reader above reports the record or archive member it cut, where it cut it: libarchive
     /// would give up on the whole archive at a read error while it is still recognising it.
-    public private(set) var damage: String?
+    @exclusivity(unchecked) public private(set) var damage: String?
     /// Compressed and decompressed bytes so far, for the decompression-bomb check.
-    private var compressed: Int64 = 0
-    public private(set) var expanded: Int64 = 0
+    @exclusivity(unchecked) private var compressed: Int64 = 0
+    @exclusivity(unchecked) public private(set) var expanded: Int64 = 0
     let limits: ArchiveReader.Limits
     /// Why the stream was refused (a decompression bomb), once it was.
-    public private(set) var refusal: CaptureError?
+    @exclusivity(unchecked) public private(set) var refusal: CaptureError?
 
     public init(source: ByteSource, limits: ArchiveReader.Limits = ArchiveReader.Limits()) throws {
         self.source = source

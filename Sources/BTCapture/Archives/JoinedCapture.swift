@@ -26,16 +26,16 @@ public final class JoinedCapture: RecordSource {
     public let info: CaptureInfo
     public let issues: IssueLog
     let parts: [Part]
-    private var index = 0
-    private var current: OpenedCapture?
-    private var currentIssues: IssueLog
+    @exclusivity(unchecked) private var index = 0
+    @exclusivity(unchecked) private var current: OpenedCapture?
+    @exclusivity(unchecked) private var currentIssues: IssueLog
     /// Records of the parts before the current one.
-    private var shift = 0
-    private var recordsInPart = 0
+    @exclusivity(unchecked) private var shift = 0
+    @exclusivity(unchecked) private var recordsInPart = 0
     /// The time of the last record returned, and how many records of the current part repeated it.
-    private var lastTime: Timestamp?
-    private var repeatsEnd: Timestamp?
-    private var repeated = 0
+    @exclusivity(unchecked) private var lastTime: Timestamp?
+    @exclusivity(unchecked) private var repeatsEnd: Timestamp?
+    @exclusivity(unchecked) private var repeated = 0
 
     /// Opens the first part (its errors are the joined capture's).
     public init(parts: [Part], issues: IssueLog = IssueLog()) throws {

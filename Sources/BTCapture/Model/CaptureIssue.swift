@@ -41,16 +41,28 @@ public struct CaptureIssue: Sendable, CustomStringConvertible {
 /// Malformed records found while reading and decoding. Counts every problem; keeps the first `keepLimit`
 /// in detail so a hostile file cannot grow memory without bound.
 public final class IssueLog: @unchecked Sendable {
-    public private(set) var count = 0
-    public private(set) var issues: [CaptureIssue] = []
+    /// Every problem reported. Held behind a pointer: decoders read it around each packet (to mark the frame
+    /// malformed), and a class property read from another module is checked for exclusive access each time.
+    public private(set) var count: Int {
+        get { counter.pointee }
+        set { counter.pointee = newValue }
+    }
+    private let counter: UnsafeMutablePointer<Int> = {
+        let p = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        p.initialize(to: 0)
+        return p
+    }()
+    @exclusivity(unchecked) public private(set) var issues: [CaptureIssue] = []
     /// One-off remarks about the capture as a whole ("link-layer payload not decoded yet").
-    public private(set) var notices: [String] = []
+    @exclusivity(unchecked) public private(set) var notices: [String] = []
     /// Why reading was refused part-way (a decompression bomb inside an archive): the commands report the
     /// input as unreadable with this cause rather than as a capture with a read error.
-    public private(set) var refusal: String?
+    @exclusivity(unchecked) public private(set) var refusal: String?
     public let keepLimit: Int
 
     public init(keepLimit: Int = 1000) { self.keepLimit = keepLimit }
+
+    deinit { counter.deallocate() }
 
     public func report(_ code: CaptureIssue.Code, record: Int, offset: Int64, _ message: @autoclosure () -> String) {
         count += 1

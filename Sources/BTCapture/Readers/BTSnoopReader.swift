@@ -14,13 +14,18 @@ public final class BTSnoopReader: RecordSource {
     public let issues: IssueLog
     public let datalink: UInt32
     let source: ByteSource
-    var recordNumber = 0
-    var stopped = false
+    /// Where reading stands, behind a pointer: updated for every record, it is no class property whose every
+    /// access is checked for exclusivity.
+    let position = UnsafeMutablePointer<RecordFraming.Position>.allocate(capacity: 1)
+    var recordNumber: Int { position.pointee.recordNumber }
+
+    deinit { position.deallocate() }
 
     /// Reads the file header from `source`; throws when it is not btsnoop.
     public init(source: ByteSource, issues: IssueLog = IssueLog()) throws {
         self.source = source
         self.issues = issues
+        position.initialize(to: RecordFraming.Position())
         guard try source.ensure(Self.fileHeaderLength) else {
             throw CaptureError(.notACapture, "btsnoop file header is cut short (\(source.available) of \(Self.fileHeaderLength) bytes)")
         }
@@ -41,7 +46,8 @@ public final class BTSnoopReader: RecordSource {
     }
 
     public func next() -> CaptureRecord? {
-        guard let frame = RecordFraming.next(source, issues: issues, recordNumber: &recordNumber, stopped: &stopped,
+        guard let frame = RecordFraming.next(source, issues: issues, recordNumber: &position.pointee.recordNumber,
+                                             stopped: &position.pointee.stopped,
                                              headerLength: Self.recordHeaderLength, totalLength: { h in
             let included = Int(UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
             guard included <= Self.maximumRecordLength else {

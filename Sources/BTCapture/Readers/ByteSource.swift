@@ -10,16 +10,16 @@ import Darwin
 public final class ByteSource {
     public let fd: Int32
     let ownsDescriptor: Bool
-    private(set) var buffer: UnsafeMutableRawPointer
-    private(set) var capacity: Int
+    @exclusivity(unchecked) private(set) var buffer: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private(set) var capacity: Int
     /// Valid bytes are buffer[start..<end].
-    private(set) var start = 0
-    private(set) var end = 0
+    @exclusivity(unchecked) private(set) var start = 0
+    @exclusivity(unchecked) private(set) var end = 0
     /// File offset of buffer[0].
-    private var bufferOrigin: Int64
-    public private(set) var reachedEOF = false
+    @exclusivity(unchecked) private var bufferOrigin: Int64
+    @exclusivity(unchecked) public private(set) var reachedEOF = false
     /// When set, `ensure` returns false at end of data instead of marking EOF for good (follow mode).
-    public var allowGrowth = false
+    @exclusivity(unchecked) public var allowGrowth = false
     /// Waits for bytes that have not arrived yet (a file being written, a pipe), so readers see only whole
     /// records and never mistake "not yet" for the end. nil: end of data is final, as for a finished file.
     public weak var waiter: (any ByteSourceWaiter)?
@@ -27,7 +27,7 @@ public final class ByteSource {
     /// stream (libarchive), read as it is decompressed. nil: `fd`.
     public let input: (any ByteInput)?
     /// Why `input` failed, when a reader that cannot receive the error (libpcap, through a C callback) needs it.
-    public var failure: CaptureError?
+    @exclusivity(unchecked) public var failure: CaptureError?
 
     public static let defaultCapacity = 1 << 20
 

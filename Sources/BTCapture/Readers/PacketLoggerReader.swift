@@ -39,8 +39,8 @@ public final class PacketLoggerReader: RecordSource {
     public let issues: IssueLog
     public let bigEndian: Bool
     let source: ByteSource
-    var recordNumber = 0
-    var stopped = false
+    @exclusivity(unchecked) var recordNumber = 0
+    @exclusivity(unchecked) var stopped = false
 
     public init(source: ByteSource, bigEndian: Bool, issues: IssueLog = IssueLog()) {
         self.source = source

@@ -25,10 +25,10 @@ public final class PcapReader: RecordSource {
     /// libpcap's handle and stream; nil when this reader frames classic pcap itself.
     let handle: OpaquePointer?
     let file: UnsafeMutablePointer<FILE>?
-    var recordNumber = 0
-    var stopped = false
+    @exclusivity(unchecked) var recordNumber = 0
+    @exclusivity(unchecked) var stopped = false
     /// Where the previous record ended (start of the next block) in the stream.
-    var lastEnd: Int64
+    @exclusivity(unchecked) var lastEnd: Int64
     /// Kept alive: libpcap reads its descriptor through the stream.
     let source: ByteSource
     /// Classic pcap read by libpcap with the standard record header (16 bytes): a record shorter than libpcap's
@@ -39,7 +39,7 @@ public final class PcapReader: RecordSource {
     /// Classic pcap framed here: the file's byte order and resolution.
     let native: NativeFraming?
     /// pcapng framed here (`PcapngFraming`): its sections' byte order and interfaces.
-    var pcapng: PcapngFraming?
+    @exclusivity(unchecked) var pcapng: PcapngFraming?
     static let classicRecordHeaderLength: Int64 = 16
     static let classicFileHeaderLength = 24
     /// libpcap's MAXIMUM_SNAPLEN, its max_snaplen_for_dlt for every linktype read here.

@@ -3,6 +3,12 @@
 /// the records before the problem are kept, the problem is counted with its record number and byte offset,
 /// and reading stops (a bad length leaves no way to find the next record).
 enum RecordFraming {
+    /// A reader's place: the records read so far, and whether reading stopped (the end, or a problem).
+    struct Position {
+        var recordNumber = 0
+        var stopped = false
+    }
+
     /// One record, borrowed from the source's buffer until its next read.
     struct Frame {
         var header: UnsafeRawBufferPointer

@@ -15,7 +15,7 @@ public final class BufferedDescriptorWriter {
     /// `flushIfFull()` writes once this many bytes are buffered; 0 writes every record through.
     public let flushThreshold: Int
     /// Bytes not written yet.
-    public private(set) var buffer: [UInt8] = []
+    @exclusivity(unchecked) public private(set) var buffer: [UInt8] = []
 
     /// Room for a full buffer plus the largest record (an HCI packet with its headers), so appending the
     /// record that crosses the threshold does not reallocate.

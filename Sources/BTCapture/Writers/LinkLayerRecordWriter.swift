@@ -228,12 +228,12 @@ public struct LinkLayerRecordEncoder: Sendable {
 
 /// Writes LE link-layer packets as an air sniffer would (pcap with the container's linktype, µs timestamps).
 public final class LinkLayerRecordWriter {
-    public var encoder: LinkLayerRecordEncoder
+    @exclusivity(unchecked) public var encoder: LinkLayerRecordEncoder
     let pcap: PcapWriter
-    var frame: [UInt8] = []
+    @exclusivity(unchecked) var frame: [UInt8] = []
     /// Bytes in the file so far (pcap file header and record headers included).
-    public private(set) var bytesWritten: Int64 = PcapWriter.fileHeaderLength
-    public private(set) var records = 0
+    @exclusivity(unchecked) public private(set) var bytesWritten: Int64 = PcapWriter.fileHeaderLength
+    @exclusivity(unchecked) public private(set) var records = 0
 
     public init(path: String, container: LinkLayerContainer, firmwareEpoch: Int64 = 0) throws {
         encoder = LinkLayerRecordEncoder(container: container, firmwareEpoch: firmwareEpoch)

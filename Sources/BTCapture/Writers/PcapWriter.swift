@@ -14,9 +14,9 @@ public final class PcapWriter: HCIRecordWriter {
     public let linktype: Int
     public let nanosecondResolution: Bool
     let dead: OpaquePointer
-    var dumper: OpaquePointer?
+    @exclusivity(unchecked) var dumper: OpaquePointer?
     /// Reused for every frame, so writing does not allocate per record.
-    var frame: [UInt8] = []
+    @exclusivity(unchecked) var frame: [UInt8] = []
 
     /// Large enough for any HCI packet plus a pseudo-header (Wireshark's limit).
     public static let defaultSnapLength: Int32 = 262_144

@@ -24,24 +24,24 @@ import BTCapture
 public final class Anonymizer {
     public static let tableLimit = 1 << 20
 
-    private var addresses: [UInt64: UInt64] = [:]
+    @exclusivity(unchecked) private var addresses: [UInt64: UInt64] = [:]
     /// Each distinct name's replacement, `name-N` as bytes, made once (not a String per advertising report).
-    private var names: [UInt64: [UInt8]] = [:]
+    @exclusivity(unchecked) private var names: [UInt64: [UInt8]] = [:]
     /// Per ACL handle: zero the continuation fragments of the PDU in progress.
-    private var zeroContinuation = [Bool](repeating: false, count: 4096)
+    @exclusivity(unchecked) private var zeroContinuation = [Bool](repeating: false, count: 4096)
     /// Per ACL handle: the last Read By Type Request asked for declarations (its response is structure).
-    private var declarationsAsked = [Bool](repeating: false, count: 4096)
+    @exclusivity(unchecked) private var declarationsAsked = [Bool](repeating: false, count: 4096)
 
     /// Enhanced ATT channels (handle << 16 | CID), learned from credit-based connection signalling, and per
     /// channel the bytes of the SDU in progress still to come and whether they are zeroed.
-    private var eattChannels: [UInt32: (remaining: Int, zeroRest: Bool)] = [:]
+    @exclusivity(unchecked) private var eattChannels: [UInt32: (remaining: Int, zeroRest: Bool)] = [:]
     /// Per ACL handle: the last credit-based connection request asked for Enhanced ATT.
-    private var eattAsked = [Bool](repeating: false, count: 4096)
+    @exclusivity(unchecked) private var eattAsked = [Bool](repeating: false, count: 4096)
     static let eattPSM: UInt16 = 0x0027
     static let channelLimit = 4096
 
-    public private(set) var addressesReplaced = 0
-    public private(set) var namesReplaced = 0
+    @exclusivity(unchecked) public private(set) var addressesReplaced = 0
+    @exclusivity(unchecked) public private(set) var namesReplaced = 0
     /// With a key, an address's pseudonym is a keyed hash of it: the same in every run and capture given the
     /// same key. Without, pseudonyms are numbered in order of appearance (stable within one run).
     let key: UInt64?

@@ -6,7 +6,7 @@ import BTCapture
 public final class AnonymizingSource<Source: RecordSource>: RecordSource {
     let source: Source
     let anonymizer: Anonymizer
-    var buffer: UnsafeMutableRawBufferPointer
+    @exclusivity(unchecked) var buffer: UnsafeMutableRawBufferPointer
 
     public init(_ source: Source, anonymizer: Anonymizer) {
         self.source = source

@@ -17,19 +17,19 @@ public struct ACLReassembler {
 
     /// A partial PDU. The storage is a class so slots can be reused without reallocating.
     final class Slot {
-        var key: UInt64 = 0
-        var active = false
-        var storage: UnsafeMutableRawPointer
-        var capacity: Int
-        var count = 0
+        @exclusivity(unchecked) var key: UInt64 = 0
+        @exclusivity(unchecked) var active = false
+        @exclusivity(unchecked) var storage: UnsafeMutableRawPointer
+        @exclusivity(unchecked) var capacity: Int
+        @exclusivity(unchecked) var count = 0
         /// Total PDU length (header + payload) once the 4-byte header is known, else nil.
-        var expected: Int?
-        var firstRecord = 0
-        var firstOffset: Int64 = 0
-        var fragments = 0
-        var lastUse = 0
+        @exclusivity(unchecked) var expected: Int?
+        @exclusivity(unchecked) var firstRecord = 0
+        @exclusivity(unchecked) var firstOffset: Int64 = 0
+        @exclusivity(unchecked) var fragments = 0
+        @exclusivity(unchecked) var lastUse = 0
         /// The capture cut a fragment of this PDU short: its continuations are dropped quietly until a start.
-        var truncated = false
+        @exclusivity(unchecked) var truncated = false
 
         init(capacity: Int) {
             self.capacity = capacity

@@ -21,8 +21,8 @@ public struct SDUReassembler {
         let key: UInt64
         let expected: Int
         let firstRecord: Int
-        var kFrames = 1
-        private(set) var count = 0
+        @exclusivity(unchecked) var kFrames = 1
+        @exclusivity(unchecked) private(set) var count = 0
         private let storage: UnsafeMutableRawPointer
 
         init(key: UInt64, expected: Int, firstRecord: Int, first: UnsafeRawBufferPointer) {

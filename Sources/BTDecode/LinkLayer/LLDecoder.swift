@@ -15,7 +15,7 @@ extension CaptureIssue.Code {
 /// Where the decoder leaves the link-layer packet of the record it decoded last (`DecodedFrame.linkLayer`).
 final class LLFrameSlot {
     /// Decoded in place: the containers fill `current.packet`, the decoder the rest.
-    var current = LLFrame(packet: .none)
+    @exclusivity(unchecked) var current = LLFrame(packet: .none)
     var frame: LLFrame? { current }
 }
 
@@ -33,22 +33,22 @@ public final class LLDecoder {
     static let controller: UInt16 = 0
 
     final class Link {
-        var accessAddress: UInt32 = 0
+        @exclusivity(unchecked) var accessAddress: UInt32 = 0
         /// The capture interface (pcapng) the link was heard on: two sniffers are two radios.
-        var interface: UInt16 = 0
-        var handle: UInt16 = 0
-        var lastUse = 0
-        var connection: LLConnectionRequestData?
+        @exclusivity(unchecked) var interface: UInt16 = 0
+        @exclusivity(unchecked) var handle: UInt16 = 0
+        @exclusivity(unchecked) var lastUse = 0
+        @exclusivity(unchecked) var connection: LLConnectionRequestData?
         /// Per direction (C→P, P→C): the last accepted PDU's SN and payload hash, and whether the other side
         /// has acknowledged it since.
-        var central = Sender()
-        var peripheral = Sender()
+        @exclusivity(unchecked) var central = Sender()
+        @exclusivity(unchecked) var peripheral = Sender()
         /// Plaintext LL_START_ENC_REQ seen: later non-empty PDUs are ciphertext.
-        var encrypted = false
+        @exclusivity(unchecked) var encrypted = false
         /// Event timing for direction inference.
-        var lastTime: Int64 = 0
-        var lastChannel: UInt8?
-        var lastDirection: LLDirection = .unknown
+        @exclusivity(unchecked) var lastTime: Int64 = 0
+        @exclusivity(unchecked) var lastChannel: UInt8?
+        @exclusivity(unchecked) var lastDirection: LLDirection = .unknown
 
         func reset(accessAddress: UInt32, interface: UInt16) {
             self.accessAddress = accessAddress
@@ -93,19 +93,19 @@ public final class LLDecoder {
         }
     }
 
-    var links: [Link] = []
+    @exclusivity(unchecked) var links: [Link] = []
     /// `interface << 32 | accessAddress` of `links[i]`: the search reads this array, not every link's object.
-    var linkKeys: [UInt64] = []
+    @exclusivity(unchecked) var linkKeys: [UInt64] = []
     /// Each interface's sniffer clock (pcapng interfaces are separate sniffers, each with its own clock), for
     /// timing packets within a link: interface 0's (nearly every capture has only it) apart, the others' in
     /// `otherClocks` by interface − 1; interfaces past `maximumClocks` share the last.
-    var snifferClock = SnifferClock()
-    var otherClocks: [SnifferClock] = []
+    @exclusivity(unchecked) var snifferClock = SnifferClock()
+    @exclusivity(unchecked) var otherClocks: [SnifferClock] = []
     static let maximumClocks = 16
     /// The link of the previous data packet: a capture mostly follows one connection.
-    var lastLink: Link?
-    var clock = 0
-    public private(set) var l2cap = L2CAPDecoder()
+    @exclusivity(unchecked) var lastLink: Link?
+    @exclusivity(unchecked) var clock = 0
+    @exclusivity(unchecked) public private(set) var l2cap = L2CAPDecoder()
 
     public init() {}
 

@@ -108,8 +108,8 @@ public struct CaptureStatistics {
 
 /// The link-layer counts of `CaptureStatistics`.
 final class LinkLayerCounts {
-    var statistics = LinkLayerStatistics()
-    var att = [Int](repeating: 0, count: 256)
+    @exclusivity(unchecked) var statistics = LinkLayerStatistics()
+    @exclusivity(unchecked) var att = [Int](repeating: 0, count: 256)
 }
 
 /// Reads a whole capture into statistics: the `stats` pipeline, generic over the reader type.

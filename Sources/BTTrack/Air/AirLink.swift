@@ -7,26 +7,26 @@ import BTDecode
 /// A class, held by reference: an HCI link carries only a nil pointer for it, not the statistics.
 public final class AirLink: @unchecked Sendable {
     /// The connection's access address (from CONNECT_IND / AUX_CONNECT_REQ, or the packets' own).
-    public var accessAddress: UInt32
+    @exclusivity(unchecked) public var accessAddress: UInt32
     /// InitA of the CONNECT_IND; nil when the capture missed it.
-    public var centralAddress: BDAddr?
+    @exclusivity(unchecked) public var centralAddress: BDAddr?
     /// The link was requested by AUX_CONNECT_REQ (on a secondary advertising channel) rather than CONNECT_IND.
-    public var auxiliaryRequest = false
-    public var centralAddressIsRandom = false
+    @exclusivity(unchecked) public var auxiliaryRequest = false
+    @exclusivity(unchecked) public var centralAddressIsRandom = false
     /// Data channels in use (bit i = channel i), from the CONNECT_IND and later LL_CHANNEL_MAP_IND.
-    public var channelMap: UInt64?
+    @exclusivity(unchecked) public var channelMap: UInt64?
     /// The interval was estimated from the spacing of connection events (no CONNECT_IND in the capture).
-    public var intervalEstimated = false
+    @exclusivity(unchecked) public var intervalEstimated = false
     /// The link ended without LL_TERMINATE_IND: no packet for longer than its supervision timeout while the
     /// capture went on (a supervision timeout, or the sniffer lost the link — the air cannot tell which).
-    public var endInferred = false
+    @exclusivity(unchecked) public var endInferred = false
     /// Procedures that change the link at an instant (connection update, channel map, PHY) whose instant
     /// passed without a packet of the link around it: applied when the next packet showed the instant was reached.
-    public var lateInstants = 0
+    @exclusivity(unchecked) public var lateInstants = 0
     /// Statistics of the link's phases, index for index with `Connection.phases`: the closed ones, then the
     /// current one.
-    public internal(set) var closedPhases: [AirLinkStatistics] = []
-    public internal(set) var currentPhase = AirLinkStatistics()
+    @exclusivity(unchecked) public internal(set) var closedPhases: [AirLinkStatistics] = []
+    @exclusivity(unchecked) public internal(set) var currentPhase = AirLinkStatistics()
     public var phases: [AirLinkStatistics] { closedPhases + [currentPhase] }
     /// Every phase together.
     public var totals: AirLinkStatistics { closedPhases.reduce(currentPhase, +) }

@@ -51,40 +51,40 @@ final class AirTracker {
         /// The capture interface (pcapng) it was heard on: the same address on two sniffers is two links' worth
         /// of state, each with its sniffer's timing.
         let interface: UInt16
-        var lastUse = 0
-        var connection: Connection?
+        @exclusivity(unchecked) var lastUse = 0
+        @exclusivity(unchecked) var connection: Connection?
         /// The CONNECT_IND, until the first packet of the link opens it.
-        var request: Request?
+        @exclusivity(unchecked) var request: Request?
         /// Closed by LL_TERMINATE_IND: later packets on the address (acknowledgements, resends) belong to no
         /// link until a new CONNECT_IND, except that the rest of that event is counted for `terminated`.
-        var ended = false
-        var terminated: Connection?
-        var intervalNanoseconds: Int64 = 0
-        var timeoutNanoseconds: Int64 = AirTracker.unknownSupervisionTimeoutNanoseconds
+        @exclusivity(unchecked) var ended = false
+        @exclusivity(unchecked) var terminated: Connection?
+        @exclusivity(unchecked) var intervalNanoseconds: Int64 = 0
+        @exclusivity(unchecked) var timeoutNanoseconds: Int64 = AirTracker.unknownSupervisionTimeoutNanoseconds
         /// Unwrapped event counter of the current event (-1 before the first).
-        var counter = -1
+        @exclusivity(unchecked) var counter = -1
         /// Sniffer-clock times (`LLFrame.nanoseconds`) of the current event's start and of the last packet.
-        var eventStart: Int64 = 0
-        var lastNanoseconds: Int64 = 0
-        var lastPacket: RecordRef?
-        var lastChannel: UInt8?
-        var snifferCounter: UInt16?
-        var eventHasData = false
+        @exclusivity(unchecked) var eventStart: Int64 = 0
+        @exclusivity(unchecked) var lastNanoseconds: Int64 = 0
+        @exclusivity(unchecked) var lastPacket: RecordRef?
+        @exclusivity(unchecked) var lastChannel: UInt8?
+        @exclusivity(unchecked) var snifferCounter: UInt16?
+        @exclusivity(unchecked) var eventHasData = false
         /// A packet from the peripheral was heard (whatever its CRC), or a packet's SN or NESN was not 0 (something
         /// was acknowledged): the link was established. The second holds whatever the container says of direction.
-        var peripheralHeard = false
-        var pendingUpdate: (instant: UInt16, parameters: ConnectionParameters, windowOffset: Int64)?
-        var pendingChannelMap: (instant: UInt16, map: UInt64)?
-        var pendingPHY: (instant: UInt16, centralToPeripheral: UInt8, peripheralToCentral: UInt8)?
+        @exclusivity(unchecked) var peripheralHeard = false
+        @exclusivity(unchecked) var pendingUpdate: (instant: UInt16, parameters: ConnectionParameters, windowOffset: Int64)?
+        @exclusivity(unchecked) var pendingChannelMap: (instant: UInt16, map: UInt64)?
+        @exclusivity(unchecked) var pendingPHY: (instant: UInt16, centralToPeripheral: UInt8, peripheralToCentral: UInt8)?
         /// LL_LENGTH_REQ/RSP values: each side's MaxTxOctets and MaxRxOctets.
-        var centralLength: (tx: UInt16, rx: UInt16)?
-        var peripheralLength: (tx: UInt16, rx: UInt16)?
+        @exclusivity(unchecked) var centralLength: (tx: UInt16, rx: UInt16)?
+        @exclusivity(unchecked) var peripheralLength: (tx: UInt16, rx: UInt16)?
         /// Missed-CONNECT_IND evidence and interval estimation.
-        var candidatePackets = 0
-        var candidateEvents = 0
-        var candidateFirst: RecordRef?
-        var shortestEventGap = Int64.max
-        var estimatedEvents = 0
+        @exclusivity(unchecked) var candidatePackets = 0
+        @exclusivity(unchecked) var candidateEvents = 0
+        @exclusivity(unchecked) var candidateFirst: RecordRef?
+        @exclusivity(unchecked) var shortestEventGap = Int64.max
+        @exclusivity(unchecked) var estimatedEvents = 0
 
         init(accessAddress: UInt32, interface: UInt16) {
             self.accessAddress = accessAddress
@@ -103,17 +103,17 @@ final class AirTracker {
         var data: LLConnectionRequestData
     }
 
-    var links: ConnectionTracker
-    var states: [State] = []
-    var lastState: State?
-    var clock = 0
-    var nextHandle: UInt16 = 0
-    var nextSweep: Int64 = 0
+    @exclusivity(unchecked) var links: ConnectionTracker
+    @exclusivity(unchecked) var states: [State] = []
+    @exclusivity(unchecked) var lastState: State?
+    @exclusivity(unchecked) var clock = 0
+    @exclusivity(unchecked) var nextHandle: UInt16 = 0
+    @exclusivity(unchecked) var nextSweep: Int64 = 0
     let eventLimit: Int
     /// CONNECT_INDs whose link the sniffer never heard.
-    var unfollowedRequests = 0
+    @exclusivity(unchecked) var unfollowedRequests = 0
     /// LE link-layer records seen.
-    var records = 0
+    @exclusivity(unchecked) var records = 0
 
     init(options: TrackerOptions) {
         // Air links are judged when the capture ends: an air capture's links and HCI's are numbered together then.

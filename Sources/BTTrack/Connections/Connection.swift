@@ -61,42 +61,42 @@ public struct ConnectionParameters: Equatable, Sendable {
 public final class Connection: @unchecked Sendable {
     /// 1-based order of appearance in the capture (links of an air capture and of HCI in one file are numbered
     /// together when the model is finished).
-    public internal(set) var id: Int
+    @exclusivity(unchecked) public internal(set) var id: Int
     public let controller: UInt16
     public let handle: UInt16
-    public internal(set) var transport: LinkTransport
+    @exclusivity(unchecked) public internal(set) var transport: LinkTransport
     /// Who drove the link (`LinkOwnership`), set when the model is finished (or the link judged early).
-    public internal(set) var ownership: LinkOwnership = .app
+    @exclusivity(unchecked) public internal(set) var ownership: LinkOwnership = .app
     /// The phone's own GATT client used the link (discovery, reads, writes, subscriptions): set with `ownership`.
     /// A link the capture joined midway is judged like any when the app drove it.
-    public internal(set) var clientDriven = false
+    @exclusivity(unchecked) public internal(set) var clientDriven = false
     /// Judged by the per-link rules before the capture ended and slimmed (`LinkRetirement`): its events,
     /// series, runs and ATT working state are gone; what capture-wide rules and the energy total read is kept.
-    public internal(set) var isJudged = false
-    public internal(set) var role: ConnectionRole = .unknown
-    public internal(set) var peerAddress: BDAddr?
-    public internal(set) var peerAddressType: AddressType?
+    @exclusivity(unchecked) public internal(set) var isJudged = false
+    @exclusivity(unchecked) public internal(set) var role: ConnectionRole = .unknown
+    @exclusivity(unchecked) public internal(set) var peerAddress: BDAddr?
+    @exclusivity(unchecked) public internal(set) var peerAddressType: AddressType?
     /// The peer's identity address, when it sent it in pairing (SMP Identity Address Information): the same
     /// peer behind changing resolvable private addresses.
-    public internal(set) var peerIdentityAddress: BDAddr?
+    @exclusivity(unchecked) public internal(set) var peerIdentityAddress: BDAddr?
     /// Scanning / advertising was on when the link came up. (Declared here, they fill the padding after the
     /// address: a link costs the same 256 bytes with its `database` pointer.)
-    public internal(set) var scanningAtConnect = false
-    public internal(set) var advertisingAtConnect = false
+    @exclusivity(unchecked) public internal(set) var scanningAtConnect = false
+    @exclusivity(unchecked) public internal(set) var advertisingAtConnect = false
     /// Which link to its peer this is: 1 for the first connection to `peerAddress` on this controller and
     /// transport in the capture, 2 for the next, and so on. Links whose peer the capture does not show (it
     /// began mid-connection) are counted among themselves. Unlike `handle`, which the controller picks anew
     /// for every connection, it is the same when a scenario is recorded again: finding fingerprints use it.
-    public internal(set) var peerLink = 1
-    public internal(set) var start: RecordRef
+    @exclusivity(unchecked) public internal(set) var peerLink = 1
+    @exclusivity(unchecked) public internal(set) var start: RecordRef
     /// Our create-connection command for this link, when the capture shows it: connecting took from there to
     /// `start`.
-    public internal(set) var connectRequested: RecordRef?
+    @exclusivity(unchecked) public internal(set) var connectRequested: RecordRef?
     /// The capture began after this link was set up; `start` is its first packet.
-    public internal(set) var implicitStart: Bool
-    public internal(set) var end: RecordRef?
+    @exclusivity(unchecked) public internal(set) var implicitStart: Bool
+    @exclusivity(unchecked) public internal(set) var end: RecordRef?
     /// Disconnection Complete's reason; nil while open or when the link ended by a reset or the capture's end.
-    public internal(set) var disconnectReason: HCIStatus?
+    @exclusivity(unchecked) public internal(set) var disconnectReason: HCIStatus?
     /// The host sent HCI Disconnect for this link.
     public internal(set) var disconnectRequestedLocally: Bool {
         _read { yield working.pointee.disconnectRequestedLocally }
@@ -114,11 +114,11 @@ public final class Connection: @unchecked Sendable {
         _modify { yield &working.pointee.parameters }
         set { working.pointee.parameters = newValue }
     }
-    public internal(set) var encrypted = false
+    @exclusivity(unchecked) public internal(set) var encrypted = false
     /// A link followed on the air (LE link-layer sniffer capture) rather than through a host's HCI: its access
     /// address, both sides' addresses and what only the air shows. The link is seen from its central, so `role`
     /// is `.central`, `sent` is central → peripheral and `peerAddress` is the peripheral.
-    public internal(set) var air: AirLink?
+    @exclusivity(unchecked) public internal(set) var air: AirLink?
     /// Effective ATT MTU of the unenhanced bearer (23 until an exchange).
     public internal(set) var mtu: Int {
         _read { yield working.pointee.mtu }
@@ -201,7 +201,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Discovery procedures referenced by `.discovery` events.
-    public internal(set) var discoveries: [DiscoveryProcedure] = []
+    @exclusivity(unchecked) public internal(set) var discoveries: [DiscoveryProcedure] = []
     public internal(set) var transactions: TransactionStatistics {
         _read { yield working.pointee.transactions }
         _modify { yield &working.pointee.transactions }
@@ -249,10 +249,10 @@ public final class Connection: @unchecked Sendable {
     }
     /// ACL packets the capture cut short (Android's btsnooz keeps 14 bytes of each): no L2CAP or ATT is read
     /// from them, so what they carried is unknown.
-    public internal(set) var aclPacketsCutShort = 0
+    @exclusivity(unchecked) public internal(set) var aclPacketsCutShort = 0
     /// L2CAP PDUs on a fixed channel the specification leaves unassigned on this transport (Apple's private
     /// channel 0x003A to its accessories, for one): a vendor's own protocol, which the OS speaks, not an app.
-    public internal(set) var vendorFixedChannelPDUs = 0
+    @exclusivity(unchecked) public internal(set) var vendorFixedChannelPDUs = 0
     /// Stretches of the link with one set of parameters and PHYs, each with its traffic: what the radio-time
     /// model prices event by event. The first starts at the link's start; at most `maximumPhases`. The current
     /// one is kept apart, so counting a packet touches no array.
@@ -342,12 +342,12 @@ public final class Connection: @unchecked Sendable {
     /// pointer, not a class reference: a class reference in a `var` is retained around every in-place change of
     /// one of its fields (several per ATT PDU), a pointer costs no reference counting or exclusivity check.
     /// Owned by this link, except the shared `ConnectionWorkingState.released` of slimmed links.
-    var working: UnsafeMutablePointer<ConnectionWorkingState>
+    @exclusivity(unchecked) var working: UnsafeMutablePointer<ConnectionWorkingState>
     /// The peer's GATT database and the link's use of it, apart from `working`: all a judged link with a
     /// database keeps of its working state (a peer's later links inherit it; redundant discovery compares it),
     /// in a box of its own rather than the whole working state (about 950 bytes). Owned by this link, except the
     /// shared `LinkDatabase.empty` of links without one.
-    var database: UnsafeMutablePointer<LinkDatabase>
+    @exclusivity(unchecked) var database: UnsafeMutablePointer<LinkDatabase>
     @inline(__always)
     func withUsage(_ handle: UInt16, _ body: (inout AttributeUsage) -> Void) {
         usage.update(handle, body)

@@ -22,18 +22,18 @@ public final class LinkRetirement: @unchecked Sendable {
     /// not, and nothing else will read it).
     let judge: (Connection, _ kept: Bool) -> Void
     /// Links judged before the capture ended.
-    public internal(set) var judged = 0
+    @exclusivity(unchecked) public internal(set) var judged = 0
     /// Of those, links whose ATT traffic had no GATT database to name it when judged: a discovery of their peer
     /// later in the capture would have named it (learned later), so their findings may say less than a
     /// judgement at the capture's end would.
-    public internal(set) var judgedWithoutDatabase = 0
+    @exclusivity(unchecked) public internal(set) var judgedWithoutDatabase = 0
     /// The most finished links held whole at once: at most `window` (what bounds memory).
-    public internal(set) var mostWhole = 0
+    @exclusivity(unchecked) public internal(set) var mostWhole = 0
 
     /// What stays of a judged link (`Keeping`).
     public let keeping: Keeping
     /// Judged links let go (`keeping` not `.slim`): not in the model's connections.
-    public internal(set) var letGo = 0
+    @exclusivity(unchecked) public internal(set) var letGo = 0
     /// Judged links are let go in batches of at least this many, so that dropping them from the front of the
     /// finished links costs little per link.
     public let letGoBatch: Int

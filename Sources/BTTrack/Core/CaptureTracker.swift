@@ -172,27 +172,27 @@ public struct CaptureModel: Sendable {
 /// Holds per-connection state; memory is bounded by the number of live connections and advertisers.
 public final class CaptureTracker {
     public let options: TrackerOptions
-    var commands = CommandCorrelator()
-    public internal(set) var connections: ConnectionTracker
-    public internal(set) var scans = ScanTracker()
-    public internal(set) var advertisers = AdvertiserTracker()
-    public internal(set) var ownAdvertising = OwnAdvertisingTracker()
-    var first: RecordRef?
-    var last: RecordRef?
-    var records = 0
+    @exclusivity(unchecked) var commands = CommandCorrelator()
+    @exclusivity(unchecked) public internal(set) var connections: ConnectionTracker
+    @exclusivity(unchecked) public internal(set) var scans = ScanTracker()
+    @exclusivity(unchecked) public internal(set) var advertisers = AdvertiserTracker()
+    @exclusivity(unchecked) public internal(set) var ownAdvertising = OwnAdvertisingTracker()
+    @exclusivity(unchecked) var first: RecordRef?
+    @exclusivity(unchecked) var last: RecordRef?
+    @exclusivity(unchecked) var records = 0
     /// HCI packets and link-layer frames seen (`CaptureModel.judgedRecords`).
-    var judgedRecords = 0
-    var controllerDebugLog = 0
+    @exclusivity(unchecked) var judgedRecords = 0
+    @exclusivity(unchecked) var controllerDebugLog = 0
     /// What the capture shows of the host's platform.
-    public var platform = PlatformEvidence()
-    var controllerActivity: [ControllerActivityReport] = []
-    var qualityReports: [QualityReport] = []
-    var hostWakeups = HostWakeups()
+    @exclusivity(unchecked) public var platform = PlatformEvidence()
+    @exclusivity(unchecked) var controllerActivity: [ControllerActivityReport] = []
+    @exclusivity(unchecked) var qualityReports: [QualityReport] = []
+    @exclusivity(unchecked) var hostWakeups = HostWakeups()
     /// Links followed on the air (LE link-layer sniffer records), created at the first such record.
-    var air: AirTracker?
+    @exclusivity(unchecked) var air: AirTracker?
     /// Where to report advertising events whose reports do not fit, when the decoder was told not to check
     /// them (`PacketDecoder.validatesAdvertisingReports`).
-    public var issues: IssueLog?
+    @exclusivity(unchecked) public var issues: IssueLog?
     /// Set while links are tracked on a second thread (`TrackingCollector`): what `connections` would be given
     /// goes there, and `connections` is taken back by `finish`.
     var linkFeed: LinkFeed? {
@@ -200,7 +200,7 @@ public final class CaptureTracker {
     }
     /// `linkFeed` for every ACL packet and advertising event: borrowed, as a strong reference would cost a
     /// retain and a release.
-    var borrowedLinkFeed: Unmanaged<LinkFeed>?
+    @exclusivity(unchecked) var borrowedLinkFeed: Unmanaged<LinkFeed>?
 
     public init(options: TrackerOptions = TrackerOptions()) {
         self.options = options

@@ -108,21 +108,21 @@ final class LinkFeed: @unchecked Sendable {
     private let filled: UnsafeMutablePointer<pthread_cond_t>
     private let emptied: UnsafeMutablePointer<pthread_cond_t>
     // Under `mutex`.
-    private var full: [Chunk] = []
-    private var free: [Chunk] = []
-    private var allocated = 0
-    private var ended = false
-    private var linkWaiting = false
-    private var readerWaiting = false
+    @exclusivity(unchecked) private var full: [Chunk] = []
+    @exclusivity(unchecked) private var free: [Chunk] = []
+    @exclusivity(unchecked) private var allocated = 0
+    @exclusivity(unchecked) private var ended = false
+    @exclusivity(unchecked) private var linkWaiting = false
+    @exclusivity(unchecked) private var readerWaiting = false
     // The reading thread's.
-    private var current: Chunk
+    @exclusivity(unchecked) private var current: Chunk
     /// The record of the last message with one, as the link thread will have it (`Wire`).
-    private var lastPlace = LinkFeed.noRecord
+    @exclusivity(unchecked) private var lastPlace = LinkFeed.noRecord
     /// Senders not sent yet. The scan tracker adds to it through this pointer (`ScanTracker.remoteTallies`).
     let sightings: UnsafeMutablePointer<SightingBatch>
     // The link thread's until `finish` joins it.
     private let trackers: LinkTrackers
-    private var thread = pthread_t()
+    @exclusivity(unchecked) private var thread = pthread_t()
 
     init(links: ConnectionTracker) {
         trackers = LinkTrackers(links: links)
@@ -379,13 +379,13 @@ struct SightingBatch {
 /// every message, and trackers stored beside it would share its cache lines, each message then moving a line
 /// from one processor to the other (false sharing).
 private final class LinkTrackers {
-    var links: ConnectionTracker
-    var l2cap = L2CAPDecoder()
+    @exclusivity(unchecked) var links: ConnectionTracker
+    @exclusivity(unchecked) var l2cap = L2CAPDecoder()
     let issues = IssueLog()
     /// The open session's tally per controller (a capture nearly always has one controller).
-    var tallies: [(controller: UInt16, tally: DeviceTally)] = []
-    var lastTally = 0
-    var deviceTallies: [(session: Int, summary: DeviceTally.Summary)] = []
+    @exclusivity(unchecked) var tallies: [(controller: UInt16, tally: DeviceTally)] = []
+    @exclusivity(unchecked) var lastTally = 0
+    @exclusivity(unchecked) var deviceTallies: [(session: Int, summary: DeviceTally.Summary)] = []
 
     init(links: ConnectionTracker) {
         self.links = links
