@@ -169,10 +169,10 @@ public enum TimelineFolding {
             out.append(lines[i])
             guard let chain = after[i] else { continue }
             let lead = chain[0], n = lead.count
-            let first = lines[lead[0]].at.timestamp.nanoseconds, last = lines[lead[n - 1]].at.timestamp.nanoseconds
+            let span = elapsed(lines[lead[0]].at, lines[lead[n - 1]].at)
             let parts = chain.map { keys[$0[0]] + ($0.count == n ? "" : " (×\($0.count))") }
-            out.append((lines[lead[0]].at, "\(n) × every ~\(RepeatedEpisodes.length((last - first) / Int64(n - 1))) over "
-                        + TimeFormat.human(.nanoseconds(last - first)) + ": " + parts.joined(separator: "; ")))
+            out.append((lines[lead[0]].at, "\(n) × every ~\(RepeatedEpisodes.length(span / Int64(n - 1))) over "
+                        + TimeFormat.human(.nanoseconds(span)) + ": " + parts.joined(separator: "; ")))
         }
         return out
     }
@@ -183,10 +183,16 @@ public enum TimelineFolding {
         for y in line {
             while j + 1 < previous.count && previous[j + 1] < y { j += 1 }
             guard previous[j] < y else { continue }
-            let gap = lines[y].at.timestamp.nanoseconds - lines[previous[j]].at.timestamp.nanoseconds
+            let gap = elapsed(lines[previous[j]].at, lines[y].at)
             if gap >= 0 && gap <= exchangeWindow { near += 1 }
         }
         return Double(near) >= exchangeShare * Double(line.count)
+    }
+
+    /// Nanoseconds from `a` to `b`, saturated: a damaged capture's absurd timestamps must not overflow.
+    static func elapsed(_ a: RecordRef, _ b: RecordRef) -> Int64 {
+        let (d, overflow) = b.timestamp.nanoseconds.subtractingReportingOverflow(a.timestamp.nanoseconds)
+        return overflow ? (b.timestamp.nanoseconds < a.timestamp.nanoseconds ? .min : .max) : d
     }
 
     // MARK: Across connections
