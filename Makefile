@@ -34,7 +34,8 @@ run: build
 	@$(BUILD_DIR)/debug/btlens audit --fail-on never $(SAMPLE)
 
 # The tests validate JSON output against the schemas with Python's jsonschema, and drive the HTML report in a
-# real headless browser (Debian's chromium through chromium-driver, with Selenium from PyPI).
+# real headless browser (Debian's chromium through chromium-driver, with Selenium from PyPI; axe-core from PyPI's
+# axe-selenium-python checks its accessibility).
 test-deps: deps
 	@python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install --quiet jsonschema || \
 	  (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-jsonschema)
@@ -46,6 +47,9 @@ test-deps: deps
 	@python3 -c "import selenium" 2>/dev/null || python3 -m pip install --quiet selenium || \
 	  python3 -m pip install --quiet --break-system-packages selenium || \
 	  (DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-selenium)
+	@# The HTML report's accessibility test runs axe-core in the browser (bundled by axe-selenium-python).
+	@python3 -c "import axe_selenium_python" 2>/dev/null || python3 -m pip install --quiet axe-selenium-python || \
+	  python3 -m pip install --quiet --break-system-packages axe-selenium-python
 	@python3 -c "import perfetto.protos.perfetto.trace.perfetto_trace_pb2" 2>/dev/null || python3 -m pip install --quiet perfetto
 
 test: test-deps

@@ -72,6 +72,58 @@ struct HTMLReportBrowserTests {
         }
     }
 
+    static let a11yScript = CLI.packageRoot.appendingPathComponent("Tests/CLITests/html_report_a11y.py").path
+    static let a11yCaptures = ["sphero_mini_fw_update_btsnoop_hci.log", "xiaomi14t_ix7_tracker_mixed_btsnoop_hci.log"]
+
+    /// axe-core (PyPI axe-selenium-python, `make test-deps`) in the light and the dark colour scheme on the report of
+    /// every bundled HCI sample, the air sample and two real captures (when ../shared is there), as it loads and with
+    /// groups expanded, a finding selected and a connection open: no serious or critical violation, a main
+    /// landmark. Then keyboard only, on a sample with groups of findings and the real captures: the timeline's
+    /// buttons and the timeline zoom and pan, a connection's timeline opens and closes, the findings table sorts,
+    /// expands and selects; each focused control shows it.
+    @Test("accessible: axe-core in light and dark schemes finds no serious or critical violation; zoom, pan and the findings table by keyboard alone")
+    func accessible() throws {
+        let output = Self.output.appendingPathComponent("a11y")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let samples = CLI.packageRoot.appendingPathComponent("samples")
+        let names = try FileManager.default.contentsOfDirectory(atPath: samples.path)
+            .filter { $0.hasSuffix(".btsnoop") || $0 == "heart-rate-session.air.pcap" }.sorted()
+        var inputs = names.map { (samples.appendingPathComponent($0).path, $0) }
+        let real = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/real")
+        let present = Self.a11yCaptures.filter { FileManager.default.fileExists(atPath: real.appendingPathComponent($0).path) }
+        if present.count < Self.a11yCaptures.count {
+            FileHandle.standardError.write(Data("NOTE: \(real.path) lacks \(Set(Self.a11yCaptures).subtracting(present).sorted()): axe-core and the keyboard were NOT run on the HTML report of those real captures.\n".utf8))
+        }
+        inputs += present.map { (real.appendingPathComponent($0).path, "real-" + $0) }
+        var cases: [[String: String]] = []
+        for (capture, name) in inputs {
+            let html = output.appendingPathComponent(name + ".html").path
+            let r = try CLI.run(["audit", "--fail-on", "never", "--format", "html", "-o", html, capture])
+            #expect(r.status == 0, "audit --format html \(capture): \(r.stderr)")
+            cases.append(["name": name, "html": html])
+        }
+        let keyboard = ["connection-churn.btsnoop", "wasteful-central.btsnoop"] + present.map { "real-" + $0 }
+        let manifest = output.appendingPathComponent("manifest.json")
+        try JSONSerialization.data(withJSONObject: ["cases": cases, "keyboard": keyboard] as [String: Any], options: [.sortedKeys]).write(to: manifest)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.a11yScript, manifest.path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "the accessibility checks failed (run `make test-deps` for chromium, chromium-driver, selenium and axe-selenium-python):\n\(text)")
+        for c in cases {
+            let name = c["name"] ?? ""
+            #expect(text.contains("\(name) [light]: ") && text.contains("\(name) [dark]: "), "\(name) not checked in both schemes")
+        }
+        for name in keyboard { #expect(text.contains("\(name): keyboard only: "), "\(name) not driven by keyboard") }
+        // A sample whose findings come in groups: one was expanded by keyboard.
+        #expect(text.contains("connection-churn.btsnoop: keyboard only: zoom, pan, connection, findings table (group expanded)"), "\(text)")
+    }
+
     @Test("self-contained: no external URL, one data blob, the size of a real capture's page bounded")
     func selfContained() throws {
         let dir = try TemporaryDirectory()

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Long captures read short: `timeline` and `energy` fold repeated advertising sessions, short scans and failed
-/// attempts into one entry (samples/repeating-episodes.btsnoop: 200 sessions, 29 scans, 50 cancelled attempts
+/// attempts into one entry, `timeline` a link's repeated lines and links alike too (samples/repeating-episodes.btsnoop: 200 sessions, 29 scans, 50 cancelled attempts
 /// in 98 minutes), `--full` and JSON keep every item, and `audit -v` prints each piece of advice once.
 @Suite struct RepeatedEpisodesTests {
     static let capture = "samples/repeating-episodes.btsnoop"
@@ -39,6 +39,41 @@ import TestSupport
         #expect((object["advertising"] as? [Any])?.count == 200)
         #expect((object["scans"] as? [Any])?.count == 29)
         #expect((object["failed_connections"] as? [Any])?.count == 50)
+    }
+
+    /// A 5-hour iPhone capture (../shared/captures/real): a link that runs the same exchanges for 90 minutes and
+    /// 19 short connections, most of them alike.
+    static let iPhone = CLI.packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/captures/real/ios_bafang_ebike_bluetoothd_hci.pklg").path
+
+    @Test func realIPhoneTimelineFoldsToAFewScreens() throws {
+        guard FileManager.default.fileExists(atPath: Self.iPhone) else {
+            FileHandle.standardError.write(Data("NOTE: \(Self.iPhone) is absent: the folded timeline of the real 5-hour iPhone capture (at most 300 lines) was NOT checked.\n".utf8))
+            return
+        }
+        let short = try Self.run(["timeline", Self.iPhone])
+        #expect(short.status == 0)
+        let lines = short.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count <= 300, "\(lines.count) lines")
+        // The phone's server notifying and the peer writing back, over and over for 90 minutes: one line.
+        #expect(lines.contains { $0.contains(" × every ~") && $0.contains(": phone's server: notifications handle 0x001e, last 02 10 00 00 1f 00 00 00; peer: writes handle 0x001b") },
+                "\(short.stdout)")
+        // Ten short connections alike to the first of them.
+        #expect(lines.contains { $0.hasPrefix("Connections like #2  ×10 more: #3, #6, #8") }, "\(short.stdout)")
+        // --full lists every line: each connection under its heading, each exchange.
+        let full = try Self.run(["timeline", "--full", Self.iPhone])
+        #expect(full.status == 0)
+        let fullLines = full.stdout.split(separator: "\n")
+        #expect(fullLines.count > 1_500)
+        #expect(fullLines.filter { $0.hasPrefix("Connection #") }.count == 21)
+        #expect(!full.stdout.contains(" × every ~") && !full.stdout.contains("Connections like"))
+        #expect(fullLines.filter { $0.hasSuffix("phone's server: 1 notification handle 0x001e, last 02 10 00 00 1f 00 00 00") }.count > 10)
+        // Every connection is counted in the folded text: under its heading or in the entry of those alike.
+        let headings = lines.filter { $0.hasPrefix("Connection #") }.count
+        let alike = lines.filter { $0.hasPrefix("Connections like #") }.compactMap { line -> Int? in
+            line.split(separator: "×").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) }
+        }
+        #expect(headings + alike.reduce(0, +) == 21, "\(headings) headings, \(alike) alike")
     }
 
     @Test func fewRepeatsStayAsTheyWere() throws {

@@ -4,12 +4,12 @@
 enum AuditHTMLAssets {
     static let style = #"""
         :root{--fg:#1d2329;--muted:#5b6570;--bg:#fff;--panel:#f5f6f8;--line:#d9dde2;--grid:#eceff2;--accent:#1a5fb4;
-        --error:#c62828;--warning:#b26a00;--info:#1f6fb4;--sel:rgba(255,196,0,.28);--sel-line:#e0a800;
+        --error:#c62828;--warning:#8a5300;--info:#1f6fb4;--sel:rgba(255,196,0,.28);--sel-line:#e0a800;--focus:#1a5fb4;
         --scan:#7fb3d5;--scan-dup:#e59866;--advertising:#a9cce3;--attempt-cancelled:#bfc9ca;--attempt-failed:#f1948a;
         --connecting:#d5f5e3;--link:#c8ecd4;--mtu:#8e44ad;--security:#d4ac0d;--discovery:#2e86c1;--activity:#27ae60;
         --idle:#dfe4e8;--parameters:#7f8c8d;--err:#e74c3c;--disconnect:#34495e;--other:#95a5a6;--cost:#5d6d7e}
         @media (prefers-color-scheme:dark){:root{--fg:#e3e6ea;--muted:#a0a8b2;--bg:#16191d;--panel:#20242a;--line:#3a4048;
-        --grid:#262b31;--accent:#7cb3ff;--error:#ff6b6b;--warning:#f0b44c;--info:#6cb4ff;--sel:rgba(255,210,80,.22);
+        --grid:#262b31;--accent:#7cb3ff;--error:#ff7b7b;--warning:#f0b44c;--info:#6cb4ff;--sel:rgba(255,210,80,.12);--focus:#9cc6ff;
         --scan:#3f7fae;--scan-dup:#b4653a;--advertising:#4f7fa3;--attempt-cancelled:#5c6669;--attempt-failed:#a5473f;
         --connecting:#2c5a3c;--link:#264d35;--mtu:#b07cd0;--security:#d4b93c;--discovery:#5aa7e0;--activity:#43c97a;
         --idle:#30363d;--parameters:#9aa6a8;--err:#ff6b5b;--disconnect:#b8c4d0;--other:#7b878b;--cost:#9aa8b8}}
@@ -28,7 +28,10 @@ enum AuditHTMLAssets {
         .tl-wrap{margin:.6em 0}.tl-controls{display:flex;gap:.6em;align-items:center;flex-wrap:wrap;margin-bottom:.3em}
         .tl-controls input[type=range]{width:12em;vertical-align:middle}.range-text{color:var(--muted);font-size:.85em}
         .tl{border:1px solid var(--line);border-radius:4px;background:var(--bg);user-select:none;cursor:grab;outline:none}
-        .tl:focus-visible{box-shadow:0 0 0 2px var(--accent)}.tl.dragging{cursor:grabbing}
+        .tl:focus-visible{box-shadow:0 0 0 3px var(--focus)}.tl.dragging{cursor:grabbing}
+        button:focus-visible,a:focus-visible,input:focus-visible,section.conn:focus-visible{outline:2px solid var(--focus);outline-offset:2px}
+        tr[data-f]{cursor:pointer}tr[data-f]:focus-visible{outline:2px solid var(--focus);outline-offset:-2px}
+        svg .lane-label.conn:focus-visible{outline:2px solid var(--focus);outline-offset:1px}
         svg.timeline{display:block;width:100%}svg text{font-size:11px;fill:var(--fg)}svg .axis text{fill:var(--muted)}
         svg line{pointer-events:none}svg .grid{stroke:var(--grid)}svg .lane-line{stroke:var(--grid)}svg .lane-label{cursor:default}svg .lane-label.conn{fill:var(--accent);cursor:pointer;text-decoration:underline}
         .phase{stroke:none}.phase.k-link{cursor:pointer}.cost-bar{fill:var(--cost)}
@@ -93,7 +96,10 @@ enum AuditHTMLAssets {
         }
         function hideTip() { tip.hidden = true; }
 
-        function openConnection(ci, id) {
+        // A connection's panel; opened from the keyboard (`opener` the element that had the focus), it takes the
+        // focus and gives it back when it closes.
+        var openers = {};
+        function openConnection(ci, id, opener) {
           var panel = document.getElementById("conn-" + ci + "-" + id);
           if (!panel) return null;
           var slot = panel.querySelector(".gatt-slot");
@@ -103,11 +109,22 @@ enum AuditHTMLAssets {
           }
           panel.hidden = false;
           panel.scrollIntoView({ block: "nearest" });
+          if (opener) { openers[panel.id] = opener; panel.focus({ preventScroll: true }); }
           return panel;
+        }
+        function closeConnection(panel) {
+          panel.hidden = true;
+          var opener = openers[panel.id];
+          delete openers[panel.id];
+          if (opener && document.body.contains(opener)) opener.focus();
         }
         document.addEventListener("click", function (ev) {
           var close = ev.target.closest && ev.target.closest("section.conn button.close");
-          if (close) close.closest("section.conn").hidden = true;
+          if (close) closeConnection(close.closest("section.conn"));
+        });
+        document.addEventListener("keydown", function (ev) {
+          var panel = ev.key === "Escape" && ev.target.closest && ev.target.closest("section.conn");
+          if (panel) { closeConnection(panel); ev.preventDefault(); }
         });
 
         var timelines = [];
@@ -123,7 +140,7 @@ enum AuditHTMLAssets {
           var view = { a: 0, b: span };
           var width = 0, plotW = 0, selected = null, pending = false;
           var height = TOP + cap.lanes.length * LANE + AXIS;
-          var svg = el("svg", { "class": "timeline", role: "img", "aria-label": "timeline of " + cap.file, height: height }, root);
+          var svg = el("svg", { "class": "timeline", role: "group", "aria-label": "timeline of " + cap.file, height: height }, root);
           var defs = el("defs", {}, svg);
           var clip = el("clipPath", { id: "clip-" + ci }, defs);
           var clipRect = el("rect", { x: LABEL, y: 0, width: 10, height: height }, clip);
@@ -141,7 +158,19 @@ enum AuditHTMLAssets {
             var g = el("g", { "class": "lane", "data-lane": lane.kind }, lanesG);
             var label = el("text", { "class": "lane-label" + (lane.conn !== null ? " conn" : ""), x: 4, y: y + 15 }, g);
             label.textContent = lane.label;
-            if (lane.conn !== null) label.addEventListener("click", function () { openConnection(ci, lane.conn); });
+            if (lane.conn !== null) {
+              // A connection's label opens its timeline, by click or by Enter or Space once focused.
+              label.setAttribute("tabindex", "0");
+              label.setAttribute("role", "button");
+              label.setAttribute("aria-label", "open the timeline of " + lane.label);
+              label.addEventListener("click", function () { openConnection(ci, lane.conn); });
+              label.addEventListener("keydown", function (ev) {
+                if (ev.key !== "Enter" && ev.key !== " ") return;
+                ev.preventDefault();
+                ev.stopPropagation();
+                openConnection(ci, lane.conn, label);
+              });
+            }
             el("line", { "class": "lane-line", x1: LABEL, x2: LABEL, y1: y + 11, y2: y + 11 }, g).dataset.role = "lane-line";
             var lp = el("g", { "class": "lane-phases" }, plot);
             lane.phases.forEach(function (p, pi) {
@@ -241,7 +270,7 @@ enum AuditHTMLAssets {
             var m = marks[key];
             if (!m) return;
             document.querySelectorAll(".finding.selected, tr.selected, td.records.lit, pre span.lit").forEach(function (e) {
-              e.classList.remove("selected"); e.classList.remove("lit");
+              e.classList.remove("selected"); e.classList.remove("lit"); e.removeAttribute("aria-current");
             });
             selected = { s: +m[1].s, e: +m[1].e };
             highlight.setAttribute("visibility", "visible");
@@ -255,6 +284,7 @@ enum AuditHTMLAssets {
             if (row) {
               if (row.hidden) expand(row.closest("tbody"), true);
               row.classList.add("selected");
+              row.setAttribute("aria-current", "true");
               var rec = row.querySelector("td.records");
               if (rec) rec.classList.add("lit");
               if (scroll !== false) row.scrollIntoView({ block: "center" });
@@ -331,6 +361,9 @@ enum AuditHTMLAssets {
           controls.querySelector(".zoom-in").addEventListener("click", function () { zoom(0.5, undefined, true); });
           controls.querySelector(".zoom-out").addEventListener("click", function () { zoom(2, undefined, true); });
           controls.querySelector(".zoom-reset").addEventListener("click", function () { setView(0, span, true); });
+          function pan(direction) { var w = view.b - view.a; setView(view.a + direction * w * 0.2, view.b + direction * w * 0.2, true); }
+          controls.querySelector(".pan-left").addEventListener("click", function () { pan(-1); });
+          controls.querySelector(".pan-right").addEventListener("click", function () { pan(1); });
           var start = controls.querySelector(".range-start"), end = controls.querySelector(".range-end");
           function fromSliders(moved) {
             var a = +start.value / 1000 * span, b = +end.value / 1000 * span;
@@ -368,15 +401,31 @@ enum AuditHTMLAssets {
               });
               bodies.forEach(function (t) { table.appendChild(t); });
               table.setAttribute("data-sorted", key + (direction[key] ? "-desc" : "-asc"));
+              table.querySelectorAll("th[aria-sort]").forEach(function (th) { th.removeAttribute("aria-sort"); });
+              b.closest("th").setAttribute("aria-sort", direction[key] ? "descending" : "ascending");
             });
           });
+          function selectRow(row) {
+            var tl = timelines.filter(function (t) { return t.ci === ci; })[0];
+            if (row && tl) tl.select(row.getAttribute("data-f"), false);
+          }
           table.addEventListener("click", function (ev) {
             var b = ev.target.closest("button.expand");
             if (b) { expand(b.closest("tbody"), b.getAttribute("aria-expanded") !== "true"); return; }
             if (ev.target.closest("a")) return;
-            var row = ev.target.closest("tr[data-f]");
-            var tl = timelines.filter(function (t) { return t.ci === ci; })[0];
-            if (row && tl) tl.select(row.getAttribute("data-f"), false);
+            selectRow(ev.target.closest("tr[data-f]"));
+          });
+          // A finding's row, focused: Enter or Space selects it (its span on the timeline), ↑/↓ go to the next row.
+          table.addEventListener("keydown", function (ev) {
+            var row = ev.target.closest && ev.target.closest("tr[data-f]");
+            if (!row || ev.target !== row) return;
+            if (ev.key === "Enter" || ev.key === " ") selectRow(row);
+            else if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+              var rows = Array.prototype.filter.call(table.querySelectorAll("tr[data-f]"), function (r) { return !r.hidden; });
+              var next = rows[rows.indexOf(row) + (ev.key === "ArrowDown" ? 1 : -1)];
+              if (next) next.focus();
+            } else return;
+            ev.preventDefault();
           });
         });
         })();

@@ -213,13 +213,15 @@ struct AuditHTMLTimeline {
     /// The timeline's place on the page and its controls; the script draws into `tl-N`.
     static func controls(capture: Int) -> String {
         "<div class=\"tl-wrap\"><div class=\"tl-controls\" data-capture=\"\(capture)\">"
-            + "<button class=\"zoom-in\" title=\"zoom in (+)\">+</button><button class=\"zoom-out\" title=\"zoom out (−)\">−</button>"
+            + "<button class=\"zoom-in\" title=\"zoom in (+)\" aria-label=\"zoom in\">+</button><button class=\"zoom-out\" title=\"zoom out (−)\" aria-label=\"zoom out\">−</button>"
+            + "<button class=\"pan-left\" title=\"earlier (←)\" aria-label=\"pan earlier\">←</button><button class=\"pan-right\" title=\"later (→)\" aria-label=\"pan later\">→</button>"
             + "<button class=\"zoom-reset\" title=\"whole capture (0)\">whole capture</button>"
             + "<label>from <input type=\"range\" class=\"range-start\" min=\"0\" max=\"1000\" value=\"0\" aria-label=\"visible range start\"></label>"
             + "<label>to <input type=\"range\" class=\"range-end\" min=\"0\" max=\"1000\" value=\"1000\" aria-label=\"visible range end\"></label>"
             + "<span class=\"range-text\"></span></div>" + legend
-            + "<div class=\"tl\" id=\"tl-\(capture)\" tabindex=\"0\" aria-label=\"timeline: wheel or +/− to zoom, drag or arrows to pan\"></div>"
-            + "<p class=\"hint\">Wheel or +/− zooms, drag or ←/→ pans, 0 shows the whole capture. Click a finding to see its span and row, "
-            + "a connection to open its timeline.</p></div>"
+            + "<div class=\"tl\" id=\"tl-\(capture)\" tabindex=\"0\" role=\"group\" aria-label=\"timeline: + and − zoom, ← and → pan, 0 shows the whole capture\" "
+            + "aria-describedby=\"tl-hint-\(capture)\" aria-keyshortcuts=\"+ - ArrowLeft ArrowRight 0 Home\"></div>"
+            + "<p class=\"hint\" id=\"tl-hint-\(capture)\">Wheel or +/− zooms, drag or ←/→ pans, 0 shows the whole capture (keys once the timeline has the focus). "
+            + "Click a finding to see its span and row, a connection to open its timeline; in the findings table Enter selects the focused row.</p></div>"
     }
 }

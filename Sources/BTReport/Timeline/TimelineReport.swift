@@ -236,14 +236,33 @@ public enum TimelineReport {
                            + FailedConnectionText.describe(f) + "  [record \(f.at.number)]")
             }
         }
+        // Links alike (the same lines but for ids and peers) as the first of them and one entry, unless `full`.
+        let alike = full || connectionFilter != nil ? nil : AlikeLinks(links, model: model)
         links.forEach(id: connectionFilter) { entry in
+            if let alike, alike.folded(entry.summary.id) { return }
             let link = entry.printed(model: model)
             out.append("")
             out.append(bold(link.heading.head))
             if let opening = link.heading.opening { out.append(opening) }
-            for (at, text) in withQualityReports(link, model: model) { out.append("  \(clock(at.timestamp))  \(text)") }
+            let lines = withQualityReports(link, model: model)
+            for (at, text) in full ? lines : TimelineFolding.fold(lines) { out.append("  \(clock(at.timestamp))  \(text)") }
             if link.droppedEvents > 0 { out.append("  … \(link.droppedEvents) more events not kept") }
             out.append("  " + link.summary)
+            guard let members = alike?.members(led: link.link.id) else { return }
+            let ids = members.prefix(TimelineFolding.namedConnections).map { "#\($0.id)" }.joined(separator: ", ")
+                + (members.count > TimelineFolding.namedConnections ? " and \(members.count - TimelineFolding.namedConnections) more" : "")
+            var peers: [BDAddr] = []
+            for m in members { if let p = m.peerAddress, !peers.contains(p) { peers.append(p) } }
+            let named = peers.prefix(TimelineFolding.namedPeers).map(\.description).joined(separator: ", ") + (peers.count > TimelineFolding.namedPeers ? ", …" : "")
+            let end = model.lastTimestamp ?? members[members.count - 1].start.timestamp
+            out.append("")
+            out.append(bold("Connections like #\(link.link.id)") + "  ×\(members.count) more: \(ids)")
+            let samePeer = peers.count == 1 && peers[0] == link.link.peerAddress
+            out.append("  \(clock(members[0].start.timestamp))  the same events as #\(link.link.id)"
+                       + (peers.isEmpty ? "" : samePeer ? " with the same peer" : " with " + Plural.of(peers.count, "peer") + " (\(named))")
+                       + RepeatedEpisodes.rhythm(starts: members.map(\.start.timestamp.nanoseconds),
+                                                ends: members.map { ($0.end?.timestamp ?? end).nanoseconds })
+                       + "  [--connection N or --full lists each]")
         }
         if model.linkCount == 0 && model.scans.isEmpty && model.ownAdvertising.isEmpty {
             out.append("")
@@ -305,6 +324,43 @@ public enum TimelineReport {
                 }
                 n += 1
             }
+        }
+    }
+
+    /// Links whose lines are alike (`TimelineFolding.likeness`), `RepeatedEpisodes.minimumRepeats` or more: the first
+    /// of each group is printed, the others fold into one entry after it. Found in a first pass over the links that
+    /// keeps a hash of each link's likeness, not its lines.
+    struct AlikeLinks {
+        var groupOf: [Int: Int] = [:]
+        var groups: [[LinkSummary]] = []
+
+        init(_ links: LinksInOrder, model: CaptureModel) {
+            var slot: [Int: Int] = [:]
+            var all: [[LinkSummary]] = []
+            links.forEach { entry in
+                // A long link is alike no other: its lines are not made twice.
+                if case .whole(let c) = entry, c.events.count > TimelineFolding.alikeEvents { return }
+                let link = entry.printed(model: model)
+                guard link.lines.count <= TimelineFolding.alikeEvents else { return }
+                let key = TimelineFolding.likeness(link).hashValue
+                if let s = slot[key] { all[s].append(link.link) } else {
+                    slot[key] = all.count
+                    all.append([link.link])
+                }
+            }
+            for g in all where g.count >= RepeatedEpisodes.minimumRepeats {
+                for l in g { groupOf[l.id] = groups.count }
+                groups.append(g)
+            }
+        }
+
+        /// Whether link `id` is folded into the entry of the first of its group.
+        func folded(_ id: Int) -> Bool { groupOf[id].map { groups[$0][0].id != id } ?? false }
+
+        /// The links folded after link `id`, when it is the first of a group.
+        func members(led id: Int) -> [LinkSummary]? {
+            guard let g = groupOf[id], groups[g][0].id == id else { return nil }
+            return Array(groups[g].dropFirst())
         }
     }
 

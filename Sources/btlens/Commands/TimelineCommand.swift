@@ -67,7 +67,10 @@ struct TimelineCommand: ParsableCommand {
             own advertising and failed connection attempts (with how long each ran) are their own lanes; repeats \
             (short scans with the same parameters, advertising sessions of one set with the same parameters, failed \
             attempts to one target that end the same way, three or more of a kind) read as one line with how long each \
-            lasted and how often it came back — --full lists each. A report longer than a screen opens with an \
+            lasted and how often it came back; within a connection, lines that are the same once their times and \
+            counts are taken out read as their first and one line "N × every ~P over D: …" (an exchange's lines \
+            share it; lines that differ stay), and connections whose lines are alike (other peers) as the first and \
+            one "Connections like #N" entry — --full lists each. A report longer than a screen opens with an \
             overview: the connections, the scans and the audit's findings in a line. A capture that starts mid-connection gets a connection from its first packet \
             (implicit_start); connections still up at the end are open. On a long capture, finished connections' \
             lines wait in a temporary file in TMPDIR (or /tmp) until they are printed.
@@ -100,7 +103,7 @@ struct TimelineCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON.")
     var json = false
 
-    @Flag(name: .long, help: "List every scan, advertising session and failed connection attempt (text folds repeats into one line; JSON always lists each).")
+    @Flag(name: .long, help: "List every scan, advertising session, failed connection attempt, connection and line (text folds repeats into one line; JSON always lists each).")
     var full = false
 
     @Option(name: .long, help: "Colour: auto (only on a terminal), always, never.")
