@@ -47,7 +47,8 @@ public final class Anonymizer {
 
     public private(set) var addressesReplaced = 0
     public private(set) var namesReplaced = 0
-    /// While collecting (the first pass of `btlens anonymize`, `--check`): the identifiers met so far.
+    /// While collecting (the first pass of `btlens anonymize`, `--check`; until `byValueScanner()`): the
+    /// identifiers met so far.
     public private(set) var identifiers: CapturedIdentifiers?
     /// While collecting: which attributes hold a GAP Device Name or a Serial Number String, and reads in flight.
     var attributes: AttributeWatch?
@@ -484,6 +485,7 @@ extension Anonymizer {
     /// `CapturedIdentifiers.distinctive` are left out.
     public func byValueScanner() -> ValueScanner {
         let found = identifiers ?? CapturedIdentifiers()
+        identifiers = nil  // the second reading meets the same ones
         attributes = nil
         for text in found.attributeNames { _ = nameReplacement(hash: Self.nameHash(text)) }
         avoidCollisions(with: found)
