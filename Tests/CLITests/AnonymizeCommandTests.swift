@@ -30,4 +30,35 @@ struct AnonymizeCommandTests {
         try ArchiveFixtures.write(gz, .gzip, members: [("x", try TemporaryDirectory.contents(of: original))])
         #expect(try CLI.run(["anonymize", gz, dir.file("y.btsnoop")]).status == 0)
     }
+
+    @Test("--check: exit 0 when nothing of the original is in the copy, 1 and one line per identifier when something is; standard input read twice")
+    func check() throws {
+        let dir = try TemporaryDirectory()
+        let original = try writeScenario("wasteful-central")
+        let copy = dir.file("shared.btsnoop")
+        #expect(try CLI.run(["anonymize", original, copy]).status == 0)
+        let clean = try CLI.run(["anonymize", "--check", original, copy])
+        #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
+        #expect(clean.stdout.isEmpty)
+        #expect(clean.stderr.contains("none of the identifiers of \(original) found"), "\(clean.stderr)")
+
+        // The original itself holds all of them: exit 1, a line for each with its records.
+        let leaky = try CLI.run(["anonymize", "--check", original, original])
+        #expect(leaky.status == 1)
+        let lines = leaky.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("address E1:7F:03:9A:42:42 in HCI byte order: records ") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("name \"EnviroSense 42\" as is: record") }, "\(lines)")
+        #expect(leaky.stderr.contains("found in"), "\(leaky.stderr)")
+
+        // From standard input (set aside for the two readings): the same copy.
+        let piped = dir.file("piped.btsnoop")
+        let fromStdin = try CLI.run(["anonymize", "-", piped], stdin: try TemporaryDirectory.contents(of: original))
+        #expect(fromStdin.status == 0, "\(fromStdin.stderr)")
+        #expect(try TemporaryDirectory.contents(of: piped) == TemporaryDirectory.contents(of: copy))
+        #expect(try CLI.run(["anonymize", "--check", "-", "-"]).status == 2)
+
+        let help = try CLI.run(["help", "anonymize"])
+        #expect(help.stdout.contains("--keep-vendor-logs") && help.stdout.contains("--check"))
+        #expect(help.stdout.contains("may hold addresses, names and keys"))
+    }
 }

@@ -40,14 +40,14 @@ public enum PipelineExercise {
         guard var capture = try? input.open() else { return nil }
         var describe = DescribeEveryRecord()
         _ = try capture.accept(&describe)
-        // `btlens anonymize`: every packet rewritten in place (into /dev/null).
-        capture = try input.open()
+        // `btlens anonymize`: identifiers collected, then every packet rewritten in place and by value (into
+        // /dev/null); `anonymize --check` of the capture against itself.
         let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
         if null >= 0 {
             let writer = try BTSnoopWriter(fd: null, datalink: BTSnoopDatalink.h4, ownsDescriptor: true)
-            var copier = AnonymizingCopier(writer: writer)
-            _ = try capture.accept(&copier)
-            try writer.finish()
+            let identifiers = try AnonymizingCopier.copy(reading: { try input.open() }, to: writer).identifiers
+            var check = AnonymizeCheck(identifiers: identifiers)
+            _ = try input.open().accept(&check)
         }
         capture = try input.open()
         var statistics = StatisticsCollector()

@@ -21,6 +21,11 @@ import BTCapture
 /// Works per packet on the packet's own bytes (ACL fragments: the continuation of a rewritten PDU is zeroed), with
 /// fixed per-handle state: no allocation per packet; the pseudonym tables grow with distinct addresses and
 /// names only, up to `tableLimit` (then a keyed hash stands in, still stable).
+///
+/// That is the field-aware pass: it rewrites the fields it knows. `btlens anonymize` adds a pass by value: a first
+/// reading with `collectIdentifiers()` gathers every identifier the fields hold (addresses, names, keys, serial
+/// numbers: `CapturedIdentifiers`), then `byValueScanner()` gives their bytes and replacements, which the copy's
+/// second reading puts in place wherever they appear (vendor events and commands, logs, fields not known here).
 public final class Anonymizer {
     public static let tableLimit = 1 << 20
 
@@ -42,6 +47,13 @@ public final class Anonymizer {
 
     @exclusivity(unchecked) public private(set) var addressesReplaced = 0
     @exclusivity(unchecked) public private(set) var namesReplaced = 0
+    /// While collecting (the first pass of `btlens anonymize`, `--check`; until `byValueScanner()`): the
+    /// identifiers met so far.
+    @exclusivity(unchecked) public private(set) var identifiers: CapturedIdentifiers?
+    /// While collecting: which attributes hold a GAP Device Name or a Serial Number String, and reads in flight.
+    @exclusivity(unchecked) var attributes: AttributeWatch?
+    /// The direction of the packet being rewritten (reads and their responses go opposite ways).
+    @exclusivity(unchecked) var direction: Direction = .unknown
     /// With a key, an address's pseudonym is a keyed hash of it: the same in every run and capture given the
     /// same key. Without, pseudonyms are numbered in order of appearance (stable within one run).
     let key: UInt64?
@@ -59,7 +71,8 @@ public final class Anonymizer {
     }
 
     /// Rewrites one record's payload in place.
-    public func anonymize(kind: RecordKind, payload p: UnsafeMutableRawBufferPointer) {
+    public func anonymize(kind: RecordKind, direction: Direction = .unknown, payload p: UnsafeMutableRawBufferPointer) {
+        self.direction = direction
         switch kind {
         case .command: command(p)
         case .event: event(p)
@@ -77,6 +90,7 @@ public final class Anonymizer {
         var value: UInt64 = 0
         for i in 0..<6 { value |= UInt64(p[at + i]) << (8 * UInt64(i)) }
         if value == 0 || value == 0xFFFF_FFFF_FFFF { return }  // "none" and "any" are not addresses
+        identifiers?.address(value)
         let pseudonym = pseudonym(value)
         for i in 0..<6 { p[at + i] = UInt8(truncatingIfNeeded: pseudonym >> (8 * UInt64(i))) }
         addressesReplaced += 1
@@ -118,15 +132,33 @@ public final class Anonymizer {
             used += 1
         }
         guard used > at else { return }
-        let replacement: [UInt8]
-        if let known = names[hash] {
-            replacement = known
-        } else {
-            replacement = Array("name-\(names.count + 1)".utf8)
-            if names.count < Self.tableLimit { names[hash] = replacement }
-        }
+        identifiers?.name(hash: hash, p, from: at, to: used)
+        let replacement = nameReplacement(hash: hash)
         for i in at..<used { p[i] = i - at < replacement.count ? replacement[i - at] : 0x20 }
         namesReplaced += 1
+    }
+
+    /// `name-N` for the name of this FNV-1a hash: a new number for a new name.
+    func nameReplacement(hash: UInt64) -> [UInt8] {
+        if let known = names[hash] { return known }
+        let replacement = Array("name-\(names.count + 1)".utf8)
+        if names.count < Self.tableLimit { names[hash] = replacement }
+        return replacement
+    }
+
+    static func nameHash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a
+        for byte in bytes {
+            if byte == 0 { break }
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
+        }
+        return hash
+    }
+
+    /// A key (`label`: LTK, IRK, link key, …) of `count` bytes at `at`: collected, then zeroed.
+    func secret(_ p: UnsafeMutableRawBufferPointer, at: Int, count: Int = 16, label: String) {
+        identifiers?.key(p, at: at, count: count, label: label)
+        zero(p, from: at, count: count)
     }
 
     func zero(_ p: UnsafeMutableRawBufferPointer, from: Int, count: Int = .max) {
@@ -168,9 +200,14 @@ public final class Anonymizer {
         guard p.count >= 3 else { return }
         let opcode = UInt16(p[0]) | UInt16(p[1]) << 8
         switch opcode {
-        case 0x0405, 0x0409, 0x040A, 0x040C, 0x0419, 0x041A, 0x042B, 0x042C, 0x042D, 0x042F, 0x0434:
-            address(p, at: 3)                                           // BR/EDR commands naming the peer
-        case 0x040B: address(p, at: 3); zero(p, from: 9, count: 16)    // Link Key Request Reply
+        case 0x0405, 0x0408, 0x0409, 0x040A, 0x040C, 0x040E, 0x0419, 0x041A, 0x0429, 0x042A, 0x042B, 0x042C, 0x042D,
+             0x042F, 0x0433, 0x0434, 0x043E, 0x0C0D, 0x0C12:
+            address(p, at: 3)  // BR/EDR commands naming the peer; Read and Delete Stored Link Key
+        case 0x0445: address(p, at: 3); zero(p, from: 9, count: 64)    // Remote OOB Extended Data Request Reply
+        case 0x0C11:                                                    // Write Stored Link Key: (address, key) each
+            let n = p.count > 3 ? Int(p[3]) : 0
+            for i in 0..<n { address(p, at: 4 + 22 * i); secret(p, at: 10 + 22 * i, label: "link key") }
+        case 0x040B: address(p, at: 3); secret(p, at: 9, label: "link key")  // Link Key Request Reply
         case 0x040D: address(p, at: 3); zero(p, from: 10, count: 16)   // PIN Code Request Reply
         case 0x042E: address(p, at: 3); zero(p, from: 9, count: 4)     // User Passkey Request Reply
         case 0x0430: address(p, at: 3); zero(p, from: 9, count: 32)    // Remote OOB Data Request Reply
@@ -181,9 +218,12 @@ public final class Anonymizer {
         case 0x2008, 0x2009: advertisingData(p, from: 4, length: Int(p.count > 3 ? p[3] : 0))
         case 0x200D: address(p, at: 9)                                  // LE Create Connection
         case 0x2011, 0x2012, 0x2028, 0x202B, 0x202C: address(p, at: 4)  // accept and resolving lists, peer RPAs
-        case 0x2019: zero(p, from: 5, count: 26)                        // LE Enable Encryption: Rand, EDIV, LTK
-        case 0x201A: zero(p, from: 5, count: 16)                        // LE Long Term Key Request Reply
-        case 0x2027: address(p, at: 4); zero(p, from: 10, count: 32)   // LE Add Device To Resolving List: IRKs
+        case 0x2019: zero(p, from: 5, count: 10); secret(p, at: 15, label: "LTK")  // LE Enable Encryption: Rand, EDIV, LTK
+        case 0x201A: secret(p, at: 5, label: "LTK")                        // LE Long Term Key Request Reply
+        case 0x2027:                                                    // LE Add Device To Resolving List: IRKs
+            address(p, at: 4); secret(p, at: 10, label: "IRK"); secret(p, at: 26, label: "IRK")
+        case 0x204E, 0x2047, 0x2048: address(p, at: 4)                  // LE Set Privacy Mode, periodic advertiser list
+        case 0xFD57: apcf(p)                                            // Android's scan filters (vendor APCF)
         case 0x2035: address(p, at: 4)                                  // LE Set Advertising Set Random Address
         case 0x2036: address(p, at: 15)                                 // LE Set Extended Advertising Parameters
         case 0x2037, 0x2038: advertisingData(p, from: 7, length: Int(p.count > 6 ? p[6] : 0))
@@ -193,15 +233,30 @@ public final class Anonymizer {
         }
     }
 
+    /// Android's vendor APCF command (`0xFD57`): sub-command, action, filter index, then the condition; the
+    /// broadcaster address filter (0x02) holds an address, the local name filter (0x05) a name.
+    func apcf(_ p: UnsafeMutableRawBufferPointer) {
+        guard p.count >= 7, p[4] == 0x00 else { return }  // an add: delete and clear carry no condition
+        switch p[3] {
+        case 0x02: address(p, at: 6)
+        case 0x05: name(p, at: 6, length: p.count - 6)
+        default: break
+        }
+    }
+
     // MARK: - HCI events (code 1, length 1, parameters from 2)
 
     func event(_ p: UnsafeMutableRawBufferPointer) {
         guard p.count >= 2 else { return }
         switch p[0] {
-        case 0x03: address(p, at: 5)                                    // Connection Complete: status, handle, address
+        case 0x03, 0x2C: address(p, at: 5)                              // (Synchronous) Connection Complete
+        case 0x05: attributes?.linkClosed(handle: p.count >= 5 ? Int(UInt16(p[3]) | UInt16(p[4] & 0x0F) << 8) : -1)
         case 0x12, 0x36: address(p, at: 3)                              // Role Change, Simple Pairing Complete
-        case 0x04, 0x16, 0x17, 0x31, 0x32, 0x34, 0x3D, 0x35: address(p, at: 2)
-        case 0x18: address(p, at: 2); zero(p, from: 8, count: 16)      // Link Key Notification
+        case 0x04, 0x16, 0x17, 0x31, 0x32, 0x34, 0x3C, 0x3D, 0x35: address(p, at: 2)
+        case 0x18: address(p, at: 2); secret(p, at: 8, label: "link key")  // Link Key Notification
+        case 0x15:                                                      // Return Link Keys: (address, key) each
+            let n = p.count > 2 ? Int(p[2]) : 0
+            for i in 0..<n { address(p, at: 3 + 22 * i); secret(p, at: 9 + 22 * i, label: "link key") }
         case 0x33, 0x3B: address(p, at: 2); zero(p, from: 8, count: 4) // User Confirmation Request, Passkey Notification
         case 0x07: address(p, at: 3); name(p, at: 9, length: 248)     // Remote Name Request Complete
         case 0x02:                                                      // Inquiry Result
@@ -224,8 +279,9 @@ public final class Anonymizer {
         case 0x1009: address(p, at: 6)                   // Read BD_ADDR: status, address
         case 0x0C14: name(p, at: 6, length: 248)         // Read Local Name
         case 0x0C51: advertisingData(p, from: 7, length: 240)  // Read Extended Inquiry Response
-        case 0x040B, 0x040C, 0x040D, 0x040E, 0x042B, 0x042C, 0x042D, 0x042E, 0x042F, 0x0430, 0x0434:
-            address(p, at: 6)                             // replies echo the peer
+        case 0x0408, 0x041A, 0x040B, 0x040C, 0x040D, 0x040E, 0x042B, 0x042C, 0x042D, 0x042E, 0x042F, 0x0430, 0x0433,
+             0x0434, 0x0445:
+            address(p, at: 6)                             // replies and cancels echo the peer
         case 0x202B, 0x202C: address(p, at: 6)           // Read Peer/Local Resolvable Address
         default: break
         }
@@ -266,6 +322,7 @@ public final class Anonymizer {
         case 0x13: address(p, at: s + 3)                                              // Scan Request Received
         case 0x0F: advertisingData(p, from: s + 8, length: Int(p.count > s + 7 ? p[s + 7] : 0))  // Periodic Advertising Report
         case 0x0E, 0x24: address(p, at: s + 6)                                        // Periodic Advertising Sync Established
+        case 0x18, 0x26: address(p, at: s + 10)                                       // Periodic Advertising Sync Transfer Received
         default: break
         }
     }
@@ -277,6 +334,7 @@ public final class Anonymizer {
         let handle = Int(UInt16(p[0]) | UInt16(p[1] & 0x0F) << 8)
         let boundary = p[1] >> 4 & 0x3
         if boundary == 0x1 {  // continuation
+            attributes?.continuation(p, handle: handle, into: identifiers)
             if zeroContinuation[handle] { zero(p, from: 4) }
             return
         }
@@ -284,6 +342,9 @@ public final class Anonymizer {
         guard p.count >= 8 else { return }
         let cid = UInt16(p[6]) | UInt16(p[7]) << 8
         let pdu = 8
+        if cid == 0x0004, let attributes {
+            attributes.att(p, at: pdu, handle: handle, direction: direction, into: identifiers)
+        }
         switch cid {
         case 0x0004: att(p, at: pdu, handle: handle)
         case 0x0006, 0x0007: smp(p, at: pdu, handle: handle)
@@ -391,11 +452,221 @@ public final class Anonymizer {
     func smp(_ p: UnsafeMutableRawBufferPointer, at a: Int, handle: Int) {
         guard a < p.count else { return }
         switch p[a] {
+        case 0x06: identifiers?.key(p, at: a + 1, count: 16, label: "LTK")    // Encryption Information
+        case 0x08: identifiers?.key(p, at: a + 1, count: 16, label: "IRK")    // Identity Information
+        case 0x0A: identifiers?.key(p, at: a + 1, count: 16, label: "CSRK")   // Signing Information
+        default: break
+        }
+        switch p[a] {
         case 0x03, 0x04, 0x06, 0x07, 0x08, 0x0A, 0x0C, 0x0D:   // confirm, random, keys, public key, DHKey check
             zero(p, from: a + 1)
             zeroContinuation[handle] = true
         case 0x09: address(p, at: a + 2)                        // Identity Address Information
         default: break
+        }
+    }
+}
+
+// MARK: - The pass by value
+
+extension Anonymizer {
+    /// Starts collecting identifiers (`identifiers`): the first reading of a capture, whose rewritten bytes are
+    /// thrown away. Pseudonyms are given as they are met, so the second reading gives the same ones.
+    public func collectIdentifiers() {
+        identifiers = CapturedIdentifiers()
+        attributes = AttributeWatch()
+    }
+
+    /// Ends collecting: GAP Device Names read over ATT get their `name-N` (after the names the fields hold, so
+    /// those are numbered as in one pass); no pseudonym is left equal to an original address in either byte
+    /// order; per-link state is forgotten for the second reading. Returns the identifiers' bytes (addresses in
+    /// both byte orders and as text) with the replacements the field pass gives them: pseudonyms, `name-N` cut
+    /// or padded to the name's length, zeros for keys and serial numbers. Identifiers that are not
+    /// `CapturedIdentifiers.distinctive` are left out.
+    public func byValueScanner() -> ValueScanner {
+        let found = identifiers ?? CapturedIdentifiers()
+        identifiers = nil  // the second reading meets the same ones
+        attributes = nil
+        for text in found.attributeNames { _ = nameReplacement(hash: Self.nameHash(text)) }
+        avoidCollisions(with: found)
+        forgetLinks()
+        addressesReplaced = 0
+        namesReplaced = 0
+        var patterns: [ValueScanner.Pattern] = []
+        for (index, identifier) in found.all.enumerated() where CapturedIdentifiers.distinctive(identifier.bytes, kind: identifier.kind) {
+            let bytes = identifier.bytes
+            switch identifier.kind {
+            case .address:
+                let value = bytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+                let made = pseudonym(value)
+                let replacement = (0..<6).map { UInt8(truncatingIfNeeded: made >> (8 * UInt64($0))) }
+                patterns.append(.init(bytes: bytes, replacement: replacement, identifier: index, form: .asCarried))
+                patterns.append(.init(bytes: bytes.reversed(), replacement: replacement.reversed(), identifier: index, form: .reversed))
+                let original = BDAddr(rawValue: value).description, pseudonymText = BDAddr(rawValue: made).description
+                patterns.append(.init(bytes: Array(original.utf8), replacement: Array(pseudonymText.utf8), identifier: index, form: .upperText))
+                patterns.append(.init(bytes: Array(original.lowercased().utf8), replacement: Array(pseudonymText.lowercased().utf8),
+                                      identifier: index, form: .lowerText))
+            case .name:
+                let made = nameReplacement(hash: Self.nameHash(bytes))
+                let replacement = (0..<bytes.count).map { $0 < made.count ? made[$0] : 0x20 }
+                patterns.append(.init(bytes: bytes, replacement: replacement, identifier: index, form: .asCarried))
+            case .key:
+                let zeros = [UInt8](repeating: 0, count: bytes.count)
+                patterns.append(.init(bytes: bytes, replacement: zeros, identifier: index, form: .asCarried))
+                patterns.append(.init(bytes: bytes.reversed(), replacement: zeros, identifier: index, form: .reversed))
+            case .serialNumber:
+                patterns.append(.init(bytes: bytes, replacement: [UInt8](repeating: 0, count: bytes.count), identifier: index, form: .asCarried))
+            }
+        }
+        return ValueScanner(patterns: patterns)
+    }
+
+    /// The identifiers' bytes to look for in a copy (`anonymize --check`): as `byValueScanner` finds them.
+    public static func checkScanner(_ found: CapturedIdentifiers) -> ValueScanner {
+        let anonymizer = Anonymizer()
+        anonymizer.identifiers = found
+        return anonymizer.byValueScanner()
+    }
+
+    /// Per-link state back to the start, for a second reading.
+    func forgetLinks() {
+        for i in 0..<zeroContinuation.count {
+            zeroContinuation[i] = false
+            declarationsAsked[i] = false
+            eattAsked[i] = false
+        }
+        eattChannels.removeAll()
+    }
+
+    /// A pseudonym equal to an original address (either byte order) would be read as that address leaking, and
+    /// rewriting that address by value would rewrite the pseudonym too: such pseudonyms are given anew.
+    func avoidCollisions(with found: CapturedIdentifiers) {
+        var forbidden = Set<UInt64>()
+        for value in found.addressValues {
+            forbidden.insert(value)
+            forbidden.insert(Self.reversed(value))
+        }
+        var used = Set(addresses.values)
+        var next = UInt64(addresses.count + 1)
+        for (original, made) in addresses where forbidden.contains(made) {
+            var candidate = made
+            repeat {
+                if key != nil {
+                    candidate = (made & 0xC000_0000_0000) | (Self.mix(candidate) & 0x3FFF_FFFF_FFFF)
+                } else {
+                    candidate = (made & 0xC000_0000_0000) | (next & 0x3FFF_FFFF_FFFF)
+                    next += 1
+                }
+            } while forbidden.contains(candidate) || used.contains(candidate)
+            used.insert(candidate)
+            addresses[original] = candidate
+        }
+    }
+
+    static func reversed(_ value: UInt64) -> UInt64 {
+        var r: UInt64 = 0
+        for i in 0..<6 { r |= (value >> (8 * UInt64(i)) & 0xFF) << (8 * UInt64(5 - i)) }
+        return r
+    }
+}
+
+/// While collecting: the attributes whose values are identifiers (GAP Device Name 0x2A00, Serial Number String
+/// 0x2A25), learnt from characteristic declarations, and the values read from them (Read, Read By Type), across
+/// ACL fragments. Requests and their responses are paired per link and direction.
+final class AttributeWatch {
+    static let deviceName: UInt16 = 0x2A00
+    static let serialNumber: UInt16 = 0x2A25
+    static let limit = 4096
+
+    /// (ACL handle << 2 | request direction) → the attribute of the last Read Request, the type of the last Read
+    /// By Type Request.
+    @exclusivity(unchecked) var reads: [Int: UInt16] = [:]
+    @exclusivity(unchecked) var types: [Int: UInt16] = [:]
+    /// ACL handle → value handle → what its value is.
+    @exclusivity(unchecked) var valueHandles: [Int: [UInt16: CapturedIdentifiers.Kind]] = [:]
+    /// ACL handle → a value arriving in fragments: what it is, its bytes so far, bytes still to come.
+    @exclusivity(unchecked) var partial: [Int: (kind: CapturedIdentifiers.Kind, bytes: [UInt8], remaining: Int)] = [:]
+
+    static func code(_ d: Direction) -> Int { Int(d.rawValue) & 3 }
+    /// The direction of the request a response in direction `d` answers.
+    static func requestCode(answeredIn d: Direction) -> Int {
+        switch d {
+        case .sent: code(.received)
+        case .received: code(.sent)
+        case .unknown: code(.unknown)
+        }
+    }
+
+    func linkClosed(handle: Int) {
+        guard handle >= 0 else { return }
+        valueHandles[handle] = nil
+        partial[handle] = nil
+        for d in 0..<3 { reads[handle << 2 | d] = nil; types[handle << 2 | d] = nil }
+    }
+
+    func kind(of uuid: UInt16) -> CapturedIdentifiers.Kind? {
+        uuid == Self.deviceName ? .name : uuid == Self.serialNumber ? .serialNumber : nil
+    }
+
+    /// The first fragment of an ATT PDU at `a` (the L2CAP header before it).
+    func att(_ p: UnsafeMutableRawBufferPointer, at a: Int, handle: Int, direction: Direction, into found: CapturedIdentifiers?) {
+        guard a < p.count, let found else { return }
+        partial[handle] = nil
+        let pduLength = Int(p[4]) | Int(p[5]) << 8
+        let end = min(p.count, a + pduLength)
+        func u16(_ at: Int) -> UInt16 { at + 1 < end ? UInt16(p[at]) | UInt16(p[at + 1]) << 8 : 0 }
+        let own = handle << 2 | Self.code(direction), asked = handle << 2 | Self.requestCode(answeredIn: direction)
+        switch p[a] {
+        case 0x0A:  // Read Request
+            if reads.count < Self.limit || reads[own] != nil { reads[own] = u16(a + 1) }
+        case 0x08:  // Read By Type Request: a 16-bit type
+            if types.count < Self.limit || types[own] != nil { types[own] = pduLength == 7 ? u16(a + 5) : 0 }
+        case 0x0B:  // Read Response
+            guard let attribute = reads[asked], let kind = valueHandles[handle]?[attribute] else { return }
+            reads[asked] = nil
+            let bytes = Array(p[(a + 1)..<max(a + 1, end)])
+            let remaining = a + pduLength - p.count
+            if remaining > 0 {
+                partial[handle] = (kind, bytes, remaining)
+            } else {
+                found.attributeValue(bytes, kind: kind)
+            }
+        case 0x09:  // Read By Type Response: length, then (handle, value) elements
+            guard let type = types[asked], a + 2 <= end else { return }
+            let element = Int(p[a + 1])
+            guard element > 2 else { return }
+            var e = a + 2
+            if type == 0x2803 {
+                // Characteristic declarations: handle, properties, value handle, 16-bit UUID.
+                guard element == 7 else { return }
+                while e + element <= end {
+                    if let kind = kind(of: u16(e + 5)), (valueHandles[handle]?.count ?? 0) < 64 {
+                        valueHandles[handle, default: [:]][u16(e + 3)] = kind
+                    }
+                    e += element
+                }
+            } else if let kind = kind(of: type) {
+                while e + element <= end {
+                    found.attributeValue(Array(p[(e + 2)..<(e + element)]), kind: kind)
+                    e += element
+                }
+            }
+        default:
+            break
+        }
+    }
+
+    /// A continuation fragment: more of a value being read.
+    func continuation(_ p: UnsafeMutableRawBufferPointer, handle: Int, into found: CapturedIdentifiers?) {
+        guard var value = partial[handle], let found else { return }
+        let take = min(value.remaining, max(0, p.count - 4))
+        if take > 0 { value.bytes += Array(p[4..<(4 + take)]) }
+        value.remaining -= take
+        if value.remaining <= 0 || value.bytes.count > 512 {
+            partial[handle] = nil
+            found.attributeValue(value.bytes, kind: value.kind)
+        } else {
+            partial[handle] = value
         }
     }
 }

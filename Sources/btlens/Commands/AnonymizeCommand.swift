@@ -18,6 +18,18 @@ struct AnonymizeCommand: ParsableCommand {
             Enhanced ATT) are zeroed whole. Structure, timing, handles, opcodes and UUIDs are kept, so timeline, \
             gatt and audit give the same connections, GATT tree and findings.
 
+            Then by value: a first reading collects every identifier the fields hold (addresses, names, GAP \
+            Device Names, IRKs, LTKs, link keys, serial numbers read from Device Information), and the copy \
+            replaces their bytes wherever else they appear, with the same replacements: addresses in either byte \
+            order and as text, in vendor events and commands, in fields not rewritten one by one. Identifiers of \
+            fewer than 4 bytes, and addresses or keys of fewer than 3 distinct byte values, are not looked for. \
+            The controller's debug log (Qualcomm, ACL handle 0x0edc) repeats remote names and addresses in a \
+            layout of its own: its packets are left out unless --keep-vendor-logs.
+
+            --check ORIGINAL COPY looks for every identifier of ORIGINAL in COPY's records (within one or across \
+            two consecutive ones), prints one line for each found, with the records, and exits 1 when any is; \
+            0 when none.
+
             The copy is in the input's format family: pcap (linktype 201, H4 with direction) for pcap and pcapng, \
             btsnoop H4 (Android's format) for the rest; HCI packets only: notes and other records are left out \
             (counted on standard error), and controller indexes are not kept.
@@ -30,13 +42,17 @@ struct AnonymizeCommand: ParsableCommand {
               btlens anonymize btsnoop_hci.log shared.btsnoop
               btlens anonymize --anonymize-key team-secret bugreport.zip shared.btsnoop
               btlens audit --anonymize --format markdown btsnoop_hci.log > for-the-issue.md
+              btlens anonymize --check btsnoop_hci.log shared.btsnoop
+
+            Exit status: 0 written (--check: nothing of the original found); 1 --check found identifiers of \
+            the original in the copy; 2 usage; 3 an input unreadable or the output not writable.
             """
     )
 
     @Argument(help: "The capture (file, archive or bug report holding one capture); - reads standard input.")
     var input: String
 
-    @Argument(help: "Where to write the anonymised btsnoop file (replaced if it exists).")
+    @Argument(help: "Where to write the anonymised copy (replaced if it exists); with --check, the copy to check.")
     var output: String
 
     @Option(name: .long, help: "Key the pseudonyms: the same address gets the same pseudonym in every run and capture.")
@@ -45,17 +61,67 @@ struct AnonymizeCommand: ParsableCommand {
     @Flag(name: .long, help: "Keep attribute values (ATT payloads); addresses, names, advertising data and keys are still rewritten.")
     var keepValues = false
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Keep the controller's debug log (Qualcomm, ACL handle 0x0edc), left out by default.",
+        discussion: "It may hold addresses, names and keys in a layout of its own: only those the capture shows elsewhere are replaced."))
+    var keepVendorLogs = false
+
+    @Flag(name: .long, help: "Check a copy: list every identifier of the first file (the original) found in the second (the copy); exit 1 when any is.")
+    var check = false
+
     func validate() throws {
-        if input == output && input != "-" { throw ValidationError("the output must not be the input") }
+        if check {
+            if input == "-" && output == "-" { throw ValidationError("only one of the original and the copy can be standard input") }
+        } else if input == output && input != "-" {
+            throw ValidationError("the output must not be the input")
+        }
+    }
+
+    /// The one capture a path holds; nil (after saying why) when none or several.
+    static func single(_ path: String) throws -> CaptureInput {
+        let (inputs, failed) = InputFiles.resolve([path])
+        if failed { throw ExitStatus.inputUnreadable }
+        guard inputs.count == 1, let only = inputs.first else {
+            Diagnostics.error(file: path, "holds \(inputs.count) captures (\(inputs.map(\.displayName).joined(separator: ", "))); anonymize one at a time")
+            throw ExitStatus.usage
+        }
+        return only
+    }
+
+    /// Every identifier of the original, from reading it once through the field pass.
+    static func collect(_ input: CaptureInput, anonymizer: Anonymizer) throws -> CapturedIdentifiers {
+        let capture: OpenedCapture
+        do {
+            capture = try input.open()
+        } catch let error as CaptureError {
+            Diagnostics.error(file: input.path, error.message)
+            throw ExitStatus.inputUnreadable
+        }
+        var collector = IdentifierCollector(anonymizer: anonymizer)
+        let found = try capture.accept(&collector)
+        if let refusal = capture.issues.refusal {
+            Diagnostics.error(file: input.path, refusal)
+            throw ExitStatus.inputUnreadable
+        }
+        return found
     }
 
     func run() throws {
-        let (inputs, failed) = InputFiles.resolve([input])
-        if failed { throw ExitStatus.inputUnreadable }
-        guard inputs.count == 1, let only = inputs.first else {
-            Diagnostics.error(file: input, "holds \(inputs.count) captures (\(inputs.map(\.displayName).joined(separator: ", "))); anonymize one at a time")
-            throw ExitStatus.usage
+        if check { return try runCheck() }
+        // Two readings: standard input is set aside in a temporary file first (removed at the end).
+        var spooled: String?
+        defer { if let spooled { unlink(spooled) } }
+        if input == "-" {
+            spooled = try Self.spoolStandardInput()
         }
+        var only = try Self.single(spooled ?? input)
+        if spooled != nil {
+            only.path = "-"
+            only.displayName = "-"
+        }
+        let anonymizer = Anonymizer(key: anonymizeKey, keepValues: keepValues)
+        _ = try Self.collect(only, anonymizer: anonymizer)
+        let byValue = anonymizer.byValueScanner()
         guard let capture = InputFiles.open(only) else { throw ExitStatus.inputUnreadable }
         // The same format family as the input: pcap (H4 with its direction pseudo-header) for pcap and pcapng,
         // btsnoop H4 for the rest (btsnoop, PacketLogger, archives' captures).
@@ -70,13 +136,9 @@ struct AnonymizeCommand: ParsableCommand {
             Diagnostics.error(file: output, "cannot write: \(error)")
             throw ExitStatus.inputUnreadable
         }
-        var visitor = AnonymizingCopier(writer: writer, anonymizer: Anonymizer(key: anonymizeKey, keepValues: keepValues))
-        let progress = Progress(label: "anonymize", inputs: [only])
-        let reading = progress.start(0)
-        visitor.progress = reading.update
+        var visitor = AnonymizingCopier(writer: writer, anonymizer: anonymizer, byValue: byValue, keepVendorLogs: keepVendorLogs)
         let result: AnonymizingCopier.Result
         do {
-            defer { reading.finish() }
             result = try capture.accept(&visitor)
             try writer.finish()
         } catch {
@@ -89,7 +151,60 @@ struct AnonymizeCommand: ParsableCommand {
         }
         Diagnostics.printRaw("btlens: wrote \(output): \(Plural.of(result.written, "record")), "
             + "\(Plural.of(result.addresses, "address", plural: "addresses")) and \(Plural.of(result.names, "name")) replaced"
-            + (result.leftOut > 0 ? "; \(Plural.of(result.leftOut, "record")) that are not HCI packets left out" : ""))
+            + (result.byValue > 0 ? ", \(Plural.of(result.byValue, "identifier")) more by value" : "")
+            + (result.leftOut > 0 ? "; \(Plural.of(result.leftOut, "record")) that are not HCI packets left out" : "")
+            + (result.vendorLogsLeftOut > 0
+               ? "; \(Plural.of(result.vendorLogsLeftOut, "packet")) of the controller's debug log left out (--keep-vendor-logs keeps them)" : ""))
+    }
+
+    /// Copies standard input to a temporary file (a capture is read twice).
+    static func spoolStandardInput() throws -> String {
+        var template = Array((TemporaryFiles.directory + "/btlens-anonymize-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            Diagnostics.error(file: TemporaryFiles.directory, "cannot set standard input aside: \(String(cString: strerror(errno)))")
+            throw ExitStatus.inputUnreadable
+        }
+        defer { close(fd) }
+        let path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            var written = 0
+            while written < n {
+                let w = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + written, n - written) }
+                if w < 0 && errno == EINTR { continue }
+                guard w > 0 else {
+                    unlink(path)
+                    Diagnostics.error(file: TemporaryFiles.directory, "cannot set standard input aside: \(String(cString: strerror(errno)))")
+                    throw ExitStatus.inputUnreadable
+                }
+                written += w
+            }
+        }
+        return path
+    }
+
+    /// `--check ORIGINAL COPY`: every identifier of the original found in the copy, one line each (stdout).
+    func runCheck() throws {
+        let original = try Self.single(input)
+        let found = try Self.collect(original, anonymizer: Anonymizer())
+        let copyInput = try Self.single(output)
+        guard let copy = InputFiles.open(copyInput) else { throw ExitStatus.inputUnreadable }
+        var checker = AnonymizeCheck(identifiers: found)
+        let report = try copy.accept(&checker)
+        guard InputFiles.finish(copyInput, copy) else { throw ExitStatus.inputUnreadable }
+        for line in report.lines { Output.line(line) }
+        Output.flushStandardOutput()
+        let looked = "\(Plural.of(report.lookedFor, "identifier")) looked for"
+        if report.hits.isEmpty {
+            Diagnostics.printRaw("btlens: \(output): none of the identifiers of \(input) found (\(looked) in \(Plural.of(report.records, "record")))")
+        } else {
+            Diagnostics.printRaw("btlens: \(output): \(Plural.of(report.identifiersFound, "identifier")) of \(input) found in \(Plural.of(report.recordsWithHits, "record")) (\(looked))")
+            throw ExitStatus.findings
+        }
     }
 }
 
