@@ -6,7 +6,7 @@ APT_PKGS   := libpcap-dev libbluetooth-dev libarchive-dev zlib1g-dev pkg-config 
 SAMPLE     := samples/wasteful-central.btsnoop
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build release run test output-digests test-fleet test-spark test-asan test-tsan samples rule-docs bench bench-fleet bench-large fuzz install uninstall man clean assigned-numbers screenshots
+.PHONY: all deps test-deps build release run test output-digests test-fleet test-example docs test-spark test-asan test-tsan samples rule-docs bench bench-fleet bench-large fuzz install uninstall man clean assigned-numbers screenshots
 
 all: build
 
@@ -56,6 +56,8 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@$(MAKE) --no-print-directory test-fleet
+	@$(MAKE) --no-print-directory test-example
+	@sh Tests/Docs/build_docs.sh $(BUILD_DIR)
 
 # Rewrites Tests/CLITests/OutputDigests/*.tsv, the sha256 of every report on every sample, real capture of ../shared
 # and ground-truth seed, from the current code (OutputDigestTests compares them in `make test`). Only for a deliberate
@@ -70,6 +72,17 @@ output-digests: deps
 FLEET_DIR ?= $(BUILD_DIR)/fleet-test
 test-fleet:
 	python3 Tests/Fleet/test_fleet.py $(BUILD_DIR)/debug/btlens $(BUILD_DIR)/debug/btlens-scenario $(FLEET_DIR)
+
+# DocC documentation of the library (readers, decoders, model) into $(BUILD_DIR)/docs/MODULE.doccarchive, from the
+# debug build's modules; fails when a public type lacks a doc comment or a catalog link does not resolve.
+# Preview with `docc preview Sources/BTTrack/BTTrack.docc --additional-symbol-graph-dir $(BUILD_DIR)/symbol-graphs/BTTrack`.
+docs: build
+	sh Tests/Docs/build_docs.sh $(BUILD_DIR)
+
+# examples/reader-package, a package of its own that depends on btlens by version, built against a clone of this
+# repository's HEAD tagged with btlens' version and reached by a file:// URL (offline). About a minute.
+test-example:
+	sh Tests/Examples/test_example_package.sh $(BUILD_DIR)/example-test
 
 # The same farm through examples/fleet/spark_btlens.py in Spark's local mode, held to the same answers. Installs a
 # Java runtime (Debian's default-jre-headless) and pyspark (PyPI) when missing. Not part of `make test`.

@@ -1,6 +1,7 @@
 /// Why a capture cannot be read (or written) at all. Problems inside a readable capture are `CaptureIssue`s
 /// instead.
 public struct CaptureError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// Why a capture could not be read: each maps to one of the command line's exit codes.
     public enum Code: String, Sendable {
         case cannotOpen = "cannot-open"
         case readFailed = "read-failed"

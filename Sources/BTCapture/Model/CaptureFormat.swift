@@ -145,6 +145,7 @@ public enum PcapngBlock {
     /// Section header: the major version btlens reads.
     public static let majorVersion: UInt16 = 1
 
+    /// Option codes of a pcapng block (pcapng §3.5): comments, interface names and the like.
     public enum Option {
         public static let endOfOptions: UInt16 = 0
         /// if_tsresol: 10^-n seconds, or 2^-n with the top bit set.

@@ -24,6 +24,7 @@ public enum LinkLayerContainer: Equatable, Sendable {
 
 /// What a sniffer's container says about one packet besides the packet itself.
 public struct LinkLayerRecordInfo: Sendable {
+    /// Which side sent a link-layer packet, as the sniffer's header says.
     public enum Direction: UInt8, Sendable { case unknown, centralToPeripheral, peripheralToCentral }
     /// How the payload stands in the file.
     public enum Encryption: UInt8, Sendable {

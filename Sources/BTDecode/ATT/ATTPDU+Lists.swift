@@ -16,6 +16,7 @@ extension ATTPDU {
             self.bytes = bytes
         }
 
+        /// One handle and UUID of a Find Information Response.
         public struct Entry {
             public let handle: UInt16
             public let uuid: BluetoothUUID
@@ -45,6 +46,7 @@ extension ATTPDU {
         public let bytes: UnsafeRawBufferPointer
         public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
+        /// One found attribute handle and its group's end of a Find By Type Value Response.
         public struct Entry {
             public let foundAttributeHandle: UInt16
             public let groupEndHandle: UInt16
@@ -80,6 +82,7 @@ extension ATTPDU {
             self.bytes = bytes
         }
 
+        /// One handle and value of a Read By Type Response.
         public struct Entry {
             public let handle: UInt16
             public let value: UnsafeRawBufferPointer
@@ -132,6 +135,7 @@ extension ATTPDU {
             self.bytes = bytes
         }
 
+        /// One attribute handle, group end handle and value of a Read By Group Type Response.
         public struct Entry {
             public let handle: UInt16
             public let endGroupHandle: UInt16
@@ -169,6 +173,7 @@ extension ATTPDU {
         public let bytes: UnsafeRawBufferPointer
         public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
+        /// One length-prefixed value of a Read Multiple Variable Response.
         public struct Entry {
             /// The full length of the attribute value.
             public let length: UInt16
@@ -203,6 +208,7 @@ extension ATTPDU {
         public let bytes: UnsafeRawBufferPointer
         public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
+        /// One handle, length and value of a Multiple Handle Value Notification.
         public struct Entry {
             public let handle: UInt16
             public let length: UInt16

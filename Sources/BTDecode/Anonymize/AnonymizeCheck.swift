@@ -22,6 +22,7 @@ public struct AnonymizeCheck: RecordSourceVisitor {
         }
     }
 
+    /// What of the original's identifiers a copy still holds, and where.
     public struct Report: Sendable {
         public var hits: [Hit] = []
         /// Records read from the copy.

@@ -8,6 +8,9 @@ import BTCapture
 /// (`ControllerDebugLogFilter`) are left out unless `keepVendorLogs`: they repeat names and addresses in
 /// layouts nobody documents.
 public struct AnonymizingCopier: RecordSourceVisitor {
+    /// Called with a record's byte offset every 65,536 records (a progress line).
+    public var progress: ((Int64) -> Void)?
+    /// What a copy took: records written and dropped, identifiers replaced.
     public struct Result: Sendable {
         public var written = 0
         /// Records that are not HCI packets (notes, monitor records): btsnoop H4 cannot carry them.
@@ -76,6 +79,7 @@ public struct AnonymizingCopier: RecordSourceVisitor {
             result.written += 1
         }
         while let record = source.next() {
+            if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
             let isDebugLog = debugLog.isDebugLog(record)
             guard record.kind.isHCIPacket else {
                 result.leftOut += 1
@@ -122,6 +126,8 @@ public struct AnonymizingCopier: RecordSourceVisitor {
 /// scratch copy of each HCI packet, collecting every identifier it meets (`Anonymizer.collectIdentifiers`). The
 /// controller's debug log is not read as L2CAP.
 public struct IdentifierCollector: RecordSourceVisitor {
+    /// Called with a record's byte offset every 65,536 records (a progress line).
+    public var progress: ((Int64) -> Void)?
     let anonymizer: Anonymizer
 
     public init(anonymizer: Anonymizer) {
@@ -134,6 +140,7 @@ public struct IdentifierCollector: RecordSourceVisitor {
         defer { buffer.deallocate() }
         var debugLog = ControllerDebugLogFilter()
         while let record = source.next() {
+            if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
             guard !debugLog.isDebugLog(record), record.kind.isHCIPacket else { continue }
             let count = record.payload.count
             if count > buffer.count {

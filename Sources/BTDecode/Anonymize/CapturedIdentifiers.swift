@@ -7,10 +7,12 @@ import BTCapture
 /// by-value pass then looks for their bytes everywhere. Bounded by the number of distinct identifiers (at most
 /// `limit`), not by the capture's size.
 public final class CapturedIdentifiers {
+    /// What kind of identifier: an address, a name, a key or a serial number.
     public enum Kind: UInt8, Sendable {
         case address, name, key, serialNumber
     }
 
+    /// One identifier met in a capture's fields, and the bytes that replace it.
     public struct Identifier: Sendable {
         public var kind: Kind
         /// An address's 6 bytes as HCI carries them (little-endian); a name's, key's or serial number's bytes as
@@ -129,6 +131,7 @@ public enum IdentifierForm: UInt8, Sendable, CustomStringConvertible {
 /// load, so a scan costs little more than reading the bytes. Matches are leftmost, longest first, and do not
 /// overlap.
 public final class ValueScanner {
+    /// The bytes searched for, and what replaces them.
     public struct Pattern: Sendable {
         public var bytes: [UInt8]
         /// The same length as `bytes`.

@@ -134,6 +134,7 @@ public struct BluetoothQualityReport: Sendable, Equatable {
         public var rssiDeltaPackets: [UInt32]
     }
 
+    /// The report's contents by its Quality Report ID.
     public enum Body: Sendable, Equatable {
         /// `specific`: the id-specific fields after a v6 common part, by name.
         case linkQuality(LinkQuality, specific: [Field])

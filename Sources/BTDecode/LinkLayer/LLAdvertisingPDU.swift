@@ -22,6 +22,7 @@ public struct LLAdvertisingPDU {
     public var payload: UnsafeRawBufferPointer
     public var body: Body
 
+    /// The PDU's payload by its type (Core Vol 6 Part B §2.3).
     public enum Body {
         /// ADV_IND, ADV_NONCONN_IND, ADV_SCAN_IND (AdvData), SCAN_RSP (ScanRspData).
         case advertising(advA: BDAddr, data: UnsafeRawBufferPointer)

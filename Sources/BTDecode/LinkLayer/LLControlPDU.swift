@@ -7,6 +7,7 @@ public struct LLControlPDU {
     public var data: UnsafeRawBufferPointer
     public var body: Body
 
+    /// The control PDU's parameters by its opcode (Core Vol 6 Part B §2.4.2).
     public enum Body {
         /// Instant: the connection event counter at which the new parameters apply.
         case connectionUpdate(windowSize: UInt8, windowOffset: UInt16, interval: UInt16, latency: UInt16,

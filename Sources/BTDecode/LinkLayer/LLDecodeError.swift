@@ -1,6 +1,7 @@
 /// Why a link-layer record or PDU could not be decoded. Equality compares the code only, so tests can assert
 /// the kind of failure without matching the text.
 public struct LLDecodeError: Error, Equatable, CustomStringConvertible {
+    /// What kept a link-layer record from decoding.
     public enum Code: UInt8, Sendable {
         /// The container header is shorter than its format needs.
         case containerTooShort

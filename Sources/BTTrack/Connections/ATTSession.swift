@@ -442,7 +442,9 @@ struct ATTSession {
     @inline(__always)
     mutating func writeCommand(handle: UInt16, value: UnsafeRawBufferPointer, sent: Bool, at: RecordRef,
                                connection c: Connection) {
-        if let cccd = cccdWrite(handle: handle, value: value, connection: c) {
+        // Stacks write a CCCD with a Write Request (Core Vol 3 Part G §4.12.3): a Write Command counts as one only
+        // to a discovered CCCD.
+        if c.gatt.isCCCD(handle), let cccd = cccdWrite(handle: handle, value: value, connection: c) {
             subscribe(cccdHandle: handle, value: cccd, sent: sent, at: at, connection: c)
             return
         }

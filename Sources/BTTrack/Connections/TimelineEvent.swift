@@ -17,6 +17,7 @@ public struct TimelineEvent: Sendable {
         self.byHost = byHost
     }
 
+    /// Who asked for new connection parameters: our host, the peripheral's L2CAP request, or the peer's link-layer request.
     public enum ParameterSource: String, Sendable {
         /// HCI LE Connection Update from our host.
         case host
@@ -26,6 +27,7 @@ public struct TimelineEvent: Sendable {
         case remoteRequest = "remote-request"
     }
 
+    /// What happened on the link.
     public enum Kind: Sendable {
         case connected(parameters: ConnectionParameters?)
         /// MTU exchange: the client's and server's Rx MTU; effective = the smaller.

@@ -6,6 +6,7 @@ import BTDecode
 /// a tracker acts on what the controller accepted, not on what the host asked. Only opcodes trackers care about
 /// are kept (a copy of a few bytes per command, never per ACL or advertising packet).
 public struct CommandCorrelator {
+    /// A command waiting for its Command Complete or Command Status: its opcode, parameters and record.
     public struct Pending: Sendable {
         public var opcode: HCIOpcode
         public var at: RecordRef

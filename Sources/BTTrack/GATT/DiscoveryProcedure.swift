@@ -5,6 +5,7 @@ import BTDecode
 /// primary services" = Read By Group Type 0x2800 from 0x0001, repeated from the last end + 1 until
 /// Attribute Not Found.
 public struct DiscoveryProcedure: Sendable {
+    /// The GATT discovery procedure (Core Vol 3 Part G §4.4–4.7).
     public enum Kind: String, Sendable {
         case allPrimaryServices = "all-primary-services"
         case secondaryServices = "secondary-services"

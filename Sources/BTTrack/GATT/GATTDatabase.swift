@@ -1,6 +1,7 @@
 import BTWire
 import BTDecode
 
+/// A service of a peer's database: its handle range and UUID, primary or secondary.
 public struct GATTService: Sendable, Equatable {
     public var startHandle: UInt16
     public var endHandle: UInt16
@@ -9,6 +10,7 @@ public struct GATTService: Sendable, Equatable {
     public var name: String { GATTNames.uuid(uuid) }
 }
 
+/// An included service declaration and the range it includes.
 public struct GATTInclude: Sendable, Equatable {
     public var handle: UInt16
     public var startHandle: UInt16
@@ -16,6 +18,7 @@ public struct GATTInclude: Sendable, Equatable {
     public var uuid: BluetoothUUID?
 }
 
+/// A characteristic: its declaration and value handles, properties, UUID and last handle.
 public struct GATTCharacteristic: Sendable, Equatable {
     public var declarationHandle: UInt16
     public var valueHandle: UInt16
@@ -27,6 +30,7 @@ public struct GATTCharacteristic: Sendable, Equatable {
     public var canNotify: Bool { properties.contains(.notify) || properties.contains(.indicate) }
 }
 
+/// A characteristic descriptor: its handle and UUID.
 public struct GATTDescriptor: Sendable, Equatable {
     public var handle: UInt16
     public var uuid: BluetoothUUID

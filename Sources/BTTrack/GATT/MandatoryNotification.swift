@@ -4,6 +4,7 @@ import BTWire
 /// which handle holds one (a Find Information or Read By Type response) but not its declaration, the
 /// specification says it can push its value.
 public enum MandatoryNotification {
+    /// Which the specification makes the characteristic do: notify or indicate.
     public enum Property: String, Sendable { case notify = "Notify", indicate = "Indicate" }
 
     /// UUID → the mandatory property, and the specification that makes it so.

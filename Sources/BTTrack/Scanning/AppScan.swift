@@ -53,6 +53,7 @@ public struct AppScan: Sendable {
     /// change) or re-added by the same client within `restartGap` is one scan of several pieces.
     public var pieceStarts: [RecordRef] = []
 
+    /// What the host received during an app's scan.
     public struct Received: Sendable {
         public var reports = 0
         public var scanResponses = 0

@@ -89,7 +89,7 @@ struct AnonymizeCommand: ParsableCommand {
     }
 
     /// Every identifier of the original, from reading it once through the field pass.
-    static func collect(_ input: CaptureInput, anonymizer: Anonymizer) throws -> CapturedIdentifiers {
+    static func collect(_ input: CaptureInput, anonymizer: Anonymizer, progress: ((Int64) -> Void)? = nil) throws -> CapturedIdentifiers {
         let capture: OpenedCapture
         do {
             capture = try input.open()
@@ -98,6 +98,7 @@ struct AnonymizeCommand: ParsableCommand {
             throw ExitStatus.inputUnreadable
         }
         var collector = IdentifierCollector(anonymizer: anonymizer)
+        collector.progress = progress
         let found = try capture.accept(&collector)
         if let refusal = capture.issues.refusal {
             Diagnostics.error(file: input.path, refusal)
@@ -120,7 +121,12 @@ struct AnonymizeCommand: ParsableCommand {
             only.displayName = "-"
         }
         let anonymizer = Anonymizer(key: anonymizeKey, keepValues: keepValues)
-        _ = try Self.collect(only, anonymizer: anonymizer)
+        // Two readings of one file: the progress line runs through both (each half of it).
+        let progress = Progress(label: "anonymize", inputs: [only])
+        let reading = progress.start(0)
+        defer { reading.finish() }
+        let size = progress.sizes[0]
+        _ = try Self.collect(only, anonymizer: anonymizer, progress: { reading.update($0 / 2) })
         let byValue = anonymizer.byValueScanner()
         guard let capture = InputFiles.open(only) else { throw ExitStatus.inputUnreadable }
         // The same format family as the input: pcap (H4 with its direction pseudo-header) for pcap and pcapng,
@@ -137,6 +143,7 @@ struct AnonymizeCommand: ParsableCommand {
             throw ExitStatus.inputUnreadable
         }
         var visitor = AnonymizingCopier(writer: writer, anonymizer: anonymizer, byValue: byValue, keepVendorLogs: keepVendorLogs)
+        visitor.progress = { reading.update(size / 2 + $0 / 2) }
         let result: AnonymizingCopier.Result
         do {
             result = try capture.accept(&visitor)
