@@ -51,6 +51,9 @@ test-deps: deps
 	@python3 -c "import axe_selenium_python" 2>/dev/null || python3 -m pip install --quiet axe-selenium-python || \
 	  python3 -m pip install --quiet --break-system-packages axe-selenium-python
 	@python3 -c "import perfetto.protos.perfetto.trace.perfetto_trace_pb2" 2>/dev/null || python3 -m pip install --quiet perfetto
+	@# The README's CI recipes: their YAML parsed, their JUnit loaded as a CI would (Scripts/check_readme_recipes.py).
+	@python3 -c "import yaml" 2>/dev/null || python3 -m pip install --quiet PyYAML
+	@python3 -c "import junitparser" 2>/dev/null || python3 -m pip install --quiet junitparser
 
 test: test-deps
 	$(SWIFT) build --build-tests

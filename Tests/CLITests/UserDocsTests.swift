@@ -77,4 +77,15 @@ struct UserDocsTests {
             #expect(found.isEmpty, "btlens \(subcommand) --help: \(found)")
         }
     }
+
+    /// The README's GitHub and GitLab recipes parse, and the SARIF and JUnit their jobs upload are what those
+    /// CIs read (Scripts/check_readme_recipes.py: PyYAML, the SARIF 2.1.0 schema of ../shared, junitparser).
+    @Test("the README's CI recipes parse and their reports load")
+    func ciRecipes() throws {
+        let script = CLI.packageRoot.appendingPathComponent("Tests/CLITests/Scripts/check_readme_recipes.py").path
+        let r = try CLI.run(["python3", script, CLI.binary, CLI.packageRoot.path], executable: "/usr/bin/env")
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("5 passed, 0 failed") || r.stdout.contains("4 passed, 0 failed"), "\(r.stdout)")
+        if r.stdout.contains("NOTE:") { FileHandle.standardError.write(Data(r.stdout.utf8)) }
+    }
 }

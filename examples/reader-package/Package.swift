@@ -6,7 +6,7 @@
 // release, `file:///…/btlens`, so they run offline); by default the project's repository.
 import PackageDescription
 
-let btlens = Context.environment["BTLENS_PACKAGE_URL"] ?? "https://github.com/btlens/btlens.git"
+let btlens = Context.environment["BTLENS_PACKAGE_URL"] ?? "https://github.com/YOUR-ORG/btlens.git"
 
 let package = Package(
     name: "capture-summary",
