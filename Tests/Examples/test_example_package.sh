@@ -6,13 +6,17 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
+work=$(cd "$work" && pwd)  # a file:// URL needs an absolute path
 version=$(sed -n 's/.*static let version = "\([0-9.]*\)".*/\1/p' "$root/Sources/btlens/BTLens.swift" | head -n 1)
 [ -n "$version" ] || { echo "example package: btlens' version not found"; exit 1; }
 rm -rf "$work/btlens" "$work/example"
 git clone --quiet "$root" "$work/btlens"
 git -C "$work/btlens" tag "$version"
 cp -R "$root/examples/reader-package" "$work/example"
-BTLENS_PACKAGE_URL="file://$work/btlens" swift build --package-path "$work/example" --scratch-path "$work/build" 2>&1 | tail -n 3
+if ! BTLENS_PACKAGE_URL="file://$work/btlens" swift build --package-path "$work/example" --scratch-path "$work/build" \
+    > "$work/build.log" 2>&1; then
+  tail -n 20 "$work/build.log"; echo "example package: did not build"; exit 1
+fi
 out=$("$work/build/debug/capture-summary" "$root/samples/wasteful-central.btsnoop")
 echo "$out" | head -n 4
 echo "$out" | grep -q "^1523 records, 2 links" || { echo "example package: unexpected output"; exit 1; }
