@@ -18,8 +18,6 @@ import json
 import os
 import sys
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
@@ -29,25 +27,11 @@ except ImportError:  # run `make test-deps`
     print("FAIL axe-selenium-python is not installed (make test-deps installs it)")
     sys.exit(1)
 
-failures = []
-
-
-def check(ok, case, what):
-    if not ok:
-        failures.append(f"{case}: {what}")
-    return ok
+from browser_support import check, failures, browser as chromium
 
 
 def browser():
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000",
-                 "--force-color-profile=srgb"):
-        options.add_argument(flag)
-    if os.path.exists("/usr/bin/chromium"):
-        options.binary_location = "/usr/bin/chromium"
-    driver_path = next((p for p in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver") if os.path.exists(p)), None)
-    service = Service(executable_path=driver_path) if driver_path else Service()
-    return webdriver.Chrome(options=options, service=service)
+    return chromium(())
 
 
 def scheme(driver, name):

@@ -13,32 +13,15 @@ import os
 import sys
 from decimal import Decimal
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
 
-failures = []
-
-
-def check(ok, case, what):
-    if not ok:
-        failures.append(f"{case}: {what}")
-    return ok
+from browser_support import check, failures, browser as chromium
 
 
 def browser():
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000",
-                 "--force-color-profile=srgb", "--hide-scrollbars"):
-        options.add_argument(flag)
-    if os.path.exists("/usr/bin/chromium"):
-        options.binary_location = "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver_path = next((p for p in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver") if os.path.exists(p)), None)
-    service = Service(executable_path=driver_path) if driver_path else Service()
-    return webdriver.Chrome(options=options, service=service)
+    return chromium(("--hide-scrollbars",), console_logs=True)
 
 
 # As AuditHTMLTimeline: a lane per connection up to CONNECTION_LANES, packed lanes past it; at most
