@@ -166,8 +166,11 @@ bench-fleet: release
 # compressed files included), seeded with samples/ and the air captures of Tests/Fuzz/Seeds: a crash, a hang (10 s on one input of at most 16 KiB), too much memory, or one thread and two
 # disagreeing stops it and leaves the input in fuzz-data/artifacts/. `.build/debug/btlens-fuzz FILE...` replays
 # inputs without the fuzzer.
-FUZZ_SECONDS ?= 300
-FUZZ_JOBS    ?= 1
+# Each target (the whole pipeline, each reader, the decoders, advertising data, the tracker and rules) runs
+# FUZZ_SECONDS, FUZZ_JOBS at a time; the table at the end gives executions per second per target.
+FUZZ_SECONDS ?= 120
+FUZZ_JOBS    ?= 2
+FUZZ_TARGETS ?=
 fuzz: deps
 	$(SWIFT) build -c release --product btlens-fuzz --scratch-path .build-fuzz -Xswiftc -use-ld=lld \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xcc -fsanitize=address
@@ -180,8 +183,7 @@ fuzz: deps
 	@# The archive path too (gzip and tar are essential on Debian): a compressed capture and a tar.gz of two.
 	@[ -e fuzz-data/corpus/heart-rate-session.btsnoop.gz ] || gzip -9 -n -c samples/heart-rate-session.btsnoop > fuzz-data/corpus/heart-rate-session.btsnoop.gz
 	@[ -e fuzz-data/corpus/two.tar.gz ] || tar -czf fuzz-data/corpus/two.tar.gz -C samples connection-churn.btsnoop heart-rate-session.pklg
-	.build-fuzz/release/btlens-fuzz -max_len=16384 -timeout=10 -max_total_time=$(FUZZ_SECONDS) -fork=$(FUZZ_JOBS) \
-	  -artifact_prefix=fuzz-data/artifacts/ fuzz-data/corpus
+	sh Tests/Fuzz/run-targets.sh .build-fuzz/release/btlens-fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

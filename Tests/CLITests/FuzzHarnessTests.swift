@@ -37,4 +37,28 @@ struct FuzzHarnessTests {
         #expect(r.status == 2)
         #expect(r.stderr == "btlens-fuzz: no-such-input: cannot read\n")
     }
+
+    /// Each layer's target (`BTLENS_FUZZ_TARGET`) replays the samples, the fuzz seeds and the regression inputs,
+    /// and a layer's target reads bytes no container holds (random bytes framed as records) without failing.
+    @Test("every layer target replays the samples, seeds and regressions", arguments: ["readers", "btsnoop", "pcap", "pcapng", "pklg", "decode", "addata", "tracker"])
+    func layerTargets(target: String) throws {
+        let r = try CLI.run(["samples", "Tests/Fuzz/Seeds", "Tests/Fuzz/Regressions"], directory: CLI.packageRoot.path,
+                            environment: ["BTLENS_FUZZ_TARGET": target], executable: Self.harness)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasSuffix("replayed through \(target), none failed\n"), "\(r.stdout)")
+        let dir = try TemporaryDirectory()
+        var rng = SystemRandomNumberGenerator()
+        let noise = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let path = try dir.write("noise.bin", noise)
+        let random = try CLI.run([path], environment: ["BTLENS_FUZZ_TARGET": target], executable: Self.harness)
+        #expect(random.status == 0, "\(random.stderr)")
+    }
+
+    @Test("an unknown target is an error naming the targets")
+    func unknownTarget() throws {
+        let r = try CLI.run(["samples"], directory: CLI.packageRoot.path, environment: ["BTLENS_FUZZ_TARGET": "nonesuch"],
+                            executable: Self.harness)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("decode") && r.stderr.contains("tracker"), "\(r.stderr)")
+    }
 }

@@ -16,7 +16,7 @@ public final class BTSnoopReader: RecordSource {
     let source: ByteSource
     /// Where reading stands, behind a pointer: updated for every record, it is no class property whose every
     /// access is checked for exclusivity.
-    let position = UnsafeMutablePointer<RecordFraming.Position>.allocate(capacity: 1)
+    let position: UnsafeMutablePointer<RecordFraming.Position>
     var recordNumber: Int { position.pointee.recordNumber }
 
     deinit { position.deallocate() }
@@ -25,7 +25,6 @@ public final class BTSnoopReader: RecordSource {
     public init(source: ByteSource, issues: IssueLog = IssueLog()) throws {
         self.source = source
         self.issues = issues
-        position.initialize(to: RecordFraming.Position())
         guard try source.ensure(Self.fileHeaderLength) else {
             throw CaptureError(.notACapture, "btsnoop file header is cut short (\(source.available) of \(Self.fileHeaderLength) bytes)")
         }
@@ -38,6 +37,9 @@ public final class BTSnoopReader: RecordSource {
         datalink = reader.get(UInt32.self, at: 12, bigEndian: true) ?? 0
         source.consume(Self.fileHeaderLength)
         info = CaptureInfo(format: .btsnoop(datalink: datalink), timestampDigits: 6)
+        // Allocated once nothing can throw: a throwing initialiser does not run `deinit`.
+        position = .allocate(capacity: 1)
+        position.initialize(to: RecordFraming.Position())
         if version != 1 { issues.notice("btsnoop version \(version) (expected 1); reading as version 1") }
         switch datalink {
         case BTSnoopDatalink.h1, BTSnoopDatalink.h4, BTSnoopDatalink.monitor: break

@@ -15,8 +15,12 @@ import TestSupport
 /// input that crashed the fuzzer can be run again under a debugger or in the plain build.
 @main
 enum FuzzMain {
+    /// The target this run fuzzes or replays (`LayerTarget`, from `BTLENS_FUZZ_TARGET`).
+    nonisolated(unsafe) static var target = LayerTarget.pipeline
+
     static func main() {
         atexit { unlink(FuzzMain.scratch) }
+        target = LayerTarget.selected
         #if FUZZING
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
@@ -30,11 +34,11 @@ enum FuzzMain {
                     message.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
                     exit(2)
                 }
-                bytes.withUnsafeBytes { check($0) }
+                bytes.withUnsafeBytes { target.run($0) }
                 inputs += 1
             }
         }
-        print("btlens-fuzz: \(inputs) inputs replayed, none failed")
+        print("btlens-fuzz: \(inputs) inputs replayed\(target == .pipeline ? "" : " through \(target.rawValue)"), none failed")
         #endif
     }
 
@@ -107,7 +111,7 @@ enum FuzzMain {
 /// `main` (debug builds do) calls it there; `FuzzMain` hands it to the driver.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    FuzzMain.check(UnsafeRawBufferPointer(start: data, count: size))
+    FuzzMain.target.run(UnsafeRawBufferPointer(start: data, count: size))
     return 0
 }
 #endif
