@@ -54,16 +54,8 @@ struct HTMLReportBrowserTests {
         let manifest = Self.output.appendingPathComponent("manifest.json")
         let json = try JSONSerialization.data(withJSONObject: ["out": Self.output.path, "cases": cases], options: [.sortedKeys])
         try json.write(to: manifest)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script, manifest.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "the browser checks failed (run `make test-deps` for chromium, chromium-driver and selenium):\n\(text)")
+        let (status, text) = try Self.python(Self.script, manifest)
+        #expect(status == 0, "the browser checks failed (run `make test-deps` for chromium, chromium-driver and selenium):\n\(text)")
         // Each case checked and a screenshot of each kept.
         for c in cases {
             let name = c["name"] ?? ""
@@ -105,16 +97,8 @@ struct HTMLReportBrowserTests {
         let keyboard = ["connection-churn.btsnoop", "wasteful-central.btsnoop"] + present.map { "real-" + $0 }
         let manifest = output.appendingPathComponent("manifest.json")
         try JSONSerialization.data(withJSONObject: ["cases": cases, "keyboard": keyboard] as [String: Any], options: [.sortedKeys]).write(to: manifest)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.a11yScript, manifest.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "the accessibility checks failed (run `make test-deps` for chromium, chromium-driver, selenium and axe-selenium-python):\n\(text)")
+        let (status, text) = try Self.python(Self.a11yScript, manifest)
+        #expect(status == 0, "the accessibility checks failed (run `make test-deps` for chromium, chromium-driver, selenium and axe-selenium-python):\n\(text)")
         for c in cases {
             let name = c["name"] ?? ""
             #expect(text.contains("\(name) [light]: ") && text.contains("\(name) [dark]: "), "\(name) not checked in both schemes")
@@ -145,5 +129,19 @@ struct HTMLReportBrowserTests {
         #expect(page.components(separatedBy: "<section class=\"capture\"").count == 4)
         #expect(page.components(separatedBy: "class=\"tl\"").count == 4)
         #expect(page.components(separatedBy: "<section class=\"energy\">").count == 4)
+    }
+
+    /// Runs a browser script on its manifest: its exit status and everything it printed.
+    static func python(_ script: String, _ manifest: URL) throws -> (status: Int32, text: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, manifest.path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
     }
 }

@@ -28,3 +28,11 @@ def browser(extra_flags=(), console_logs=False):
     driver_path = next((p for p in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver") if os.path.exists(p)), None)
     service = Service(executable_path=driver_path) if driver_path else Service()
     return webdriver.Chrome(options=options, service=service)
+
+
+def finish():
+    """Prints every failure and exits: 1 when there was any."""
+    import sys
+    for f in failures:
+        print("FAIL " + f)
+    sys.exit(1 if failures else 0)

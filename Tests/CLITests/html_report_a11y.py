@@ -27,7 +27,7 @@ except ImportError:  # run `make test-deps`
     print("FAIL axe-selenium-python is not installed (make test-deps installs it)")
     sys.exit(1)
 
-from browser_support import check, failures, browser as chromium
+from browser_support import check, failures, finish, browser as chromium
 
 
 def browser():
@@ -227,9 +227,7 @@ def main():
                 failures.append(f"{case['name']} (keyboard): {type(e).__name__}: {e}")
     finally:
         driver.quit()
-    for f in failures:
-        print("FAIL " + f)
-    sys.exit(1 if failures else 0)
+    finish()
 
 
 if __name__ == "__main__":

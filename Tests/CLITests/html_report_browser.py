@@ -17,7 +17,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
 
-from browser_support import check, failures, browser as chromium
+from browser_support import check, failures, finish, browser as chromium
 
 
 def browser():
@@ -234,9 +234,7 @@ def main():
                 failures.append(f"{case['name']}: {type(e).__name__}: {e}")
     finally:
         driver.quit()
-    for f in failures:
-        print("FAIL " + f)
-    sys.exit(1 if failures else 0)
+    finish()
 
 
 if __name__ == "__main__":

@@ -48,16 +48,16 @@ public struct AnonymizeCheck: RecordSourceVisitor {
         var report = Report()
         report.lookedFor = Set(scanner.patterns.map(\.identifier)).count
         var window = ScanWindow()
-        var previous = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
+        var previous = HeldRecordBytes(capacity: 1 << 16)
         defer {
             window.deallocate()
             previous.deallocate()
         }
-        var previousCount = 0, previousNumber = 0
+        var previousNumber = 0
         var hits: [Int: Hit] = [:]
         while let record = source.next() {
             report.records += 1
-            let tail = UnsafeRawBufferPointer(rebasing: previous[0..<previousCount])
+            let tail = UnsafeRawBufferPointer(previous.bytes)
             let skip = ScanWindow.skipped(kind: record.kind, record.payload)
             let (joined, carried) = window.load(tail: tail, keep: scanner.longest - 1,
                                                 payload: UnsafeRawBufferPointer(rebasing: record.payload[skip...]))
@@ -72,13 +72,7 @@ public struct AnonymizeCheck: RecordSourceVisitor {
                 any = true
             }
             if any { report.recordsWithHits += 1 }
-            let n = record.payload.count
-            if n > previous.count {
-                previous.deallocate()
-                previous = .allocate(byteCount: n, alignment: 8)
-            }
-            if n > 0 { UnsafeMutableRawBufferPointer(rebasing: previous[0..<n]).copyMemory(from: record.payload) }
-            previousCount = n
+            previous.hold(record.payload)
             previousNumber = record.number
         }
         report.hits = hits.values.sorted { ($0.firstRecord, $0.identifier.description) < ($1.firstRecord, $1.identifier.description) }

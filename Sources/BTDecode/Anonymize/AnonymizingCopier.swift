@@ -38,24 +38,17 @@ public struct AnonymizingCopier: RecordSourceVisitor {
 
     /// A record rewritten and not yet written (its end may still change with the next record's scan).
     struct Pending {
-        var buffer: UnsafeMutableRawBufferPointer
-        var count = 0
+        var held = HeldRecordBytes(capacity: BTSnoopReader.maximumRecordLength)
         var kind = RecordKind.command
         var direction = Direction.unknown
         var timestamp = Timestamp(seconds: 0, nanoseconds: 0)
 
-        init() { buffer = .allocate(byteCount: BTSnoopReader.maximumRecordLength, alignment: 8) }
-
-        var bytes: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]) }
+        var buffer: UnsafeMutableRawBufferPointer { held.buffer }
+        var count: Int { held.count }
+        var bytes: UnsafeMutableRawBufferPointer { held.bytes }
 
         mutating func hold(_ record: CaptureRecord) {
-            let n = record.payload.count
-            if n > buffer.count {
-                buffer.deallocate()
-                buffer = .allocate(byteCount: n, alignment: 8)
-            }
-            if n > 0 { UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]).copyMemory(from: record.payload) }
-            count = n
+            held.hold(record.payload)
             kind = record.kind
             direction = record.direction
             timestamp = record.timestamp
@@ -66,8 +59,8 @@ public struct AnonymizingCopier: RecordSourceVisitor {
         var current = Pending(), previous = Pending()
         var window = ScanWindow()
         defer {
-            current.buffer.deallocate()
-            previous.buffer.deallocate()
+            current.held.deallocate()
+            previous.held.deallocate()
             window.deallocate()
         }
         var holding = false
@@ -136,19 +129,14 @@ public struct IdentifierCollector: RecordSourceVisitor {
     }
 
     public mutating func visit<S: RecordSource>(_ source: S) throws -> CapturedIdentifiers {
-        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BTSnoopReader.maximumRecordLength, alignment: 8)
-        defer { buffer.deallocate() }
+        var held = HeldRecordBytes(capacity: BTSnoopReader.maximumRecordLength)
+        defer { held.deallocate() }
         var debugLog = ControllerDebugLogFilter()
         while let record = source.next() {
             if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
             guard !debugLog.isDebugLog(record), record.kind.isHCIPacket else { continue }
-            let count = record.payload.count
-            if count > buffer.count {
-                buffer.deallocate()
-                buffer = .allocate(byteCount: count, alignment: 8)
-            }
-            let packet = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-            if count > 0 { packet.copyMemory(from: record.payload) }
+            held.hold(record.payload)
+            let packet = held.bytes
             anonymizer.anonymize(kind: record.kind, direction: record.direction, payload: packet)
         }
         return anonymizer.identifiers ?? CapturedIdentifiers()
