@@ -172,6 +172,20 @@ public struct EnergyModel: Sendable {
         return (phone, peripheral)
     }
 
+    // MARK: BR/EDR page and inquiry scan
+
+    /// The receiver's time listening for pages and inquiries over `seconds` (nil: that scan off).
+    public func classicScanTime(page: ClassicScanActivity?, inquiry: ClassicScanActivity?, seconds: Double) -> RadioTime {
+        RadioTime(txSeconds: 0, rxSeconds: seconds * min(1, (page?.dutyCycle ?? 0) + (inquiry?.dutyCycle ?? 0)))
+    }
+
+    public func classicScanCost(_ t: RadioTime) -> RadioCost {
+        let charge = phoneCharge(t)
+        // Coexistence may take windows from it, as from an LE scan.
+        return RadioCost(radioSeconds: t.total, chargeMC: charge, lowMC: charge * (1 - profile.phone.coexistenceShare),
+                         highMC: charge)
+    }
+
     // MARK: Advertising (§3.4)
 
     /// Mean delay the controller adds to each advertising interval (advDelay, 0–10 ms).

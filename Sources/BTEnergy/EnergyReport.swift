@@ -65,6 +65,43 @@ public struct EnergyReport: Sendable {
         public var radio = RadioTime()
     }
 
+    /// The controller's BR/EDR page and inquiry scan (`ClassicScanSpan`): the listening that keeps the phone
+    /// connectable, which the controller's counters include and no app asked for.
+    public struct ClassicScan: Sendable {
+        public var controller: UInt16
+        public var start: Timestamp
+        public var end: Timestamp
+        public var pageScan: ClassicScanActivity?
+        public var inquiryScan: ClassicScanActivity?
+        /// The capture had not shown the controller's settings yet: Android's own (`ClassicScanActivity.android`)
+        /// are assumed, as its stack keeps the phone connectable while Bluetooth is on.
+        public var assumed: Bool
+        public var radio: RadioTime
+        public var phone: RadioCost
+    }
+
+    /// The model's radio time in an interval by kind of activity: what the controller's counters are apportioned
+    /// by, and what says why the model is far from them.
+    public struct ModelShares: Sendable, Equatable {
+        public var scanTx = 0.0, scanRx = 0.0, linkTx = 0.0, linkRx = 0.0, advertisingTx = 0.0, advertisingRx = 0.0
+        /// BR/EDR page and inquiry scan listening (`ClassicScan`).
+        public var classicRx = 0.0
+        public var tx: Double { scanTx + linkTx + advertisingTx }
+        public var rx: Double { scanRx + linkRx + advertisingRx + classicRx }
+        public var total: Double { tx + rx }
+        static func - (a: ModelShares, b: ModelShares) -> ModelShares {
+            ModelShares(scanTx: max(0, a.scanTx - b.scanTx), scanRx: max(0, a.scanRx - b.scanRx),
+                        linkTx: max(0, a.linkTx - b.linkTx), linkRx: max(0, a.linkRx - b.linkRx),
+                        advertisingTx: max(0, a.advertisingTx - b.advertisingTx),
+                        advertisingRx: max(0, a.advertisingRx - b.advertisingRx), classicRx: max(0, a.classicRx - b.classicRx))
+        }
+        static func + (a: ModelShares, b: ModelShares) -> ModelShares {
+            ModelShares(scanTx: a.scanTx + b.scanTx, scanRx: a.scanRx + b.scanRx, linkTx: a.linkTx + b.linkTx,
+                        linkRx: a.linkRx + b.linkRx, advertisingTx: a.advertisingTx + b.advertisingTx,
+                        advertisingRx: a.advertisingRx + b.advertisingRx, classicRx: a.classicRx + b.classicRx)
+        }
+    }
+
     /// The controller's own counters between two reads (`ControllerActivityReport`), and the model's tx and rx
     /// time for the same interval.
     public struct Measured: Sendable {
@@ -82,12 +119,16 @@ public struct EnergyReport: Sendable {
         /// A scan in the interval ran with parameters the capture does not show (set before it began): the model
         /// guessed its duty cycle.
         public var scanParametersUnknown = false
+        /// The model's time by activity (its sums are `modelTxSeconds` and `modelRxSeconds`).
+        public var shares = ModelShares()
         public var seconds: Double { Double(end.nanoseconds - start.nanoseconds) / 1e9 }
         /// (model − measured) / measured of tx + rx time; nil when the controller measured none.
         public var error: Double? {
             let measured = txSeconds + rxSeconds
             return measured > 0 ? (modelTxSeconds + modelRxSeconds - measured) / measured : nil
         }
+        /// Why the model is far from the counters, when it is (`MeasuredGap`).
+        public var gap: MeasuredGap? { MeasuredGap.explain(self) }
     }
 
     /// A Bluetooth Quality Report Energy Monitor (BQR v6): the controller's own LE and BR/EDR tx and rx time and
@@ -115,6 +156,9 @@ public struct EnergyReport: Sendable {
     /// Read once made: its totals are summed when the report is made (`Links.phone`).
     public private(set) var links = Links()
     public var advertising: [Advertising] = []
+    /// The controller's BR/EDR page and inquiry scan: the OS's standing cost, apart from the totals (which price
+    /// what the capture's activities cost), in the comparison with the controller's counters.
+    public var classicScans: [ClassicScan] = []
     public var measured: [Measured] = []
     public var monitored: [Monitored] = []
     public var hostWakeups: Int
@@ -171,6 +215,7 @@ public struct EnergyReport: Sendable {
                                            phone: energy.advertisingCost(a, seconds: Self.seconds(a.start.timestamp, end)),
                                            radio: energy.advertisingTime(a, seconds: Self.seconds(a.start.timestamp, end))))
         }
+        classicScans = Self.classicScans(model, captureEnd: captureEnd, energy: energy)
         // Every link by id: the judged ones' rows (`EnergyLinkRows`: their links are let go, or kept slim) and the
         // model's other links, priced now; both in id order, merged.
         if let rows {
@@ -222,9 +267,10 @@ public struct EnergyReport: Sendable {
         guard !monitors.isEmpty else { return [] }
         let integral = modelIntegral(at: monitors.flatMap { [$0.start.nanoseconds, $0.end.nanoseconds] }, report: report)
         return monitors.map { m in
-            let f = integral[m.start.nanoseconds] ?? (0, 0), t = integral[m.end.nanoseconds] ?? (0, 0)
-            return Monitored(start: m.start, end: m.end, monitor: m.monitor, modelTxSeconds: max(0, t.tx - f.tx),
-                             modelRxSeconds: max(0, t.rx - f.rx))
+            // Energy Monitor counts LE apart from BR/EDR: the page scan is not in its LE figures.
+            var d = (integral[m.end.nanoseconds] ?? ModelShares()) - (integral[m.start.nanoseconds] ?? ModelShares())
+            d.classicRx = 0
+            return Monitored(start: m.start, end: m.end, monitor: m.monitor, modelTxSeconds: d.tx, modelRxSeconds: d.rx)
         }
     }
 
@@ -275,47 +321,89 @@ public struct EnergyReport: Sendable {
         return table.link(0)
     }
 
-    /// The model's running tx and rx time (seconds) at each of `times` (ns): every scan and link phase spreads its
-    /// radio time evenly over its span.
-    static func modelIntegral(at times: [Int64], report: EnergyReport) -> [Int64: (tx: Double, rx: Double)] {
-        // Every scan and link phase spreads its radio time evenly over its span: the model's time in an interval
-        // is F(to) − F(from), F the running integral of the summed rates, made in one sweep over the spans' ends
-        // and the reads (not each interval against each activity: thousands of reads times thousands of links).
-        var changes: [(at: Int64, tx: Double, rx: Double)] = []
-        func spread(_ start: Timestamp, _ end: Timestamp, _ radio: RadioTime) {
+    /// The model's running radio time by activity (seconds) at each of `times` (ns): every scan, link phase,
+    /// advertising set and BR/EDR page scan spreads its radio time evenly over its span.
+    static func modelIntegral(at times: [Int64], report: EnergyReport) -> [Int64: ModelShares] {
+        // The model's time in an interval is F(to) − F(from), F the running integral of the summed rates, made in
+        // one sweep over the spans' ends and the reads (not each interval against each activity: thousands of
+        // reads times thousands of links).
+        var changes: [(at: Int64, rate: ModelShares, sign: Double)] = []
+        func spread(_ start: Timestamp, _ end: Timestamp, _ rate: (Double) -> ModelShares) {
             let span = end.nanoseconds - start.nanoseconds
             guard span > 0 else { return }
-            let tx = radio.txSeconds / Double(span), rx = radio.rxSeconds / Double(span)
-            changes.append((start.nanoseconds, tx, rx))
-            changes.append((end.nanoseconds, -tx, -rx))
+            let r = rate(Double(span))
+            changes.append((start.nanoseconds, r, 1))
+            changes.append((end.nanoseconds, r, -1))
         }
-        for s in report.scans { spread(s.start, s.end, s.radio) }
+        for s in report.scans {
+            spread(s.start, s.end) { ModelShares(scanTx: s.radio.txSeconds / $0, scanRx: s.radio.rxSeconds / $0) }
+        }
         for a in report.advertising {
-            spread(a.start, a.end, a.radio)
+            spread(a.start, a.end) { ModelShares(advertisingTx: a.radio.txSeconds / $0, advertisingRx: a.radio.rxSeconds / $0) }
         }
-        for l in report.links { for p in l.phases { spread(p.start, p.end, p.radio) } }
+        for l in report.links {
+            for p in l.phases { spread(p.start, p.end) { ModelShares(linkTx: p.radio.txSeconds / $0, linkRx: p.radio.rxSeconds / $0) } }
+        }
+        for c in report.classicScans { spread(c.start, c.end) { ModelShares(classicRx: c.radio.rxSeconds / $0) } }
         changes.sort { $0.at < $1.at }
         let times = Array(Set(times)).sorted()
-        var integral: [Int64: (tx: Double, rx: Double)] = [:]
-        var rate = (tx: 0.0, rx: 0.0), total = (tx: 0.0, rx: 0.0), now = Int64.min, next = 0
+        var integral: [Int64: ModelShares] = [:]
+        var rate = ModelShares(), total = ModelShares(), now = Int64.min, next = 0
+        func advance(to t: Int64) {
+            guard now != .min else { return }
+            let dt = Double(t - now)
+            total = total + ModelShares(scanTx: rate.scanTx * dt, scanRx: rate.scanRx * dt, linkTx: rate.linkTx * dt,
+                                        linkRx: rate.linkRx * dt, advertisingTx: rate.advertisingTx * dt,
+                                        advertisingRx: rate.advertisingRx * dt, classicRx: rate.classicRx * dt)
+        }
         for t in times {
             while next < changes.count && changes[next].at <= t {
-                if now != .min {
-                    let dt = Double(changes[next].at - now)
-                    total = (total.tx + rate.tx * dt, total.rx + rate.rx * dt)
-                }
+                advance(to: changes[next].at)
                 now = changes[next].at
-                rate = (rate.tx + changes[next].tx, rate.rx + changes[next].rx)
+                let c = changes[next]
+                // Rates are added and taken away exactly as they were added: no clamping here.
+                rate = ModelShares(scanTx: rate.scanTx + c.sign * c.rate.scanTx, scanRx: rate.scanRx + c.sign * c.rate.scanRx,
+                                   linkTx: rate.linkTx + c.sign * c.rate.linkTx, linkRx: rate.linkRx + c.sign * c.rate.linkRx,
+                                   advertisingTx: rate.advertisingTx + c.sign * c.rate.advertisingTx,
+                                   advertisingRx: rate.advertisingRx + c.sign * c.rate.advertisingRx,
+                                   classicRx: rate.classicRx + c.sign * c.rate.classicRx)
                 next += 1
             }
             if now != .min {
-                let dt = Double(t - now)
-                total = (total.tx + rate.tx * dt, total.rx + rate.rx * dt)
+                advance(to: t)
                 now = t
             }
             integral[t] = total
         }
         return integral
+    }
+
+    /// Each controller's page and inquiry scan as the capture shows it, and before it showed it, on Android, the
+    /// stack's own settings (assumed, and said so): elsewhere an unknown state is not priced.
+    static func classicScans(_ model: CaptureModel, captureEnd: Timestamp, energy: EnergyModel) -> [ClassicScan] {
+        func priced(controller: UInt16, start: Timestamp, end: Timestamp, page: ClassicScanActivity?,
+                    inquiry: ClassicScanActivity?, assumed: Bool) -> ClassicScan {
+            let t = energy.classicScanTime(page: page, inquiry: inquiry, seconds: seconds(start, end))
+            return ClassicScan(controller: controller, start: start, end: end, pageScan: page, inquiryScan: inquiry,
+                               assumed: assumed, radio: t, phone: energy.classicScanCost(t))
+        }
+        var result: [ClassicScan] = []
+        if model.platform.platform == .android, let first = model.firstTimestamp {
+            var controllers = Set(model.classicScansKnownFrom.keys)
+            for r in model.controllerActivity { controllers.insert(r.at.controller) }
+            for s in model.scans { controllers.insert(s.controller) }
+            if controllers.isEmpty { controllers.insert(0) }
+            for c in controllers.sorted() {
+                let known = model.classicScansKnownFrom[c] ?? captureEnd
+                guard known > first else { continue }
+                result.append(priced(controller: c, start: first, end: known, page: .android, inquiry: nil, assumed: true))
+            }
+        }
+        for span in model.classicScans {
+            result.append(priced(controller: span.controller, start: span.start, end: span.end ?? captureEnd,
+                                 page: span.pageScan, inquiry: span.inquiryScan, assumed: false))
+        }
+        return result
     }
 
     /// The intervals between consecutive controller activity reports, with the model's tx and rx time for each:
@@ -346,14 +434,15 @@ public struct EnergyReport: Sendable {
         }
         return intervals.map { a, b in
             let from = a.at.timestamp, to = b.at.timestamp
-            let f = integral[from.nanoseconds] ?? (0, 0), t = integral[to.nanoseconds] ?? (0, 0)
+            let d = (integral[to.nanoseconds] ?? ModelShares()) - (integral[from.nanoseconds] ?? ModelShares())
             // Spans overlapping (from, to): those starting before `to` less those ending at or before `from`.
             let overlapping = count(starts, below: to.nanoseconds, inclusive: false) - count(ends, below: from.nanoseconds, inclusive: true)
             return Measured(start: from, end: to, txSeconds: Double(b.txMilliseconds) / 1000,
                             rxSeconds: Double(b.rxMilliseconds) / 1000, idleSeconds: Double(b.idleMilliseconds) / 1000,
-                            energy: b.energy, modelTxSeconds: max(0, t.tx - f.tx), modelRxSeconds: max(0, t.rx - f.rx),
+                            energy: b.energy, modelTxSeconds: d.tx, modelRxSeconds: d.rx,
                             brEdrActive: overlapping > 0,
-                            scanParametersUnknown: report.scans.contains { !$0.session.parametersShown && $0.start < to && $0.end > from })
+                            scanParametersUnknown: report.scans.contains { !$0.session.parametersShown && $0.start < to && $0.end > from },
+                            shares: d)
         }
     }
 }

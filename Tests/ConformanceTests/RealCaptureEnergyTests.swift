@@ -51,8 +51,8 @@ struct RealCaptureEnergyTests {
             if name.hasPrefix("xiaomi") {
                 // 15–45 ms links, idle: the controller counts ~0.53 ms tx and ~0.88 ms rx of radio-on time per
                 // connection event (ramp-up, turnarounds), the packet-level model 0.08 and 0.25 ms; the model is
-                // low by about 80 % until a profile gives the per-event overhead (next test).
-                #expect(error < -0.5, "\(name): \(error)")
+                // low by about half (the page scan priced) until a profile gives the per-event overhead (next test).
+                #expect(error < -0.3, "\(name): \(error)")
             } else {
                 #expect(abs(error) <= 0.25, "\(name) at \(m.start.decimalString()): \(error)")
             }

@@ -79,10 +79,37 @@ public enum EnergyJSON {
                          ("rx_s", round(m.rxSeconds, 3)), ("idle_s", round(m.idleSeconds, 3)), ("energy", .int(Int(m.energy))),
                          ("model", .object([("tx_s", round(m.modelTxSeconds, 3)), ("rx_s", round(m.modelRxSeconds, 3))])),
                          ("error", m.error.map { round($0, 4) } ?? .null), ("br_edr_active", .bool(m.brEdrActive)),
-                         ("scan_parameters_unknown", .bool(m.scanParametersUnknown))])
+                         ("scan_parameters_unknown", .bool(m.scanParametersUnknown)),
+                         ("gap", m.gap.map { .string($0.rawValue) } ?? .null),
+                         ("model_shares", shares(m.shares))])
+            })),
+            ("measured_total", r.measuredTotal.map(measuredTotal) ?? .null),
+            ("classic_scans", .array(r.classicScans.map { c in
+                .object([("controller", .int(Int(c.controller))), ("start", time(c.start)), ("end", time(c.end)),
+                         ("page_scan_duty", c.pageScan.map { round($0.dutyCycle, 4) } ?? .null),
+                         ("inquiry_scan_duty", c.inquiryScan.map { round($0.dutyCycle, 4) } ?? .null),
+                         ("assumed", .bool(c.assumed)), ("rx_s", round(c.radio.rxSeconds)), ("phone", cost(c.phone))])
             })),
             ("energy_monitor", .array(r.monitored.map(monitored))),
         ]
+    }
+
+    /// The model's radio time by kind of activity (seconds).
+    static func shares(_ s: EnergyReport.ModelShares) -> JSONValue {
+        .object([("scans_s", round(s.scanTx + s.scanRx, 3)), ("links_s", round(s.linkTx + s.linkRx, 3)),
+                 ("advertising_s", round(s.advertisingTx + s.advertisingRx, 3)), ("page_scan_s", round(s.classicRx, 3))])
+    }
+
+    /// The counters over the capture (`MeasuredTotal`), labelled as measured, with the model's view beside them.
+    static func measuredTotal(_ t: MeasuredTotal) -> JSONValue {
+        .object([("intervals", .int(t.intervals)), ("seconds", round(t.seconds, 3)), ("tx_s", round(t.txSeconds, 3)),
+                 ("rx_s", round(t.rxSeconds, 3)), ("charge_mc", round(t.phoneChargeMC, 4)),
+                 ("model", .object([("tx_s", round(t.modelTxSeconds, 3)), ("rx_s", round(t.modelRxSeconds, 3))])),
+                 ("error", t.error.map { round($0, 4) } ?? .null),
+                 ("apportioned", .object([("scans_s", round(t.apportioned { $0.scanTx + $0.scanRx }, 3)),
+                                          ("links_s", round(t.apportioned { $0.linkTx + $0.linkRx }, 3)),
+                                          ("advertising_s", round(t.apportioned { $0.advertisingTx + $0.advertisingRx }, 3)),
+                                          ("page_scan_s", round(t.apportioned { $0.classicRx }, 3))]))])
     }
 
     static func heavyRetransmissions(_ l: EnergyReport.Link) -> JSONValue {

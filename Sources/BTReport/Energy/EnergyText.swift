@@ -108,12 +108,16 @@ public enum EnergyText {
         }
         if peripheral, let p = r.peripheralTotal { out("    peripherals: \(mc(p)) = \(mAh(p)), radio \(seconds(p.radioSeconds))") }
         out("    host wake-ups: \(r.hostWakeups) HCI events and ACL packets delivered to the host, keeping it awake about \(mc(r.host)) = \(mAh(r.host)) at \(DecimalText.fixed(r.profile.phone.awakeMilliamps, fractionDigits: 0)) mA (each holding it 1 s; the range bounds holds of 0.1–3 s; not in the radio totals)")
+        if phone, !r.classicScans.isEmpty { out("    " + classicScans(r)) }
         if !r.measured.isEmpty {
             out("  Controller activity counters (Android 0xFD59) against the model:")
             for m in r.measured {
                 let error = m.error.map { " (model \($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %)" } ?? ""
-                out("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured tx \(seconds(m.txSeconds)) rx \(seconds(m.rxSeconds)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(m.brEdrActive ? ", BR/EDR link up (not modelled)" : "")\(m.scanParametersUnknown ? ", scan parameters unknown (set before the capture: the model guessed the duty cycle)" : "")")
+                // BR/EDR and unknown parameters are said whether or not the model is far; the other reasons when it is.
+                let gap = m.gap.map { [.brEdrNotModelled, .scanParametersBeforeCapture].contains($0) ? "" : ": " + $0.explanation } ?? ""
+                out("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured tx \(seconds(m.txSeconds)) rx \(seconds(m.rxSeconds)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(m.brEdrActive ? ", BR/EDR link up (not modelled)" : "")\(m.scanParametersUnknown ? ", scan parameters unknown (set before the capture: the model guessed the duty cycle)" : "")\(gap)")
             }
+            if let t = r.measuredTotal { measuredTotal(t, out: out) }
         }
         if !r.monitored.isEmpty {
             out("  Bluetooth Quality Report energy monitor (BQR v6) against the model:")
@@ -125,6 +129,38 @@ public enum EnergyText {
                 out("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured LE tx \(seconds(m.leTxSeconds)) rx \(seconds(m.leRxSeconds)), average \(e.averageCurrentMilliamps) mA, active \(seconds(Double(e.activeMilliseconds) / 1000)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(brEdr)")
             }
         }
+    }
+
+    /// "OS background, not in the totals: BR/EDR page scan …": the phone's standing listening, summed.
+    static func classicScans(_ r: EnergyReport) -> String {
+        let cost = r.classicScans.reduce(RadioCost.zero) { $0 + $1.phone }
+        let ns = r.classicScans.reduce(Int64(0)) { $0 + ($1.end.nanoseconds - $1.start.nanoseconds) }
+        let duty = r.classicScans.map { ($0.pageScan?.dutyCycle ?? 0) + ($0.inquiryScan?.dutyCycle ?? 0) }.max() ?? 0
+        let inquiry = r.classicScans.contains { $0.inquiryScan != nil }
+        let assumed = r.classicScans.contains(where: \.assumed)
+        return "OS background, not in the totals: BR/EDR page scan\(inquiry ? " and inquiry scan" : "") (the phone connectable), "
+            + "up to \(DecimalText.fixed(duty * 100, fractionDigits: 1)) % of the time for \(TimeFormat.human(.nanoseconds(ns))): "
+            + "\(mc(cost)) = \(mAh(cost)), radio \(seconds(cost.radioSeconds))"
+            + (assumed ? " (until the capture shows the settings, Android's own are assumed: interlaced 11.25 ms every 1.28 s)" : "")
+    }
+
+    /// The counters over the whole capture, apportioned by the model's shares: the phone's own figures.
+    static func measuredTotal(_ t: MeasuredTotal, out: (String) -> Void) {
+        let error = t.error.map { ", model \($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %" } ?? ""
+        out("    measured in all (\(t.intervals) intervals, \(TimeFormat.human(.nanoseconds(Int64(saturating: t.seconds * 1e9))))): "
+            + "tx \(seconds(t.txSeconds)) rx \(seconds(t.rxSeconds)), \(DecimalText.fixed(t.phoneChargeMC, fractionDigits: 2)) mC "
+            + "= \(DecimalText.fixed(t.phoneChargeMC / 3600, fractionDigits: 4)) mAh at the profile's currents; model tx "
+            + "\(seconds(t.modelTxSeconds)) rx \(seconds(t.modelRxSeconds))\(error)")
+        guard t.shares.total > 0 else { return }
+        let parts: [(String, (EnergyReport.ModelShares) -> Double)] = [
+            ("scans", { $0.scanTx + $0.scanRx }), ("links", { $0.linkTx + $0.linkRx }),
+            ("advertising", { $0.advertisingTx + $0.advertisingRx }), ("page scan", { $0.classicRx }),
+        ]
+        let shown = parts.compactMap { name, share -> String? in
+            let v = t.apportioned(share)
+            return v > 0 ? "\(name) \(seconds(v))" : nil
+        }
+        out("    measured radio time apportioned by the model's shares: " + shown.joined(separator: ", "))
     }
 
     /// "the controller reports heavy retransmissions (BQR …): 420 retransmissions of 1200 packets sent (35 %) …".

@@ -83,6 +83,10 @@ public struct CaptureModel: Sendable {
     public var controllerActivity: [ControllerActivityReport] = []
     /// Bluetooth Quality Reports the controller sent (vendor event, sub-code 0x58), in capture order.
     public var qualityReports: [QualityReport] = []
+    /// The BR/EDR page and inquiry scan settings the controller ran with (`ClassicScanTracker`), and from when each
+    /// controller's were known: before, the capture does not say whether it listened.
+    public var classicScans: [ClassicScanSpan] = []
+    public var classicScansKnownFrom: [UInt16: Timestamp] = [:]
     /// HCI events and ACL packets the controller delivered to the host: each wakes it.
     public var hostWakeups = HostWakeups()
     /// LE link-layer records (an air sniffer's): the capture shows the radio, not a host. Rules that need the
@@ -187,6 +191,7 @@ public final class CaptureTracker {
     @exclusivity(unchecked) public var platform = PlatformEvidence()
     @exclusivity(unchecked) var controllerActivity: [ControllerActivityReport] = []
     @exclusivity(unchecked) var qualityReports: [QualityReport] = []
+    @exclusivity(unchecked) var classicScans = ClassicScanTracker()
     @exclusivity(unchecked) var hostWakeups = HostWakeups()
     /// Links followed on the air (LE link-layer sniffer records), created at the first such record.
     @exclusivity(unchecked) var air: AirTracker?
@@ -392,11 +397,13 @@ public final class CaptureTracker {
             connections.controllerReset(at: at)
         }
         scans.controllerReset(at: at)
+        classicScans.controllerReset(at: at)
     }
 
     func route(_ pending: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
         scans.commandCompleted(pending, status: status, at: at)
         ownAdvertising.commandCompleted(pending, status: status, at: at)
+        if status == .success { classicScans.commandCompleted(pending, at: at) }
         guard status != .success else { return }  // the link tracker acts on refusals only
         if let linkFeed {
             linkFeed.send(linkFeed.message(.commandRefused, at: at, code: pending.opcode.rawValue, byte: status.rawValue))
@@ -506,6 +513,8 @@ public final class CaptureTracker {
         model.platform = platform
         model.controllerActivity = controllerActivity
         model.qualityReports = qualityReports
+        model.classicScans = classicScans.spans
+        model.classicScansKnownFrom = classicScans.firstKnown
         model.hostWakeups = hostWakeups
         model.judgedRecords = judgedRecords
         for c in all where !c.isJudged { c.classifyOwnership() }

@@ -11,6 +11,12 @@ public struct CommandCorrelator {
         public var opcode: HCIOpcode
         public var at: RecordRef
         public var parameters: [UInt8]
+
+        public init(opcode: HCIOpcode, at: RecordRef, parameters: [UInt8]) {
+            self.opcode = opcode
+            self.at = at
+            self.parameters = parameters
+        }
     }
 
     /// Commands whose outcome changes tracked state.
@@ -26,6 +32,9 @@ public struct CommandCorrelator {
         HCIOpcode.leConnectionUpdate.rawValue, HCIOpcode.disconnect.rawValue, HCIOpcode.leSetPHY.rawValue,
         HCIOpcode.leSetDataLength.rawValue, HCIOpcode.leEnableEncryption.rawValue,
         ScanFilterOffload.opcode.rawValue,
+        HCIOpcode.writeScanEnable.rawValue, HCIOpcode.writePageScanActivity.rawValue,
+        HCIOpcode.writeInquiryScanActivity.rawValue, HCIOpcode.writePageScanType.rawValue,
+        HCIOpcode.writeInquiryScanType.rawValue,
     ]
 
     var pending: [UInt32: Pending] = [:]

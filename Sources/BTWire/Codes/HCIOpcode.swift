@@ -22,6 +22,11 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     @inlinable public static var disconnect: HCIOpcode { HCIOpcode(rawValue: 0x0406) }
     @inlinable public static var reset: HCIOpcode { HCIOpcode(rawValue: 0x0C03) }
     @inlinable public static var createConnection: HCIOpcode { HCIOpcode(rawValue: 0x0405) }
+    @inlinable public static var writeScanEnable: HCIOpcode { HCIOpcode(rawValue: 0x0C1A) }
+    @inlinable public static var writePageScanActivity: HCIOpcode { HCIOpcode(rawValue: 0x0C1C) }
+    @inlinable public static var writeInquiryScanActivity: HCIOpcode { HCIOpcode(rawValue: 0x0C1E) }
+    @inlinable public static var writeInquiryScanType: HCIOpcode { HCIOpcode(rawValue: 0x0C43) }
+    @inlinable public static var writePageScanType: HCIOpcode { HCIOpcode(rawValue: 0x0C47) }
     @inlinable public static var readRSSI: HCIOpcode { HCIOpcode(rawValue: 0x1405) }
     @inlinable public static var leSetAdvertisingParameters: HCIOpcode { HCIOpcode(rawValue: 0x2006) }
     @inlinable public static var leSetAdvertisingData: HCIOpcode { HCIOpcode(rawValue: 0x2008) }

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import BTWire
+import BTCapture
+import BTTrack
+import BTEnergy
+import TestSupport
+
+/// Each kind of radio activity against the controller's own counters (Android 0xFD59) on real intervals that
+/// isolate it (docs/ENERGY-COUNTERS.md): what the model prices as the counters do, and what it says it cannot.
+@Suite("Real captures: the counters per kind of activity")
+struct RealCaptureCounterActivityTests {
+    static func measured(_ name: String) throws -> [EnergyReport.Measured] {
+        let capture = try OpenedCapture.open(path: RealCaptures.directory.appendingPathComponent(name).path)
+        var collector = TrackingCollector(options: .withoutAdvertisers)
+        let model = try capture.accept(&collector)
+        return EnergyReport(model: model).measured
+    }
+
+    static func skipped() -> Bool {
+        if !RealCaptures.available { FileHandle.standardError.write(Data("../shared/captures/real is absent: counter tests not run\n".utf8)) }
+        return !RealCaptures.available
+    }
+
+    @Test("page scan: yeelock's first 13 s, with no scan, link or advertising, is the page scan alone")
+    func pageScan() throws {
+        guard !Self.skipped() else { return }
+        let m = try #require(try Self.measured("yeelock_smartlock_btsnoop_hci.log").first)
+        #expect(m.shares.classicRx > 0 && m.shares.scanRx == 0 && m.shares.linkRx == 0 && m.shares.advertisingRx == 0)
+        let error = try #require(m.error)
+        #expect(m.txSeconds == 0 && abs(error) <= 0.25, "\(error)")
+    }
+
+    @Test("scans at 10-30 % duty: yeelock and pokemongo within 25 %, scan listening most of the model")
+    func scanDuty() throws {
+        guard !Self.skipped() else { return }
+        for name in ["yeelock_smartlock_btsnoop_hci.log", "pokemongo_plus_pairing_btsnoop.log"] {
+            for m in try Self.measured(name) where m.seconds >= 5 && m.shares.scanRx > 0.5 * m.shares.total {
+                let error = try #require(m.error)
+                #expect(abs(error) <= 0.25, "\(name) \(m.start.decimalString()): \(error)")
+            }
+        }
+    }
+
+    @Test("a 2 % scan with the page scan: amuza's steady intervals, rx within 25 %; its tx is more than the capture shows")
+    func lowDutyScanAndAdvertising() throws {
+        guard !Self.skipped() else { return }
+        let steady = try Self.measured("amuza_sampler_galaxy_s20fe_spp_6h_apcf_Amuza_t1_btsnoop_hci.log").filter {
+            !$0.brEdrActive && $0.seconds >= 300 && $0.modelRxSeconds < 0.04 * $0.seconds
+        }
+        #expect(steady.count >= 5)
+        for m in steady {
+            #expect(abs(m.modelRxSeconds - m.rxSeconds) <= 0.25 * m.rxSeconds, "\(m.start.decimalString())")
+            // 2 % tx against 0.14 % of advertising the capture shows.
+            #expect(m.txSeconds > 5 * m.modelTxSeconds)
+            if let gap = m.gap { #expect(gap == .transmitNotShown) }
+        }
+    }
+
+    @Test("connection events: xiaomi's idle 15 ms link, far below the counters, says the controller sent more than it shows")
+    func connectionEvents() throws {
+        guard !Self.skipped() else { return }
+        for m in try Self.measured("xiaomi_wx_vband_smartpen_btsnoop_hci.log") {
+            #expect(m.shares.linkTx > 0 && (m.error ?? 0) < -0.25)
+            #expect(m.gap == .transmitNotShown)
+        }
+    }
+
+    @Test("BR/EDR links: xiaomi14t's intervals are flagged, and said to be the reason where far")
+    func brEdr() throws {
+        guard !Self.skipped() else { return }
+        let list = try Self.measured("xiaomi14t_ix7_tracker_mixed_btsnoop_hci.log")
+        #expect(list.contains { $0.brEdrActive })
+        for m in list where m.brEdrActive { #expect(m.gap == nil || m.gap == .brEdrNotModelled) }
+    }
+
+    @Test("a controller that does not count scan listening: rbp's scans at 1.8 and 5.1 % against 0.05 % counted")
+    func listeningNotCounted() throws {
+        guard !Self.skipped() else { return }
+        let list = try Self.measured("rbp_device_android2016_spp_19h_apcf_btsnoop_hci.log").filter { !$0.brEdrActive && $0.seconds >= 30 }
+        #expect(list.count > 100)
+        // One interval also holds a link's traffic (0.7 s each way): all but a few hold the scan alone.
+        let scanning = list.filter { $0.shares.scanRx > 0.01 * $0.seconds }
+        let uncounted = scanning.filter { $0.rxSeconds < 0.002 * $0.seconds && $0.gap == .scanListeningNotCounted }
+        #expect(scanning.count > 100 && uncounted.count >= scanning.count - 3, "\(uncounted.count) of \(scanning.count)")
+    }
+}
