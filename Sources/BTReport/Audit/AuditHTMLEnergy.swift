@@ -83,6 +83,7 @@ enum AuditHTMLEnergy {
             + (seconds > 0 ? ", \(escape(AuditCost.mAh(total.chargeMC / seconds * 3600))) per hour of capture" : "")
             + "; host wake-ups: \(r.hostWakeups), about \(escape(AuditCost.mAh(r.host.chargeMC))) of the host kept awake (not in the radio total).</p>"
         if !r.measured.isEmpty { out += measured(r.measured) }
+        if let t = r.measuredTotal { out += measuredTotal(t) }
         return out + "</section>"
     }
 
@@ -101,10 +102,24 @@ enum AuditHTMLEnergy {
             out += "<tr><td>\(escape(String(TimeFormat.utc(m.start, digits: 0).dropFirst(11)))) +\(escape(EnergyText.seconds(m.seconds)))</td>"
                 + "<td class=\"bar\" title=\"tx \(escape(EnergyText.seconds(m.txSeconds))), rx \(escape(EnergyText.seconds(m.rxSeconds)))\">\(bar(m.txSeconds, m.rxSeconds, "measured"))</td>"
                 + "<td class=\"bar\" title=\"tx \(escape(EnergyText.seconds(m.modelTxSeconds))), rx \(escape(EnergyText.seconds(m.modelRxSeconds)))\">\(bar(m.modelTxSeconds, m.modelRxSeconds, "model"))</td>"
-                + "<td>\(error)\(m.brEdrActive ? " (BR/EDR up, not modelled)" : "")</td></tr>"
+                + "<td>\(error)\(m.brEdrActive ? " (BR/EDR up, not modelled)" : "")\(m.gap.map { [.brEdrNotModelled].contains($0) ? "" : ": " + escape($0.explanation) } ?? "")</td></tr>"
         }
         out += "</tbody></table>"
         if list.count > shown.count { out += "<p>\(list.count - shown.count) more intervals: <code>btlens energy</code> lists them all.</p>" }
         return out
+    }
+
+    /// The counters over the capture: the phone's own figures, apportioned by the model's shares.
+    static func measuredTotal(_ t: MeasuredTotal) -> String {
+        let error = t.error.map { ", the model \($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %" } ?? ""
+        let parts: [(String, Double)] = [
+            ("scans", t.apportioned { $0.scanTx + $0.scanRx }), ("links", t.apportioned { $0.linkTx + $0.linkRx }),
+            ("advertising", t.apportioned { $0.advertisingTx + $0.advertisingRx }), ("page scan", t.apportioned { $0.classicRx }),
+        ].filter { $0.1 > 0 }
+        return "<p>Measured by the controller over \(t.intervals) intervals (\(escape(EnergyText.seconds(t.seconds)))): "
+            + "tx \(escape(EnergyText.seconds(t.txSeconds))), rx \(escape(EnergyText.seconds(t.rxSeconds))), "
+            + "\(escape(AuditCost.mAh(t.phoneChargeMC))) at the profile's currents\(error)"
+            + (parts.isEmpty ? "" : "; by the model's shares: " + parts.map { "\($0.0) \(escape(EnergyText.seconds($0.1)))" }.joined(separator: ", "))
+            + ".</p>"
     }
 }
