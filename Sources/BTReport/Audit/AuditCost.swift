@@ -47,7 +47,8 @@ enum AuditCost {
     static func words(_ c: FindingCost?) -> String? {
         guard let c, c.phone.chargeMC > 0 || c.phone.radioSeconds > 0 else { return nil }
         let detail = c.hostMC >= c.phone.chargeMC ? "host wake-ups"
-            : "\(radio(c.phone.radioSeconds)) radio" + (c.hostMC > 0 ? ", \(mAh(c.hostMC)) of it host wake-ups" : "")
+            : "\(radio(c.phone.radioSeconds)) radio" + (c.measuredCap ? ", as the controller's counters measured it" : "")
+                + (c.hostMC > 0 ? ", \(mAh(c.hostMC)) of it host wake-ups" : "")
         return "saves about \(mAh(c.phone.chargeMC)) (\(detail))"
     }
 

@@ -33,8 +33,9 @@ public enum AuditJSON {
         m.append(("advice", .string(f.advice)))
         m.append(("fingerprint", .string(f.fingerprint)))
         m.append(("cost", f.cost.map { c in
+            // "measured_cap" only where the counters capped the saving: other reports stay as they were.
             .object([("phone", EnergyJSON.cost(c.phone)), ("peripheral", EnergyJSON.cost(c.peripheral)),
-                     ("host_mc", EnergyJSON.round(c.hostMC, 4))])
+                     ("host_mc", EnergyJSON.round(c.hostMC, 4))] + (c.measuredCap ? [("measured_cap", .bool(true))] : []))
         } ?? .null))
         return .object(m)
     }

@@ -29,7 +29,7 @@ public struct Auditor: Sendable {
             }
         }
         for i in findings.indices { findings[i].file = file }
-        return Self.ordered(Self.deduplicated(findings))
+        return Self.ordered(MeasuredCap(model.controllerActivity).apply(Self.deduplicated(findings)))
     }
 
     func evaluate(_ rule: any Rule.Type, _ model: CaptureModel) -> [Finding] { prepare(rule).evaluate(model) }

@@ -11,6 +11,9 @@ public struct FindingCost: Sendable, Equatable {
     /// The part of `phone.chargeMC` that is the host's (its processor kept awake by HCI traffic), not the
     /// radio's: duplicate-scan's saving. Reports keep it apart from radio totals.
     public var hostMC: Double
+    /// The radio part was capped at what the controller's own counters measured over the finding's span
+    /// (`MeasuredCap`): the figure is the phone's own accounting, not the model's.
+    public var measuredCap = false
 
     public init(phone: RadioCost, peripheral: RadioCost? = nil, hostMC: Double = 0) {
         self.phone = phone.atLeastZero
@@ -28,6 +31,19 @@ public struct FindingCost: Sendable, Equatable {
         c.phone = RadioCost(radioSeconds: phone.radioSeconds, chargeMC: phone.chargeMC * scale, lowMC: phone.lowMC * scale,
                             highMC: phone.highMC * scale)
         c.hostMC = hostMC * scale
+        return c
+    }
+
+    /// The radio part of the saving scaled down to `seconds` of radio time (the controller's own measure of the
+    /// span it covers, `MeasuredCap`); the host's part is kept.
+    public func radioCapped(at seconds: Double) -> FindingCost {
+        guard phone.radioSeconds > seconds, phone.radioSeconds > 0 else { return self }
+        let scale = max(0, seconds) / phone.radioSeconds
+        let radio = phoneRadioMC
+        var c = self
+        c.phone = RadioCost(radioSeconds: max(0, seconds), chargeMC: hostMC + radio * scale,
+                            lowMC: min(phone.lowMC, hostMC + radio * scale), highMC: hostMC + max(0, phone.highMC - hostMC) * scale)
+        c.measuredCap = true
         return c
     }
 

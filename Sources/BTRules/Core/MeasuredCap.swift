@@ -1,0 +1,54 @@
+import BTCapture
+import BTTrack
+import BTEnergy
+
+/// A finding's saving never exceeds what the controller's own counters (Android `0xFD59`) measured over the time
+/// it covers: where a capture holds them, the radio part of each saving whose span they cover is scaled down to
+/// the measured radio time of that span, so that "saves 0.5 mAh" never claims more than Battery Historian shows.
+struct MeasuredCap {
+    struct Interval {
+        var start: Int64
+        var end: Int64
+        var radioSeconds: Double
+    }
+
+    /// Consecutive reads of one controller, in time order.
+    let intervals: [Interval]
+
+    init(_ reports: [ControllerActivityReport]) {
+        intervals = zip(reports, reports.dropFirst()).compactMap { a, b in
+            guard a.at.controller == b.at.controller, b.at.timestamp > a.at.timestamp else { return nil }
+            return Interval(start: a.at.timestamp.nanoseconds, end: b.at.timestamp.nanoseconds,
+                            radioSeconds: Double(UInt64(b.txMilliseconds) + UInt64(b.rxMilliseconds)) / 1000)
+        }
+    }
+
+    /// The measured radio time from `start` to `end` (each interval prorated by its overlap), or nil when the
+    /// counters do not cover all of it.
+    func measured(from start: Int64, to end: Int64) -> Double? {
+        guard end > start, let first = intervals.first, let last = intervals.last,
+              first.start <= start, last.end >= end else { return nil }
+        var total = 0.0, covered: Int64 = 0
+        for i in intervals where i.end > start && i.start < end {
+            let overlap = min(i.end, end) - max(i.start, start)
+            covered += overlap
+            total += i.radioSeconds * Double(overlap) / Double(i.end - i.start)
+        }
+        // A gap between reads (another controller's, or a read the capture lost) leaves the span uncovered.
+        return covered >= end - start ? total : nil
+    }
+
+    /// `findings` with each radio saving capped at the measured radio time of its span.
+    func apply(_ findings: [Finding]) -> [Finding] {
+        guard !intervals.isEmpty else { return findings }
+        return findings.map { f in
+            guard let cost = f.cost, cost.phone.radioSeconds > 0,
+                  let measured = measured(from: f.start.nanoseconds, to: f.end.nanoseconds),
+                  cost.phone.radioSeconds > measured
+            else { return f }
+            var capped = f
+            capped.cost = cost.radioCapped(at: measured)
+            return capped
+        }
+    }
+}
