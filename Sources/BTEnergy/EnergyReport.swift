@@ -127,6 +127,18 @@ public struct EnergyReport: Sendable {
             let measured = txSeconds + rxSeconds
             return measured > 0 ? (modelTxSeconds + modelRxSeconds - measured) / measured : nil
         }
+        /// Whether the counters can be compared: not when tx + rx exceed the interval (impossible) or a read
+        /// repeats the previous read's tx and rx (stale: seen on a 2017 MediaTek phone). The idle counter is not
+        /// judged: many controllers leave it at 0 or count only part of the time.
+        public var countersConsistent = true
+
+        /// tx + rx may exceed the interval by this share (the reads' own timing) before they are impossible.
+        public static let timingSlack = 0.05
+        public static func consistent(tx: UInt32, rx: UInt32, previous: ControllerActivityReport, seconds: Double) -> Bool {
+            let radio = Double(UInt64(tx) + UInt64(rx)) / 1000
+            let stale = tx + rx > 0 && tx == previous.txMilliseconds && rx == previous.rxMilliseconds
+            return !stale && radio <= seconds * (1 + timingSlack) + 0.01
+        }
         /// Why the model is far from the counters, when it is (`MeasuredGap`).
         public var gap: MeasuredGap? { MeasuredGap.explain(self) }
     }
@@ -442,7 +454,9 @@ public struct EnergyReport: Sendable {
                             energy: b.energy, modelTxSeconds: d.tx, modelRxSeconds: d.rx,
                             brEdrActive: overlapping > 0,
                             scanParametersUnknown: report.scans.contains { !$0.session.parametersShown && $0.start < to && $0.end > from },
-                            shares: d)
+                            shares: d,
+                            countersConsistent: Measured.consistent(tx: b.txMilliseconds, rx: b.rxMilliseconds, previous: a,
+                                                                    seconds: Double(to.nanoseconds - from.nanoseconds) / 1e9))
         }
     }
 }

@@ -3,6 +3,8 @@
 /// scans, links, advertising and the page scan by the model's shares of the same intervals.
 public struct MeasuredTotal: Sendable {
     public var intervals: Int
+    /// Intervals left out because their counters do not add up (`Measured.countersConsistent`).
+    public var inconsistent: Int
     /// Seconds the intervals cover (the capture's span between the first and the last read).
     public var seconds: Double
     public var txSeconds: Double
@@ -26,9 +28,11 @@ public struct MeasuredTotal: Sendable {
         return model > 0 ? (txSeconds + rxSeconds) * share(shares) / model : 0
     }
 
-    init?(_ list: [EnergyReport.Measured], profile: PhoneProfile) {
+    init?(_ all: [EnergyReport.Measured], profile: PhoneProfile) {
+        let list = all.filter(\.countersConsistent)
         guard !list.isEmpty else { return nil }
         intervals = list.count
+        inconsistent = all.count - list.count
         seconds = list.reduce(0) { $0 + $1.seconds }
         txSeconds = list.reduce(0) { $0 + $1.txSeconds }
         rxSeconds = list.reduce(0) { $0 + $1.rxSeconds }

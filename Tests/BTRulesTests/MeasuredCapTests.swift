@@ -40,4 +40,14 @@ struct MeasuredCapTests {
         #expect(out[1].cost?.measuredCap == false && out[1].cost?.phone.radioSeconds == 0.5)
         #expect(out[2].cost?.measuredCap == false && out[2].cost?.phone.radioSeconds == 9)
     }
+
+    @Test("counters that cannot be right cap nothing: a read repeating the previous one's tx and rx, or more radio than time")
+    func inconsistent() {
+        let stale = MeasuredCap([Self.read(0, txMs: 100, rxMs: 900), Self.read(10, txMs: 100, rxMs: 900)])
+        #expect(stale.measured(from: 1_000_000_000, to: 2_000_000_000) == nil)
+        let impossible = MeasuredCap([Self.read(0, txMs: 0, rxMs: 0), Self.read(1, txMs: 800, rxMs: 900)])
+        #expect(impossible.measured(from: 0, to: 500_000_000) == nil)
+        let fine = MeasuredCap([Self.read(0, txMs: 0, rxMs: 0), Self.read(1, txMs: 100, rxMs: 900)])
+        #expect(fine.measured(from: 0, to: 500_000_000) == 0.5)
+    }
 }

@@ -102,7 +102,7 @@ public enum EnergyJSON {
 
     /// The counters over the capture (`MeasuredTotal`), labelled as measured, with the model's view beside them.
     static func measuredTotal(_ t: MeasuredTotal) -> JSONValue {
-        .object([("intervals", .int(t.intervals)), ("seconds", round(t.seconds, 3)), ("tx_s", round(t.txSeconds, 3)),
+        .object([("intervals", .int(t.intervals)), ("inconsistent", .int(t.inconsistent)), ("seconds", round(t.seconds, 3)), ("tx_s", round(t.txSeconds, 3)),
                  ("rx_s", round(t.rxSeconds, 3)), ("charge_mc", round(t.phoneChargeMC, 4)),
                  ("model", .object([("tx_s", round(t.modelTxSeconds, 3)), ("rx_s", round(t.modelRxSeconds, 3))])),
                  ("error", t.error.map { round($0, 4) } ?? .null),

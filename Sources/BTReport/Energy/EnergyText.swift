@@ -147,7 +147,8 @@ public enum EnergyText {
     /// The counters over the whole capture, apportioned by the model's shares: the phone's own figures.
     static func measuredTotal(_ t: MeasuredTotal, out: (String) -> Void) {
         let error = t.error.map { ", model \($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %" } ?? ""
-        out("    measured in all (\(t.intervals) intervals, \(TimeFormat.human(.nanoseconds(Int64(saturating: t.seconds * 1e9))))): "
+        let left = t.inconsistent > 0 ? "; \(t.inconsistent) left out, their counters stale or impossible" : ""
+        out("    measured in all (\(t.intervals) intervals, \(TimeFormat.human(.nanoseconds(Int64(saturating: t.seconds * 1e9))))\(left)): "
             + "tx \(seconds(t.txSeconds)) rx \(seconds(t.rxSeconds)), \(DecimalText.fixed(t.phoneChargeMC, fractionDigits: 2)) mC "
             + "= \(DecimalText.fixed(t.phoneChargeMC / 3600, fractionDigits: 4)) mAh at the profile's currents; model tx "
             + "\(seconds(t.modelTxSeconds)) rx \(seconds(t.modelRxSeconds))\(error)")

@@ -18,6 +18,10 @@ struct MeasuredCap {
     init(_ reports: [ControllerActivityReport]) {
         intervals = zip(reports, reports.dropFirst()).compactMap { a, b in
             guard a.at.controller == b.at.controller, b.at.timestamp > a.at.timestamp else { return nil }
+            // Counters that cannot be right (stale, or more radio time than the interval) measure nothing: no cap.
+            let seconds = Double(b.at.timestamp.nanoseconds - a.at.timestamp.nanoseconds) / 1e9
+            guard EnergyReport.Measured.consistent(tx: b.txMilliseconds, rx: b.rxMilliseconds, previous: a, seconds: seconds)
+            else { return nil }
             return Interval(start: a.at.timestamp.nanoseconds, end: b.at.timestamp.nanoseconds,
                             radioSeconds: Double(UInt64(b.txMilliseconds) + UInt64(b.rxMilliseconds)) / 1000)
         }
