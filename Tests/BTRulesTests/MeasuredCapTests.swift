@@ -31,8 +31,9 @@ struct MeasuredCapTests {
         let cap = MeasuredCap([Self.read(0, txMs: 0, rxMs: 0), Self.read(10, txMs: 200, rxMs: 800), Self.read(20, txMs: 0, rxMs: 4000)])
         #expect(cap.measured(from: 5_000_000_000, to: 15_000_000_000) == 0.5 + 2)
         #expect(cap.measured(from: 15_000_000_000, to: 25_000_000_000) == nil)
-        let out = cap.apply([Self.finding(from: 5, to: 15, radio: 5, host: 1), Self.finding(from: 12, to: 14, radio: 0.5),
-                             Self.finding(from: 18, to: 30, radio: 9)])
+        var out = [Self.finding(from: 5, to: 15, radio: 5, host: 1), Self.finding(from: 12, to: 14, radio: 0.5),
+                   Self.finding(from: 18, to: 30, radio: 9)]
+        cap.apply(to: &out)
         let first = try #require(out[0].cost)
         #expect(first.measuredCap && first.phone.radioSeconds == 2.5)
         #expect(abs(first.phone.chargeMC - (1 + 2.5 * 5.8)) < 1e-9 && first.hostMC == 1)

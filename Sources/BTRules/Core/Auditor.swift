@@ -29,7 +29,9 @@ public struct Auditor: Sendable {
             }
         }
         for i in findings.indices { findings[i].file = file }
-        return Self.ordered(MeasuredCap(model.controllerActivity).apply(Self.deduplicated(findings)))
+        var kept = Self.deduplicated(findings)
+        MeasuredCap(model.controllerActivity).apply(to: &kept)
+        return Self.ordered(kept)
     }
 
     func evaluate(_ rule: any Rule.Type, _ model: CaptureModel) -> [Finding] { prepare(rule).evaluate(model) }

@@ -42,17 +42,15 @@ struct MeasuredCap {
         return covered >= end - start ? total : nil
     }
 
-    /// `findings` with each radio saving capped at the measured radio time of its span.
-    func apply(_ findings: [Finding]) -> [Finding] {
-        guard !intervals.isEmpty else { return findings }
-        return findings.map { f in
-            guard let cost = f.cost, cost.phone.radioSeconds > 0,
-                  let measured = measured(from: f.start.nanoseconds, to: f.end.nanoseconds),
+    /// Caps each radio saving in `findings` at the measured radio time of its span, in place.
+    func apply(to findings: inout [Finding]) {
+        guard !intervals.isEmpty else { return }
+        for i in findings.indices {
+            guard let cost = findings[i].cost, cost.phone.radioSeconds > 0,
+                  let measured = measured(from: findings[i].start.nanoseconds, to: findings[i].end.nanoseconds),
                   cost.phone.radioSeconds > measured
-            else { return f }
-            var capped = f
-            capped.cost = cost.radioCapped(at: measured)
-            return capped
+            else { continue }
+            findings[i].cost = cost.radioCapped(at: measured)
         }
     }
 }
