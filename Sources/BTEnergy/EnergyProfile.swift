@@ -28,6 +28,11 @@ public struct PhoneProfile: Sendable, Equatable {
     public var coexistenceShare = 0.1
 
     public init() {}
+
+    /// The phone names the default profile describes: Pixel 7 and nothing else (a Pixel 7 Pro has other parts).
+    public static func describes(_ captureName: String) -> Bool {
+        captureName.lowercased() == "pixel 7"
+    }
 }
 
 /// A peripheral's radio (ENERGY.md §3.5): default an nRF52-class SoC at 0 dBm, 1M, DC/DC on.

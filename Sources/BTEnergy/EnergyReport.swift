@@ -182,6 +182,16 @@ public struct EnergyReport: Sendable {
     /// The system the capture shows when it is not Android's (whose phones the default profile describes) and
     /// the profile is the default: the report says it prices another system's radio with an Android profile.
     public var platformNotProfiled: String?
+    /// The name the capture gives its controller (`CaptureModel.localName`), often the phone's model.
+    public var capturePhoneName: String?
+    /// The default phone profile prices a phone it was not made from: a capture that names another phone, or an
+    /// Android capture that names none. A `--profile` is never a guess.
+    public var phoneProfileGuessed: Bool {
+        guard profile.phone == PhoneProfile() else { return false }
+        if let name = capturePhoneName { return !PhoneProfile.describes(name) }
+        return platformNotProfiled != nil || isAndroid
+    }
+    var isAndroid = false
 
     public var phoneTotal: RadioCost { phoneTotal(links: CollectionOfOne(links.phone)) }
 
@@ -206,6 +216,8 @@ public struct EnergyReport: Sendable {
     public init(model: CaptureModel, energy: EnergyModel = EnergyModel(), rows: EnergyLinkRows? = nil) {
         profile = energy.profile
         hostWakeups = model.hostWakeups.count
+        capturePhoneName = model.localName
+        isAndroid = model.platform.platform == .android
         if let platform = model.platform.platform, platform != .android, platform != .linux, energy.profile.phone == PhoneProfile() {
             platformNotProfiled = platform.rawValue
         }

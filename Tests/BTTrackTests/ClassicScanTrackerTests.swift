@@ -50,3 +50,17 @@ struct ClassicScanTrackerTests {
         #expect(t.spans.count == 1 && t.spans[0].end == nil)
     }
 }
+
+/// The name the capture gives its controller: what says which phone's profile would price it.
+@Suite("Local name")
+struct LocalNameTests {
+    @Test("Write/Read Local Name: NUL-terminated UTF-8 within 248 octets, padding spaces dropped; empty or invalid is nil")
+    func decode() {
+        #expect(LocalName.decode(Array("Pixel 7 Pro".utf8) + [0, 0x41]) == "Pixel 7 Pro")
+        #expect(LocalName.decode(Array("  Galaxy S20 FE 5G  ".utf8)) == "Galaxy S20 FE 5G")
+        #expect(LocalName.decode([UInt8](repeating: 0x61, count: 300))?.count == 248)
+        #expect(LocalName.decode([0, 0x41]) == nil)
+        #expect(LocalName.decode([0xFF, 0xFE]) == nil)
+        #expect(LocalName.decode(Array("   ".utf8)) == nil)
+    }
+}

@@ -38,7 +38,9 @@ public enum EnergyJSON {
     static func head(file: String, report r: EnergyReport) -> [(String, JSONValue)] {
         [
             ("file", .string(file)),
-            ("profile", .object([("phone", .string(r.profile.phone.name)), ("peripheral", .string(r.profile.peripheral.name))])),
+            ("profile", .object([("phone", .string(r.profile.phone.name)), ("peripheral", .string(r.profile.peripheral.name)),
+                                 ("phone_guessed", .bool(r.phoneProfileGuessed)),
+                                 ("capture_phone_name", r.capturePhoneName.map(JSONValue.string) ?? .null)])),
             ("total", .object([("phone", cost(r.phoneTotal)), ("peripheral", cost(r.peripheralTotal))])),
             ("capture_s", round(r.captureSeconds, 3)),
             ("scans", .array(r.scans.map { s in

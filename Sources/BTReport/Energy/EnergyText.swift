@@ -44,6 +44,10 @@ public enum EnergyText {
                              line out: (String) -> Void) {
         out(file)
         out("  profile: phone \(r.profile.phone.name); peripheral \(r.profile.peripheral.name)")
+        if r.phoneProfileGuessed, r.platformNotProfiled == nil {
+            let which = r.capturePhoneName.map { "names the phone \"\($0)\"" } ?? "does not say which phone it comes from"
+            out("  note: the capture \(which): the default profile's currents are a guess for it (give --profile with its power_profile.xml values)")
+        }
         if let platform = r.platformNotProfiled {
             out("  note: the capture comes from \(platform), priced with the default Android phone profile: give --profile with its radio currents for its own figures")
         }

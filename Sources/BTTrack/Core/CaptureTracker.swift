@@ -87,6 +87,8 @@ public struct CaptureModel: Sendable {
     /// controller's were known: before, the capture does not say whether it listened.
     public var classicScans: [ClassicScanSpan] = []
     public var classicScansKnownFrom: [UInt16: Timestamp] = [:]
+    /// The name the host gave its controller or read from it (`LocalName`): often the phone's model.
+    public var localName: String?
     /// HCI events and ACL packets the controller delivered to the host: each wakes it.
     public var hostWakeups = HostWakeups()
     /// LE link-layer records (an air sniffer's): the capture shows the radio, not a host. Rules that need the
@@ -192,6 +194,7 @@ public final class CaptureTracker {
     @exclusivity(unchecked) var controllerActivity: [ControllerActivityReport] = []
     @exclusivity(unchecked) var qualityReports: [QualityReport] = []
     @exclusivity(unchecked) var classicScans = ClassicScanTracker()
+    var localName: String?
     @exclusivity(unchecked) var hostWakeups = HostWakeups()
     /// Links followed on the air (LE link-layer sniffer records), created at the first such record.
     @exclusivity(unchecked) var air: AirTracker?
@@ -350,6 +353,9 @@ public final class CaptureTracker {
         case .commandComplete:
             guard let cc = CommandComplete(event.parameters) else { return }
             if cc.opcode == ControllerActivityReport.opcode { activityReport(cc, at: at) }
+            if cc.opcode == .readLocalName, cc.status == .success, localName == nil {
+                localName = LocalName.decode(cc.returnParameters.dropFirst())
+            }
             if cc.opcode == .reset {
                 // Every link, scan and advertising set of the controller is gone.
                 linksControllerReset(at: at)
@@ -403,7 +409,10 @@ public final class CaptureTracker {
     func route(_ pending: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
         scans.commandCompleted(pending, status: status, at: at)
         ownAdvertising.commandCompleted(pending, status: status, at: at)
-        if status == .success { classicScans.commandCompleted(pending, at: at) }
+        if status == .success {
+            classicScans.commandCompleted(pending, at: at)
+            if pending.opcode == .writeLocalName, let name = LocalName.decode(pending.parameters) { localName = name }
+        }
         guard status != .success else { return }  // the link tracker acts on refusals only
         if let linkFeed {
             linkFeed.send(linkFeed.message(.commandRefused, at: at, code: pending.opcode.rawValue, byte: status.rawValue))
@@ -515,6 +524,7 @@ public final class CaptureTracker {
         model.qualityReports = qualityReports
         model.classicScans = classicScans.spans
         model.classicScansKnownFrom = classicScans.firstKnown
+        model.localName = localName
         model.hostWakeups = hostWakeups
         model.judgedRecords = judgedRecords
         for c in all where !c.isJudged { c.classifyOwnership() }

@@ -34,7 +34,7 @@ public struct CommandCorrelator {
         ScanFilterOffload.opcode.rawValue,
         HCIOpcode.writeScanEnable.rawValue, HCIOpcode.writePageScanActivity.rawValue,
         HCIOpcode.writeInquiryScanActivity.rawValue, HCIOpcode.writePageScanType.rawValue,
-        HCIOpcode.writeInquiryScanType.rawValue,
+        HCIOpcode.writeInquiryScanType.rawValue, HCIOpcode.writeLocalName.rawValue,
     ]
 
     var pending: [UInt32: Pending] = [:]

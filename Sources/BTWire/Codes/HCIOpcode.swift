@@ -22,6 +22,8 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     @inlinable public static var disconnect: HCIOpcode { HCIOpcode(rawValue: 0x0406) }
     @inlinable public static var reset: HCIOpcode { HCIOpcode(rawValue: 0x0C03) }
     @inlinable public static var createConnection: HCIOpcode { HCIOpcode(rawValue: 0x0405) }
+    @inlinable public static var writeLocalName: HCIOpcode { HCIOpcode(rawValue: 0x0C13) }
+    @inlinable public static var readLocalName: HCIOpcode { HCIOpcode(rawValue: 0x0C14) }
     @inlinable public static var writeScanEnable: HCIOpcode { HCIOpcode(rawValue: 0x0C1A) }
     @inlinable public static var writePageScanActivity: HCIOpcode { HCIOpcode(rawValue: 0x0C1C) }
     @inlinable public static var writeInquiryScanActivity: HCIOpcode { HCIOpcode(rawValue: 0x0C1E) }
