@@ -85,17 +85,22 @@ public struct AppAttribution: Sendable {
         linkIDs.firstIndex(of: id).map { linkOwners[$0] }
     }
 
-    /// The owner of the scan that overlaps `start…end` on `controller` the most (a scan finding's span).
-    public func scanOwner(controller: UInt16, start: Timestamp, end: Timestamp, captureEnd: Timestamp) -> Owner? {
-        var best: (Int64, Owner)?
-        for s in scans where s.controller == controller {
-            let a = max(s.start.timestamp.nanoseconds, start.nanoseconds)
-            let b = min((s.end ?? captureEnd).nanoseconds, max(end.nanoseconds, start.nanoseconds + 1))
-            let overlap = b - a
-            guard overlap > 0 || (start == end && s.start.timestamp <= start && (s.end ?? captureEnd) >= start) else { continue }
-            if best == nil || max(overlap, 0) > best!.0 { best = (max(overlap, 0), s.owner) }
+    /// The owner of the scan that fits `start…end` on `controller` best (the largest share of their union in
+    /// common): a scan finding's. `preferring`: an app whose overlapping scans come first (`--app`).
+    public func scanOwner(controller: UInt16, start: Timestamp, end: Timestamp, captureEnd: Timestamp, preferring app: String? = nil) -> Owner? {
+        let from = start.nanoseconds, to = max(end.nanoseconds, start.nanoseconds + 1)
+        func fit(_ s: Scan) -> Double {
+            let a = s.start.timestamp.nanoseconds, b = max((s.end ?? captureEnd).nanoseconds, a + 1)
+            let common = min(b, to) - max(a, from)
+            guard common > 0 else { return 0 }
+            return Double(common) / Double(max(b, to) - min(a, from))
         }
-        return best?.1
+        let mine = scans.filter { $0.controller == controller }
+        if let app, let best = mine.filter({ $0.owner.includes(app) }).max(by: { fit($0) < fit($1) }), fit(best) > 0 {
+            return best.owner
+        }
+        guard let best = mine.max(by: { fit($0) < fit($1) }), fit(best) > 0 else { return nil }
+        return best.owner
     }
 
     /// Every app the report names with a scan or a connection.
@@ -117,6 +122,11 @@ public struct AppAttribution: Sendable {
         public static let maximumOffset: Int64 = 14 * 3600
         /// A pattern that overrules the zone needs this many matched starts.
         public static let patternOverClock = 2
+        /// A link requested this soon after an app stopped its scan was that scan's aim (Android apps stop
+        /// scanning, then `connectGatt`).
+        public static let scanBeforeLink: Int64 = 2_000_000_000
+        /// …or this soon after an app started a scan still on.
+        public static let scanLeadingLink: Int64 = 30_000_000_000
         /// At most this many report scans and controller scans propose offsets.
         public static let proposals = 256
     }

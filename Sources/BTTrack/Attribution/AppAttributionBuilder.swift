@@ -18,7 +18,8 @@ extension AppAttribution {
             // Exact starts first (each filtered client is one app's), then unfiltered scans that joined an
             // all-pass filter already installed for another.
             var pending: [ReportScan] = []
-            for r in candidates.sorted(by: { $0.naiveStart < $1.naiveStart }) {
+            // Printed starts before estimated ones (whose wide tolerance would take another's scan).
+            for r in candidates.sorted(by: { ($0.record.startEstimated ? 1 : 0, $0.naiveStart) < ($1.record.startEstimated ? 1 : 0, $1.naiveStart) }) {
                 let (from, to) = r.span(offset: offset)
                 guard to >= first, from <= last else { outside += 1; continue }
                 if let u = bestStart(r, offset: offset, scans: scans, exclusive: true) {
@@ -30,14 +31,15 @@ extension AppAttribution {
             }
             for r in pending {
                 let (from, to) = r.span(offset: offset)
-                if !r.record.filtered, let u = scans.indices.first(where: { i in
+                if !r.record.filtered || !r.filterKnown, let u = scans.indices.first(where: { i in
                     scans[i].allPass != false && scans[i].start.timestamp.nanoseconds <= from + Tolerance.start
                         && (scans[i].end ?? captureEnd).nanoseconds >= min(to, last) - Tolerance.start
                 }) {
                     scans[u].owner.add(r.app, evidence: r.evidence + ", within the all-pass filter already on")
                     scans[u].matched.append(r.ref)
                 } else {
-                    let reason = r.record.opportunistic
+                    _ = from
+                let reason = r.record.opportunistic
                         ? "opportunistic: it only listens to others' scans and starts none on the controller"
                         : "no scan of the controller started within \(Tolerance.start / 1_000_000_000) s of it"
                     unmatched.append(Unmatched(ref: r.ref, reason: reason))
@@ -51,7 +53,8 @@ extension AppAttribution {
         if scannerMapEmpty, !scans.isEmpty {
             notes.append("the bug report's GATT Scanner Map is empty while the capture shows \(Plural.of(scans.count, "scan")): they stay unattributed")
         }
-        let (linkOwners, linkIDs, linkMatches) = attributeLinks(model, report: report, offset: clock.offsetSeconds, defaultYear: defaultYear)
+        var (linkOwners, linkIDs, linkMatches) = attributeLinks(model, report: report, offset: clock.offsetSeconds, defaultYear: defaultYear)
+        inferLinkOwners(&linkOwners, model: model, scans: scans)
         var figures = appFigures(report, scans: scans, candidates: candidates, clock: clock, first: first, last: last,
                                  captureEnd: captureEnd)
         for (app, count) in linkMatches {
@@ -112,6 +115,8 @@ extension AppAttribution {
         var record: AppScanRecord
         /// Seconds since the epoch as if the local time were UTC.
         var naiveStart: Int64
+        /// Android 7 prints no filter flag: a scan's being filtered is unknown.
+        var filterKnown = true
 
         func span(offset: Int64) -> (Int64, Int64) {
             let from = (naiveStart - offset) * 1_000_000_000
@@ -121,7 +126,7 @@ extension AppAttribution {
         var evidence: String {
             var text = "bug report: \(record.ongoing ? "ongoing scan" : "scan") started \(record.start) local, "
                 + DecimalText.fixed(Double(record.durationMs) / 1000, fractionDigits: 1) + " s"
-            text += record.filtered ? ", filtered" : ", unfiltered"
+            if filterKnown { text += record.filtered ? ", filtered" : ", unfiltered" }
             if let mode = record.mode { text += ", " + mode }
             return text
         }
@@ -132,7 +137,8 @@ extension AppAttribution {
         for (a, app) in report.scanners.enumerated() {
             for (s, scan) in app.scans.enumerated() {
                 result.append(ReportScan(ref: ReportScanRef(app: a, scan: s), app: app.name, record: scan,
-                                         naiveStart: scan.start.naiveSeconds(defaultYear: defaultYear)))
+                                         naiveStart: scan.start.naiveSeconds(defaultYear: defaultYear),
+                                         filterKnown: report.layout != .android7 || app.isFilteredApp))
             }
         }
         return result
@@ -147,7 +153,7 @@ extension AppAttribution {
         let tolerance = r.record.startEstimated ? Tolerance.estimatedStart : Tolerance.start
         var best: (Int64, Int)?
         for (i, s) in scans.enumerated() {
-            if let allPass = s.allPass, allPass == r.record.filtered { continue }
+            if r.filterKnown, let allPass = s.allPass, allPass == r.record.filtered { continue }
             if exclusive, s.allPass == false, !s.matched.isEmpty { continue }
             let distance = abs(s.start.timestamp.nanoseconds - expected)
             guard distance <= tolerance else { continue }
@@ -245,6 +251,32 @@ extension AppAttribution {
         return (owners, links.map(\.id), counts)
     }
 
+    /// A link the report does not list (closed before it was taken) goes to the one app whose scan led to it:
+    /// stopped within `Tolerance.scanBeforeLink` before the connection was requested, or else started within
+    /// `Tolerance.scanLeadingLink` before it and still on. Two apps so placed leave it unattributed.
+    static func inferLinkOwners(_ owners: inout [Owner], model: CaptureModel, scans: [Scan]) {
+        let links = model.links
+        for i in links.indices where owners[i].kind == .unknown && links[i].ownership.isApp {
+            let link = links[i]
+            let at = (link.connectRequestedTime ?? link.start.timestamp).nanoseconds
+            let mine = scans.filter { $0.controller == link.controller && $0.owner.kind == .app && $0.owner.apps.count == 1 }
+            let stopped = mine.filter { s in s.end.map { at - $0.nanoseconds >= 0 && at - $0.nanoseconds <= Tolerance.scanBeforeLink } ?? false }
+            let leading = mine.filter { s in
+                at - s.start.timestamp.nanoseconds >= 0 && at - s.start.timestamp.nanoseconds <= Tolerance.scanLeadingLink
+                    && (s.end.map { $0.nanoseconds >= at } ?? true)
+            }
+            for (group, how) in [(stopped, "stopped its scan"), (leading, "was scanning, started")] {
+                let apps = Set(group.flatMap(\.owner.apps))
+                guard !group.isEmpty else { continue }
+                if apps.count == 1, let app = apps.first, let s = group.last {
+                    let gap = DecimalText.fixed(Double(abs(at - (how.hasPrefix("stopped") ? s.end!.nanoseconds : s.start.timestamp.nanoseconds))) / 1e9, fractionDigits: 1)
+                    owners[i] = .app(app, evidence: "by timing: \(app) \(how) \(gap) s before the link was requested (the GATT Client Map lists only connections open when the report was taken)")
+                }
+                break
+            }
+        }
+    }
+
     // MARK: - Figures
 
     static func appFigures(_ report: BugReportApps, scans: [Scan], candidates: [ReportScan], clock: ClockBasis,
@@ -259,7 +291,8 @@ extension AppAttribution {
                     let (from, to) = r.span(offset: offset)
                     guard to >= first, from <= last else { continue }
                     f.keptInSpan += 1
-                    f.keptInSpanMs += r.record.durationMs
+                    // Within the capture's span: a scan still on when the report was taken ran on past it.
+                    f.keptInSpanMs += max(0, min(to, last) - max(from, first)) / 1_000_000
                     f.keptInSpanResults += r.record.results ?? 0
                 }
             }
