@@ -32,6 +32,7 @@ public enum SharedPhone {
 
     public static let sensor = SampleDevices.heartRateSensor
     public static let lockPeer = PeerAddress(BDAddr(rawValue: 0xE0_4C_0C_51_7A_02), type: LEParameter.randomAddress)
+    static let osAddress = BDAddr(rawValue: 0x5A_11_22_33_44_55)
     public static let trackerHandle: UInt16 = 0x0040
     public static let lockHandle: UInt16 = 0x0041
     public static let churnStarts = 7
@@ -126,6 +127,9 @@ public enum SharedPhone {
             s.wait(seconds: 9)
         }
         s.wait(seconds: 3)
+        // The OS rotates its private address whoever is on the phone: the capture ends at the same time
+        // whichever apps ran (a link left open is idle as long).
+        s.commandComplete(.leSetRandomAddress(osAddress))
         truth.captureEnd = s.now
     }
 }

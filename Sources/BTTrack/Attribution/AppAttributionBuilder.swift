@@ -46,6 +46,7 @@ extension AppAttribution {
                 }
             }
         }
+        inferByCount(&scans, report: report, candidates: candidates)
         let scannerMapEmpty = (report.scannerMapSeen || report.layout == .android7) && report.scanningApps.isEmpty
         for i in scans.indices where scans[i].owner.kind != .app {
             scans[i].owner = fallbackOwner(scans[i], mapEmpty: scannerMapEmpty, clock: clock)
@@ -88,6 +89,24 @@ extension AppAttribution {
         }
         result.sort { $0.start.timestamp < $1.start.timestamp }
         return result
+    }
+
+    /// AOSP keeps only each app's last five scans; its earlier ones still count in "LE scans (started/stopped)".
+    /// When one app alone scanned unfiltered, the all-pass scans just before its first kept one, as many as the
+    /// report counts but did not keep, are its scans too ("by count").
+    static func inferByCount(_ scans: inout [Scan], report: BugReportApps, candidates: [ReportScan]) {
+        let unfiltered = Set(candidates.filter { $0.filterKnown && !$0.record.filtered }.map(\.ref.app))
+        let filterUnknown = candidates.contains { !$0.filterKnown }
+        guard unfiltered.count == 1, !filterUnknown, let a = unfiltered.first else { return }
+        let app = report.scanners[a]
+        let missing = app.scansStarted - app.scans.count
+        guard missing > 0, let firstKept = scans.firstIndex(where: { $0.matched.contains { $0.app == a } }) else { return }
+        let earlier = scans[..<firstKept].indices.filter { scans[$0].allPass == true && scans[$0].owner.kind != .app
+            && scans[$0].filterIndex != ScanClient.discoveryFilterIndex }
+        for i in earlier.suffix(missing) {
+            scans[i].owner = .app(app.name, evidence: "by count: \(app.name) started \(app.scansStarted) scans and the report kept its last \(app.scans.count); "
+                                  + "it alone scanned unfiltered (this all-pass filter comes before its first kept scan)")
+        }
     }
 
     /// The owner of a scan no report scan matched: the capture's own evidence, or none.
