@@ -14,7 +14,7 @@ public enum AttributionReport {
         var text = "bug report"
         if let layout = a.report.layout { text += ", \(layout.versions) layout" }
         if let release = a.report.release { text += " (Android \(release))" }
-        return text + "; times matched " + a.clock.description
+        return text + "; " + a.clock.description
     }
 
     /// One line per app: the report's own figures, then what the capture matched within its span.

@@ -21,15 +21,15 @@ public enum ClockBasis: Sendable, Equatable {
     public var description: String {
         switch self {
         case .clock(let o, let agrees):
-            "by clock (report time zone, UTC\(Self.offsetText(o)))" + (agrees ? ", and the scans' pattern agrees" : "")
+            "times matched by clock (the report's time zone, UTC\(Self.offsetText(o)))" + (agrees ? ", and the scans' pattern agrees" : "")
         case .pattern(let o, let clock?) where o == 0:
-            "by pattern: the capture's times are the phone's local time, not UTC (the time zone says UTC\(Self.offsetText(clock)))"
+            "times matched by pattern: the capture's times are the phone's local time, not UTC (the time zone says UTC\(Self.offsetText(clock)))"
         case .pattern(let o, let clock?):
-            "by pattern (UTC\(Self.offsetText(o))), not by clock: the time zone says UTC\(Self.offsetText(clock))"
+            "times matched by pattern (UTC\(Self.offsetText(o))), not by clock: the time zone says UTC\(Self.offsetText(clock))"
         case .pattern(let o, nil):
-            "by pattern (UTC\(Self.offsetText(o))); the report gives no time zone"
+            "times matched by pattern (UTC\(Self.offsetText(o))); the report gives no time zone"
         case .none:
-            "not matched by time: the report gives no time zone and no scan's pattern matches the capture"
+            "times not matched: the report gives no time zone and no scan's pattern matches the capture"
         }
     }
 
