@@ -30,6 +30,8 @@ extension ScenarioTool {
         var apps: String = "tracker,lock,play"
         @Flag(help: "Leave the time zone (persist.sys.timezone) out of the report: btlens must match by pattern.")
         var noZone = false
+        @Flag(help: "Write the report's times as if the snoop log's clock were the phone's local time (as one vendor's btsnooz summaries are).")
+        var snoopLocalTime = false
 
         func run() throws {
             var chosen = Set<SharedPhone.App>()
@@ -49,12 +51,13 @@ extension ScenarioTool {
                 case 10...: layout = .android10
                 default: throw ToolError.usage("--android \(version): btlens knows the layouts of Android 7 and later")
                 }
-                let name = "bugreport-shared-phone-\(layout.rawValue)\(noZone ? "-nozone" : "")"
+                let name = "bugreport-shared-phone-\(layout.rawValue)\(noZone ? "-nozone" : "")\(snoopLocalTime ? "-localtime" : "")"
                 let path = directory + "/" + name + ".zip", scratch = directory + "/.\(name)-\(getpid()).btsnoop"
                 defer { unlink(scratch) }
                 let truth: SharedPhoneTruth
                 do {
-                    truth = try SharedPhoneBugReport.writeZip(path, layout: layout, apps: chosen, withZone: !noZone, scratch: scratch)
+                    truth = try SharedPhoneBugReport.writeZip(path, layout: layout, apps: chosen, withZone: !noZone,
+                                                             snoopInLocalTime: snoopLocalTime, scratch: scratch)
                 } catch let error as CaptureError {
                     throw ToolError.io("\(path): \(error.message)")
                 }

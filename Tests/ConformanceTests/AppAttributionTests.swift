@@ -16,9 +16,10 @@ struct AppAttributionTests {
 
     /// The model of the zip's snoop log with its attribution, and the ground truth.
     static func attributed(_ layout: DumpLayout, apps: Set<SharedPhone.App> = Set(SharedPhone.App.allCases),
-                           withZone: Bool = true, in dir: TemporaryDirectory) throws -> (CaptureModel, SharedPhoneTruth) {
-        let path = dir.file("bugreport-\(layout.rawValue)-\(apps.count)-\(withZone).zip")
-        let truth = try SharedPhoneBugReport.writeZip(path, layout: layout, apps: apps, withZone: withZone, scratch: path + ".snoop")
+                           withZone: Bool = true, snoopInLocalTime: Bool = false, in dir: TemporaryDirectory) throws -> (CaptureModel, SharedPhoneTruth) {
+        let path = dir.file("bugreport-\(layout.rawValue)-\(apps.count)-\(withZone)-\(snoopInLocalTime).zip")
+        let truth = try SharedPhoneBugReport.writeZip(path, layout: layout, apps: apps, withZone: withZone,
+                                                      snoopInLocalTime: snoopInLocalTime, scratch: path + ".snoop")
         let inputs = try CaptureInputs.resolve(path)
         try #require(inputs.count == 1)
         let report = try #require(try inputs[0].bugReportApps())
@@ -63,6 +64,16 @@ struct AppAttributionTests {
         let (model, _) = try Self.attributed(.android10, withZone: false, in: dir)
         let attribution = try #require(model.attribution)
         #expect(attribution.clock == .pattern(offsetSeconds: SharedPhoneBugReport.zone(.android10).offsetSeconds, clockOffsetSeconds: nil))
+        #expect(attribution.scans.filter { $0.owner.kind == .app }.count >= 10)
+    }
+
+    @Test("a capture in the phone's local time is matched by pattern, and the report says so")
+    func localTimeCapture() throws {
+        let dir = try TemporaryDirectory()
+        let (model, _) = try Self.attributed(.android8, snoopInLocalTime: true, in: dir)
+        let attribution = try #require(model.attribution)
+        #expect(attribution.clock == .pattern(offsetSeconds: 0, clockOffsetSeconds: SharedPhoneBugReport.zone(.android8).offsetSeconds))
+        #expect(attribution.clock.description.contains("local time"))
         #expect(attribution.scans.filter { $0.owner.kind == .app }.count >= 10)
     }
 

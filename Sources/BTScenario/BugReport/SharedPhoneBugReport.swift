@@ -30,9 +30,12 @@ public enum SharedPhoneBugReport {
     /// The report is taken this long after the capture's last packet.
     static let dumpDelay: Int64 = 2
 
-    /// The bug report's text. `withZone: false` leaves `persist.sys.timezone` out (matching must go by pattern).
-    public static func text(_ truth: SharedPhoneTruth, layout: DumpLayout, withZone: Bool = true) -> String {
-        let (zoneName, offset) = zone(layout)
+    /// The bug report's text. `withZone: false` leaves `persist.sys.timezone` out (matching must go by pattern);
+    /// `snoopInLocalTime`: the capture's clock is the phone's local time (as one vendor's btsnooz summaries are),
+    /// so the report's times equal the capture's while the zone still names the phone's zone.
+    public static func text(_ truth: SharedPhoneTruth, layout: DumpLayout, withZone: Bool = true, snoopInLocalTime: Bool = false) -> String {
+        let zoneName = zone(layout).name
+        let offset = snoopInLocalTime ? 0 : zone(layout).offsetSeconds
         let dump = truth.captureEnd.nanoseconds / 1_000_000_000 + dumpDelay
         let dumpNanos = dump * 1_000_000_000
         func local(_ t: Timestamp, year: Bool) -> String {
@@ -172,7 +175,7 @@ extension SharedPhoneBugReport {
     /// full snoop log. Returns what each app did. `scratch`: a path for the snoop log while it is written.
     @discardableResult
     public static func writeZip(_ path: String, layout: DumpLayout, apps: Set<SharedPhone.App> = Set(SharedPhone.App.allCases),
-                                withZone: Bool = true, scratch: String) throws -> SharedPhoneTruth {
+                                withZone: Bool = true, snoopInLocalTime: Bool = false, scratch: String) throws -> SharedPhoneTruth {
         let truth = SharedPhoneTruth()
         try SharedPhone.scenario(apps: apps, truth: truth).write(to: scratch, format: .btsnoopH4)
         let source = try ByteSource(path: scratch)
@@ -181,7 +184,7 @@ extension SharedPhoneBugReport {
             snoop += source.takeBuffered()
         }
         try ZipWriter.write(path, members: [
-            (textName(layout), Array(text(truth, layout: layout, withZone: withZone).utf8)),
+            (textName(layout), Array(text(truth, layout: layout, withZone: withZone, snoopInLocalTime: snoopInLocalTime).utf8)),
             (snoopLogPath, snoop),
         ])
         return truth
