@@ -15,6 +15,7 @@ import BTCapture
 public enum SharedPhone {
     public static let name = "shared-phone"
 
+    /// The apps on the phone, by package (Play services by its shared uid).
     public enum App: String, CaseIterable, Sendable {
         case tracker = "com.example.tracker"
         case lock = "com.example.lock"
@@ -137,6 +138,7 @@ public enum SharedPhone {
 /// What each app of `SharedPhone` did, in capture time (UTC): the ground truth of attribution, and what the
 /// bug report is written from.
 public final class SharedPhoneTruth: @unchecked Sendable {
+    /// One scan an app started (and stopped, unless still on at the end).
     public struct Scan: Sendable, Equatable {
         public var app: SharedPhone.App
         public var start: Timestamp
@@ -145,6 +147,7 @@ public final class SharedPhoneTruth: @unchecked Sendable {
         public var mode: String
     }
 
+    /// One link an app's GATT client made.
     public struct Link: Sendable, Equatable {
         public var app: SharedPhone.App
         public var peer: BDAddr

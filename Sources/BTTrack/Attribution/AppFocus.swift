@@ -14,6 +14,7 @@ public struct AppFocus: Sendable {
     /// The others' activity, once, by owner: scans and their time, links.
     public var others: [Other]
 
+    /// One other owner's activity in the capture: named once, priced, never judged.
     public struct Other: Sendable {
         public var owner: String
         public var scans: Int

@@ -4,6 +4,7 @@ import BTCapture
 /// Whose a scan or a link was, and what shows it: an app the bug report names, the OS, or nobody the capture
 /// can name. Never a guess: `unknown` says why it stays unknown.
 public struct Owner: Sendable, Equatable {
+    /// What kind of owner it is.
     public enum Kind: String, Sendable {
         /// Apps named by the bug report (several when they shared the controller's all-pass filter).
         case app
