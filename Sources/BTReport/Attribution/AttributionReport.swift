@@ -72,6 +72,34 @@ public enum AttributionReport {
         return out
     }
 
+    /// `10:00:03.016` (UTC), as the timeline prints times.
+    static func clock(_ t: Timestamp) -> String {
+        let seconds = t.nanoseconds >= 0 ? t.nanoseconds / 1_000_000_000 : (t.nanoseconds - 999_999_999) / 1_000_000_000
+        let ms = Int((t.nanoseconds - seconds * 1_000_000_000) / 1_000_000)
+        let text = LocalTime.from(seconds: seconds).description
+        return String(text.suffix(8)) + "." + (ms < 10 ? "00" : ms < 100 ? "0" : "") + "\(ms)"
+    }
+
+    /// The timeline's block: the apps section, then every scan and link with its owner, in time order.
+    public static func timelineLines(_ a: AppAttribution, links: LinkSummaries, captureEnd: Timestamp?) -> [String] {
+        let end = captureEnd ?? Timestamp(nanoseconds: Timestamp.limit)
+        var out = lines(a, focus: nil)
+        var rows: [(Timestamp, String)] = []
+        for s in a.scans {
+            let what = s.allPass.map { $0 ? "all-pass filter" : "filtered client" } ?? "scan session"
+            let index = s.filterIndex.map { " (APCF \($0))" } ?? ""
+            let length = DecimalText.fixed(Double(s.duration(captureEnd: end)) / 1e9, fractionDigits: 1)
+            rows.append((s.start.timestamp, "\(clock(s.start.timestamp))  scan, \(what)\(index), \(length) s → \(s.owner.name): \(s.owner.evidence)"))
+        }
+        for (i, link) in links.enumerated() where i < a.linkOwners.count {
+            let o = a.linkOwners[i]
+            rows.append((link.start.timestamp, "\(clock(link.start.timestamp))  connection #\(link.id)\(link.peerAddress.map { " to \($0)" } ?? "") → \(o.name): \(o.evidence)"))
+        }
+        out.append("owners")
+        for (_, row) in rows.sorted(by: { $0.0 < $1.0 }) { out.append("  " + row) }
+        return out
+    }
+
     public static func owner(_ o: Owner) -> JSONValue {
         .object([("name", .string(o.name)), ("kind", .string(o.kind.rawValue)), ("apps", .array(o.apps.map { .string($0) })),
                  ("evidence", .string(o.evidence))])
