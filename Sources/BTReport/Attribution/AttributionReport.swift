@@ -203,3 +203,8 @@ public enum AttributionReport {
         }
     }
 }
+
+extension String {
+    /// Without the indentation of a nested line.
+    var trimmingLeadingSpaces: String { String(drop { $0 == " " }) }
+}
