@@ -174,3 +174,27 @@ import Testing
         #expect(LocalTime.from(seconds: 1_525_800_417) == t)
     }
 }
+
+/// Text of the sections' words in random order, with random numbers and cut lines: the parser never traps and
+/// stays within its bounds.
+@Suite struct BugReportAppsParserNoiseTests {
+    static let words = ["GATT Scanner Map", "GATT Client Map", "  com.a.b (Registered) (Filtered)", "  x:10100 (Registered)",
+                        "  LE scans (started/stopped) : ", "  Last 5 scans :", "  Ongoing scans :", "    05-08 17:26:57 - ",
+                        "    2018/06/12 08:59:01 - ", "ms Filter ", " results (", ") CB Regular Scan", "      └ Scan Config: [ ScanMode=",
+                        "  Connections: ", "    3: AA:BB:CC:DD:EE:FF ", "  Current scan duration in ms : ", "DUMP OF SERVICE batterystats:",
+                        "  u0a", "    Bluetooth Scan (total actual realtime): ", "m ", "s ", " times)", "BleSettings [scanMode=",
+                        ", callingClientName=", "== dumpstate: 2018-13-45 99:99:99", "\n", "\n", "\n", ":", "(", ")", "-", " "]
+
+    @Test func noise() {
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0..<400, using: &rng) {
+                text += Bool.random(using: &rng) ? Self.words.randomElement(using: &rng)! : String(Int.random(in: -99_999...Int(Int32.max), using: &rng))
+            }
+            let apps = BugReportAppsParser.parse(text: text)
+            #expect(apps.scanners.count <= BugReportApps.Limits.apps)
+            #expect(apps.scanners.allSatisfy { $0.scans.count <= BugReportApps.Limits.scansPerApp && $0.scans.allSatisfy { $0.durationMs >= 0 } })
+        }
+    }
+}
