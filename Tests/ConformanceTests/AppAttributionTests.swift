@@ -77,6 +77,29 @@ struct AppAttributionTests {
         #expect(attribution.scans.filter { $0.owner.kind == .app }.count >= 10)
     }
 
+    @Test("a bug report with only the btsnooz summary in its text is attributed from the summary")
+    func btsnoozSummary() throws {
+        let dir = try TemporaryDirectory()
+        let truth = SharedPhoneTruth()
+        let log = dir.file("full.btsnoop")
+        try SharedPhone.scenario(truth: truth).write(to: log, format: .btsnoopH4)
+        let summary = ArchiveFixtures.btsnooz(fromBTSnoop: try TemporaryDirectory.contents(of: log), version: 2)
+        // The report's own header (its dumpstate time) first, then the text around the summary.
+        let text = Array(SharedPhoneBugReport.text(truth, layout: .android8).utf8) + ArchiveFixtures.bugReportText(summary: summary)
+        let zip = dir.file("bugreport.zip")
+        try ArchiveFixtures.write(zip, .zip, members: [("bugreport-phone-2026-01-15.txt", text)])
+        let inputs = try CaptureInputs.resolve(zip)
+        try #require(inputs.count == 1)
+        let report = try #require(try inputs[0].bugReportApps())
+        var collector = TrackingCollector()
+        let model = try inputs[0].open().accept(&collector)
+        let attribution = BugReportClock.attribute(model, report: report)
+        guard case .clock = attribution.clock else { Issue.record("matched \(attribution.clock.description)"); return }
+        #expect(attribution.scans.filter { $0.owner.kind == .app }.count >= 10,
+                "\(attribution.scans.map { "\($0.start.timestamp.seconds) \($0.owner.name) \($0.owner.evidence)" })")
+        #expect(attribution.linkOwners.map(\.name).sorted() == ["com.example.lock", "com.example.tracker"])
+    }
+
     @Test("an empty GATT Scanner Map leaves the capture's scans unattributed")
     func emptyMap() throws {
         let dir = try TemporaryDirectory()
