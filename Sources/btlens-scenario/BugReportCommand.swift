@@ -19,12 +19,12 @@ extension ScenarioTool {
                 GATT Client Map), BatteryStats and Play services sections name them, in the layout of the given \
                 Android version; DIR/<zip>.truth.tsv says what each app did (UTC).
 
-                Example: btlens-scenario bugreport phone/ --android 7 --android 9 --android 14 --apps tracker,lock
+                Example: btlens-scenario bugreport phone/ --android 7 --android 8 --android 14 --apps tracker,lock
                 """)
 
         @Argument(help: "Directory to write the bug reports in (must exist).")
         var directory: String
-        @Option(help: "Android version whose layout to write: 7 (7.x), 9 (8–9) or 14 (10 and later); repeatable.")
+        @Option(help: "Android version whose layout to write: 7 (7.x), 8 (8.x) or 14 (9 and later); repeatable.")
         var android: [Int] = [14]
         @Option(help: "The apps on the phone, comma-separated: tracker, lock, play (default: all three).")
         var apps: String = "tracker,lock,play"

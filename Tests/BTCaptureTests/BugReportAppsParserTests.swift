@@ -153,6 +153,37 @@ import Testing
         #expect(apps.playServicesClients == [PlayServicesBLEClient(clientName: "Nearby", scanMode: "2", filters: 3)])
     }
 
+    /// Android 9: min/max/avg/total and `(Filtered)` as before, but year-less dates, scanner ids and ongoing scans.
+    static let android9 = """
+        GATT Scanner Map
+          com.google.uid.shared (Registered) (Filtered)
+          LE scans (started/stopped)         : 3 / 2
+          Scan time in ms (min/max/avg/total): 1000 / 118000 / 40000 / 2000
+          Total time suspended               : 500ms
+          Total number of results            : 9
+          Last 2 scans                       :
+            06-12 08:59:01 - 1000ms Filter 4 results (2)
+              └ Suspended Time: 500ms
+            06-12 08:59:30 - 1000ms Filter 5 results (2)
+          Ongoing scans                      :
+            06-12 09:00:12 - 118000ms Filter Suspended 0 results (3)
+          Application ID                     : 3
+          Connections: 1
+            06-12 09:01:00 - 10000ms : AA:BB:CC:DD:EE:01 (5)
+
+        """
+
+    @Test func testAndroid9() {
+        let apps = BugReportAppsParser.parse(text: Self.android9)
+        #expect(apps.layout == .android10)
+        let app = apps.scanners[0]
+        #expect(app.flags == ["Registered", "Filtered"])
+        #expect(app.scans.count == 3)
+        #expect(app.scans.map(\.scannerID) == [2, 2, 3])
+        #expect(app.scans[2].ongoing && app.scans[2].durationMs == 118_000 && app.scans[2].filtered)
+        #expect(app.connections.first?.address == "AA:BB:CC:DD:EE:01")
+    }
+
     @Test func testEmptyMapsAreAnAnswer() {
         let apps = BugReportAppsParser.parse(text: "GATT Scanner Map\n  Entries: 0\n\nGATT Client Map\n  Entries: 0\n")
         #expect(!(apps.isEmpty))

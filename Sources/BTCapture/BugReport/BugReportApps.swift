@@ -58,10 +58,12 @@ public enum DumpLayout: String, Sendable, Equatable {
     /// Android 7.x: one ContextMap; the scan statistics are under "GATT Client Map"; last scans as
     /// `yyyy/MM/dd HH:mm:ss - 1234ms [Opp ][Back]`, connections as `connId: address ageMs`.
     case android7 = "android-7"
-    /// Android 8–9: "GATT Scanner Map" apart from the clients; `(Filtered)` on the app's line; last scans with
+    /// Android 8.x: "GATT Scanner Map" apart from the clients; `(Filtered)` on the app's line; last scans dated
+    /// `yyyy/MM/dd HH:mm:ss` with
     /// `Filter` and a result count; "Current scan duration in ms" for the scan in progress.
     case android8 = "android-8"
-    /// Android 10 and later: last scans as `MM-dd HH:mm:ss - 1234ms [Filter ]N results (scannerId) CB Regular Scan`,
+    /// Android 9 and later: last scans as `MM-dd HH:mm:ss - 1234ms [Filter ]N results (scannerId)[ CB Regular Scan]`
+    /// (9 still prints min/max/avg/total and `(Filtered)`; later ones active/suspend/total),
     /// each with its `Scan Config` (mode) and filters; "Ongoing scans"; connections with their start time.
     case android10 = "android-10"
 
@@ -69,8 +71,8 @@ public enum DumpLayout: String, Sendable, Equatable {
     public var versions: String {
         switch self {
         case .android7: "Android 7.x"
-        case .android8: "Android 8–9"
-        case .android10: "Android 10 or later"
+        case .android8: "Android 8.x"
+        case .android10: "Android 9 or later"
         }
     }
 }
@@ -79,7 +81,7 @@ public enum DumpLayout: String, Sendable, Equatable {
 public struct AppEntry: Sendable, Equatable {
     /// As printed, without the uid suffix: `com.example.app`, `com.google.uid.shared`.
     public var name: String
-    /// The uid, when printed after the name (`name:10100`, Android 10 and later).
+    /// The uid, when printed after the name (`name:10100`, Android 11 and later).
     public var uid: Int?
     /// The flags printed after the name: Registered, Filtered, Opportunistic, Background, Forced-Opportunistic.
     public var flags: [String] = []
@@ -120,7 +122,7 @@ public struct AppScanRecord: Sendable, Equatable {
     public var filtered = false
     public var results: Int?
     public var scannerID: Int?
-    /// `ScanMode=BALANCED` etc. from the scan's `Scan Config` line (Android 10 and later).
+    /// `ScanMode=BALANCED` etc. from the scan's `Scan Config` line (Android 11 and later).
     public var mode: String?
     /// The filters printed under it (`BluetoothLeScanFilter [ ServiceUuid=… ]`), text as printed.
     public var filters: [String] = []
@@ -136,7 +138,7 @@ public struct AppConnectionRecord: Sendable, Equatable {
     public var connectionID: Int
     /// `AA:BB:CC:DD:EE:FF` as printed.
     public var address: String
-    /// When it was made (Android 10 and later print it).
+    /// When it was made (Android 9 and later print it).
     public var start: LocalTime?
     /// How long it had been up when the report was taken.
     public var ageMs: Int64?

@@ -320,7 +320,7 @@ public struct BugReportAppsParser {
     }
 
     /// `2018/05/08 17:26:57 - 76108ms Opp Back Forced Filter 3 results` (Android 7–9) or
-    /// `05-08 17:26:57 - 76108ms Filter 0 results (3) CB Regular Scan` (Android 10 and later).
+    /// `05-08 17:26:57 - 76108ms Filter 0 results (3) CB Regular Scan` (Android 9 and later).
     static func scanLine(_ t: String) -> AppScanRecord? {
         guard let dash = t.firstRange(of: " - ") else { return nil }
         guard let start = time(String(t[..<dash.lowerBound])) else { return nil }

@@ -20,7 +20,7 @@ public enum SharedPhoneBugReport {
     static func release(_ layout: DumpLayout) -> (String, Int) {
         switch layout {
         case .android7: ("7.1.2", 25)
-        case .android8: ("9", 28)
+        case .android8: ("8.1.0", 27)
         case .android10: ("14", 34)
         }
     }
