@@ -199,6 +199,14 @@ import Testing
         #expect(apps.scanners.first?.scans.count == BugReportApps.Limits.scansPerApp)
     }
 
+    @Test func testYearlessTimesBeforeANewYearReport() {
+        let dump = LocalTime(year: 2019, month: 1, day: 1, hour: 0, minute: 5, second: 0)
+        let december = LocalTime(year: nil, month: 12, day: 31, hour: 23, minute: 59, second: 0)
+        #expect(december.naiveSeconds(before: dump, defaultYear: 2019) == LocalTime(year: 2018, month: 12, day: 31, hour: 23, minute: 59, second: 0).naiveSeconds(defaultYear: 0))
+        let january = LocalTime(year: nil, month: 1, day: 1, hour: 0, minute: 1, second: 0)
+        #expect(january.naiveSeconds(before: dump, defaultYear: 2019) == LocalTime(year: 2019, month: 1, day: 1, hour: 0, minute: 1, second: 0).naiveSeconds(defaultYear: 0))
+    }
+
     @Test func testCivilDaysRoundTrip() {
         let t = LocalTime(year: 2018, month: 5, day: 8, hour: 17, minute: 26, second: 57)
         #expect(t.naiveSeconds(defaultYear: 0) == 1_525_800_417)

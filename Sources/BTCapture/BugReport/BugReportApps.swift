@@ -208,6 +208,17 @@ public struct LocalTime: Sendable, Equatable, Comparable, CustomStringConvertibl
         return days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
+    /// `naiveSeconds` for a time printed without a year in a report taken at `dump`: the dump's year, or the year
+    /// before when that would put it after the report (a scan in December, the report in January).
+    public func naiveSeconds(before dump: LocalTime?, defaultYear: Int) -> Int64 {
+        guard year == nil, let dump, let dumpYear = dump.year else { return naiveSeconds(defaultYear: defaultYear) }
+        let guess = naiveSeconds(defaultYear: dumpYear)
+        return guess > dump.naiveSeconds(defaultYear: dumpYear) + Self.yearWrapSlack ? naiveSeconds(defaultYear: dumpYear - 1) : guess
+    }
+
+    /// A year-less time this far after the report's is taken as last year's.
+    static let yearWrapSlack: Int64 = 86_400
+
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
     public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
         let y = Int64(month <= 2 ? year - 1 : year)

@@ -156,7 +156,7 @@ extension AppAttribution {
         for (a, app) in report.scanners.enumerated() {
             for (s, scan) in app.scans.enumerated() {
                 result.append(ReportScan(ref: ReportScanRef(app: a, scan: s), app: app.name, record: scan,
-                                         naiveStart: scan.start.naiveSeconds(defaultYear: defaultYear),
+                                         naiveStart: scan.start.naiveSeconds(before: report.dumpTime, defaultYear: defaultYear),
                                          filterKnown: report.layout != .android7 || app.isFilteredApp))
             }
         }
@@ -249,7 +249,7 @@ extension AppAttribution {
             guard !candidates.isEmpty else { continue }
             var chosen: Int?
             if let start = c.start, let offset {
-                let expected = (start.naiveSeconds(defaultYear: defaultYear) - offset) * 1_000_000_000 + 500_000_000
+                let expected = (start.naiveSeconds(before: report.dumpTime, defaultYear: defaultYear) - offset) * 1_000_000_000 + 500_000_000
                 chosen = candidates.min { abs(links[$0].start.timestamp.nanoseconds - expected) < abs(links[$1].start.timestamp.nanoseconds - expected) }
                 if let i = chosen, abs(links[i].start.timestamp.nanoseconds - expected) > AppAttribution.Tolerance.start { chosen = nil }
             } else {
