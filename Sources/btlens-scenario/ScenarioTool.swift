@@ -12,7 +12,7 @@ struct ScenarioTool: ParsableCommand {
         commandName: "btlens-scenario",
         abstract: "Write btlens's scripted Bluetooth HCI captures: samples, test fixtures and benchmark input.",
         discussion: "Every capture is deterministic: the same command writes the same bytes.",
-        subcommands: [List.self, Write.self, Samples.self, Bench.self, Truth.self, Pcapng.self, BTSnooz.self])
+        subcommands: [List.self, Write.self, Samples.self, Bench.self, Truth.self, Pcapng.self, BTSnooz.self, BugReport.self])
 
     static func main() {
         do {

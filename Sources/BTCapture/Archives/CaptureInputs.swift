@@ -48,6 +48,7 @@ public enum CaptureInputs {
         if looksLikeText(head), try BTSnoozReader.extractSummary(from: source) != nil {
             var input = CaptureInput(path: path, displayName: baseName(path), parts: [.btsnooz(.file(path))])
             input.notices.append(btsnoozNotice(path))
+            input.bugReportText = .file(path)
             return [input]
         }
         // Not ours: the opener says what it starts with.
@@ -136,6 +137,10 @@ public enum CaptureInputs {
             for i in inputs.indices where inputs[i].memberPath.map(isBTSnoozLog) ?? inputs[i].overlapping {
                 inputs[i].notices.append("the bug report's btsnooz log is read (not a btsnooz summary in its text, which older Android wrote)")
             }
+        }
+        if let text = members.first(where: \.isBugReportText) {
+            // The report's text says which apps used Bluetooth (`BugReportApps`): every capture in it may use it.
+            for i in inputs.indices { inputs[i].bugReportText = .member(archive: archivePath, path: text.path) }
         }
         if let damage {
             for i in inputs.indices { inputs[i].notices.append("the archive is damaged (\(damage)); what comes before the damage is read") }
@@ -453,6 +458,10 @@ public struct CaptureInput: Sendable {
 
     /// Android's snoop log (`…/bluetooth/logs/btsnoop_hci.log…`).
     var isAndroidSnoopLog: Bool { path.contains("btsnoop_hci.log") }
+
+    /// The text of the Android bug report the capture came from, when it came from one (its per-app sections:
+    /// `bugReportApps()`).
+    var bugReportText: Part?
 
     /// Parts that may repeat the end of the part before (Android's btsnooz dumps): read once.
     var overlapping = false

@@ -29,6 +29,12 @@ public enum AuditHTML {
                 continue
             }
             for note in capture.notes { out.append("<p class=\"note\">\(escape(note))</p>") }
+            if let attribution = capture.attribution {
+                // Which app each scan and link was: the text report's section, as a list.
+                let lines = AttributionReport.lines(attribution, focus: capture.focus)
+                out.append("<details class=\"note\"><summary>\(escape(lines[0]))</summary><ul>"
+                           + lines.dropFirst().map { "<li>\(escape($0.trimmingLeadingSpaces))</li>" }.joined() + "</ul></details>")
+            }
             let model = models[capture.file]
             let report = model.map { EnergyReport(model: $0, energy: energy) }
             if let model, let report, let timeline = AuditHTMLTimeline(model: model, report: report, findings: capture.findings, capture: index) {
@@ -67,7 +73,7 @@ public enum AuditHTML {
     static func findingRow(_ f: Finding, key: String, member: Bool) -> String {
         "<tr class=\"\(member ? "member" : "finding-row")\" id=\"\(key)\" data-f=\"\(key)\" tabindex=\"0\"\(member ? " hidden" : "")>"
             + "<td class=\"sev \(f.severity.rawValue)\">\(f.severity.rawValue)</td><td><a href=\"#advice-\(f.id)\"><code>\(f.id)</code></a> \(escape(f.rule))</td>"
-            + "<td>\(place(f))</td><td>\(escape(f.message))</td><td class=\"cost\">\(cost(f))</td>"
+            + "<td>\(place(f))</td><td>\(escape(f.message))\(f.owner.map { "<br><small>owner: \(escape($0.name)) (\(escape($0.evidence)))</small>" } ?? "")</td><td class=\"cost\">\(cost(f))</td>"
             + "<td class=\"records\">\(escape(AuditText.records(f.records, limit: 4)))</td></tr>"
     }
 

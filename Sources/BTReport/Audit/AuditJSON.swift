@@ -32,6 +32,8 @@ public enum AuditJSON {
         m.append(("message", .string(f.message)))
         m.append(("advice", .string(f.advice)))
         m.append(("fingerprint", .string(f.fingerprint)))
+        // Only when a bug report named the apps: reports of captures without one stay as they were.
+        if let owner = f.owner { m.append(("owner", AttributionReport.owner(owner))) }
         m.append(("cost", f.cost.map { c in
             // "measured_cap" only where the counters capped the saving: other reports stay as they were.
             .object([("phone", EnergyJSON.cost(c.phone)), ("peripheral", EnergyJSON.cost(c.peripheral)),
@@ -42,14 +44,17 @@ public enum AuditJSON {
 
     public static func render(_ run: AuditRun) -> String {
         let captures: [JSONValue] = run.captures.map { c in
-            .object([("file", .string(c.file)), ("error", c.error.map { .string($0) } ?? .null),
+            var fields: [(String, JSONValue)] = [("file", .string(c.file)), ("error", c.error.map { .string($0) } ?? .null),
                      ("records", .int(c.records)), ("connections", .int(c.connections)),
                      ("platform", c.platform.platform.map { .string($0.rawValue) } ?? .null),
                      ("radio_charge_mc", c.radioChargeMC.map { EnergyJSON.round($0, 4) } ?? .null),
                      ("capture_s", EnergyJSON.round(c.captureSeconds, 3)),
                      ("platform_evidence", c.platform.evidence.map { .string($0) } ?? .null),
                      ("notes", .array(c.notes.map { .string($0) })),
-                     ("findings", .int(c.findings.count)), ("suppressed", .int(c.suppressed))])
+                     ("findings", .int(c.findings.count)), ("suppressed", .int(c.suppressed))]
+            if let a = c.attribution { fields.append(("attribution", AttributionReport.json(a, model: c.captureEnd))) }
+            if let focus = c.focus { fields.append(("app", AttributionReport.json(focus))) }
+            return .object(fields)
         }
         let root: JSONValue = .object([
             ("tool", .object([("name", .string("btlens")), ("version", .string(run.version))])),

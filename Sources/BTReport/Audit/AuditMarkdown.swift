@@ -31,6 +31,14 @@ public enum AuditMarkdown {
             out.append("")
             for note in c.notes { out.append("> `\(cell(c.file))`: \(note)") }
         }
+        // Which app each scan and link was, when a bug report named them (nothing otherwise).
+        for c in run.captures {
+            let lines = c.attribution.map { AttributionReport.lines($0, focus: c.focus) } ?? c.focus.map(AttributionReport.focusLines) ?? []
+            guard !lines.isEmpty else { continue }
+            out.append("")
+            out.append("> `\(cell(c.file))`: " + lines[0])
+            for line in lines.dropFirst() { out.append(">  - " + line.trimmingLeadingSpaces) }
+        }
         if !run.findings.isEmpty {
             out.append("")
             out.append("| severity | rule | capture | where | finding | saves |")
@@ -43,7 +51,7 @@ public enum AuditMarkdown {
                 }
                 for f in AuditCost.ordered(rest) {
                     let place = f.connection.map { "#\($0.id) `\($0.shortLinkName)`" } ?? "—"
-                    out.append("| \(f.severity.rawValue) | `\(f.id)` \(f.rule) | `\(cell(f.file))` | \(place) | \(cell(f.message)) | \(f.cost.map { AuditCost.mAh($0.phone.chargeMC) } ?? "—") |")
+                    out.append("| \(f.severity.rawValue) | `\(f.id)` \(f.rule) | `\(cell(f.file))` | \(place) | \(cell(f.message + (f.owner.map { " (owner: \($0.name))" } ?? ""))) | \(f.cost.map { AuditCost.mAh($0.phone.chargeMC) } ?? "—") |")
                 }
             }
             out.append("")

@@ -26,6 +26,12 @@ public struct AuditedCapture: Sendable {
     public var notes: [String] = []
     /// The capture held no HCI packet or link-layer frame: nothing was judged (snoop logging off or broken).
     public var nothingToJudge = false
+    /// Which app each scan and link was, from the bug report the capture came with; nil without one.
+    public var attribution: AppAttribution?
+    /// `--app`: the app audited alone, and the others' activity as context; nil without `--app`.
+    public var focus: AppFocus?
+    /// The capture's last record time (for scans still on at its end).
+    public var captureEnd: Timestamp?
 
     public init(file: String, findings: [Finding], error: String? = nil, records: Int = 0, connections: Int = 0,
                 accepted: [Finding] = [], platform: PlatformEvidence = PlatformEvidence()) {

@@ -63,6 +63,10 @@ public enum AuditSARIF {
                 if let peer = c.peerAddress { properties.append(("peer_address", .string(peer.description))) }
             }
             if let h = f.attributeHandle { properties.append(("attribute_handle", .string(Hex.u16(h)))) }
+            if let owner = f.owner {
+                properties.append(("owner", .string(owner.name)))
+                properties.append(("owner_evidence", .string(owner.evidence)))
+            }
             return .object([
                 ("ruleId", .string(f.id)),
                 ("ruleIndex", .int(ruleIndex[f.id] ?? 0)),

@@ -24,6 +24,11 @@ public enum AuditTextReport {
             }
             out.append(paint(capture.file, "1", colored) + "  (\(capture.records) records, \(Plural.of(capture.connections, "connection")), \(Plural.of(capture.findings.count, "finding")))")
             for note in capture.notes { out.append("  " + paint("note: " + note, "2", colored)) }
+            if let attribution = capture.attribution {
+                for line in AttributionReport.lines(attribution, focus: capture.focus) { out.append("  " + line) }
+            } else if let focus = capture.focus {
+                for line in AttributionReport.focusLines(focus) { out.append("  " + paint("note: " + line, "2", colored)) }
+            }
             // Repeats of one rule on one peer as one line each; then scan- and advertising-level findings, then
             // per connection, each list most severe and costliest first.
             let (repeats, findings) = AuditCost.grouped(capture.findings)
@@ -55,6 +60,7 @@ public enum AuditTextReport {
                 for f in AuditCost.ordered(list) {
                     out.append("    \(label(f.severity, colored)) \(paint(f.id, "2", colored)) \(f.rule): \(f.message)")
                     out.append("            " + (AuditCost.words(f.cost).map { $0 + "; " } ?? "") + "records \(AuditText.records(f.records))")
+                    if let owner = f.owner { out.append("            owner: \(owner.name) (\(owner.evidence))") }
                     if verbose {
                         out.append("            " + (advised.insert(f.advice).inserted ? f.advice : "(advice: as for \(f.id) above)"))
                     }

@@ -66,7 +66,7 @@ struct ControllerTrace {
     /// Order of the process's tracks.
     enum Rank: Int {
         case findings, scanning, advertising, attempts, connections, current, charge, peripheralCurrent
-        case peripheralCharge, reports, rssi
+        case peripheralCharge, reports, rssi, apps
     }
 
     /// The process of controller `controller` of the `index`th file exported (process ids are unique).
@@ -89,6 +89,22 @@ struct ControllerTrace {
             let slices = scans.map(scanSlice)
             try lanes.draw(SliceLanes.ordered(slices), writer: writer)
             placed += slices.map { (lanes.track, $0.start, $0.end) }
+        }
+
+        // The scans by app, when a bug report named them (not where findings go: those stay as without one).
+        if let attribution = model.attribution {
+            let mine = attribution.scans.filter { $0.controller == controller }
+            if !mine.isEmpty {
+                var lanes = try SliceLanes(name: "Scans by app (bug report)", parent: process, rank: Rank.apps.rawValue,
+                                           description: "Each scan client or session with the app the bug report names, and the evidence", writer: writer)
+                let end = capture.captureEnd
+                let slices = mine.map { s in
+                    TraceSlice(start: s.start.timestamp.nanoseconds, end: s.end?.nanoseconds ?? end, name: s.owner.name,
+                               category: "app_scan", annotations: [.string("owner", s.owner.name), .string("evidence", s.owner.evidence),
+                                                                   .int("reports", s.reports)])
+                }
+                try lanes.draw(SliceLanes.ordered(slices), writer: writer)
+            }
         }
 
         // Own advertising, a track per set.

@@ -10,6 +10,10 @@ extension PerfettoTraceWriter {
                                .string("records", f.records.map { "#\($0.number)" }.joined(separator: " ")),
                                .string("fingerprint", f.fingerprint)]
         if let c = f.connection { a.append(.int("connection", c.id)) }
+        if let owner = f.owner {
+            a.append(.string("owner", owner.name))
+            a.append(.string("owner_evidence", owner.evidence))
+        }
         if let cost = f.cost {
             a.append(.double("cost_phone_mc", cost.phone.chargeMC))
             a.append(.double("cost_phone_low_mc", cost.phone.lowMC))

@@ -4,6 +4,7 @@ internal import Yams
 /// The audit configuration file (YAML), e.g. `.btlens.yml`:
 ///
 ///     fail_on: warning              # info | warning | error | never
+///     app: com.example.app          # judge only this app's scans and links (a bug report names them)
 ///     disabled: [BTL004, connection-churn]
 ///     rules:
 ///       poll-instead-of-notify:     # a rule id or name
@@ -14,6 +15,8 @@ internal import Yams
 public struct ConfigurationFile: Sendable {
     public var configuration = AuditConfiguration()
     public var failOn: String?
+    /// `app`: the package `btlens audit --app` audits when the option is not given.
+    public var app: String?
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -40,6 +43,11 @@ public struct ConfigurationFile: Sendable {
                     throw Failure(description: "fail_on must be info, warning, error or never")
                 }
                 failOn = v
+            case "app":
+                guard let v = value as? String, !v.isEmpty, !v.contains(where: \.isWhitespace) else {
+                    throw Failure(description: "app must be a package name (com.example.app)")
+                }
+                app = v
             case "disabled", "enabled":
                 guard let list = value as? [Any] else { throw Failure(description: "\(key) must be a list of rule ids or names") }
                 for item in list {
@@ -76,7 +84,7 @@ public struct ConfigurationFile: Sendable {
                     }
                 }
             default:
-                throw Failure(description: "unknown key '\(key)' (keys: fail_on, disabled, enabled, rules)")
+                throw Failure(description: "unknown key '\(key)' (keys: fail_on, app, disabled, enabled, rules)")
             }
         }
     }

@@ -75,6 +75,8 @@ public struct Finding: Sendable {
     public var file: String = ""
     /// What the fix would save (radio time and charge), as the rule's counterfactual; nil when it cannot say.
     public var cost: FindingCost?
+    /// Whose scan or link it concerns, when a bug report named the apps (`AppAttribution`); nil otherwise.
+    public var owner: Owner?
     /// Identifies the finding across runs and recordings: baselines, SARIF `partialFingerprints`, the auditor's
     /// de-duplication and live mode's "already shown" all match on it. Built from structured fields only — see
     /// `Finding.fingerprint(...)` for the format — never from the message, whose numbers, units and clauses

@@ -119,6 +119,7 @@ public struct ScanAfterConnectRule: Rule {
         case .allPassFilter: ", unfiltered: Android's all-pass filter \(scan.client.map { "index \($0.filterIndex)" } ?? "")"
         case .startedWithAppScan: ", filter index \(scan.client?.filterIndex ?? 0) started with the app's unfiltered scan"
         case .controllerSession: ""
+        case .bugReport: ", filter index \(scan.client?.filterIndex ?? 0), the app's by the bug report"
         }
     }
 }

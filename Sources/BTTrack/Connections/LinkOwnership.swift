@@ -16,6 +16,10 @@ public enum LinkOwnership: Sendable, Equatable {
         case humanInterfaceDevice
         case bondedAccessory
         case vendorAccessory
+        /// Another app's, by the bug report (`AppFocus`): not the app audited.
+        case anotherApp
+        /// Nobody the bug report names (`AppFocus`): not judged as the app audited.
+        case unattributed
 
         public var description: String {
             switch self {
@@ -25,6 +29,8 @@ public enum LinkOwnership: Sendable, Equatable {
                 "encrypted before any ATT and never carried a request of the phone's GATT client (a bonded accessory the OS connected)"
             case .vendorAccessory:
                 "encrypted before any ATT and carrying the phone maker's own L2CAP channel (an accessory the OS connected, as iOS does to Apple and Find My accessories)"
+            case .anotherApp: "another app's link, by the bug report"
+            case .unattributed: "a link the bug report does not name the audited app's"
             }
         }
     }

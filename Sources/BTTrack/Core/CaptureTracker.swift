@@ -108,6 +108,8 @@ public struct CaptureModel: Sendable {
     public var backgroundScanning: [BackgroundScanning] = []
     /// Nanoseconds the controller scanned before its first scan client showed (whose scan cannot be told).
     public var unattributedScanning: Int64 = 0
+    /// Which app each scan and link was, from the Android bug report the capture came with; nil without one.
+    public var attribution: AppAttribution?
 
     /// Indexes into `scans` of the controller sessions programmed for the app's scans, in order.
     public var appScanSessions: [Int] { Array(Set(appScans.flatMap(\.programmed))).sorted() }

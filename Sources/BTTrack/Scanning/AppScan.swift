@@ -19,6 +19,8 @@ public struct AppScan: Sendable {
         case startedWithAppScan = "started_with_app_scan"
         /// No scan clients in the capture: the controller's scan session.
         case controllerSession = "controller_session"
+        /// A filtered client the bug report names as the app's (`AppFocus`).
+        case bugReport = "bug_report"
     }
 
     public var controller: UInt16
@@ -94,7 +96,10 @@ public struct BackgroundScanning: Sendable {
 
 /// Builds the app's scans and the others' scanning from the controller sessions and the scan clients.
 public enum AppScans {
-    public static func build(sessions: [ScanSession], clients: [ScanClient], clientControllers: Set<UInt16>, captureEnd: Timestamp?)
+    /// `owned`: the indexes of `clients` the bug report names as the app's (`AppFocus`); nil: the capture's own
+    /// evidence decides (the all-pass filter and the filtered clients started with it).
+    public static func build(sessions: [ScanSession], clients: [ScanClient], clientControllers: Set<UInt16>, captureEnd: Timestamp?,
+                             owned: Set<Int>? = nil)
         -> (scans: [AppScan], background: [BackgroundScanning], unattributed: Int64) {
         var unattributed: Int64 = 0
         var scans: [AppScan] = []
@@ -120,9 +125,12 @@ public enum AppScans {
         for controller in clientControllers.sorted() {
             let own = sessions.indices.filter { sessions[$0].controller == controller }
             var appSpans: [(Int64, Int64)] = []
-            for client in clients where client.controller == controller {
+            for (index, client) in clients.enumerated() where client.controller == controller {
                 let attribution: AppScan.Attribution
-                if client.isDiscoveryFilter {
+                if let owned {
+                    guard owned.contains(index) else { continue }
+                    attribution = client.isAllPass ? .allPassFilter : .bugReport
+                } else if client.isDiscoveryFilter {
                     continue
                 } else if client.isAllPass {
                     attribution = .allPassFilter

@@ -101,6 +101,12 @@ struct AuditCommand: ParsableCommand {
     @Option(name: .long, help: "A YAML radio profile (see btlens energy) that prices what each finding wastes.")
     var profile: String?
 
+    @Option(name: .long, help: ArgumentHelp("Judge only this app's scans and links (an Android bug report names them); the others are named once as context (also the configuration file's app).", valueName: "package"))
+    var app: String?
+
+    @Option(name: .long, help: ArgumentHelp("The per-app sections to attribute with when the capture came without its bug report: a bug report's text or `dumpsys bluetooth_manager` output.", valueName: "file"))
+    var bugreport: String?
+
     @Flag(name: .shortAndLong, help: "Text format: show the advice under every finding.")
     var verbose = false
 
@@ -116,6 +122,11 @@ struct AuditCommand: ParsableCommand {
         let (configuration, file) = try rules.load()
         let threshold = failOn ?? file.failOn.flatMap(FailOn.init(rawValue:)) ?? .warning
         return (configuration, threshold.severity)
+    }
+
+    /// `--app`, else the configuration file's `app`.
+    func focusedApp() throws -> String? {
+        try app ?? rules.load().file.app
     }
 
     /// Files to audit: explicit files as given, directories expanded to the captures inside them.
@@ -192,6 +203,16 @@ struct AuditCommand: ParsableCommand {
         }
 
         let auditor = Auditor(configuration: configuration, energy: try ProfileLoading.energyModel(profile))
+        let focusApp = try focusedApp()
+        var readApps: BugReportApps?
+        if let bugreport {
+            do { readApps = try CaptureInput.bugReportApps(path: bugreport) } catch {
+                Diagnostics.error(file: bugreport, "\(error)")
+                throw ExitStatus.inputUnreadable
+            }
+            if readApps == nil { Diagnostics.warning(file: bugreport, "no per-app Bluetooth sections (GATT Scanner Map, GATT Client Map, BatteryStats) in it") }
+        }
+        let givenApps = readApps
         // Each capture an input holds is audited on its own (an archive's members, a bug report's log), rotated
         // pairs as one; an input that holds none is reported unreadable in its place.
         let units = CaptureInputs.resolve(files)
@@ -214,7 +235,7 @@ struct AuditCommand: ParsableCommand {
                 case .success(let input):
                     let chosen = perTest.map { $0.baseline(for: testCase(input.path)) } ?? accepted
                     (capture, model) = Self.audit(input, auditor: auditor, baseline: chosen, anonymizer: anonymizing.makeAnonymizer(),
-                                                  keepModel: format == .html, progress: reading.update)
+                                                  keepModel: format == .html, progress: reading.update, app: focusApp, apps: givenApps)
                 case .failure(let failure): (capture, model) = (AuditedCapture(file: failure.path, findings: [], error: failure.error.message), nil)
                 }
                 results.set(index, capture, model: format == .html ? model : nil)
@@ -285,23 +306,42 @@ struct AuditCommand: ParsableCommand {
         ?? LinkRetirement.defaultWindow
 
     static func audit(_ input: CaptureInput, auditor: Auditor, baseline: Baseline?, anonymizer: Anonymizer? = nil,
-                      keepModel: Bool = false, progress: ((Int64) -> Void)? = nil) -> (AuditedCapture, CaptureModel?) {
+                      keepModel: Bool = false, progress: ((Int64) -> Void)? = nil, app: String? = nil,
+                      apps given: BugReportApps? = nil) -> (AuditedCapture, CaptureModel?) {
         let path = input.path
         do {
+            // The bug report's per-app sections, read first: with them every link is kept whole until the
+            // attribution, which needs the links' peers, has named each link's app.
+            var apps = given
+            if apps == nil {
+                do { apps = try input.bugReportApps() } catch {
+                    Diagnostics.warning(file: path, "the bug report's per-app sections cannot be read: \(error)")
+                }
+            }
             let capture = try input.open()
             for notice in input.notices { Diagnostics.printRaw("btlens: \(path): note: \(notice)") }
             var options = TrackerOptions.withoutAdvertisers
-            // Links judged as they finish and then slimmed, unless a report draws their timelines (html).
-            let judgement = keepModel ? nil : auditor.linkJudgement(pricing: true)
+            // Links judged as they finish and then slimmed, unless a report draws their timelines (html) or a
+            // bug report names the apps.
+            let judgement = keepModel || apps != nil ? nil : auditor.linkJudgement(pricing: true)
             options.retirement = judgement?.retirement(window: retirementWindow)
             options.connectionsWhileScanningListed = keepModel ? .max : 0
             var collector = TrackingCollector(options: options, progress: progress)
-            let model = try capture.accept(&collector, anonymizer: anonymizer)
+            var model = try capture.accept(&collector, anonymizer: anonymizer)
             InputFiles.reportIssues(path, capture.issues)
             if let refusal = capture.issues.refusal {
                 return (AuditedCapture(file: path, findings: [], error: refusal), nil)
             }
+            if let apps { model.attribution = BugReportClock.attribute(model, report: apps) }
+            var focus: AppFocus?
+            if let app {
+                let energy = auditor.energy
+                focus = AppFocus.focus(&model, on: app) { session, seconds in energy.scanCost(session, duration: seconds).chargeMC }
+            }
             var findings = auditor.audit(model, file: path, judged: judgement)
+            if let attribution = model.attribution {
+                AttributionReport.assignOwners(&findings, attribution, captureEnd: model.lastTimestamp, preferring: app)
+            }
             var accepted: [Finding] = []
             if let baseline {
                 accepted = findings.filter { baseline.contains($0) }
@@ -312,6 +352,9 @@ struct AuditCommand: ParsableCommand {
             audited.radioChargeMC = EnergyReport.phoneTotal(model: model, energy: auditor.energy, priced: judgement?.priced).chargeMC
             audited.hostChargeMC = auditor.energy.profile.phone.awakeMilliamps * model.hostWakeups.awakeSeconds.typical
             audited.notes = AuditNotes.notes(model, phone: auditor.energy.profile.phone)
+            audited.attribution = model.attribution
+            audited.focus = focus
+            audited.captureEnd = model.lastTimestamp
             if model.hasNothingToJudge {
                 audited.nothingToJudge = true
                 audited.notes.insert("nothing to judge: the capture holds no HCI packet or link-layer frame (is snoop logging on?)", at: 0)

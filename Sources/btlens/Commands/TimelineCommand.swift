@@ -154,8 +154,16 @@ struct TimelineCommand: ParsableCommand {
                 Diagnostics.error(file: input.path, "no connection #\(connection) (the capture has \(model.linkCount))")
                 throw ExitStatus.usage
             }
+            // Which app each scan and link was, when the capture came with a bug report that names them.
+            let apps = connection == nil ? ((try? input.bugReportApps()) ?? nil) : nil
+            let attribution = apps.map { BugReportClock.attribute(model, report: $0) }
             if json {
-                reports.append(TimelineReport.json(file: input.displayName, model: model, connectionFilter: connection))
+                var report = TimelineReport.json(file: input.displayName, model: model, connectionFilter: connection)
+                if let attribution, case .object(var fields) = report {
+                    fields.append(("attribution", AttributionReport.json(attribution, model: model.lastTimestamp)))
+                    report = .object(fields)
+                }
+                reports.append(report)
             } else {
                 if let failure = judgedLines?.records.failure {
                     Diagnostics.error(file: input.path, "cannot set the finished links' lines aside in \(directory): \(failure)")
@@ -169,6 +177,10 @@ struct TimelineCommand: ParsableCommand {
                 // Printed a line at a time as it is made: the report is never held whole.
                 TimelineReport.write(file: input.path, model: model, connectionFilter: connection, colored: colored,
                                      full: full, findingsHeadline: headline, judged: judgedLines) { Output.line($0) }
+                if let attribution {
+                    Output.line("")
+                    for line in AttributionReport.timelineLines(attribution, links: model.links, captureEnd: model.lastTimestamp) { Output.line(line) }
+                }
                 shown += 1
             }
         }

@@ -172,7 +172,11 @@ enum JSONLExport {
                         result.unreadable += 1
                         continue
                     }
-                    let findings = auditor.audit(model, file: input.path, judged: judged.judgement)
+                    var findings = auditor.audit(model, file: input.path, judged: judged.judgement)
+                    // A bug report that names the apps gives each finding row its owner (owner_* columns).
+                    if let apps = (try? input.bugReportApps()) ?? nil {
+                        AttributionReport.assignOwners(&findings, BugReportClock.attribute(model, report: apps), captureEnd: model.lastTimestamp)
+                    }
                     write(facts.rows(format: capture.info.format.name, model: model, problems: capture.issues.count,
                                      findings: findings, energy: energy, judged: judged))
                 } catch let error as CaptureError {

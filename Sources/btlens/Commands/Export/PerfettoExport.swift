@@ -58,8 +58,10 @@ enum PerfettoExport {
                     }
                     advertising.observe(frame)
                 }
-                let model = try capture.accept(&collector, anonymizer: command.anonymizing.makeAnonymizer())
+                var model = try capture.accept(&collector, anonymizer: command.anonymizing.makeAnonymizer())
                 try stream.rethrowFailure()
+                // A bug report that names the apps: a track of the scans by app, and each finding's owner.
+                if let apps = (try? input.bugReportApps()) ?? nil { model.attribution = BugReportClock.attribute(model, report: apps) }
                 guard InputFiles.finish(input, capture) else {
                     // Refused part-way (a decompression bomb): the links drawn before stay, under ids of their own.
                     if stream.drawn > 0 { index += 1 }
@@ -69,8 +71,11 @@ enum PerfettoExport {
                 if !writer.clockDeclared { try writer.clockSnapshot(at: model.firstTimestamp?.nanoseconds ?? 0) }
                 // The links drawn already need no pricing.
                 let energy = EnergyReport(model: model.withoutJudgedLinks, energy: auditor.energy)
-                let trace = CaptureTrace(file: input.displayName, model: model, energy: energy,
-                                         findings: auditor.audit(model, file: input.path, judged: judgement),
+                var findings = auditor.audit(model, file: input.path, judged: judgement)
+                if let attribution = model.attribution {
+                    AttributionReport.assignOwners(&findings, attribution, captureEnd: model.lastTimestamp)
+                }
+                let trace = CaptureTrace(file: input.displayName, model: model, energy: energy, findings: findings,
                                          advertising: advertising, streamed: stream)
                 try trace.write(index: index, to: writer)
                 index += 1
