@@ -51,7 +51,7 @@ extension ScenarioTool {
                 case 10...: layout = .android10
                 default: throw ToolError.usage("--android \(version): btlens knows the layouts of Android 7 and later")
                 }
-                let name = "bugreport-shared-phone-\(layout.rawValue)\(noZone ? "-nozone" : "")\(snoopLocalTime ? "-localtime" : "")"
+                let name = "bugreport-shared-phone-android-\(version)\(noZone ? "-nozone" : "")\(snoopLocalTime ? "-localtime" : "")"
                 let path = directory + "/" + name + ".zip", scratch = directory + "/.\(name)-\(getpid()).btsnoop"
                 defer { unlink(scratch) }
                 let truth: SharedPhoneTruth
