@@ -20,6 +20,9 @@ enum FuzzMain {
 
     static func main() {
         atexit { unlink(FuzzMain.scratch) }
+        if CommandLine.arguments.dropFirst().first == "--frames" {
+            exit(FrameSeeds.write(Array(CommandLine.arguments.dropFirst(2))))
+        }
         target = LayerTarget.selected
         #if FUZZING
         var argc = CommandLine.argc
@@ -113,5 +116,14 @@ enum FuzzMain {
 func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     FuzzMain.target.run(UnsafeRawBufferPointer(start: data, count: size))
     return 0
+}
+
+/// libFuzzer's mutator hook: the tracker's and the anonymizer's inputs are mutated as HCI packets (`HCIMutator`),
+/// the other targets' as bytes, by libFuzzer itself.
+@_cdecl("LLVMFuzzerCustomMutator")
+func customMutator(_ data: UnsafeMutablePointer<UInt8>?, _ size: Int, _ maximum: Int, _ seed: UInt32) -> Int {
+    guard let data, FuzzMain.target.mutatesPackets else { return LLVMFuzzerMutate(data, size, maximum) }
+    var mutator = HCIMutator(seed: seed) { LLVMFuzzerMutate($0, $1, $2) }
+    return mutator.mutate(data, size: size, maximum: maximum)
 }
 #endif
