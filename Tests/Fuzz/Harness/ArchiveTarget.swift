@@ -32,7 +32,7 @@ enum ArchiveTarget {
             let input = archive.memberInput()
             readMember(ByteSource(input: input, capacity: 1 << 16))
             // A member is refused once it expands beyond the limit, within one block of it.
-            precondition(input.expanded <= limits.maximumMemberSize + (1 << 20), "a member expanded to \(input.expanded) bytes")
+            require(input.expanded <= limits.maximumMemberSize + (1 << 20), "a member expanded to \(input.expanded) bytes")
         }
     }
 

@@ -36,7 +36,7 @@ enum BTSnoozTarget {
         let status = output.withUnsafeMutableBufferPointer { out in
             input.withUnsafeBufferPointer { compress2(out.baseAddress, &length, $0.baseAddress, uLong(bytes.count), 1) }
         }
-        precondition(status == Z_OK, "zlib compress2 failed: \(status)")
+        require(status == Z_OK, "zlib compress2 failed: \(status)")
         return Array(output.prefix(Int(length)))
     }
 }

@@ -11,8 +11,8 @@ enum ReaderTargets {
         var reader = DecodingReader()
         guard let records = try? capture.accept(&reader) else { return }
         // A record takes at least its header: no more records than bytes.
-        precondition(records <= inputBytes + 1, "\(records) records from \(inputBytes) bytes")
-        precondition(issues.issues.count <= issues.keepLimit, "issues kept beyond the limit")
+        require(records <= inputBytes + 1, "\(records) records from \(inputBytes) bytes")
+        require(issues.issues.count <= issues.keepLimit, "issues kept beyond the limit")
     }
 
     /// Every record decoded as `stats` decodes it (air records in place); their count. Not `StatisticsCollector`
