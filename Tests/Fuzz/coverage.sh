@@ -2,11 +2,12 @@
 # make fuzz-coverage: the committed corpus of each target (Tests/Fuzz/Corpus/TARGET) replayed by a harness built
 # with coverage instrumentation, then the line coverage of BTCapture and BTDecode each target reaches, and all of
 # them together.
-# Usage: coverage.sh HARNESS PROFILE-DIR [TARGET...]
+# Usage: coverage.sh HARNESS PROFILE-DIR [TARGET...]   (FUZZ_CORPORA: another directory of corpora)
 set -eu
 harness=$1 profiles=$2
 shift 2
-targets=${*:-$(ls Tests/Fuzz/Corpus)}
+corpora=${FUZZ_CORPORA:-Tests/Fuzz/Corpus}
+targets=${*:-$(ls "$corpora")}
 llvm=$(dirname "$(command -v swift)")
 [ -x "$llvm/llvm-cov" ] || llvm=/opt/swift/usr/bin
 rm -rf "$profiles"
@@ -18,7 +19,7 @@ cover() {
 }
 printf '%-11s %8s %8s %8s\n' target lines total missed
 for t in $targets; do
-  LLVM_PROFILE_FILE="$profiles/$t-%p.profraw" BTLENS_FUZZ_TARGET=$t "$harness" "Tests/Fuzz/Corpus/$t" > /dev/null
+  LLVM_PROFILE_FILE="$profiles/$t-%p.profraw" BTLENS_FUZZ_TARGET=$t "$harness" "$corpora/$t" > /dev/null
   "$llvm/llvm-profdata" merge -sparse "$profiles/$t"-*.profraw -o "$profiles/$t.profdata"
   printf '%-11s %s\n' "$t" "$(cover "$profiles/$t.profdata")"
 done

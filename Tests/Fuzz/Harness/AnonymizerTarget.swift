@@ -6,22 +6,14 @@ import BTDecode
 
 /// `btlens anonymize` on framed HCI records, and its promise checked as `btlens anonymize --check` checks it: no
 /// address, name, key or serial number of the input is left in the copy, in any form the check looks for. The
-/// copy is written as btsnoop (the writer `anonymize` uses) into a memory file and read back by the btsnoop reader.
+/// copy is written by a writer `anonymize` uses (btsnoop H4, or pcap with linktype 201 as for a pcap input, by the
+/// input's length) into a file in memory, and read back by the reader its content calls for.
 enum AnonymizerTarget {
-    /// The copy's file, in memory where the system has /dev/shm: one per process, unlinked at once, emptied for
-    /// each input.
-    nonisolated(unsafe) static let copyFile: Int32 = {
-        let path = FuzzMain.scratch + ".copy"
-        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
-        require(fd >= 0, "cannot create \(path)")
-        unlink(path)
-        return fd
-    }()
-
     /// Keyed pseudonyms (`anonymize --key`), which look random. Numbered ones (the default: 40:00:00:00:00:02) are
     /// mostly zeros, like the fuzzer's addresses: beside the bytes around them they can spell one of the input's
     /// addresses, which the check cannot tell from one left in place (the first input this target failed on).
     static let pseudonymKey = "btlens-fuzz"
+    static let copyPath = FuzzMain.scratch + ".copy"
 
     static func run(_ bytes: UnsafeRawBufferPointer) {
         // What the input holds, as `--check` collects it from the original.
@@ -31,13 +23,13 @@ enum AnonymizerTarget {
         let anonymizer = Anonymizer(key: pseudonymKey)
         var collector = IdentifierCollector(anonymizer: anonymizer)
         guard (try? collector.visit(FramedRecords(bytes))) != nil else { return }
-        let copy = anonymizedCopy(bytes, anonymizer: anonymizer)
+        let copy = anonymizedCopy(bytes, anonymizer: anonymizer, pcap: bytes.count % 2 == 1)
         copy.withUnsafeBytes { copy in
-            guard let reader = try? BTSnoopReader(source: MemoryInput(copy).source()) else {
-                fatalError("the copy is no btsnoop file")
+            guard let reader = try? OpenedCapture.open(source: MemoryInput(copy).source()) else {
+                fatalError("the copy is no capture")
             }
             var check = AnonymizeCheck(identifiers: identifiers)
-            let report = try! check.visit(reader)
+            let report = try! reader.accept(&check)
             guard report.hits.isEmpty else {
                 fatalError("the copy still holds identifiers of the input:\n" + report.lines.joined(separator: "\n") + "\n"
                            + "the copy's records with them:\n" + records(copy, numbered: Set(report.hits.map(\.firstRecord))))
@@ -45,28 +37,26 @@ enum AnonymizerTarget {
         }
     }
 
-    /// Records of a btsnoop copy, in hex (`number kind direction: bytes`), for a report.
+    /// Records of a copy, in hex (`number kind direction: bytes`), for a report.
     static func records(_ copy: UnsafeRawBufferPointer, numbered: Set<Int>) -> String {
-        guard let reader = try? BTSnoopReader(source: MemoryInput(copy).source()) else { return "" }
+        guard let reader = try? OpenedCapture.open(source: MemoryInput(copy).source()) else { return "" }
         var lines: [String] = []
-        while let record = reader.next() {
+        while let record = reader.nextRecord() {
             guard numbered.contains(record.number) || numbered.contains(record.number + 1) else { continue }
             lines.append("\(record.number) \(record.kind) \(record.direction): " + record.payload.map { String($0, radix: 16) }.joined(separator: " "))
         }
         return lines.joined(separator: "\n")
     }
 
-    /// The bytes of the btsnoop H4 file `AnonymizingCopier` writes.
-    static func anonymizedCopy(_ bytes: UnsafeRawBufferPointer, anonymizer: Anonymizer) -> [UInt8] {
-        require(ftruncate(copyFile, 0) == 0 && lseek(copyFile, 0, SEEK_SET) == 0, "cannot empty the copy's file")
-        let writer = try! BTSnoopWriter(fd: copyFile, datalink: BTSnoopDatalink.h4)
+    /// The bytes of the file `AnonymizingCopier` writes.
+    static func anonymizedCopy(_ bytes: UnsafeRawBufferPointer, anonymizer: Anonymizer, pcap: Bool) -> [UInt8] {
+        let writer: any HCIRecordWriter = pcap
+            ? try! PcapWriter(path: copyPath, linktype: Linktype.bluetoothHCIH4WithPHDR)
+            : try! BTSnoopWriter(path: copyPath, datalink: BTSnoopDatalink.h4)
         var copier = AnonymizingCopier(writer: writer, anonymizer: anonymizer, byValue: anonymizer.byValueScanner())
         _ = try! copier.visit(FramedRecords(bytes))
         try! writer.finish()
-        let size = Int(lseek(copyFile, 0, SEEK_END))
-        var copy = [UInt8](repeating: 0, count: size)
-        let read = copy.withUnsafeMutableBytes { pread(copyFile, $0.baseAddress, size, 0) }
-        require(read == size, "cannot read the copy back")
+        guard let copy = FuzzMain.read(copyPath) else { fatalError("cannot read \(copyPath) back") }
         return copy
     }
 }

@@ -20,7 +20,10 @@ enum FuzzMain {
     nonisolated(unsafe) static var target = LayerTarget.pipeline
 
     static func main() {
-        atexit { unlink(FuzzMain.scratch) }
+        atexit {
+            unlink(FuzzMain.scratch)
+            unlink(AnonymizerTarget.copyPath)
+        }
         if CommandLine.arguments.dropFirst().first == "--frames" {
             exit(FrameSeeds.write(Array(CommandLine.arguments.dropFirst(2))))
         }
