@@ -174,7 +174,7 @@ bench-fleet: release
 # Each target starts from its committed, minimised corpus (Tests/Fuzz/Corpus/TARGET) and grows its own in
 # fuzz-data/corpus-TARGET.
 #   make fuzz            every target FUZZ_SECONDS, FUZZ_JOBS at a time; prints executions per second per target
-#   make fuzz-long HOURS=N   the same for N hours per target
+#   make fuzz-long HOURS=N   the same for N hours per target (HOURS=0.5: half an hour)
 #   make fuzz-corpus     seeds from samples/ and Tests/Fuzz/Seeds (seed-corpora.sh) and what fuzz-data/ found,
 #                        minimised (libFuzzer -merge=1) into Tests/Fuzz/Corpus/TARGET
 #   make fuzz-coverage   the committed corpora replayed by a coverage build: line coverage of BTCapture and
@@ -192,7 +192,7 @@ fuzz: fuzz-build
 	sh Tests/Fuzz/run-targets.sh $(FUZZ_HARNESS) $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 fuzz-long: fuzz-build
-	sh Tests/Fuzz/run-targets.sh $(FUZZ_HARNESS) $$(($(HOURS) * 3600)) $(FUZZ_JOBS) $(FUZZ_TARGETS)
+	sh Tests/Fuzz/run-targets.sh $(FUZZ_HARNESS) $$(awk 'BEGIN { printf "%d", $(HOURS) * 3600 }') $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 fuzz-corpus: fuzz-build
 	sh Tests/Fuzz/seed-corpora.sh $(FUZZ_HARNESS) fuzz-data/seeds

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Seeds for each fuzz target, from the project's own captures only (samples/, written by btlens-scenario, and the
 # scenario-written air and btsnooz captures of Tests/Fuzz/Seeds), in the shape each target reads:
-#   readers, archive     whole files; archive also gzip, xz, zstd, bzip2, tar.gz, zip and a bug report's text
+#   readers, archive, pipeline   whole files; archive and pipeline also gzip, xz, zstd, bzip2, a tar.gz of rotated
+#                        logs, a zip with a bug report's text
 #   btsnoop pcap pcapng pklg monitor   the choice byte (datalink, linktype, byte order) then the records
 #   btsnooz              a summary's records, a btsnoop-headed log, a bug report's text
 #   decode l2cap ll tracker anonymizer addata   records framed as RecordFrames (`btlens-fuzz --frames`)
@@ -73,6 +74,8 @@ cp "$out/archive/bugreport-1.txt" "$tmp/bugreport-1.txt"
 (cd "$tmp" && zip -q -X "$OLDPWD/$out/archive/bugreport.zip" bugreport-1.txt btsnoop_hci.log.last)
 rm -rf "$tmp"
 cp "$out/readers/"*.btsnooz_hci.log* "$out/archive/"
+# The whole pipeline opens archives and bug reports by path too (rotated logs in one joined, a bug report's text).
+cp "$out/archive/"* "$out/pipeline/"
 # Framed records of every HCI sample, for the decoder, L2CAP, tracker and anonymizer targets.
 "$harness" --frames samples/*.btsnoop samples/*.pklg samples/heart-rate-session.pcap samples/fragmented-acl.monitor.pcap "$out/decode"
 for t in l2cap tracker anonymizer addata; do cp "$out/decode/"* "$out/$t/"; done
