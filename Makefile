@@ -6,7 +6,7 @@ APT_PKGS   := libpcap-dev libbluetooth-dev libarchive-dev zlib1g-dev pkg-config 
 SAMPLE     := samples/wasteful-central.btsnoop
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build release run test output-digests test-fleet test-example docs test-spark test-asan test-tsan samples rule-docs bench bench-fleet bench-large fuzz install uninstall man clean assigned-numbers screenshots
+.PHONY: all deps test-deps build release run test output-digests test-fleet test-example docs test-spark test-asan test-tsan samples rule-docs bench bench-fleet bench-large fuzz fuzz-build fuzz-long fuzz-corpus fuzz-coverage install uninstall man clean assigned-numbers screenshots
 
 all: build
 
@@ -162,28 +162,46 @@ bench-large: release
 bench-fleet: release
 	@sh Tests/Benchmarks/run-bench-fleet.sh $(BUILD_DIR)/release
 
-# Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of everything btlens does to a capture (archives and
-# compressed files included), seeded with samples/ and the air captures of Tests/Fuzz/Seeds: a crash, a hang (10 s on one input of at most 16 KiB), too much memory, or one thread and two
-# disagreeing stops it and leaves the input in fuzz-data/artifacts/. `.build/debug/btlens-fuzz FILE...` replays
-# inputs without the fuzzer.
-# Each target (the whole pipeline, each reader, the decoders, advertising data, the tracker and rules) runs
-# FUZZ_SECONDS, FUZZ_JOBS at a time; the table at the end gives executions per second per target.
+# Coverage-guided fuzzing (libFuzzer, AddressSanitizer, LeakSanitizer), a target per layer fed from memory
+# (BTLENS_FUZZ_TARGET): pipeline (everything btlens does to a capture, archives included, one thread and two
+# compared), readers (any container by content), btsnoop, pcap, pcapng, pklg, monitor, btsnooz, archive (with its
+# decompression-bomb limits), decode (HCI, L2CAP, ATT, EATT, SMP, described), l2cap, ll (link layer, every
+# container), addata, tracker (with the rules) and anonymizer (nothing of the input's identifiers in its copy);
+# the tracker's and anonymizer's inputs are mutated as HCI packets (Tests/Fuzz/Harness/HCIMutator.swift).
+# A crash, a leak, a hang (10 s on one input of at most 16 KiB), too much memory or a broken promise stops a
+# target and leaves the input in fuzz-data/artifacts/. `.build/debug/btlens-fuzz FILE...` replays inputs without
+# the fuzzer (BTLENS_FUZZ_TARGET picks the target).
+# Each target starts from its committed, minimised corpus (Tests/Fuzz/Corpus/TARGET) and grows its own in
+# fuzz-data/corpus-TARGET.
+#   make fuzz            every target FUZZ_SECONDS, FUZZ_JOBS at a time; prints executions per second per target
+#   make fuzz-long HOURS=N   the same for N hours per target (HOURS=0.5: half an hour)
+#   make fuzz-corpus     seeds from samples/ and Tests/Fuzz/Seeds (seed-corpora.sh) and what fuzz-data/ found,
+#                        minimised (libFuzzer -merge=1) into Tests/Fuzz/Corpus/TARGET
+#   make fuzz-coverage   the committed corpora replayed by a coverage build: line coverage of BTCapture and
+#                        BTDecode per target and for all of them
 FUZZ_SECONDS ?= 120
 FUZZ_JOBS    ?= 2
 FUZZ_TARGETS ?=
-fuzz: deps
+HOURS        ?= 1
+FUZZ_HARNESS  = .build-fuzz/release/btlens-fuzz
+fuzz-build: deps
 	$(SWIFT) build -c release --product btlens-fuzz --scratch-path .build-fuzz -Xswiftc -use-ld=lld \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xcc -fsanitize=address
-	@mkdir -p fuzz-data/corpus fuzz-data/artifacts
-	@# Air-sniffer captures in every container (251, 256, 272 v0–v3, PPI): Tests/Fuzz/Seeds (README.md there).
-	@# Android btsnooz logs and a link of Bluetooth Quality Reports: the btsnooz reader and the BQR decoder.
-	@for f in samples/*.btsnoop samples/*.pcap samples/*.pklg Tests/Fuzz/Seeds/*.pcap Tests/Fuzz/Seeds/*.pcapng \
-	  Tests/Fuzz/Seeds/*.btsnooz_hci.log* Tests/Fuzz/Seeds/*.btsnoop; do \
-	  [ -e "fuzz-data/corpus/$${f##*/}" ] || cp "$$f" fuzz-data/corpus/; done
-	@# The archive path too (gzip and tar are essential on Debian): a compressed capture and a tar.gz of two.
-	@[ -e fuzz-data/corpus/heart-rate-session.btsnoop.gz ] || gzip -9 -n -c samples/heart-rate-session.btsnoop > fuzz-data/corpus/heart-rate-session.btsnoop.gz
-	@[ -e fuzz-data/corpus/two.tar.gz ] || tar -czf fuzz-data/corpus/two.tar.gz -C samples connection-churn.btsnoop heart-rate-session.pklg
-	sh Tests/Fuzz/run-targets.sh .build-fuzz/release/btlens-fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	sh Tests/Fuzz/run-targets.sh $(FUZZ_HARNESS) $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
+
+fuzz-long: fuzz-build
+	sh Tests/Fuzz/run-targets.sh $(FUZZ_HARNESS) $$(awk 'BEGIN { printf "%d", $(HOURS) * 3600 }') $(FUZZ_JOBS) $(FUZZ_TARGETS)
+
+fuzz-corpus: fuzz-build
+	sh Tests/Fuzz/seed-corpora.sh $(FUZZ_HARNESS) fuzz-data/seeds
+	sh Tests/Fuzz/merge-corpora.sh $(FUZZ_HARNESS) $(FUZZ_TARGETS)
+
+fuzz-coverage: deps
+	$(SWIFT) build --product btlens-fuzz --scratch-path .build-coverage -Xswiftc -profile-generate \
+	  -Xswiftc -profile-coverage-mapping
+	sh Tests/Fuzz/coverage.sh .build-coverage/debug/btlens-fuzz fuzz-data/coverage $(FUZZ_TARGETS)
 
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
@@ -199,4 +217,4 @@ man:
 	if [ -n "$$warnings" ]; then echo "$$warnings" >&2; exit 1; fi
 
 clean:
-	rm -rf $(BUILD_DIR) .build-fuzz .build-asan .build-tsan bench-data fuzz-data
+	rm -rf $(BUILD_DIR) .build-fuzz .build-coverage .build-asan .build-tsan bench-data fuzz-data

@@ -18,6 +18,13 @@ struct FuzzHarnessTests {
         #expect(samples.count >= 10)
     }
 
+    @Test("replays the whole pipeline's committed corpus (Tests/Fuzz/Corpus/pipeline)")
+    func replaysPipelineCorpus() throws {
+        let r = try CLI.run(["Tests/Fuzz/Corpus/pipeline"], directory: CLI.packageRoot.path, executable: Self.harness)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasSuffix("inputs replayed, none failed\n"), "\(r.stdout)")
+    }
+
     @Test("replays archives, compressed captures and a bug report's btsnooz summary: the archive path is covered")
     func replaysArchives() throws {
         let dir = try TemporaryDirectory()
@@ -40,9 +47,13 @@ struct FuzzHarnessTests {
 
     /// Each layer's target (`BTLENS_FUZZ_TARGET`) replays the samples, the fuzz seeds and the regression inputs,
     /// and a layer's target reads bytes no container holds (random bytes framed as records) without failing.
-    @Test("every layer target replays the samples, seeds and regressions", arguments: ["readers", "btsnoop", "pcap", "pcapng", "pklg", "decode", "addata", "tracker"])
+    static let layers = ["readers", "btsnoop", "pcap", "pcapng", "pklg", "monitor", "btsnooz", "archive", "decode", "l2cap", "ll",
+                               "addata", "tracker", "anonymizer"]
+
+    @Test("every layer target replays the samples, seeds, regressions and its committed corpus", arguments: layers)
     func layerTargets(target: String) throws {
-        let r = try CLI.run(["samples", "Tests/Fuzz/Seeds", "Tests/Fuzz/Regressions"], directory: CLI.packageRoot.path,
+        let r = try CLI.run(["samples", "Tests/Fuzz/Seeds", "Tests/Fuzz/Regressions", "Tests/Fuzz/Regressions/layers",
+                                "Tests/Fuzz/Corpus/" + target], directory: CLI.packageRoot.path,
                             environment: ["BTLENS_FUZZ_TARGET": target], executable: Self.harness)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasSuffix("replayed through \(target), none failed\n"), "\(r.stdout)")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import BTWire
 import BTCapture
-import BTDecode
+@testable import BTDecode
 import BTTrack
 import BTRules
 import BTScenario
@@ -275,5 +275,25 @@ struct AnonymizeByValueTests {
             #expect(!originals.contains(pseudonym) && !originals.contains(pseudonym.reversed()), "\(pseudonym)")
             #expect(pseudonym[5] & 0xC0 == 0xC0)
         }
+    }
+
+    @Test("identifiers that overlap are each replaced, even where a replacement keeps the shared byte")
+    func overlappingIdentifiers() {
+        // A key whose last byte (0x00) is an address's first, as the anonymizer fuzz target found: the key is
+        // zeroed (keeping that byte), and the address after it must be replaced too, not skipped with the key.
+        let key: [UInt8] = [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x00]
+        let address: [UInt8] = [0x00, 0x1C, 0x00, 0x00, 0x00, 0x03]
+        let pseudonym: [UInt8] = [0x01, 0x00, 0x00, 0x00, 0x00, 0xC0]
+        let scanner = ValueScanner(patterns: [
+            .init(bytes: key, replacement: [UInt8](repeating: 0, count: 16), identifier: 0, form: .asCarried),
+            .init(bytes: address, replacement: pseudonym, identifier: 1, form: .asCarried),
+        ])
+        var bytes: [UInt8] = [0xAB] + key + Array(address.dropFirst()) + [0xCD]
+        let replaced = bytes.withUnsafeMutableBytes { scanner.rewrite($0) }
+        #expect(replaced == 2)
+        #expect(bytes == [0xAB] + [UInt8](repeating: 0, count: 15) + pseudonym + [0xCD], "\(bytes)")
+        var left = 0
+        bytes.withUnsafeBytes { scanner.matches(in: $0) { _, _ in left += 1 } }
+        #expect(left == 0)
     }
 }

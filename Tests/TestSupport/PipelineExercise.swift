@@ -23,37 +23,64 @@ public enum PipelineExercise {
         public var expanded: Bool = false
     }
 
-    /// Runs `path` — each capture it holds, when it is an archive or a bug report — through the whole pipeline;
-    /// nil when it is refused outright (not a capture, no capture inside).
-    public static func run(path: String, name: String, linkThread: LinkThreadPolicy = .whenTwoProcessors) throws -> Outcome? {
+    /// What of the pipeline to run past reading and tracking: all of it for the tests; the fuzz harness picks one
+    /// part per input (by the input), so that each input costs a part and every part is reached.
+    public struct Parts: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// `decode -v`: every record described.
+        public static let describe = Parts(rawValue: 1 << 0)
+        /// `anonymize` and `anonymize --check`.
+        public static let anonymize = Parts(rawValue: 1 << 1)
+        /// `stats`, text and JSON.
+        public static let statistics = Parts(rawValue: 1 << 2)
+        /// The tracked model in the timeline, GATT, audit (text, SARIF, JUnit, Markdown, JSON), devices and energy reports.
+        public static let reports = Parts(rawValue: 1 << 3)
+        /// The HTML report and the Perfetto trace.
+        public static let htmlAndTrace = Parts(rawValue: 1 << 4)
+        /// `audit`, `energy`, `timeline` and `devices` as they run: links judged and let go as they close.
+        public static let judgedAsTheyClose = Parts(rawValue: 1 << 5)
+        /// `diff` of the capture against itself.
+        public static let diff = Parts(rawValue: 1 << 6)
+        public static let each: [Parts] = [.describe, .anonymize, .statistics, .reports, .htmlAndTrace, .judgedAsTheyClose, .diff]
+        public static let all = Parts(each)
+    }
+
+    /// Runs `path` — each capture it holds, when it is an archive or a bug report — through the whole pipeline
+    /// (`parts` of it past tracking); nil when it is refused outright (not a capture, no capture inside).
+    public static func run(path: String, name: String, linkThread: LinkThreadPolicy = .whenTwoProcessors, parts: Parts = .all) throws -> Outcome? {
         guard let inputs = try? CaptureInputs.resolve(path) else { return nil }
         var total: Outcome?
         for input in inputs {
-            guard let one = try run(input, name: inputs.count == 1 ? name : input.displayName, linkThread: linkThread) else { continue }
+            guard let one = try run(input, name: inputs.count == 1 ? name : input.displayName, linkThread: linkThread, parts: parts) else { continue }
             total = Outcome(records: (total?.records ?? 0) + one.records, keptIssues: max(total?.keptIssues ?? 0, one.keptIssues),
                             keepLimit: one.keepLimit, expanded: (total?.expanded ?? false) || !input.isPlainFile)
         }
         return total
     }
 
-    static func run(_ input: CaptureInput, name: String, linkThread: LinkThreadPolicy) throws -> Outcome? {
+    static func run(_ input: CaptureInput, name: String, linkThread: LinkThreadPolicy, parts: Parts) throws -> Outcome? {
         guard var capture = try? input.open() else { return nil }
-        var describe = DescribeEveryRecord()
-        _ = try capture.accept(&describe)
+        if parts.contains(.describe) {
+            var describe = DescribeEveryRecord()
+            _ = try capture.accept(&describe)
+        }
         // `btlens anonymize`: identifiers collected, then every packet rewritten in place and by value (into
         // /dev/null); `anonymize --check` of the capture against itself.
-        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        let null = parts.contains(.anonymize) ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1
         if null >= 0 {
             let writer = try BTSnoopWriter(fd: null, datalink: BTSnoopDatalink.h4, ownsDescriptor: true)
             let identifiers = try AnonymizingCopier.copy(reading: { try input.open() }, to: writer).identifiers
             var check = AnonymizeCheck(identifiers: identifiers)
             _ = try input.open().accept(&check)
         }
-        capture = try input.open()
-        var statistics = StatisticsCollector()
-        let counted = try capture.accept(&statistics)
-        _ = StatisticsText.render(file: name, info: capture.info, statistics: counted, notices: capture.issues.notices)
-        _ = StatisticsJSON.object(file: name, info: capture.info, statistics: counted).serialized()
+        if parts.contains(.statistics) {
+            capture = try input.open()
+            var statistics = StatisticsCollector()
+            let counted = try capture.accept(&statistics)
+            _ = StatisticsText.render(file: name, info: capture.info, statistics: counted, notices: capture.issues.notices)
+            _ = StatisticsJSON.object(file: name, info: capture.info, statistics: counted).serialized()
+        }
 
         capture = try input.open()
         var options = TrackerOptions()
@@ -64,32 +91,40 @@ public enum PipelineExercise {
         collector.frameObserver = { advertising.observe($0) }
         let model = try capture.accept(&collector)
         let findings = Auditor().audit(model, file: name)
-        _ = TimelineReport.text(file: name, model: model)
-        _ = TimelineReport.text(file: name, model: model, full: true, findingsHeadline: TimelineReport.findingsHeadline(findings))
-        _ = TimelineReport.json(file: name, model: model).serialized()
-        _ = GATTReport.text(file: name, model: model)
-        _ = GATTReport.json(file: name, model: model).serialized()
         let run = AuditRun(captures: [AuditedCapture(file: name, findings: findings)], failOn: .warning, version: "test")
-        _ = AuditTextReport.render(run, colored: true, verbose: true)
-        _ = AuditSARIF.render(run) + AuditJUnit.render(run) + AuditMarkdown.render(run) + AuditJSON.render(run)
-        _ = AuditHTML.render(run, models: [name: model])
-        let devices = DevicesReport(file: name, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
-        _ = DevicesText.render(devices) + DevicesJSON.object(devices).serialized()
-        let energy = EnergyReport(model: model)
-        _ = EnergyText.render(file: name, report: energy, side: .both) + EnergyJSON.object(file: name, report: energy).serialized()
-        _ = EnergyText.render(file: name, report: energy, side: .both, full: true)
-        // `btlens export --format perfetto` (into /dev/null).
-        let traceOut = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        if traceOut >= 0 {
-            let trace = PerfettoTraceWriter(out: BufferedDescriptorWriter(fd: traceOut, ownsDescriptor: true))
-            try trace.clockSnapshot(at: model.firstTimestamp?.nanoseconds ?? 0)
-            try CaptureTrace(file: name, model: model, energy: energy, findings: findings, advertising: advertising).write(index: 0, to: trace)
-            try trace.finish()
+        if parts.contains(.reports) {
+            _ = TimelineReport.text(file: name, model: model)
+            _ = TimelineReport.text(file: name, model: model, full: true, findingsHeadline: TimelineReport.findingsHeadline(findings))
+            _ = TimelineReport.json(file: name, model: model).serialized()
+            _ = GATTReport.text(file: name, model: model)
+            _ = GATTReport.json(file: name, model: model).serialized()
+            _ = AuditTextReport.render(run, colored: true, verbose: true)
+            _ = AuditSARIF.render(run) + AuditJUnit.render(run) + AuditMarkdown.render(run) + AuditJSON.render(run)
+            let devices = DevicesReport(file: name, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
+            _ = DevicesText.render(devices) + DevicesJSON.object(devices).serialized()
         }
-        try judgedAsTheyClose(input, name: name, linkThread: linkThread)
-        let side = DiffSide(label: name, model: model, findings: findings, energy: EnergyModel())
-        let diff = CaptureDiff(base: side, head: side)
-        _ = diff.text() + diff.markdown() + diff.json().serialized()
+        if parts.contains(.reports) || parts.contains(.htmlAndTrace) {
+            let energy = EnergyReport(model: model)
+            if parts.contains(.reports) {
+                _ = EnergyText.render(file: name, report: energy, side: .both) + EnergyJSON.object(file: name, report: energy).serialized()
+                _ = EnergyText.render(file: name, report: energy, side: .both, full: true)
+            }
+            // `btlens export --format perfetto` (into /dev/null).
+            let traceOut = parts.contains(.htmlAndTrace) ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1
+            if traceOut >= 0 {
+                _ = AuditHTML.render(run, models: [name: model])
+                let trace = PerfettoTraceWriter(out: BufferedDescriptorWriter(fd: traceOut, ownsDescriptor: true))
+                try trace.clockSnapshot(at: model.firstTimestamp?.nanoseconds ?? 0)
+                try CaptureTrace(file: name, model: model, energy: energy, findings: findings, advertising: advertising).write(index: 0, to: trace)
+                try trace.finish()
+            }
+        }
+        if parts.contains(.judgedAsTheyClose) { try judgedAsTheyClose(input, name: name, linkThread: linkThread) }
+        if parts.contains(.diff) {
+            let side = DiffSide(label: name, model: model, findings: findings, energy: EnergyModel())
+            let diff = CaptureDiff(base: side, head: side)
+            _ = diff.text() + diff.markdown() + diff.json().serialized()
+        }
         let issues = capture.issues
         return Outcome(records: model.records, keptIssues: issues.issues.count, keepLimit: issues.keepLimit)
     }
@@ -153,16 +188,17 @@ public enum PipelineExercise {
 
     /// Timeline JSON and text, GATT text, devices JSON and the issue log of `path` tracked with `linkThread`:
     /// what must be the same on one thread and on two.
-    public static func trackingReports(path: String, linkThread: LinkThreadPolicy) throws -> [String] {
+    /// `only`: that one of the first four reports (the fuzz harness compares one per input), the others empty.
+    public static func trackingReports(path: String, linkThread: LinkThreadPolicy, only: Int? = nil) throws -> [String] {
         let issues = IssueLog()
         var reports: [String] = []
         for input in try CaptureInputs.resolve(path) {
-            reports += try trackingReports(input, issues: issues, linkThread: linkThread)
+            reports += try trackingReports(input, issues: issues, linkThread: linkThread, only: only)
         }
         return reports
     }
 
-    static func trackingReports(_ input: CaptureInput, issues: IssueLog, linkThread: LinkThreadPolicy) throws -> [String] {
+    static func trackingReports(_ input: CaptureInput, issues: IssueLog, linkThread: LinkThreadPolicy, only: Int?) throws -> [String] {
         let capture = try input.open(issues: issues)
         let path = input.path
         var options = TrackerOptions()
@@ -170,13 +206,14 @@ public enum PipelineExercise {
         var collector = TrackingCollector(options: options)
         let model = try capture.accept(&collector)
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        let devices = DevicesReport(file: name, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
-        let energy = EnergyReport(model: model)
+        func wanted(_ report: Int) -> Bool { only == nil || only == report }
         // The energy report rides with the timeline JSON, so the issue log stays the fifth element.
-        return [TimelineReport.json(file: name, model: model).serialized() + EnergyJSON.object(file: name, report: energy).serialized(),
-                TimelineReport.text(file: name, model: model),
-                GATTReport.text(file: name, model: model),
-                DevicesJSON.object(devices).serialized(),
+        return [wanted(0) ? TimelineReport.json(file: name, model: model).serialized()
+                    + EnergyJSON.object(file: name, report: EnergyReport(model: model)).serialized() : "",
+                wanted(1) ? TimelineReport.text(file: name, model: model) : "",
+                wanted(2) ? GATTReport.text(file: name, model: model) : "",
+                wanted(3) ? DevicesJSON.object(DevicesReport(file: name, info: capture.info, model: model,
+                                                             advertiserOverflow: model.advertiserOverflow)).serialized() : "",
                 "\(issues.count) issues: " + issues.issues.map(\.description).joined(separator: "\n")]
     }
 

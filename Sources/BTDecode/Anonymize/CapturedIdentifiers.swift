@@ -178,9 +178,10 @@ public final class ValueScanner {
     public var isEmpty: Bool { patterns.isEmpty }
 
     /// Calls `found(position, pattern)` for each match in `p` that ends after `endingAfter` (bytes before it
-    /// were scanned with the record before).
+    /// were scanned with the record before). After a match the scan goes on past it, or with `overlapping` at
+    /// its second byte, so that a match overlapping it is found too (`rewrite`).
     @inline(__always)
-    public func matches(in p: UnsafeRawBufferPointer, endingAfter: Int = 0, _ found: (Int, Int) -> Void) {
+    public func matches(in p: UnsafeRawBufferPointer, endingAfter: Int = 0, overlapping: Bool = false, _ found: (Int, Int) -> Void) {
         let count = p.count
         guard longest > 0, count >= 4, let base = p.baseAddress else { return }
         var i = 0
@@ -207,15 +208,18 @@ public final class ValueScanner {
                         break
                     }
                 }
-                i += matched > 0 ? matched : 1
+                i += matched > 0 && !overlapping ? matched : 1
             }
         }
     }
 
-    /// Puts each match's replacement in place; returns how many.
+    /// Puts each match's replacement in place; returns how many. Matches that overlap are each replaced: an
+    /// identifier that begins inside another one's bytes (a key's last byte the first of an address) was left in
+    /// place when the scan went on past the first, wherever the replacement kept the shared bytes (found by
+    /// fuzzing). The scan reads the bytes as they are rewritten, so it sees what the copy will hold.
     public func rewrite(_ p: UnsafeMutableRawBufferPointer, endingAfter: Int = 0) -> Int {
         var replaced = 0
-        matches(in: UnsafeRawBufferPointer(p), endingAfter: endingAfter) { at, index in
+        matches(in: UnsafeRawBufferPointer(p), endingAfter: endingAfter, overlapping: true) { at, index in
             let replacement = patterns[index].replacement
             for k in 0..<replacement.count { p[at + k] = replacement[k] }
             replaced += 1

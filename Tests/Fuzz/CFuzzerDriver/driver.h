@@ -4,3 +4,6 @@
 #include <stdint.h>
 
 int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));
+
+// libFuzzer's own mutation of a buffer, for a custom mutator to call (`HCIMutator`).
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);

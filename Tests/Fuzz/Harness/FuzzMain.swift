@@ -7,8 +7,9 @@ import CFuzzerDriver
 import BTTrack
 import TestSupport
 
-/// The fuzz harness: each input goes through everything btlens does to a capture (`PipelineExercise`), and is
-/// tracked on one thread and on two, which must give the same reports and issues.
+/// The fuzz harness: by default (the `pipeline` target) each input goes through everything btlens does to a capture
+/// (`PipelineExercise`), and is tracked on one thread and on two, which must give the same reports and issues; the
+/// other targets (`LayerTarget`) fuzz a layer each from memory.
 ///
 /// Built by `make fuzz` with `-sanitize=fuzzer,address -D FUZZING`, it runs libFuzzer (its options and corpus
 /// directories on the command line). Built as usual, it replays the files and directories it is given, so an
@@ -19,7 +20,13 @@ enum FuzzMain {
     nonisolated(unsafe) static var target = LayerTarget.pipeline
 
     static func main() {
-        atexit { unlink(FuzzMain.scratch) }
+        atexit {
+            unlink(FuzzMain.scratch)
+            unlink(AnonymizerTarget.copyPath)
+        }
+        if CommandLine.arguments.dropFirst().first == "--frames" {
+            exit(FrameSeeds.write(Array(CommandLine.arguments.dropFirst(2))))
+        }
         target = LayerTarget.selected
         #if FUZZING
         var argc = CommandLine.argc
@@ -50,44 +57,62 @@ enum FuzzMain {
     /// Traps (for libFuzzer to report) when the pipeline breaks one of its promises on `bytes`.
     static func check(_ bytes: UnsafeRawBufferPointer) {
         let fd = open(scratch, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        precondition(fd >= 0, "cannot write \(scratch)")
+        require(fd >= 0, "cannot write \(scratch)")
         var written = 0
         while written < bytes.count {
             let n = write(fd, bytes.baseAddress! + written, bytes.count - written)
-            precondition(n > 0, "cannot write \(scratch)")
+            require(n > 0, "cannot write \(scratch)")
             written += n
         }
         close(fd)
         // A capture that opens but then fails to read throws an error the CLI reports: no crash, so no finding.
-        guard let outcome = try? PipelineExercise.run(path: scratch, name: "input", linkThread: .never) else { return }
+        let (parts, report) = selection(bytes)
+        guard let outcome = try? PipelineExercise.run(path: scratch, name: "input", linkThread: .never, parts: parts) else { return }
         // Compressed input expands (refused past 1000-fold beyond 16 MiB; a btsnooz summary past 64 MiB): its records
         // are bounded by what it may expand to, not by its own size.
         let expandable = outcome.expanded ? max(16 << 20, bytes.count * 1000) + (64 << 20) : bytes.count
-        precondition(outcome.records <= expandable / 4 + 1, "\(outcome.records) records from \(bytes.count) bytes")
-        precondition(outcome.keptIssues <= outcome.keepLimit, "issues kept beyond the limit")
+        require(outcome.records <= expandable / 4 + 1, "\(outcome.records) records from \(bytes.count) bytes")
+        require(outcome.keptIssues <= outcome.keepLimit, "issues kept beyond the limit")
         // Both paths must give the same reports, or fail with the same error.
-        let one = Result { try PipelineExercise.trackingReports(path: scratch, linkThread: .never) }
-        let two = Result { try PipelineExercise.trackingReports(path: scratch, linkThread: .always) }
+        let one = Result { try PipelineExercise.trackingReports(path: scratch, linkThread: .never, only: report) }
+        let two = Result { try PipelineExercise.trackingReports(path: scratch, linkThread: .always, only: report) }
         switch (one, two) {
         case (.success(let a), .success(let b)):
             for (x, y) in zip(a, b) where x != y {
-                preconditionFailure("one thread and two differ:\n--- one\n\(x)\n--- two\n\(y)")
+                fatalError("one thread and two differ:\n--- one\n\(x)\n--- two\n\(y)")
             }
         case (.failure(let a), .failure(let b)):
-            precondition("\(a)" == "\(b)", "one thread and two fail differently: \(a) / \(b)")
+            require("\(a)" == "\(b)", "one thread and two fail differently: \(a) / \(b)")
         default:
-            preconditionFailure("one thread and two differ: \(one) / \(two)")
+            fatalError("one thread and two differ: \(one) / \(two)")
         }
     }
 
-    /// `path`, or the files in it when it is a directory.
+    /// What of the pipeline an input goes through under libFuzzer past reading, tracking on one thread and two
+    /// and auditing, chosen by its bytes (so the same input always takes the same path): one part of the rest
+    /// (`PipelineExercise.Parts`) and one of the four reports compared between the threads (the issue logs always).
+    /// All of it for every input ran at a few dozen inputs a second; this runs several times as many and still
+    /// reaches every part. Replayed inputs go through all of it.
+    static func selection(_ bytes: UnsafeRawBufferPointer) -> (parts: PipelineExercise.Parts, report: Int?) {
+        #if FUZZING
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01B3 }
+        let each = PipelineExercise.Parts.each
+        return (each[Int(hash % UInt64(each.count))], Int(hash / UInt64(each.count) % 4))
+        #else
+        return (.all, nil)
+        #endif
+    }
+
+    /// `path`, or the files directly in it when it is a directory.
     static func files(_ path: String) -> [String] {
         guard let dir = opendir(path) else { return [path] }
         defer { closedir(dir) }
         var found: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if !name.hasPrefix(".") { found.append(path + "/" + name) }
+            // Subdirectories are others' (Regressions/layers): named on their own when wanted.
+            if !name.hasPrefix("."), entry.pointee.d_type != UInt8(DT_DIR) { found.append(path + "/" + name) }
         }
         return found.sorted()
     }
@@ -113,5 +138,14 @@ enum FuzzMain {
 func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     FuzzMain.target.run(UnsafeRawBufferPointer(start: data, count: size))
     return 0
+}
+
+/// libFuzzer's mutator hook: the tracker's and the anonymizer's inputs are mutated as HCI packets (`HCIMutator`),
+/// the other targets' as bytes, by libFuzzer itself.
+@_cdecl("LLVMFuzzerCustomMutator")
+func customMutator(_ data: UnsafeMutablePointer<UInt8>?, _ size: Int, _ maximum: Int, _ seed: UInt32) -> Int {
+    guard let data, FuzzMain.target.mutatesPackets else { return LLVMFuzzerMutate(data, size, maximum) }
+    var mutator = HCIMutator(seed: seed) { LLVMFuzzerMutate($0, $1, $2) }
+    return mutator.mutate(data, size: size, maximum: maximum)
 }
 #endif
