@@ -305,6 +305,7 @@ struct AuditCommand: ParsableCommand {
             let judgement = keepModel ? nil : auditor.linkJudgement(pricing: true)
             options.retirement = judgement?.retirement(window: retirementWindow)
             options.connectionsWhileScanningListed = keepModel ? .max : 0
+            options.scanDevicesListed = 0  // no audit report lists a scan's devices
             var collector = TrackingCollector(options: options, progress: progress)
             let model = try capture.accept(&collector, anonymizer: anonymizer)
             InputFiles.reportIssues(path, capture.issues)
