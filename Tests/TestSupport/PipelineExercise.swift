@@ -136,6 +136,7 @@ public enum PipelineExercise {
         var summaryOptions = TrackerOptions.withoutAdvertisers
         summaryOptions.linkThread = linkThread
         summaryOptions.connectionsWhileScanningListed = 0
+        summaryOptions.scanDevicesListed = 0
         summaryOptions.retirement = LinkRetirement(window: 1, keeping: .summary, interest: summarized.interest,
                                                    letGoBatch: 1) { c, kept in
             summarized.judge(c, kept: kept)
@@ -172,8 +173,20 @@ public enum PipelineExercise {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let devices = DevicesReport(file: name, info: capture.info, model: model, advertiserOverflow: model.advertiserOverflow)
         let energy = EnergyReport(model: model)
-        // The energy report rides with the timeline JSON, so the issue log stays the fifth element.
-        return [TimelineReport.json(file: name, model: model).serialized() + EnergyJSON.object(file: name, report: energy).serialized(),
+        // As the audit and `devices --json` track: finished scans keep only what those reports read of their devices.
+        var trimmed = TrackerOptions()
+        trimmed.linkThread = linkThread
+        trimmed.scanDevicesListed = ScanSessionJSON.topDeviceCount
+        var trimmedCollector = TrackingCollector(options: trimmed)
+        let trimmedModel = try input.open().accept(&trimmedCollector)
+        let auditor = Auditor()
+        let trimmedAudit = AuditJSON.render(AuditRun(captures: [AuditedCapture(file: name, findings: auditor.audit(trimmedModel, file: name))],
+                                                     failOn: .warning, version: "test"))
+        let trimmedDevices = DevicesJSON.object(DevicesReport(file: name, info: capture.info, model: trimmedModel,
+                                                              advertiserOverflow: trimmedModel.advertiserOverflow)).serialized()
+        // The energy report and the trimmed reports ride with the timeline JSON, so the issue log stays the fifth element.
+        return [TimelineReport.json(file: name, model: model).serialized() + EnergyJSON.object(file: name, report: energy).serialized()
+                + trimmedAudit + trimmedDevices,
                 TimelineReport.text(file: name, model: model),
                 GATTReport.text(file: name, model: model),
                 DevicesJSON.object(devices).serialized(),
