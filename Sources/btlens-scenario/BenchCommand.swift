@@ -29,15 +29,24 @@ extension ScenarioTool {
         @Option(help: "btsnoop-h4, or an air format (air-272, air-256, air-251, air-ppi).")
         var format: String = ScenarioFormat.btsnoopH4.rawValue
 
+        @Option(help: "links (many short links, the default), scans (many scan and advertising sessions and findings) or long-links (a few links with millions of ATT operations).")
+        var shape: String = BenchShape.links.rawValue
+
         @OptionGroup var air: AirArguments
 
         func run() throws {
             guard let bytes = ByteCount.parse(size), bytes > 0 else {
                 throw ToolError.usage("invalid size '\(size)' (use e.g. 100M or 1G)")
             }
+            guard let shape = BenchShape(rawValue: shape) else {
+                throw ToolError.usage("invalid shape '\(self.shape)' (use \(BenchShape.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
             let chosen = try ScenarioTool.format(named: format)
             guard chosen == .btsnoopH4 || chosen.airContainer != nil else {
                 throw ToolError.usage("bench writes btsnoop-h4 or an air format, not '\(format)'")
+            }
+            guard shape == .links || chosen == .btsnoopH4 else {
+                throw ToolError.usage("--shape is for btsnoop-h4 captures")
             }
             let started = Self.monotonicSeconds()
             let stats: BenchmarkStatistics
@@ -47,7 +56,7 @@ extension ScenarioTool {
                     if chosen != .air272 { options.container = container }
                     stats = try BenchmarkGenerator.writeAir(to: output, targetBytes: bytes, options: options)
                 } else {
-                    stats = try BenchmarkGenerator.write(to: output, targetBytes: bytes)
+                    stats = try BenchmarkGenerator.write(to: output, targetBytes: bytes, shape: shape)
                 }
             } catch {
                 throw ToolError.io("\(output): \(error)")

@@ -45,7 +45,7 @@ def best_of_interleaved(cmds, rounds=ROUNDS):
 
 def main():
     btlens, files = sys.argv[1], sys.argv[2:]
-    print(f"{'tool':18} {'file':24} {'MB':>6} {'seconds':>8} {'MB/s':>7} {'records/s':>11} {'peak RSS':>10} {'vs stats':>9}"
+    print(f"{'tool':22} {'file':28} {'MB':>6} {'seconds':>8} {'MB/s':>7} {'records/s':>11} {'peak RSS':>10} {'vs stats':>9}"
           f" {'CPU s':>6} {'CPU vs stats':>12}")
     for f in files:
         size_mb = os.path.getsize(f) / 1e6
@@ -60,12 +60,19 @@ def main():
                 ("btlens energy", [btlens, "energy", f]),
                 ("btlens devices", [btlens, "devices", f]),
                 ("btlens timeline", [btlens, "timeline", f])]
+        if os.environ.get("BENCH_ALL_FORMATS"):
+            # Every audit format and the other JSON reports that stay bounded (the HTML report, timeline --json
+            # and gatt draw every link whole).
+            cmds += [(f"btlens audit {fmt}", [btlens, "audit", "--fail-on", "never", "--format", fmt, f])
+                     for fmt in ("json", "sarif", "junit", "markdown")]
+            cmds += [("btlens energy json", [btlens, "energy", "--json", f]),
+                     ("btlens devices json", [btlens, "devices", "--json", f])]
         best = best_of_interleaved(cmds)
         for label, _ in cmds:
             secs, rss, cpu = best[label]
             base = base or secs
             cpu_base = cpu_base or cpu
-            print(f"{label:18} {os.path.basename(f):24} {size_mb:6.0f} {secs:8.2f} {size_mb/secs:7.0f} {records/secs:11.0f} {rss/1024:8.1f} MB {secs/base:8.2f}x"
+            print(f"{label:22} {os.path.basename(f):28} {size_mb:6.0f} {secs:8.2f} {size_mb/secs:7.0f} {records/secs:11.0f} {rss/1024:8.1f} MB {secs/base:8.2f}x"
                   f" {cpu:6.2f} {cpu/cpu_base:11.2f}x")
     # bench-large leaves btmon out: at its 15 MB/s a gigabyte takes minutes and says nothing new.
     btmon = None if os.environ.get("BENCH_NO_BTMON") else shutil.which("btmon")
@@ -73,7 +80,7 @@ def main():
     if btmon:
         secs, rss, code, cpu = run([btmon, "-a", small])
         size_mb = os.path.getsize(small) / 1e6
-        print(f"{'btmon -a':18} {os.path.basename(small):24} {size_mb:6.0f} {secs:8.2f} {size_mb/secs:7.0f} {'':>11} {rss/1024:8.1f} MB")
+        print(f"{'btmon -a':22} {os.path.basename(small):28} {size_mb:6.0f} {secs:8.2f} {size_mb/secs:7.0f} {'':>11} {rss/1024:8.1f} MB")
     elif not os.environ.get("BENCH_NO_BTMON"):
         print("btmon not installed (Debian package bluez): no comparison")
 

@@ -171,6 +171,7 @@ public enum PipelineExercise {
         var summaryOptions = TrackerOptions.withoutAdvertisers
         summaryOptions.linkThread = linkThread
         summaryOptions.connectionsWhileScanningListed = 0
+        summaryOptions.scanDevicesListed = 0
         summaryOptions.retirement = LinkRetirement(window: 1, keeping: .summary, interest: summarized.interest,
                                                    letGoBatch: 1) { c, kept in
             summarized.judge(c, kept: kept)
@@ -207,9 +208,22 @@ public enum PipelineExercise {
         let model = try capture.accept(&collector)
         let name = path.split(separator: "/").last.map(String.init) ?? path
         func wanted(_ report: Int) -> Bool { only == nil || only == report }
-        // The energy report rides with the timeline JSON, so the issue log stays the fifth element.
+        // As the audit and `devices --json` track: finished scans keep only what those reports read of their
+        // devices; the trimmed reports ride with the timeline JSON, as the energy report does, so the issue log
+        // stays the fifth element.
+        func trimmedReports() throws -> String {
+            var trimmed = TrackerOptions()
+            trimmed.linkThread = linkThread
+            trimmed.scanDevicesListed = ScanSessionJSON.topDeviceCount
+            var trimmedCollector = TrackingCollector(options: trimmed)
+            let trimmedModel = try input.open().accept(&trimmedCollector)
+            let trimmedAudit = AuditJSON.render(AuditRun(captures: [AuditedCapture(file: name, findings: Auditor().audit(trimmedModel, file: name))],
+                                                         failOn: .warning, version: "test"))
+            return trimmedAudit + DevicesJSON.object(DevicesReport(file: name, info: capture.info, model: trimmedModel,
+                                                                   advertiserOverflow: trimmedModel.advertiserOverflow)).serialized()
+        }
         return [wanted(0) ? TimelineReport.json(file: name, model: model).serialized()
-                    + EnergyJSON.object(file: name, report: EnergyReport(model: model)).serialized() : "",
+                    + EnergyJSON.object(file: name, report: EnergyReport(model: model)).serialized() + (try trimmedReports()) : "",
                 wanted(1) ? TimelineReport.text(file: name, model: model) : "",
                 wanted(2) ? GATTReport.text(file: name, model: model) : "",
                 wanted(3) ? DevicesJSON.object(DevicesReport(file: name, info: capture.info, model: model,

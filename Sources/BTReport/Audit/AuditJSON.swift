@@ -43,33 +43,41 @@ public enum AuditJSON {
     }
 
     public static func render(_ run: AuditRun) -> String {
-        let captures: [JSONValue] = run.captures.map { c in
-            var fields: [(String, JSONValue)] = [("file", .string(c.file)), ("error", c.error.map { .string($0) } ?? .null),
-                     ("records", .int(c.records)), ("connections", .int(c.connections)),
-                     ("platform", c.platform.platform.map { .string($0.rawValue) } ?? .null),
-                     ("radio_charge_mc", c.radioChargeMC.map { EnergyJSON.round($0, 4) } ?? .null),
-                     ("capture_s", EnergyJSON.round(c.captureSeconds, 3)),
-                     ("platform_evidence", c.platform.evidence.map { .string($0) } ?? .null),
-                     ("notes", .array(c.notes.map { .string($0) })),
-                     ("findings", .int(c.findings.count)), ("suppressed", .int(c.suppressed))]
-            if let a = c.attribution { fields.append(("attribution", AttributionReport.json(a, model: c.captureEnd))) }
-            if let focus = c.focus { fields.append(("app", AttributionReport.json(focus))) }
-            return .object(fields)
+        var text = ""
+        write(run, to: JSONStreamWriter { text += $0 })
+        return text
+    }
+
+    /// The report piece by piece, byte for byte what `render` returns: findings are made into JSON one at a time
+    /// and let go, so the report is never held whole (63 MB of JSON for 31,000 findings).
+    public static func write(_ run: AuditRun, to writer: JSONStreamWriter) {
+        writer.object { root in
+            root.member("tool", .object([("name", .string("btlens")), ("version", .string(run.version))]))
+            root.member("fail_on", run.failOn.map { .string($0.rawValue) } ?? .string("never"))
+            root.member("failed", .bool(run.failed))
+            root.member("status", .string(run.status.rawValue))
+            root.member("summary", .object([("error", .int(run.count(.error))), ("warning", .int(run.count(.warning))),
+                                            ("info", .int(run.count(.info)))]))
+            root.array("captures", run.captures, capture)
+            root.member("waste", run.wasteLine.map { line in .object([("charge_mc", EnergyJSON.round(run.wasteMC, 4)),
+                                                                      ("host_mc", EnergyJSON.round(run.hostWasteMC, 4)),
+                                                                      ("summary", .string(line))]) } ?? .null)
+            root.array("findings", run.findings, finding)
         }
-        let root: JSONValue = .object([
-            ("tool", .object([("name", .string("btlens")), ("version", .string(run.version))])),
-            ("fail_on", run.failOn.map { .string($0.rawValue) } ?? .string("never")),
-            ("failed", .bool(run.failed)),
-            ("status", .string(run.status.rawValue)),
-            ("summary", .object([("error", .int(run.count(.error))), ("warning", .int(run.count(.warning))),
-                                 ("info", .int(run.count(.info)))])),
-            ("captures", .array(captures)),
-            ("waste", run.wasteLine.map { line in .object([("charge_mc", EnergyJSON.round(run.wasteMC, 4)),
-                                                           ("host_mc", EnergyJSON.round(run.hostWasteMC, 4)),
-                                                           ("summary", .string(line))]) } ?? .null),
-            ("findings", .array(run.findings.map(finding))),
-        ])
-        return root.serialized()
+    }
+
+    static func capture(_ c: AuditedCapture) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("file", .string(c.file)), ("error", c.error.map { .string($0) } ?? .null),
+                 ("records", .int(c.records)), ("connections", .int(c.connections)),
+                 ("platform", c.platform.platform.map { .string($0.rawValue) } ?? .null),
+                 ("radio_charge_mc", c.radioChargeMC.map { EnergyJSON.round($0, 4) } ?? .null),
+                 ("capture_s", EnergyJSON.round(c.captureSeconds, 3)),
+                 ("platform_evidence", c.platform.evidence.map { .string($0) } ?? .null),
+                 ("notes", .array(c.notes.map { .string($0) })),
+                 ("findings", .int(c.findings.count)), ("suppressed", .int(c.suppressed))]
+        if let a = c.attribution { fields.append(("attribution", AttributionReport.json(a, model: c.captureEnd))) }
+        if let focus = c.focus { fields.append(("app", AttributionReport.json(focus))) }
+        return .object(fields)
     }
 
     /// The baseline file: the fingerprints of accepted findings, with enough context to review them.

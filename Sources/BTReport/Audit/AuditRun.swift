@@ -58,7 +58,8 @@ public struct AuditRun: Sendable {
         self.captures = captures
         self.failOn = failOn
         self.version = version
-        findings = captures.flatMap(\.findings)
+        // One capture's findings are shared, not copied.
+        findings = captures.count == 1 ? captures[0].findings : captures.flatMap(\.findings)
     }
 
     /// What a baseline written from this run accepts: the reported findings and those an earlier baseline

@@ -16,6 +16,14 @@ public enum AuditSARIF {
     }
 
     public static func render(_ run: AuditRun) -> String {
+        var text = ""
+        write(run, to: JSONStreamWriter { text += $0 })
+        return text
+    }
+
+    /// The log piece by piece, byte for byte what `render` returns: each result is made when it is written and let
+    /// go, so the log is never held whole.
+    public static func write(_ run: AuditRun, to writer: JSONStreamWriter) {
         let catalogue = RuleRegistry.descriptions
         let rules: [JSONValue] = catalogue.map { d in
             .object([
@@ -45,7 +53,7 @@ public enum AuditSARIF {
         }
         var ruleIndex: [String: Int] = [:]
         for (i, d) in catalogue.enumerated() where ruleIndex[d.id] == nil { ruleIndex[d.id] = i }
-        let results: [JSONValue] = run.findings.map { f in
+        func result(_ f: Finding) -> JSONValue {
             var region: [(String, JSONValue)] = []
             if let r = f.records.first {
                 region.append(("byteOffset", .int(Int(r.offset))))
@@ -92,23 +100,22 @@ public enum AuditSARIF {
         }
         var invocation: [(String, JSONValue)] = [("executionSuccessful", .bool(run.status != .unreadable))]
         if !notifications.isEmpty { invocation.append(("toolExecutionNotifications", .array(notifications))) }
-        let root: JSONValue = .object([
-            ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")),
-            ("version", .string("2.1.0")),
-            ("runs", .array([.object([
-                ("tool", .object([("driver", .object([
+        writer.object { root in
+            root.member("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json"))
+            root.member("version", .string("2.1.0"))
+            root.objects("runs", CollectionOfOne(())) { _, r in
+                r.member("tool", .object([("driver", .object([
                     ("name", .string("btlens")),
                     ("version", .string(run.version)),
                     ("informationUri", .string("https://btlens.invalid/rules")),
                     ("rules", .array(rules)),
-                ]))])),
-                ("invocations", .array([.object(invocation)])),
-                ("artifacts", .array(artifactURIs.map { .object([("location", .object([("uri", .string($0))]))]) })),
-                ("results", .array(results)),
-                ("columnKind", .string("unicodeCodePoints")),
-            ])])),
-        ])
-        return root.serialized()
+                ]))]))
+                r.member("invocations", .array([.object(invocation)]))
+                r.member("artifacts", .array(artifactURIs.map { .object([("location", .object([("uri", .string($0))]))]) }))
+                r.array("results", run.findings, result)
+                r.member("columnKind", .string("unicodeCodePoints"))
+            }
+        }
     }
 
     /// A capture's path as a URI reference: a relative path stays relative (SARIF viewers resolve it against the

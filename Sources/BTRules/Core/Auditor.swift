@@ -29,9 +29,11 @@ public struct Auditor: Sendable {
             }
         }
         for i in findings.indices { findings[i].file = file }
-        var kept = Self.deduplicated(findings)
-        MeasuredCap(model.controllerActivity).apply(to: &kept)
-        return Self.ordered(kept)
+        // In place: a capture with tens of thousands of findings held three copies at once.
+        Self.deduplicate(&findings)
+        MeasuredCap(model.controllerActivity).apply(to: &findings)
+        findings.sort(by: Self.precedes)
+        return findings
     }
 
     func evaluate(_ rule: any Rule.Type, _ model: CaptureModel) -> [Finding] { prepare(rule).evaluate(model) }
@@ -58,16 +60,28 @@ public struct Auditor: Sendable {
 
     /// Keeps the first finding per fingerprint and time, so a rule reporting the same thing twice shows once.
     public static func deduplicated(_ findings: [Finding]) -> [Finding] {
+        var kept = findings
+        deduplicate(&kept)
+        return kept
+    }
+
+    /// `deduplicated`, in place: the first of each fingerprint and time stays, in order.
+    static func deduplicate(_ findings: inout [Finding]) {
         var seen = Set<String>()
-        return findings.filter { seen.insert($0.fingerprint + "@\($0.start.nanoseconds)").inserted }
+        var kept = 0
+        for i in findings.indices where seen.insert(findings[i].fingerprint + "@\(findings[i].start.nanoseconds)").inserted {
+            if kept != i { findings.swapAt(kept, i) }
+            kept += 1
+        }
+        findings.removeLast(findings.count - kept)
     }
 
     /// Stable order: file, time, rule id, connection, attribute.
-    public static func ordered(_ findings: [Finding]) -> [Finding] {
-        findings.sorted {
-            ($0.file, $0.start.nanoseconds, $0.id, $0.connection?.id ?? 0, Int($0.attributeHandle ?? 0))
-                < ($1.file, $1.start.nanoseconds, $1.id, $1.connection?.id ?? 0, Int($1.attributeHandle ?? 0))
-        }
+    public static func ordered(_ findings: [Finding]) -> [Finding] { findings.sorted(by: precedes) }
+
+    static func precedes(_ a: Finding, _ b: Finding) -> Bool {
+        (a.file, a.start.nanoseconds, a.id, a.connection?.id ?? 0, Int(a.attributeHandle ?? 0))
+            < (b.file, b.start.nanoseconds, b.id, b.connection?.id ?? 0, Int(b.attributeHandle ?? 0))
     }
 }
 

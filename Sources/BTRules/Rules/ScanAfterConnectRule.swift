@@ -26,6 +26,7 @@ public struct ScanAfterConnectRule: Rule {
         let links = all.indices.filter { let c = all[$0]; return c.transport == .le && !c.implicitStart && model.isAppLink(c) }
         // Links up before the capture began count as up all along when the phone's client drove them.
         let joined = all.indices.filter { let c = all[$0]; return c.transport == .le && c.implicitStart && c.clientDriven && model.isAppLink(c) }
+        let linksByStart = LinkStartIndex(all, links), allByStart = LinkStartIndex(all, all.indices)
         var findings: [Finding] = []
         var repeats = RepeatNumbering()
         for scan in model.appScans {
@@ -34,10 +35,7 @@ public struct ScanAfterConnectRule: Rule {
             guard until > from else { continue }
             let session = model.scans[scan.pricedSession]
             let kind = "\(scan.isActive ? "active" : "passive"), \(Self.duty(scan))"
-            let came = links.filter { i in
-                let c = all[i]
-                return c.controller == scan.controller && c.start.timestamp.nanoseconds >= from && c.start.timestamp.nanoseconds < until
-            }
+            let came = linksByStart.started(controller: scan.controller, from: from, until: until)
             // The app's links let go without their summary are counted and named, never the first: the first
             // after each scan boundary keeps its summary (`LinkInterest`).
             let gone = model.letGoLinks(controller: scan.controller, startingIn: from..<until).lazy.filter(\.isAppLE)
@@ -67,12 +65,11 @@ public struct ScanAfterConnectRule: Rule {
             // Started while one of the app's links was up, ran past the grace, and connected to nothing new. A scan
             // the capture shows only by its reports (no enable seen) has no start to judge.
             guard until.minusSaturating(from) > grace, scan.sessions.first.map({ !model.scans[$0].implicitStart }) ?? false,
-                  let up = (links + joined).lazy.map({ all[$0] }).first(where: { $0.controller == scan.controller
+                  !allByStart.any(controller: scan.controller, from: until, through: until.plusSaturating(grace)),
+                  model.letGoLinks(controller: scan.controller, startingIn: until..<until.plusSaturating(grace).plusSaturating(1)).isEmpty,
+                  let up = [links, joined].lazy.joined().map({ all[$0] }).first(where: { $0.controller == scan.controller
                       && ($0.implicitStart || $0.start.timestamp.nanoseconds < from)
-                      && ($0.end?.timestamp ?? model.endTime).nanoseconds > from }),
-                  !all.contains(where: { $0.controller == scan.controller && $0.start.timestamp.nanoseconds >= until
-                      && $0.start.timestamp.nanoseconds.minusSaturating(until) <= grace }),
-                  model.letGoLinks(controller: scan.controller, startingIn: until..<until.plusSaturating(grace).plusSaturating(1)).isEmpty
+                      && ($0.end?.timestamp ?? model.endTime).nanoseconds > from })
             else { continue }
             var records = [scan.start]
             if let end = scan.end { records.append(end) }

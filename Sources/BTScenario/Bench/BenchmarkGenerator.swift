@@ -31,6 +31,7 @@ public struct BenchmarkStatistics: Sendable, Equatable {
 public final class BenchmarkGenerator {
     public static let defaultSeed: UInt64 = 0x4245_4E43_485F_3031
     public let targetBytes: Int64
+    public let shape: BenchShape
     var rng: SplitMix64
     var out: BenchRecordBuffer
     let pool: BenchAdvertiserPool
@@ -43,6 +44,10 @@ public final class BenchmarkGenerator {
     var pendingTotal = 0
     /// Scratch for one L2CAP frame before it is fragmented.
     let scratch: UnsafeMutableRawPointer
+    /// The `scans` shape's host activity (scan and advertising sessions, known peers).
+    var host = BenchHostActivity()
+    /// Records written when the current link of the `long-links` shape came up.
+    var linkStartRecord = 0
 
     /// Target shares of records, in percent.
     static let advertisingPercent = 60
@@ -55,9 +60,13 @@ public final class BenchmarkGenerator {
     static let scratchSize = 1 << 12
     /// One address rotation per this many advertising events.
     static let rotationPeriod: UInt64 = 2_000
+    /// Records a link of the `long-links` shape stays up for (about 700 MB of capture).
+    static let longLinkRecords = 10_000_000
 
-    public init(targetBytes: Int64, seed: UInt64 = BenchmarkGenerator.defaultSeed, fd: Int32) {
+    public init(targetBytes: Int64, seed: UInt64 = BenchmarkGenerator.defaultSeed, shape: BenchShape = .links,
+                fd: Int32) {
         self.targetBytes = targetBytes
+        self.shape = shape
         self.rng = SplitMix64(seed: seed)
         self.out = BenchRecordBuffer(fd: fd)
         self.pool = BenchAdvertiserPool(rng: &rng)
@@ -71,12 +80,12 @@ public final class BenchmarkGenerator {
 
     /// Writes a capture of about `targetBytes` to `path` (created or truncated). Errors give only the cause: the
     /// caller names the file.
-    public static func write(to path: String, targetBytes: Int64,
-                             seed: UInt64 = BenchmarkGenerator.defaultSeed) throws -> BenchmarkStatistics {
+    public static func write(to path: String, targetBytes: Int64, seed: UInt64 = BenchmarkGenerator.defaultSeed,
+                             shape: BenchShape = .links) throws -> BenchmarkStatistics {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CaptureError(.cannotOpen, String(cString: strerror(errno))) }
         defer { close(fd) }
-        let generator = BenchmarkGenerator(targetBytes: targetBytes, seed: seed, fd: fd)
+        let generator = BenchmarkGenerator(targetBytes: targetBytes, seed: seed, shape: shape, fd: fd)
         return try generator.run()
     }
 
@@ -142,13 +151,19 @@ public final class BenchmarkGenerator {
         return attDeficit >= hciDeficit ? .att : .hci
     }
 
+    var minimumConnections: Int { shape == .longLinks ? 1 : Self.minimumConnections }
+    var maximumConnections: Int { shape == .longLinks ? 1 : Self.maximumConnections }
+
     func step() throws {
-        if connections.count < Self.minimumConnections {
+        if connections.count < minimumConnections {
             try connect()
             return
         }
+        if shape == .scans && stats.records >= host.nextChange { try hostActivity() }
         switch nextCategory() {
-        case .advertising: try advertisingEvent()
+        case .advertising:
+            // The scans shape hears advertising only while the host scans.
+            if shape == .scans && !host.scanning { try attTransaction() } else { try advertisingEvent() }
         case .att: try attTransaction()
         case .hci: try hciProcedure()
         }
@@ -368,9 +383,12 @@ public final class BenchmarkGenerator {
 
     func hciProcedure() throws {
         let r = rng.next(below: 100)
-        if r < 20 && connections.count < Self.maximumConnections {
+        if shape == .longLinks && stats.records - linkStartRecord >= Self.longLinkRecords {
+            // The long link goes down; the next step brings up another.
+            try disconnect(0)
+        } else if r < 20 && connections.count < maximumConnections {
             try connect()
-        } else if r < 35 && connections.count > Self.minimumConnections {
+        } else if r < 35 && connections.count > minimumConnections {
             try disconnect(Int(rng.next(below: UInt64(connections.count))))
         } else if r < 70 {
             try connectionUpdate(connections[Int(rng.next(below: UInt64(connections.count)))])
@@ -386,7 +404,8 @@ public final class BenchmarkGenerator {
     func connect() throws {
         let handle = nextHandle
         nextHandle = nextHandle >= BenchConnection.lastHandle ? BenchConnection.firstHandle : nextHandle + 1
-        let c = BenchConnection(handle: handle, peer: rng.next() | BenchConnection.staticRandomTag, rng: &rng)
+        let c = BenchConnection(handle: handle, peer: nextPeer(), rng: &rng)
+        linkStartRecord = stats.records
         tick()
         let at = beginCommand(.leCreateConnection)
         out.u16(BenchConnection.scanInterval)
@@ -424,6 +443,14 @@ public final class BenchmarkGenerator {
             try attPDU(c, fromHost: true, opcode: .exchangeMTURequest, handle: UInt16(c.mtu), length: 0)
             try attPDU(c, fromHost: false, opcode: .exchangeMTUResponse, handle: UInt16(c.mtu), length: 0)
         }
+    }
+
+    /// A new random peer, or in the `scans` shape often a known one (reconnected after a scan).
+    func nextPeer() -> UInt64 {
+        if shape == .scans && rng.chance(1, in: 2) {
+            return BenchHostActivity.knownPeerBase | rng.next(below: BenchHostActivity.knownPeers)
+        }
+        return rng.next() | BenchConnection.staticRandomTag
     }
 
     func writeAddress(_ raw: UInt64) {

@@ -11,6 +11,8 @@ extension CaptureTracker {
         if let air { tracker = air } else {
             tracker = AirTracker(options: options)
             air = tracker
+            // An air link's peer is not among those the scan tracker's trims keep: lists stay whole from here.
+            scans.trimsDevices = false
             // The model numbers HCI and air links together by when they started: an HCI link judged early
             // from here on would be named by a number that changes.
             if let linkFeed { linkFeed.sendAirLinksJoin() } else { connections.airLinksJoin() }

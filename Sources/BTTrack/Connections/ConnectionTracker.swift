@@ -96,7 +96,13 @@ public struct ConnectionTracker {
         var transport: LinkTransport
     }
 
-    init(options: TrackerOptions) { self.options = options }
+    /// The links' peers, for what finished scan sessions keep of their device counts (`ScanDeviceKeeping`).
+    var scanDevices: ScanDeviceKeeping
+
+    init(options: TrackerOptions) {
+        self.options = options
+        scanDevices = ScanDeviceKeeping(listed: options.scanDevicesListed)
+    }
 
     @inline(__always)
     static func key(_ controller: UInt16, _ handle: UInt16) -> UInt32 { UInt32(controller) << 16 | UInt32(handle) }
@@ -123,6 +129,7 @@ public struct ConnectionTracker {
                            implicitStart: implicit, options: options)
         nextID += 1
         c.peerAddress = peer
+        scanDevices.linkOpened(peer: peer)
         let link = PeerLinkKey(controller: controller, peer: peer, transport: transport)
         c.peerLink = Int(peerLinks[link] ?? 0) + 1
         // A peer forgotten (`peersNumbered`) numbers its links from 1 again: a capture that reaches it connects

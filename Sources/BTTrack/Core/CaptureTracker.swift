@@ -39,6 +39,10 @@ public struct TrackerOptions: Sendable {
     /// timeline and `devices --json` list them all; the `devices` text shows the first three; the audit, `energy`
     /// and the exports only count them — a scan left on through a 10 GB capture sees 300,000.
     public var connectionsWhileScanningListed = Int.max
+    /// How many devices of each finished scan session a report lists (`ScanSession.reportsPerDevice`, most reports
+    /// first): a session that is one app scan alone keeps those and the counts of the links' peers
+    /// (`ScanDeviceKeeping`); `Int.max` keeps every list whole (the timeline).
+    public var scanDevicesListed = Int.max
 
     public init() {}
 
@@ -217,12 +221,15 @@ public final class CaptureTracker {
         connections = ConnectionTracker(options: options)
         scans.connectionsWhileScanningListed = options.connectionsWhileScanningListed
         scans.notesBoundaries = options.retirement?.interest != nil
+        scans.trimsDevices = options.scanDevicesListed != Int.max
     }
 
     /// Hands the scan boundaries the last record made (`ScanTracker.boundaries`) to the link tracker, before
-    /// the next record's messages.
+    /// the next record's messages, and trims the device counts of the sessions that ended
+    /// (`ScanTracker.deviceTrims`: on one thread, where the links' peers are known).
     @inline(never)
     func handScanBoundaries() {
+        if !scans.deviceTrims.isEmpty { trimScanDevices() }
         for b in scans.boundaries {
             if let linkFeed {
                 linkFeed.sendScanBoundary(controller: b.controller, b.time)
@@ -233,11 +240,16 @@ public final class CaptureTracker {
         scans.boundaries.removeAll(keepingCapacity: true)
     }
 
+    func trimScanDevices() {
+        for t in scans.deviceTrims { scans.trimDevices(of: t.session, piece: t.piece, &connections.scanDevices) }
+        scans.deviceTrims.removeAll(keepingCapacity: true)
+    }
+
     /// Inlined into the reading loop: out of line, every frame (a few hundred bytes) is copied with `memcpy`.
     @inline(__always)
     public func observe(_ frame: DecodedFrame) {
         let at = RecordRef(frame.record)
-        if !scans.boundaries.isEmpty { handScanBoundaries() }
+        if !scans.boundaries.isEmpty || !scans.deviceTrims.isEmpty { handScanBoundaries() }
         records += 1
         if first == nil { first = at }
         last = at
@@ -426,6 +438,10 @@ public final class CaptureTracker {
     /// Closes what is still open and returns the model.
     public func finish() -> CaptureModel {
         var sessions = scans.finish(at: last)  // with a link feed, this asks it for the sessions' device counts
+        if !scans.deviceTrims.isEmpty {
+            trimScanDevices()
+            sessions = scans.sessions
+        }
         if let linkFeed {
             let result = linkFeed.finish()
             connections = result.links

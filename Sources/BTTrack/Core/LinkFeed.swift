@@ -32,8 +32,8 @@ final class LinkFeed: @unchecked Sendable {
         case aclData
         /// Senders (`DeviceKey`) of advertising reports received by controller `code`.
         case deviceSightings
-        /// A scan session of controller `code` ended (its index in the bytes, an `Int`): the controller's tally is
-        /// kept for it and emptied.
+        /// A scan session of controller `code` ended (its index in the bytes, an `Int`, then the index of an
+        /// `ScanPiece`'s raw value): the controller's tally is kept for it and emptied.
         case deviceTallyEnd
         /// The record of the next message, whole (`RecordRef`): sent when its place does not fit `Wire`'s
         /// differences (a new controller, a gap of seconds, time going backwards).
@@ -228,10 +228,11 @@ final class LinkFeed: @unchecked Sendable {
     }
 
     /// The scan session `session` of `controller` ended (or the capture did): the link thread keeps the
-    /// session's device counts, returned by `finish`, and starts the controller's next tally empty.
-    func endTally(controller: UInt16, session: Int) {
+    /// session's device counts, returned by `finish`, trimmed as `piece` allows (`ScanDeviceKeeping`), and
+    /// starts the controller's next tally empty.
+    func endTally(controller: UInt16, session: Int, piece: ScanPiece) {
         flush(&sightings.pointee)
-        withUnsafeBytes(of: session) { send(message(.deviceTallyEnd, at: Self.noRecord, code: controller), $0) }
+        withUnsafeBytes(of: (session, piece.rawValue)) { send(message(.deviceTallyEnd, at: Self.noRecord, code: controller), $0) }
     }
 
     /// The capture's first air-sniffer record, for the link tracker (`ConnectionTracker.airLinksJoin`).
@@ -417,8 +418,11 @@ private final class LinkTrackers {
             tallies[tallyIndex(h.code)].tally.count(packed: first)
         case .deviceTallyEnd:
             let t = tallyIndex(h.code)
-            deviceTallies.append((first.loadUnaligned(as: Int.self), tallies[t].tally.summary()))
+            var summary = tallies[t].tally.summary()
             tallies[t].tally.removeAll()
+            let piece = ScanPiece(rawValue: first.loadUnaligned(fromByteOffset: MemoryLayout<Int>.stride, as: Int.self)) ?? .whole
+            summary.scanDevices = links.scanDevices.ended(&summary.reportsPerDevice, controller: h.code, piece: piece)
+            deviceTallies.append((first.loadUnaligned(as: Int.self), summary))
         case .place:
             break  // taken by `run`
         case .scanBoundary:

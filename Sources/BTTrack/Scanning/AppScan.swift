@@ -318,6 +318,14 @@ extension AppScan {
 
     /// Counts the distinct devices its sessions heard (once every piece is in).
     mutating func countDevices(_ all: [ScanSession]) {
+        // Pieces whose lists were trimmed counted the scan's devices as they ended (`ScanDeviceKeeping`).
+        if attribution == .controllerSession, let last = sessions.last, let counted = all[last].scanDevices {
+            for i in sessions where all[i].uniqueDevicesIsEstimate || all[i].reportsFromUncountedDevices > 0 {
+                received.devicesIsUpperBound = true
+            }
+            received.devices = min(counted, received.reports)
+            return
+        }
         var devices = Set<AppScans.DeviceKey>()
         for i in sessions {
             for d in all[i].reportsPerDevice { devices.insert(AppScans.DeviceKey(d)) }

@@ -13,6 +13,8 @@ struct DeviceTally {
     /// The session's device fields, as `ScanSession` holds them.
     struct Summary {
         var reportsPerDevice: [DeviceReportCount]
+        /// The distinct devices of its app scan so far, when the list was trimmed (`ScanDeviceKeeping`).
+        var scanDevices: Int? = nil
         var uniqueDevices: Int
         var uniqueDevicesIsEstimate: Bool
         var reportsFromUncountedDevices: Int
@@ -63,6 +65,7 @@ struct DeviceTally {
 extension ScanSession {
     mutating func apply(_ tally: DeviceTally.Summary) {
         reportsPerDevice = tally.reportsPerDevice
+        scanDevices = tally.scanDevices
         uniqueDevices = tally.uniqueDevices
         uniqueDevicesIsEstimate = tally.uniqueDevicesIsEstimate
         reportsFromUncountedDevices = tally.reportsFromUncountedDevices

@@ -130,8 +130,12 @@ public struct ScanSession: Sendable {
     public var endReason: ScanEndReason?
     /// Reports that were scan responses (active scanning).
     public var scanResponses: Int
-    /// Reports per device, most reports first, for at most `deviceLimit` devices (the first to report).
+    /// Reports per device, most reports first, for at most `deviceLimit` devices (the first to report); once the
+    /// session ended, only those a report reads unless `TrackerOptions.scanDevicesListed` keeps it whole.
     public var reportsPerDevice: [DeviceReportCount]
+    /// The distinct devices of the app scan this session is a piece of, up to and with it, counted as it ended
+    /// when its list was trimmed (`ScanDeviceKeeping`); nil when the list is whole.
+    public var scanDevices: Int?
     /// Reports from devices beyond `deviceLimit` (not in `reportsPerDevice`).
     public var reportsFromUncountedDevices: Int
     public var uniqueDevicesIsEstimate: Bool

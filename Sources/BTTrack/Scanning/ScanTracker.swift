@@ -46,6 +46,12 @@ public struct ScanTracker {
     /// Scan boundaries not yet handed to the link tracker (`ScanBoundaries`): every time at which an app's scan
     /// may start or end — a session's start and end (or the end its duration sets), a change of scan filters.
     var boundaries: [(controller: UInt16, time: Int64)] = []
+    /// Whether a finished session has its device counts trimmed
+    /// (`TrackerOptions.scanDevicesListed`, `ScanDeviceKeeping`).
+    var trimsDevices = false
+    /// Sessions ended whose counts the caller trims (tracking on one thread, where the links' peers are known;
+    /// with a link feed the link thread trims them).
+    var deviceTrims: [(session: Int, piece: ScanPiece)] = []
 
     @inline(__always)
     mutating func boundary(_ c: Int, _ t: Timestamp?) {
@@ -350,7 +356,7 @@ public struct ScanTracker {
             if let at, let deadline = controllers[c].deadline, at.timestamp > deadline {
                 closeElapsed(c)
             } else {
-                fillDevices(c, into: s)
+                fillDevices(c, into: s, piece: piece(c, ending: s))
             }
         }
         return sessions
@@ -391,7 +397,7 @@ public struct ScanTracker {
         sessions[s].endReason = reason
         boundary(c, end.timestamp)
         boundary(c, sessions[s].endTimestamp)
-        fillDevices(c, into: s)
+        fillDevices(c, into: s, piece: piece(c, ending: s))
         controllers[c].lastEnded = (s, sessions[s].endTimestamp ?? end.timestamp)
         controllers[c].current = nil
         controllers[c].lastRecord = nil
@@ -401,21 +407,51 @@ public struct ScanTracker {
 
     /// Copies the live counters and per-device counts into the session; with `remoteTallies`, asks for the
     /// counts instead (the caller of `finish(at:)` applies them).
-    mutating func fillDevices(_ c: Int, into s: Int) {
+    /// `piece`: how the session stands to the app scan before it (`ScanDeviceKeeping`).
+    mutating func fillDevices(_ c: Int, into s: Int, piece: ScanPiece = .whole) {
         Self.sync(controllers[c], into: &sessions[s])
         if let remoteTallies {
             remoteTallies.pointee.feed._withUnsafeGuaranteedRef {
-                $0.endTally(controller: controllers[c].controller, session: s)
+                $0.endTally(controller: controllers[c].controller, session: s, piece: piece)
             }
         } else {
             sessions[s].apply(controllers[c].tally.summary())
+            if piece != .whole { deviceTrims.append((s, piece)) }
         }
+    }
+
+    /// How session `s`, ending on controller `c`, stands to the app scans: a piece of the one before (started
+    /// within `AppScan.restartGap` of the last session's end, alike, no link change around the stop, not implicit:
+    /// `AppScans.build`'s test, whose comparison with the scan's priced session is one with any of its pieces,
+    /// as pieces are alike), the first piece of one, or `.whole` when trimming is off or a scan client was seen
+    /// on the controller. A client seen later cannot cover a session that ended before it came.
+    func piece(_ c: Int, ending s: Int) -> ScanPiece {
+        guard trimsDevices, !mayHaveClients(c) else { return .whole }
+        let session = sessions[s], start = session.start.timestamp
+        guard let last = controllers[c].lastEnded, !session.implicitStart, start >= last.at,
+              start - last.at <= AppScan.restartGap, !AppScans.linkChanged(session.lastLinkChange, around: last.at),
+              session.scansAlike(sessions[last.session]) else { return .first }
+        return .next
+    }
+
+    /// Scan clients were seen on controller `c` (or some were not kept).
+    func mayHaveClients(_ c: Int) -> Bool {
+        let controller = controllers[c].controller
+        return droppedClients > 0 || !controllers[c].filterOffload.installed.isEmpty
+            || clients.contains { $0.controller == controller }
+    }
+
+    /// Trims session `s`'s device counts as `keeping` says, once it ended (tracking on one thread).
+    mutating func trimDevices(of s: Int, piece: ScanPiece, _ keeping: inout ScanDeviceKeeping) {
+        sessions[s].scanDevices = keeping.ended(&sessions[s].reportsPerDevice, controller: sessions[s].controller,
+                                                piece: piece)
     }
 
     /// The device counts the link thread tallied for each session `fillDevices` asked about, once it finished;
     /// from then on reports are tallied here.
     mutating func applyDeviceTallies(_ tallies: [(session: Int, summary: DeviceTally.Summary)]) {
         for t in tallies where sessions.indices.contains(t.session) { sessions[t.session].apply(t.summary) }
+        deviceTrims.removeAll()
         remoteTallies = nil
     }
 }

@@ -274,11 +274,16 @@ struct AuditCommand: ParsableCommand {
         }
         let report: String
         switch format {
+        case .json, .sarif:
+            // Streamed: the report is written as its findings are made into JSON, never held whole.
+            try writeStreamed(to: output) { writer in
+                if format == .json { AuditJSON.write(run, to: writer) } else { AuditSARIF.write(run, to: writer) }
+            }
+            try finish(run, captures: captures)
+            return
         case .text:
             let colored = color == .always || (color == .auto && output == "-" && Output.standardOutputIsTerminal)
             report = AuditTextReport.render(run, colored: colored, verbose: verbose)
-        case .json: report = AuditJSON.render(run)
-        case .sarif: report = AuditSARIF.render(run)
         case .junit:
             var testCases: [String: TestCaseNaming.TestCase] = [:]
             for c in captures { if let t = testCase(c.file) { testCases[c.file] = t } }
@@ -287,6 +292,11 @@ struct AuditCommand: ParsableCommand {
         case .html: report = AuditHTML.render(run, models: results.models)
         }
         try write(report, to: output)
+        try finish(run, captures: captures)
+    }
+
+    /// After the report: an empty capture's error, and the exit status the run calls for.
+    func finish(_ run: AuditRun, captures: [AuditedCapture]) throws {
         let empty = captures.filter(\.nothingToJudge)
         if !empty.isEmpty && !allowEmpty {
             // An empty capture must not pass a CI gate as a clean one.
@@ -326,6 +336,7 @@ struct AuditCommand: ParsableCommand {
             let judgement = keepModel || apps != nil ? nil : auditor.linkJudgement(pricing: true)
             options.retirement = judgement?.retirement(window: retirementWindow)
             options.connectionsWhileScanningListed = keepModel ? .max : 0
+            options.scanDevicesListed = 0  // no audit report lists a scan's devices
             var collector = TrackingCollector(options: options, progress: progress)
             var model = try capture.accept(&collector, anonymizer: anonymizer)
             InputFiles.reportIssues(path, capture.issues)
@@ -367,6 +378,48 @@ struct AuditCommand: ParsableCommand {
             return (AuditedCapture(file: path, findings: [], error: error.message), nil)
         } catch {
             return (AuditedCapture(file: path, findings: [], error: "\(error)"), nil)
+        }
+    }
+
+    /// A report `body` writes piece by piece: to standard output, or to a temporary file beside `path` renamed
+    /// onto it once complete (as the whole-text `write` replaces a file atomically).
+    func writeStreamed(to path: String, _ body: (JSONStreamWriter) -> Void) throws {
+        if path == "-" {
+            body(JSONStreamWriter { Output.write($0) })
+            Output.line("")
+            Output.flushStandardOutput()
+            return
+        }
+        let partial = path + ".btlens-partial"
+        guard FileManager.default.createFile(atPath: partial, contents: nil),
+              let handle = FileHandle(forWritingAtPath: partial) else {
+            Diagnostics.error(file: path, "cannot write the report: cannot create \(partial)")
+            throw ExitStatus.inputUnreadable
+        }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 16)
+        var failure: Error?
+        func flush() {
+            guard failure == nil, !buffer.isEmpty else { return }
+            do { try handle.write(contentsOf: buffer) } catch { failure = error }
+            buffer.removeAll(keepingCapacity: true)
+        }
+        body(JSONStreamWriter { text in
+            buffer.append(contentsOf: text.utf8)
+            if buffer.count >= 1 << 16 { flush() }
+        })
+        buffer.append(UInt8(ascii: "\n"))
+        flush()
+        do {
+            try handle.close()
+            if let failure { throw failure }
+            guard rename(partial, path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: partial)
+            Diagnostics.error(file: path, "cannot write the report: \(error.localizedDescription)")
+            throw ExitStatus.inputUnreadable
         }
     }
 

@@ -64,6 +64,7 @@ struct EnergyCommand: ParsableCommand {
             makeVisitor: { progress in
                 var options = TrackerOptions.withoutAdvertisers
                 options.connectionsWhileScanningListed = 0  // the energy report does not list them
+                options.scanDevicesListed = 0
                 let made = EnergyLinkRows(energy: model, spillDirectory: directory)
                 if let failure = made.records.spillFailure, !warned {
                     Diagnostics.warning(file: nil, "\(failure): the priced links are kept in memory")

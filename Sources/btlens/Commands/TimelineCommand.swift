@@ -13,7 +13,7 @@ enum Tracking {
     /// Progress goes on a line of its own named `label` (the command), or into `within`, a file of the caller's.
     static func each(_ paths: [String], label: String, within outer: Progress.Reading? = nil,
                      anonymizing: AnonymizeOptions = AnonymizeOptions(),
-                     retirement: () -> LinkRetirement? = { nil },
+                     retirement: () -> LinkRetirement? = { nil }, scanDevicesListed: Int = .max,
                      _ body: (CaptureInput, CaptureModel) throws -> Void) throws -> Bool {
         var (inputs, failed) = InputFiles.resolve(paths)
         let progress = outer == nil ? Progress(label: label, inputs: inputs) : nil
@@ -27,6 +27,7 @@ enum Tracking {
             }
             var options = TrackerOptions.withoutAdvertisers
             options.retirement = retirement()
+            options.scanDevicesListed = scanDevicesListed
             // The caller's file is this capture's bytes only when it is a plain file.
             let update = (reading ?? (input.isPlainFile ? outer : nil)).map { r in { (offset: Int64) in r.update(offset) } }
             var collector = TrackingCollector(options: options, progress: update)
@@ -145,7 +146,9 @@ struct TimelineCommand: ParsableCommand {
                 if kept { lines.keep(c) }
             }
         }
-        let failed = try Tracking.each(files, label: "timeline", anonymizing: anonymizing, retirement: retirement) { input, model in
+        // The text timeline counts a scan's devices and names none of them; the JSON lists the top ones.
+        let failed = try Tracking.each(files, label: "timeline", anonymizing: anonymizing, retirement: retirement,
+                                       scanDevicesListed: json ? ScanSessionJSON.topDeviceCount : trackOnly ? .max : 0) { input, model in
             if trackOnly {
                 Diagnostics.printRaw("\(model.connections.count) connections, \(model.scans.count) scans, \(model.advertisers.count) advertisers")
                 return

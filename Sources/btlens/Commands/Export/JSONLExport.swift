@@ -164,6 +164,7 @@ enum JSONLExport {
                     var options = TrackerOptions()
                     options.retirement = judged.retirement(window: AuditCommand.retirementWindow)
                     options.connectionsWhileScanningListed = 0  // a scan's row counts them (`FactsCapture.scanRow`)
+                    options.scanDevicesListed = ScanSessionJSON.topDeviceCount  // and lists its top devices
                     // The bytes read are the file's only when the capture is the file (not in an archive).
                     var collector = TrackingCollector(options: options, progress: input.isPlainFile ? progress : nil)
                     let model = try capture.accept(&collector, anonymizer: anonymizer)

@@ -44,6 +44,7 @@ enum PerfettoExport {
                 var options = TrackerOptions.withoutAdvertisers
                 options.keptATTTransactions = keptATTTransactions
                 options.connectionsWhileScanningListed = 0  // a scan's slice counts them
+                options.scanDevicesListed = 0  // and its devices
                 let judgement = auditor.linkJudgement()
                 let stream = LinkTraceStream(writer: writer, file: input.displayName, index: index, judgement: judgement,
                                              energy: auditor.energy)

@@ -1,0 +1,94 @@
+import BTWire
+
+/// What a finished scan session keeps of its per-device counts (`ScanSession.reportsPerDevice`, up to 4,096
+/// devices, 24 bytes each): a capture of thousands of scans would otherwise hold millions of counts.
+///
+/// Readers of the list: a report's top devices (`listed`, most reports first), `reconnect-by-scan`'s reports from
+/// a peer it reconnected to (so the counts of every device that was a link's peer stay), and an app scan's
+/// distinct devices, a union over its pieces. The scan tracker says as each session ends whether it is a piece of
+/// the app scan before it (`ScanPiece`, judged as `AppScans.build` judges it); the distinct devices of the pieces
+/// so far are kept here, one set per controller for the scan going on, and each piece records the count
+/// (`ScanSession.scanDevices`), so its list can be trimmed at once.
+struct ScanDeviceKeeping {
+    /// Devices a report lists per scan; `Int.max` keeps every list whole (the timeline).
+    var listed = Int.max
+    /// The links' peers seen so far (what `reconnect-by-scan` looks up), as a Bloom filter: 1 MiB whatever the
+    /// number of peers (a set held 5 MB more on a 10 GB capture of 310,000 random peers). A device it wrongly
+    /// takes for a peer keeps its count, which changes nothing: a trimmed list is the whole list's order with
+    /// entries left out, and no reader looks for a device that was no link's peer.
+    var peers = PeerFilter()
+    /// The distinct devices (`DeviceKey`) of each controller's app scan going on.
+    var scans: [UInt16: Set<UInt64>] = [:]
+
+    init(listed: Int = Int.max) { self.listed = listed }
+
+    /// Lists are trimmed at all.
+    var trims: Bool { listed != Int.max }
+
+    mutating func linkOpened(peer: BDAddr?) {
+        guard trims, let peer else { return }
+        peers.insert(peer.rawValue)
+    }
+
+    /// A session of `controller` ended with these counts: returns the distinct devices of its app scan so far
+    /// (nil for `.whole`) and trims the list to the first `listed` and the peers', in their order.
+    mutating func ended(_ list: inout [DeviceReportCount], controller: UInt16, piece: ScanPiece) -> Int? {
+        guard piece != .whole else {
+            scans[controller] = nil
+            return nil
+        }
+        var devices = piece == .next ? scans[controller] ?? [] : []
+        for d in list { devices.insert(DeviceKey(address: d.address, type: d.addressType).rawValue) }
+        scans[controller] = devices
+        if list.count > listed {
+            var kept: [DeviceReportCount] = []
+            for (i, d) in list.enumerated() where i < listed || peers.contains(d.address.rawValue) { kept.append(d) }
+            list = kept
+        }
+        return devices.count
+    }
+}
+
+/// How a finished scan session stands to the app scans (`AppScans.build`), as the scan tracker sees at its end.
+enum ScanPiece: Int {
+    /// Its list stays whole: trimming is off, or a scan client of Android's was seen on the controller (its
+    /// scans count the devices of whichever sessions they cover).
+    case whole = -1
+    /// The first piece of an app scan.
+    case first = 0
+    /// The next piece of the app scan before it (the same scan restarted at once).
+    case next = 1
+}
+
+/// A Bloom filter of 48-bit addresses: no false negatives, a fixed 1 MiB allocated at the first insert.
+struct PeerFilter {
+    private var words: [UInt64] = []
+    static let wordCount = 1 << 17
+
+    mutating func insert(_ address: UInt64) {
+        if words.isEmpty { words = [UInt64](repeating: 0, count: Self.wordCount) }
+        let z = Self.mix(address)
+        for shift: UInt64 in [0, 21, 42] {
+            let bit = Int((z >> shift) & Self.mask)
+            words[bit >> 6] |= 1 << UInt64(bit & 63)
+        }
+    }
+
+    func contains(_ address: UInt64) -> Bool {
+        guard !words.isEmpty else { return false }
+        let z = Self.mix(address)
+        let a = Int(z & Self.mask), b = Int((z >> 21) & Self.mask), c = Int((z >> 42) & Self.mask)
+        return words[a >> 6] & (1 << UInt64(a & 63)) != 0 && words[b >> 6] & (1 << UInt64(b & 63)) != 0
+            && words[c >> 6] & (1 << UInt64(c & 63)) != 0
+    }
+
+    static let mask = UInt64(wordCount * 64 - 1)
+
+    /// SplitMix64's finaliser: three bit positions are taken from it, 21 bits apart.
+    static func mix(_ address: UInt64) -> UInt64 {
+        var z = address &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
