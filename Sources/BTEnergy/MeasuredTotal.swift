@@ -28,6 +28,14 @@ public struct MeasuredTotal: Sendable {
         return model > 0 ? (txSeconds + rxSeconds) * share(shares) / model : 0
     }
 
+    /// The measured radio time per kind of activity the model priced in the intervals, in report order, those with
+    /// none left out: what the text and HTML reports list.
+    public var byActivity: [(name: String, seconds: Double)] {
+        [("scans", apportioned { $0.scanTx + $0.scanRx }), ("links", apportioned { $0.linkTx + $0.linkRx }),
+         ("advertising", apportioned { $0.advertisingTx + $0.advertisingRx }), ("page scan", apportioned { $0.classicRx })]
+            .filter { $0.1 > 0 }
+    }
+
     init?(_ all: [EnergyReport.Measured], profile: PhoneProfile) {
         let list = all.filter(\.countersConsistent)
         guard !list.isEmpty else { return nil }

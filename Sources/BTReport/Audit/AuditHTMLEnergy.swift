@@ -112,15 +112,12 @@ enum AuditHTMLEnergy {
     /// The counters over the capture: the phone's own figures, apportioned by the model's shares.
     static func measuredTotal(_ t: MeasuredTotal) -> String {
         let error = t.error.map { ", the model \($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %" } ?? ""
-        let parts: [(String, Double)] = [
-            ("scans", t.apportioned { $0.scanTx + $0.scanRx }), ("links", t.apportioned { $0.linkTx + $0.linkRx }),
-            ("advertising", t.apportioned { $0.advertisingTx + $0.advertisingRx }), ("page scan", t.apportioned { $0.classicRx }),
-        ].filter { $0.1 > 0 }
+        let parts = t.byActivity
         return "<p>Measured by the controller over \(t.intervals) intervals (\(escape(EnergyText.seconds(t.seconds)))"
             + (t.inconsistent > 0 ? "; \(t.inconsistent) left out, their counters stale or impossible" : "") + "): "
             + "tx \(escape(EnergyText.seconds(t.txSeconds))), rx \(escape(EnergyText.seconds(t.rxSeconds))), "
             + "\(escape(AuditCost.mAh(t.phoneChargeMC))) at the profile's currents\(error)"
-            + (parts.isEmpty ? "" : "; by the model's shares: " + parts.map { "\($0.0) \(escape(EnergyText.seconds($0.1)))" }.joined(separator: ", "))
+            + (parts.isEmpty ? "" : "; by the model's shares: " + parts.map { "\($0.name) \(escape(EnergyText.seconds($0.seconds)))" }.joined(separator: ", "))
             + ".</p>"
     }
 }

@@ -156,15 +156,8 @@ public enum EnergyText {
             + "tx \(seconds(t.txSeconds)) rx \(seconds(t.rxSeconds)), \(DecimalText.fixed(t.phoneChargeMC, fractionDigits: 2)) mC "
             + "= \(DecimalText.fixed(t.phoneChargeMC / 3600, fractionDigits: 4)) mAh at the profile's currents; model tx "
             + "\(seconds(t.modelTxSeconds)) rx \(seconds(t.modelRxSeconds))\(error)")
-        guard t.shares.total > 0 else { return }
-        let parts: [(String, (EnergyReport.ModelShares) -> Double)] = [
-            ("scans", { $0.scanTx + $0.scanRx }), ("links", { $0.linkTx + $0.linkRx }),
-            ("advertising", { $0.advertisingTx + $0.advertisingRx }), ("page scan", { $0.classicRx }),
-        ]
-        let shown = parts.compactMap { name, share -> String? in
-            let v = t.apportioned(share)
-            return v > 0 ? "\(name) \(seconds(v))" : nil
-        }
+        let shown = t.byActivity.map { "\($0.name) \(seconds($0.seconds))" }
+        guard !shown.isEmpty else { return }
         out("    measured radio time apportioned by the model's shares: " + shown.joined(separator: ", "))
     }
 
