@@ -89,17 +89,16 @@ public struct EnergyReport: Sendable {
         public var tx: Double { scanTx + linkTx + advertisingTx }
         public var rx: Double { scanRx + linkRx + advertisingRx + classicRx }
         public var total: Double { tx + rx }
-        static func - (a: ModelShares, b: ModelShares) -> ModelShares {
-            ModelShares(scanTx: max(0, a.scanTx - b.scanTx), scanRx: max(0, a.scanRx - b.scanRx),
-                        linkTx: max(0, a.linkTx - b.linkTx), linkRx: max(0, a.linkRx - b.linkRx),
-                        advertisingTx: max(0, a.advertisingTx - b.advertisingTx),
-                        advertisingRx: max(0, a.advertisingRx - b.advertisingRx), classicRx: max(0, a.classicRx - b.classicRx))
+        /// Each kind's time from `a`'s and `b`'s.
+        static func combine(_ a: ModelShares, _ b: ModelShares, _ f: (Double, Double) -> Double) -> ModelShares {
+            ModelShares(scanTx: f(a.scanTx, b.scanTx), scanRx: f(a.scanRx, b.scanRx), linkTx: f(a.linkTx, b.linkTx),
+                        linkRx: f(a.linkRx, b.linkRx), advertisingTx: f(a.advertisingTx, b.advertisingTx),
+                        advertisingRx: f(a.advertisingRx, b.advertisingRx), classicRx: f(a.classicRx, b.classicRx))
         }
-        static func + (a: ModelShares, b: ModelShares) -> ModelShares {
-            ModelShares(scanTx: a.scanTx + b.scanTx, scanRx: a.scanRx + b.scanRx, linkTx: a.linkTx + b.linkTx,
-                        linkRx: a.linkRx + b.linkRx, advertisingTx: a.advertisingTx + b.advertisingTx,
-                        advertisingRx: a.advertisingRx + b.advertisingRx, classicRx: a.classicRx + b.classicRx)
-        }
+        /// The time between two points of the running integral (never below 0).
+        static func - (a: ModelShares, b: ModelShares) -> ModelShares { combine(a, b) { max(0, $0 - $1) } }
+        static func + (a: ModelShares, b: ModelShares) -> ModelShares { combine(a, b, +) }
+        func scaled(by k: Double) -> ModelShares { Self.combine(self, self) { v, _ in v * k } }
     }
 
     /// The controller's own counters between two reads (`ControllerActivityReport`), and the model's tx and rx
@@ -351,13 +350,13 @@ public struct EnergyReport: Sendable {
         // The model's time in an interval is F(to) − F(from), F the running integral of the summed rates, made in
         // one sweep over the spans' ends and the reads (not each interval against each activity: thousands of
         // reads times thousands of links).
-        var changes: [(at: Int64, rate: ModelShares, sign: Double)] = []
+        var changes: [(at: Int64, rate: ModelShares)] = []
         func spread(_ start: Timestamp, _ end: Timestamp, _ rate: (Double) -> ModelShares) {
             let span = end.nanoseconds - start.nanoseconds
             guard span > 0 else { return }
             let r = rate(Double(span))
-            changes.append((start.nanoseconds, r, 1))
-            changes.append((end.nanoseconds, r, -1))
+            changes.append((start.nanoseconds, r))
+            changes.append((end.nanoseconds, r.scaled(by: -1)))
         }
         for s in report.scans {
             spread(s.start, s.end) { ModelShares(scanTx: s.radio.txSeconds / $0, scanRx: s.radio.rxSeconds / $0) }
@@ -375,22 +374,14 @@ public struct EnergyReport: Sendable {
         var rate = ModelShares(), total = ModelShares(), now = Int64.min, next = 0
         func advance(to t: Int64) {
             guard now != .min else { return }
-            let dt = Double(t - now)
-            total = total + ModelShares(scanTx: rate.scanTx * dt, scanRx: rate.scanRx * dt, linkTx: rate.linkTx * dt,
-                                        linkRx: rate.linkRx * dt, advertisingTx: rate.advertisingTx * dt,
-                                        advertisingRx: rate.advertisingRx * dt, classicRx: rate.classicRx * dt)
+            total = total + rate.scaled(by: Double(t - now))
         }
         for t in times {
             while next < changes.count && changes[next].at <= t {
                 advance(to: changes[next].at)
                 now = changes[next].at
-                let c = changes[next]
                 // Rates are added and taken away exactly as they were added: no clamping here.
-                rate = ModelShares(scanTx: rate.scanTx + c.sign * c.rate.scanTx, scanRx: rate.scanRx + c.sign * c.rate.scanRx,
-                                   linkTx: rate.linkTx + c.sign * c.rate.linkTx, linkRx: rate.linkRx + c.sign * c.rate.linkRx,
-                                   advertisingTx: rate.advertisingTx + c.sign * c.rate.advertisingTx,
-                                   advertisingRx: rate.advertisingRx + c.sign * c.rate.advertisingRx,
-                                   classicRx: rate.classicRx + c.sign * c.rate.classicRx)
+                rate = rate + changes[next].rate
                 next += 1
             }
             if now != .min {
@@ -436,9 +427,7 @@ public struct EnergyReport: Sendable {
                          paging: [(start: Timestamp, end: Timestamp)]) -> [Measured] {
         // Each answer counts since the stack's previous read (AOSP resets the counters on read), so the second of
         // two reads in the capture measures the interval between them; the first read's interval began before it.
-        let intervals = zip(reports, reports.dropFirst()).filter { a, b in
-            b.at.controller == a.at.controller && b.at.timestamp > a.at.timestamp
-        }
+        let intervals = ControllerActivityReport.intervals(reports)
         guard !intervals.isEmpty else { return [] }
         let integral = modelIntegral(at: intervals.flatMap { [$0.0.at.timestamp.nanoseconds, $0.1.at.timestamp.nanoseconds] },
                                      report: report)

@@ -16,8 +16,7 @@ struct MeasuredCap {
     let intervals: [Interval]
 
     init(_ reports: [ControllerActivityReport]) {
-        intervals = zip(reports, reports.dropFirst()).compactMap { a, b in
-            guard a.at.controller == b.at.controller, b.at.timestamp > a.at.timestamp else { return nil }
+        intervals = ControllerActivityReport.intervals(reports).compactMap { a, b in
             // Counters that cannot be right (stale, or more radio time than the interval) measure nothing: no cap.
             let seconds = Double(b.at.timestamp.nanoseconds - a.at.timestamp.nanoseconds) / 1e9
             guard EnergyReport.Measured.consistent(tx: b.txMilliseconds, rx: b.rxMilliseconds, previous: a, seconds: seconds)

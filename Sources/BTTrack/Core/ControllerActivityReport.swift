@@ -20,6 +20,13 @@ public struct ControllerActivityReport: Sendable, Equatable {
     /// Energy used, in the controller's unit (AOSP: mA × V × ms).
     public var energy: UInt32
 
+    /// Consecutive reads of one controller, each with the read before it: the second counts the interval between
+    /// them (AOSP resets the counters on read); the first read's interval began before the capture.
+    public static func intervals(_ reports: [ControllerActivityReport]) -> [(previous: ControllerActivityReport, report: ControllerActivityReport)] {
+        zip(reports, reports.dropFirst()).filter { a, b in b.at.controller == a.at.controller && b.at.timestamp > a.at.timestamp }
+            .map { (previous: $0, report: $1) }
+    }
+
     /// Return parameters: status, then total tx time, rx time, idle time and energy, u32 little-endian each.
     public init?(returnParameters p: UnsafeRawBufferPointer, at: RecordRef) {
         var r = ByteReader(p)
