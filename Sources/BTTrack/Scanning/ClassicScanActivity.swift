@@ -61,6 +61,9 @@ public struct ClassicScanTracker: Sendable {
         var openSpan: Int?
     }
 
+    /// Write Scan Enable (0x0C1A) through Write Page Scan Type (0x0C47): the commands this tracker reads lie there.
+    static let settingsCommands: ClosedRange<UInt16> = HCIOpcode.writeScanEnable.rawValue...HCIOpcode.writePageScanType.rawValue
+
     /// Scan Enable bits (Core Vol 4 Part E §7.3.18).
     static let inquiryScanBit: UInt8 = 0x01, pageScanBit: UInt8 = 0x02
 
@@ -73,6 +76,9 @@ public struct ClassicScanTracker: Sendable {
 
     /// A command the controller accepted.
     public mutating func commandCompleted(_ c: CommandCorrelator.Pending, at: RecordRef) {
+        // Every tracked command's completion comes here (scan and APCF ones by the thousand): the state is looked
+        // up for these settings' commands only.
+        guard Self.settingsCommands.contains(c.opcode.rawValue) else { return }
         var s = states[at.controller] ?? State()
         let p = c.parameters
         func u16(_ i: Int) -> UInt16 { UInt16(p[i]) | UInt16(p[i + 1]) << 8 }

@@ -67,19 +67,22 @@ struct PeerFilter {
 
     mutating func insert(_ address: UInt64) {
         if words.isEmpty { words = [UInt64](repeating: 0, count: Self.wordCount) }
-        let z = Self.mix(address)
-        for shift: UInt64 in [0, 21, 42] {
-            let bit = Int((z >> shift) & Self.mask)
-            words[bit >> 6] |= 1 << UInt64(bit & 63)
-        }
+        let (a, b, c) = Self.bits(address)
+        for bit in [a, b, c] { words[bit >> 6] |= 1 << UInt64(bit & 63) }
     }
 
     func contains(_ address: UInt64) -> Bool {
         guard !words.isEmpty else { return false }
-        let z = Self.mix(address)
-        let a = Int(z & Self.mask), b = Int((z >> 21) & Self.mask), c = Int((z >> 42) & Self.mask)
-        return words[a >> 6] & (1 << UInt64(a & 63)) != 0 && words[b >> 6] & (1 << UInt64(b & 63)) != 0
-            && words[c >> 6] & (1 << UInt64(c & 63)) != 0
+        let (a, b, c) = Self.bits(address)
+        return isSet(a) && isSet(b) && isSet(c)
+    }
+
+    private func isSet(_ bit: Int) -> Bool { words[bit >> 6] & (1 << UInt64(bit & 63)) != 0 }
+
+    /// The address's three bit positions, 21 bits apart in its hash.
+    static func bits(_ address: UInt64) -> (Int, Int, Int) {
+        let z = mix(address)
+        return (Int(z & mask), Int((z >> 21) & mask), Int((z >> 42) & mask))
     }
 
     static let mask = UInt64(wordCount * 64 - 1)
