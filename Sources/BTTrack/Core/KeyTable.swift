@@ -159,6 +159,14 @@ struct KeyTable<Key: PackedKey>: Sendable {
     }
 
     /// Every (key, value), in slot order.
+    /// Calls `body` with each key and value, in slot order, without building the list.
+    @inline(__always)
+    func forEach(_ body: (Key, Int64) -> Void) {
+        words.withUnsafeBufferPointer { w in
+            for i in stride(from: 0, to: w.count, by: 2) where w[i] != 0 { body(Key(rawValue: w[i]), Int64(bitPattern: w[i + 1])) }
+        }
+    }
+
     var entries: [(key: Key, value: Int64)] {
         stride(from: 0, to: words.count, by: 2).compactMap {
             words[$0] == 0 ? nil : (Key(rawValue: words[$0]), Int64(bitPattern: words[$0 + 1]))

@@ -1,3 +1,5 @@
+import BTWire
+
 /// Reports per device during one scan session: a bounded open-addressing table of the first
 /// `ScanSession.deviceLimit` devices, and an estimate of how many more there were. A report costs one lookup
 /// and no allocation once the table has grown; the table is reused by every session of a controller.
@@ -44,12 +46,17 @@ struct DeviceTally {
 
     /// Per-device counts, most reports first (ties by address and type, so the order is the same every run).
     func summary() -> Summary {
-        var list = devices.entries.map {
-            DeviceReportCount(address: $0.key.address, addressType: $0.key.addressType, reports: Int($0.value))
+        // Sorted as pairs of integers (reports counted down from the top, then address and type packed): comparing
+        // the fields one by one took a tenth of the audit of a capture of thousands of scan sessions.
+        var order: [(UInt64, UInt64)] = []
+        order.reserveCapacity(devices.count)
+        devices.forEach { key, reports in
+            order.append((UInt64.max &- UInt64(max(0, reports)), key.address.rawValue << 8 | UInt64(key.addressType.rawValue)))
         }
-        list.sort {
-            $0.reports != $1.reports ? $0.reports > $1.reports
-                : ($0.address, $0.addressType.rawValue) < ($1.address, $1.addressType.rawValue)
+        order.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        let list = order.map {
+            DeviceReportCount(address: BDAddr(rawValue: $0.1 >> 8), addressType: AddressType(rawValue: UInt8(truncatingIfNeeded: $0.1)),
+                              reports: Int(UInt64.max &- $0.0))
         }
         return Summary(reportsPerDevice: list, uniqueDevices: list.count + uncounted.estimate,
                        uniqueDevicesIsEstimate: uncounted.insertions > 0, reportsFromUncountedDevices: uncountedReports)

@@ -37,7 +37,11 @@ struct ScanDeviceKeeping {
             scans[controller] = nil
             return nil
         }
-        var devices = piece == .next ? scans[controller] ?? [] : []
+        // Taken out of the dictionary, so inserting does not copy it (a copy per session was most of this work);
+        // a first piece reuses the storage of the scan before.
+        var devices = scans.removeValue(forKey: controller) ?? []
+        if piece == .first { devices.removeAll(keepingCapacity: true) }
+        devices.reserveCapacity(devices.count + list.count)
         for d in list { devices.insert(DeviceKey(address: d.address, type: d.addressType).rawValue) }
         scans[controller] = devices
         if list.count > listed {
@@ -60,19 +64,35 @@ enum ScanPiece: Int {
     case next = 1
 }
 
-/// A Bloom filter of 48-bit addresses: no false negatives, a fixed 1 MiB allocated at the first insert.
+/// The links' peers: an exact set of 48-bit addresses while they are few, then a Bloom filter (no false
+/// negatives, a fixed 1 MiB). Most captures have a few peers: a 1 MiB table allocated and zeroed for them was a
+/// large share of tracking a capture of a few packets (the fuzz harness tracks hundreds a second).
 struct PeerFilter {
+    private var few: Set<UInt64> = []
     private var words: [UInt64] = []
     static let wordCount = 1 << 17
+    /// Peers held exactly before the filter takes over (a set of about 100 KB).
+    static let exactLimit = 4_096
 
     mutating func insert(_ address: UInt64) {
-        if words.isEmpty { words = [UInt64](repeating: 0, count: Self.wordCount) }
+        if words.isEmpty {
+            few.insert(address)
+            guard few.count > Self.exactLimit else { return }
+            words = [UInt64](repeating: 0, count: Self.wordCount)
+            for a in few { set(a) }
+            few = []
+            return
+        }
+        set(address)
+    }
+
+    private mutating func set(_ address: UInt64) {
         let (a, b, c) = Self.bits(address)
         for bit in [a, b, c] { words[bit >> 6] |= 1 << UInt64(bit & 63) }
     }
 
     func contains(_ address: UInt64) -> Bool {
-        guard !words.isEmpty else { return false }
+        guard !words.isEmpty else { return few.contains(address) }
         let (a, b, c) = Self.bits(address)
         return isSet(a) && isSet(b) && isSet(c)
     }

@@ -27,6 +27,10 @@ enum FuzzMain {
         if CommandLine.arguments.dropFirst().first == "--frames" {
             exit(FrameSeeds.write(Array(CommandLine.arguments.dropFirst(2))))
         }
+        if CommandLine.arguments.dropFirst().first == "--mutator-check", CommandLine.arguments.count > 3,
+           let rounds = Int(CommandLine.arguments[2]) {
+            exit(MutatorCheck.run(rounds: rounds, paths: CommandLine.arguments.dropFirst(3).flatMap(files)))
+        }
         target = LayerTarget.selected
         #if FUZZING
         var argc = CommandLine.argc
