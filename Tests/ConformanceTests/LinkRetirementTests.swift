@@ -185,6 +185,19 @@ struct LinkRetirementTests {
             #expect(summaries <= 2 * 2048 + 64 + window + 16, "\(summaries) summaries")
             #expect(model.letGoLinks.count + summaries == Self.newPeerLinks)
             #expect(model.letGoLinks.count >= Self.newPeerLinks - 2 * 2048 - 64 - window)
+            // Rules read the links that came up during a span alike whether the model let them go or kept them.
+            let whole = try #require(atEnd.model).linkStarts, lean = model.linkStarts
+            var compared = 0
+            for scan in model.appScans {
+                let from = scan.start.timestamp.nanoseconds, until = scan.endTimestamp?.nanoseconds ?? Int64.max
+                let a = lean.started(controller: scan.controller, from: from, until: until).map { "\($0.id)@\($0.start) \($0.isAppLE)" }
+                let b = whole.started(controller: scan.controller, from: from, until: until).map { "\($0.id)@\($0.start) \($0.isAppLE)" }
+                #expect(a == b, "scan from \(from)")
+                #expect(lean.any(controller: scan.controller, from: until, through: until.plusSaturating(2_000_000_000))
+                        == whole.any(controller: scan.controller, from: until, through: until.plusSaturating(2_000_000_000)))
+                compared += a.count
+            }
+            #expect(compared == Self.newPeerLinks, "every link came up during a scan")
         }
         // Both judge something: the scans left on after connecting (counting the links let go) and the
         // reconnections by scan (each to a peer last seen 400 links before).

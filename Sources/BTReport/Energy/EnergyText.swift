@@ -56,7 +56,7 @@ public enum EnergyText {
         let capture = r.captureSeconds
         if phone {
             // Repeats (short scans, advertising sessions of one set with the same parameters) as one entry each.
-            for group in full ? r.scans.indices.map { [$0] } : RepeatedEpisodes.scans(r.scans.map(\.session)) {
+            for group in full ? r.scans.indices.map({ [$0] }) : RepeatedEpisodes.scans(r.scans.map(\.session)) {
                 let s = r.scans[group[0]]
                 let duty = s.session.parametersKnown ? "duty \(Int((s.session.dutyCycle * 100).rounded())) %" : "duty unknown"
                 let scans = group.map { r.scans[$0] }
@@ -67,7 +67,7 @@ public enum EnergyText {
                 out("  Scan hci\(s.session.controller) \(s.session.isActive ? "active" : "passive") \(duty)\(what)")
                 out("    phone: " + line(cost, duration: Double(ns) / 1e9, total: total))
             }
-            for group in full ? r.advertising.indices.map { [$0] } : RepeatedEpisodes.advertising(r.advertising.map(\.session)) {
+            for group in full ? r.advertising.indices.map({ [$0] }) : RepeatedEpisodes.advertising(r.advertising.map(\.session)) {
                 let a = r.advertising[group[0]]
                 let sessions = group.map { r.advertising[$0] }
                 let ns = Int64(saturating: sessions.reduce(0.0) { $0 + Double($1.end.nanoseconds - $1.start.nanoseconds) })

@@ -26,7 +26,7 @@ public struct ScanAfterConnectRule: Rule {
         let links = all.indices.filter { let c = all[$0]; return c.transport == .le && !c.implicitStart && model.isAppLink(c) }
         // Links up before the capture began count as up all along when the phone's client drove them.
         let joined = all.indices.filter { let c = all[$0]; return c.transport == .le && c.implicitStart && c.clientDriven && model.isAppLink(c) }
-        let linksByStart = LinkStartIndex(all, links), allByStart = LinkStartIndex(all, all.indices)
+        let starts = model.linkStarts
         var findings: [Finding] = []
         var repeats = RepeatNumbering()
         for scan in model.appScans {
@@ -35,23 +35,18 @@ public struct ScanAfterConnectRule: Rule {
             guard until > from else { continue }
             let session = model.scans[scan.pricedSession]
             let kind = "\(scan.isActive ? "active" : "passive"), \(Self.duty(scan))"
-            let came = linksByStart.started(controller: scan.controller, from: from, until: until)
-            // The app's links let go without their summary are counted and named, never the first: the first
-            // after each scan boundary keeps its summary (`LinkInterest`).
-            let gone = model.letGoLinks(controller: scan.controller, startingIn: from..<until).lazy.filter(\.isAppLE)
-            if let firstIndex = came.first {
+            // The app's links that came up during the scan, in id order. The first keeps its summary (the model
+            // keeps the first after each scan boundary whole); the rest may be known by their start alone.
+            let came = starts.started(controller: scan.controller, from: from, until: until).filter(\.isAppLE)
+            if let firstCame = came.first(where: { $0.summary != nil }), let firstIndex = firstCame.summary {
                 let first = all[firstIndex]
                 // One finding per scan span, from the first connection it outlived: no span is charged twice.
                 let after = until.minusSaturating(first.start.timestamp.nanoseconds)
                 guard after > grace else { continue }
                 let stillOn = scan.end == nil ? " and was still on when the capture ended" : ""
-                var named = Self.smallest(came.dropFirst().prefix(Self.namedConnections).map { all[$0].id })
-                var goneCount = 0
-                for l in gone {
-                    goneCount += 1
-                    named = Self.smallest(named, adding: Int(l.id))
-                }
-                let others = came.count - 1 + goneCount
+                var named: [Int] = []
+                for l in came where l.id != firstCame.id { named = Self.smallest(named, adding: l.id) }
+                let others = came.count - 1
                 let also = others == 0 ? "" : " (\(others == 1 ? "connection" : "connections") \(Self.listed(named, count: others)) came up during it too)"
                 var records = [scan.start, first.start]
                 if let end = scan.end { records.append(end) }
@@ -65,8 +60,7 @@ public struct ScanAfterConnectRule: Rule {
             // Started while one of the app's links was up, ran past the grace, and connected to nothing new. A scan
             // the capture shows only by its reports (no enable seen) has no start to judge.
             guard until.minusSaturating(from) > grace, scan.sessions.first.map({ !model.scans[$0].implicitStart }) ?? false,
-                  !allByStart.any(controller: scan.controller, from: until, through: until.plusSaturating(grace)),
-                  model.letGoLinks(controller: scan.controller, startingIn: until..<until.plusSaturating(grace).plusSaturating(1)).isEmpty,
+                  !starts.any(controller: scan.controller, from: until, through: until.plusSaturating(grace)),
                   let up = [links, joined].lazy.joined().map({ all[$0] }).first(where: { $0.controller == scan.controller
                       && ($0.implicitStart || $0.start.timestamp.nanoseconds < from)
                       && ($0.end?.timestamp ?? model.endTime).nanoseconds > from })
@@ -93,11 +87,8 @@ public struct ScanAfterConnectRule: Rule {
         return total > namedConnections ? "\(named) and \(total - namedConnections) more" : named
     }
 
-    /// The `namedConnections` smallest of `ids`, in order (the let-go links come in start order, and may be
-    /// thousands: they are added one at a time).
-    static func smallest(_ ids: [Int]) -> [Int] { Array(ids.sorted().prefix(namedConnections)) }
-
-    /// `kept` (the smallest ids so far, in order) with `id`, if it is among the `namedConnections` smallest.
+    /// `kept` (the smallest ids so far, in order) with `id`, if it is among the `namedConnections` smallest: a scan
+    /// left on for hours outlives thousands of links, added one at a time.
     static func smallest(_ kept: [Int], adding id: Int) -> [Int] {
         guard kept.count < namedConnections || id < kept[kept.count - 1] else { return kept }
         var kept = kept

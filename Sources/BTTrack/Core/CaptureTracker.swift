@@ -129,18 +129,9 @@ public struct CaptureModel: Sendable {
     /// The links of the model (those let go but for their summary, and those let go entirely, included).
     public var linkCount: Int { (summarizedLinks?.count ?? connections.count) + letGoLinks.count }
     /// The judged links let go without their summary, as no capture-wide rule reads them (`LinkInterest`), by
-    /// controller, start and id: what counting links during a scan reads.
+    /// controller, start and id. Rules read them with the kept ones through `linkStarts`.
     public var letGoLinks: [LetGoLink] = []
 
-    /// The links let go without their summary (`letGoLinks`) of `controller` that started in `range`
-    /// (nanoseconds), in start order.
-    public func letGoLinks(controller: UInt16, startingIn range: Range<Int64>) -> ArraySlice<LetGoLink> {
-        func first(at t: Int64) -> Int {
-            letGoLinks.partitioningIndex { ($0.controller, $0.start.nanoseconds) >= (controller, t) }
-        }
-        let from = first(at: range.lowerBound)
-        return letGoLinks[from..<max(from, first(at: range.upperBound))]
-    }
     /// Whether the app's rules judge `link` (`LinkOwnership`).
     public func isAppLink(_ link: LinkSummary) -> Bool { link.ownership.isApp }
 

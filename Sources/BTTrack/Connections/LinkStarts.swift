@@ -1,0 +1,72 @@
+/// Every link of a model by controller and start, whether the model kept its summary (`CaptureModel.links`) or
+/// let it go with no more than its start (a link judged as it closed that no capture-wide rule reads whole): what a
+/// rule asks of the links that came up during a span, without knowing which were let go.
+///
+/// Built from the summaries once per question set (`CaptureModel.linkStarts`); the let-go links are read where
+/// the model keeps them (already in controller and start order), not copied.
+public struct LinkStarts: Sendable {
+    /// A link that came up: its id, start (ns), whether the app's rules judge it as an LE link the capture saw
+    /// start, and its index in `CaptureModel.links` when the model kept its summary.
+    public struct Started: Sendable, Equatable {
+        public let id: Int
+        public let start: Int64
+        public let isAppLE: Bool
+        public let summary: Int?
+    }
+
+    /// Per controller, the kept summaries' (start, index), in start and index order.
+    private var kept: [UInt16: [(start: Int64, index: Int)]] = [:]
+    private let summaries: LinkSummaries
+    private let letGo: [LetGoLink]
+
+    init(_ model: CaptureModel) {
+        summaries = model.links
+        letGo = model.letGoLinks
+        for i in summaries.indices {
+            let link = summaries[i]
+            kept[link.controller, default: []].append((link.start.timestamp.nanoseconds, i))
+        }
+        for key in kept.keys { kept[key]!.sort { ($0.start, $0.index) < ($1.start, $1.index) } }
+    }
+
+    /// The links of `controller` that started at or after `from` and before `until`, in id order.
+    public func started(controller: UInt16, from: Int64, until: Int64) -> [Started] {
+        var found: [Started] = []
+        if let list = kept[controller] {
+            var i = list.partitioningIndex { $0.start >= from }
+            while i < list.count, list[i].start < until {
+                let link = summaries[list[i].index]
+                found.append(Started(id: link.id, start: list[i].start,
+                                     isAppLE: link.transport == .le && !link.implicitStart && link.ownership.isApp, summary: list[i].index))
+                i += 1
+            }
+        }
+        for link in letGo(controller: controller, from: from, until: until) {
+            found.append(Started(id: Int(link.id), start: link.start.nanoseconds, isAppLE: link.isAppLE, summary: nil))
+        }
+        return found.sorted { $0.id < $1.id }
+    }
+
+    /// Whether a link of `controller` started at or after `from` and at or before `through`.
+    public func any(controller: UInt16, from: Int64, through: Int64) -> Bool {
+        if let list = kept[controller] {
+            let i = list.partitioningIndex { $0.start >= from }
+            if i < list.count, list[i].start <= through { return true }
+        }
+        return !letGo(controller: controller, from: from, until: through.plusSaturating(1)).isEmpty
+    }
+
+    /// The let-go links of `controller` that started in `from..<until` (the model keeps them by controller,
+    /// start and id).
+    private func letGo(controller: UInt16, from: Int64, until: Int64) -> ArraySlice<LetGoLink> {
+        func first(at t: Int64) -> Int { letGo.partitioningIndex { ($0.controller, $0.start.nanoseconds) >= (controller, t) } }
+        let lower = first(at: from)
+        return letGo[lower..<max(lower, first(at: until))]
+    }
+}
+
+extension CaptureModel {
+    /// Every link by controller and start (`LinkStarts`), let go or kept: what rules read of links that came up
+    /// during a span.
+    public var linkStarts: LinkStarts { LinkStarts(self) }
+}
