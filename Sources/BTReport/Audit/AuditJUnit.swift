@@ -11,32 +11,42 @@ public enum AuditJUnit {
     ///   testcase (classname its device serial, name its test) with a failure per finding at or above `--fail-on`,
     ///   in one testsuite after those of the other captures. Empty: the report is as it always was.
     public static func render(_ run: AuditRun, testCases: [String: TestCaseNaming.TestCase] = [:]) -> String {
+        var out = ""
+        write(run, testCases: testCases) { out += $0 }
+        return out
+    }
+
+    /// `render`, written a testcase at a time: the report is never held whole (a capture with tens of thousands of
+    /// findings made a report of a hundred megabytes). The totals each element opens with are counted first.
+    public static func write(_ run: AuditRun, testCases: [String: TestCaseNaming.TestCase] = [:], to out: (String) -> Void) {
         let catalogue = RuleRegistry.descriptions
-        var suites: [String] = []
-        var totalTests = 0, totalFailures = 0, totalErrors = 0
-        var farm: [String] = []
-        var farmFailures = 0, farmErrors = 0
-        for capture in run.captures {
-            if let testCase = testCases[capture.file] {
-                let (testcase, failures) = farmTestCase(capture, testCase, run: run)
-                farm.append(testcase)
-                farmFailures += failures
-                if capture.error != nil { farmErrors += 1 }
-                continue
+        let plain = run.captures.filter { testCases[$0.file] == nil }
+        let farm = run.captures.filter { testCases[$0.file] != nil }
+        // A capture that could not be read has one testcase (in error) and none per rule: no rule ran on it.
+        func cases(_ c: AuditedCapture) -> Int { c.error == nil ? catalogue.count : 1 }
+        func failures(_ c: AuditedCapture) -> Int { c.error != nil ? 0 : c.findings.reduce(0) { $0 + (run.fails($1) ? 1 : 0) } }
+        let farmFailures = farm.reduce(0) { $0 + failures($1) }
+        let farmErrors = farm.filter { $0.error != nil }.count
+        let totalTests = plain.reduce(0) { $0 + cases($1) } + farm.count
+        let totalFailures = plain.reduce(0) { $0 + failures($1) } + farmFailures
+        let totalErrors = plain.filter { $0.error != nil }.count + farmErrors
+        out("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"btlens audit\" tests=\"\(totalTests)\" failures=\"\(totalFailures)\" errors=\"\(totalErrors)\">")
+        // An empty line where no testsuite is (as the report always had).
+        if plain.isEmpty && farm.isEmpty { out("\n") }
+        for capture in plain {
+            out("\n  <testsuite name=\"\(escape(capture.file))\" tests=\"\(cases(capture))\" failures=\"\(failures(capture))\" errors=\"\(capture.error == nil ? 0 : 1)\" skipped=\"0\">\n")
+            var opened = false
+            func testcase(_ text: String) {
+                out((opened ? "\n" : "") + text)
+                opened = true
             }
-            var cases: [String] = []
-            var failures = 0
             if let error = capture.error {
-                totalErrors += 1
-                cases.append("    <testcase classname=\"btlens.\(escape(capture.file))\" name=\"read capture\">\n      <error message=\"\(escape(error))\"/>\n    </testcase>")
+                testcase("    <testcase classname=\"btlens.\(escape(capture.file))\" name=\"read capture\">\n      <error message=\"\(escape(error))\"/>\n    </testcase>")
             }
-            // No rule ran on a capture that could not be read: a passing testcase per rule would claim it did.
             for d in catalogue where capture.error == nil {
                 let findings = capture.findings.filter { $0.id == d.id }
-                let failing = findings.filter(run.fails)
                 var body = ""
-                for f in failing {
-                    failures += 1
+                for f in findings where run.fails(f) {
                     let where_ = f.connection.map { AuditText.connection($0) + ", " } ?? ""
                     body += "\n      <failure type=\"\(f.severity.rawValue)\" message=\"\(escape(f.message))\">\(escape("\(where_)records \(AuditText.records(f.records))\n\(f.advice)"))</failure>"
                 }
@@ -44,24 +54,18 @@ public enum AuditJUnit {
                 if !notes.isEmpty {
                     body += "\n      <system-out>\(escape(notes.map { "[\($0.severity.rawValue)] \($0.message)" }.joined(separator: "\n")))</system-out>"
                 }
-                cases.append("    <testcase classname=\"btlens.\(escape(capture.file))\" name=\"\(d.id) \(d.name)\">\(body)\(body.isEmpty ? "" : "\n    ")</testcase>")
+                testcase("    <testcase classname=\"btlens.\(escape(capture.file))\" name=\"\(d.id) \(d.name)\">\(body)\(body.isEmpty ? "" : "\n    ")</testcase>")
             }
-            totalTests += cases.count
-            totalFailures += failures
-            suites.append("  <testsuite name=\"\(escape(capture.file))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(capture.error == nil ? 0 : 1)\" skipped=\"0\">\n\(cases.joined(separator: "\n"))\n  </testsuite>")
+            out("\n  </testsuite>")
         }
         if !farm.isEmpty {
-            totalTests += farm.count
-            totalFailures += farmFailures
-            totalErrors += farmErrors
-            suites.append("  <testsuite name=\"btlens test farm\" tests=\"\(farm.count)\" failures=\"\(farmFailures)\" errors=\"\(farmErrors)\" skipped=\"0\">\n\(farm.joined(separator: "\n"))\n  </testsuite>")
+            out("\n  <testsuite name=\"btlens test farm\" tests=\"\(farm.count)\" failures=\"\(farmFailures)\" errors=\"\(farmErrors)\" skipped=\"0\">\n")
+            for (i, capture) in farm.enumerated() {
+                out((i == 0 ? "" : "\n") + farmTestCase(capture, testCases[capture.file]!, run: run).0)
+            }
+            out("\n  </testsuite>")
         }
-        return """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <testsuites name="btlens audit" tests="\(totalTests)" failures="\(totalFailures)" errors="\(totalErrors)">
-            \(suites.joined(separator: "\n"))
-            </testsuites>
-            """
+        out("\n</testsuites>")
     }
 
     /// One capture of a test run as one testcase: its findings at or above `--fail-on` each a failure, the others

@@ -6,7 +6,14 @@ public enum AuditMarkdown {
     static func cell(_ s: String) -> String { s.replacingPipes() }
 
     public static func render(_ run: AuditRun) -> String {
-        var out: [String] = []
+        var text = ""
+        write(run) { text += $0 }
+        return text
+    }
+
+    /// `render`, written a line at a time.
+    public static func write(_ run: AuditRun, to write: @escaping (String) -> Void) {
+        var out = ReportLines(write)
         let icon = run.failed ? "❌" : (run.findings.isEmpty ? "✅" : "⚠️")
         out.append("## \(icon) btlens audit")
         out.append("")
@@ -65,7 +72,6 @@ public enum AuditMarkdown {
             out.append("")
             out.append("</details>")
         }
-        return out.joined(separator: "\n")
     }
 }
 

@@ -14,7 +14,14 @@ public enum AuditTextReport {
     }
 
     public static func render(_ run: AuditRun, colored: Bool, verbose: Bool = false) -> String {
-        var out: [String] = []
+        var text = ""
+        write(run, colored: colored, verbose: verbose) { text += $0 }
+        return text
+    }
+
+    /// `render`, written a line at a time.
+    public static func write(_ run: AuditRun, colored: Bool, verbose: Bool = false, to write: @escaping (String) -> Void) {
+        var out = ReportLines(write)
         // Findings of one rule mostly share their advice: each text is printed under the first finding with it.
         var advised = Set<String>()
         for capture in run.captures {
@@ -78,6 +85,5 @@ public enum AuditTextReport {
         out.append(paint(run.summary, run.failed ? "1;31" : "1", colored) + verdict)
         if let waste = run.wasteLine { out.append(waste[waste.startIndex].uppercased() + waste.dropFirst() + ".") }
         if !verbose && !run.findings.isEmpty { out.append("Run `btlens explain ID` for why a rule matters and what to do instead, or add -v.") }
-        return out.joined(separator: "\n")
     }
 }

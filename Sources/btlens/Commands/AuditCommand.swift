@@ -272,26 +272,25 @@ struct AuditCommand: ParsableCommand {
             Diagnostics.printRaw("btlens: wrote \(findings.count) accepted findings to \(writeBaseline)")
             return
         }
-        let report: String
+        // Every format but HTML is written as it is made, never held whole.
         switch format {
         case .json, .sarif:
-            // Streamed: the report is written as its findings are made into JSON, never held whole.
-            try writeStreamed(to: output) { writer in
+            try writeStreamed(to: output) { out in
+                let writer = JSONStreamWriter(write: out)
                 if format == .json { AuditJSON.write(run, to: writer) } else { AuditSARIF.write(run, to: writer) }
             }
-            try finish(run, captures: captures)
-            return
         case .text:
             let colored = color == .always || (color == .auto && output == "-" && Output.standardOutputIsTerminal)
-            report = AuditTextReport.render(run, colored: colored, verbose: verbose)
+            try writeStreamed(to: output) { AuditTextReport.write(run, colored: colored, verbose: verbose, to: $0) }
         case .junit:
             var testCases: [String: TestCaseNaming.TestCase] = [:]
             for c in captures { if let t = testCase(c.file) { testCases[c.file] = t } }
-            report = AuditJUnit.render(run, testCases: testCases)
-        case .markdown: report = AuditMarkdown.render(run)
-        case .html: report = AuditHTML.render(run, models: results.models)
+            try writeStreamed(to: output) { AuditJUnit.write(run, testCases: testCases, to: $0) }
+        case .markdown:
+            try writeStreamed(to: output) { AuditMarkdown.write(run, to: $0) }
+        case .html:
+            try write(AuditHTML.render(run, models: results.models), to: output)
         }
-        try write(report, to: output)
         try finish(run, captures: captures)
     }
 
@@ -383,9 +382,9 @@ struct AuditCommand: ParsableCommand {
 
     /// A report `body` writes piece by piece: to standard output, or to a temporary file beside `path` renamed
     /// onto it once complete (as the whole-text `write` replaces a file atomically).
-    func writeStreamed(to path: String, _ body: (JSONStreamWriter) -> Void) throws {
+    func writeStreamed(to path: String, _ body: (@escaping (String) -> Void) -> Void) throws {
         if path == "-" {
-            body(JSONStreamWriter { Output.write($0) })
+            body { Output.write($0) }
             Output.line("")
             Output.flushStandardOutput()
             return
@@ -404,10 +403,10 @@ struct AuditCommand: ParsableCommand {
             do { try handle.write(contentsOf: buffer) } catch { failure = error }
             buffer.removeAll(keepingCapacity: true)
         }
-        body(JSONStreamWriter { text in
+        body { text in
             buffer.append(contentsOf: text.utf8)
             if buffer.count >= 1 << 16 { flush() }
-        })
+        }
         buffer.append(UInt8(ascii: "\n"))
         flush()
         do {
