@@ -44,17 +44,22 @@ public enum AuditJUnit {
                 testcase("    <testcase classname=\"btlens.\(escape(capture.file))\" name=\"read capture\">\n      <error message=\"\(escape(error))\"/>\n    </testcase>")
             }
             for d in catalogue where capture.error == nil {
-                let findings = capture.findings.filter { $0.id == d.id }
-                var body = ""
+                // Each failure written as it is made: one rule's findings alone can run to megabytes.
+                let findings = capture.findings.lazy.filter { $0.id == d.id }
+                testcase("    <testcase classname=\"btlens.\(escape(capture.file))\" name=\"\(d.id) \(d.name)\">")
+                var body = false
                 for f in findings where run.fails(f) {
                     let where_ = f.connection.map { AuditText.connection($0) + ", " } ?? ""
-                    body += "\n      <failure type=\"\(f.severity.rawValue)\" message=\"\(escape(f.message))\">\(escape("\(where_)records \(AuditText.records(f.records))\n\(f.advice)"))</failure>"
+                    out("\n      <failure type=\"\(f.severity.rawValue)\" message=\"\(escape(f.message))\">\(escape("\(where_)records \(AuditText.records(f.records))\n\(f.advice)"))</failure>")
+                    body = true
                 }
-                let notes = findings.filter { !run.fails($0) }
-                if !notes.isEmpty {
-                    body += "\n      <system-out>\(escape(notes.map { "[\($0.severity.rawValue)] \($0.message)" }.joined(separator: "\n")))</system-out>"
+                var notes = 0
+                for f in findings where !run.fails(f) {
+                    out((notes == 0 ? "\n      <system-out>" : escape("\n")) + escape("[\(f.severity.rawValue)] \(f.message)"))
+                    notes += 1
                 }
-                testcase("    <testcase classname=\"btlens.\(escape(capture.file))\" name=\"\(d.id) \(d.name)\">\(body)\(body.isEmpty ? "" : "\n    ")</testcase>")
+                if notes > 0 { out("</system-out>") }
+                out((body || notes > 0 ? "\n    " : "") + "</testcase>")
             }
             out("\n  </testsuite>")
         }
