@@ -418,9 +418,9 @@ private final class LinkTrackers {
             tallies[tallyIndex(h.code)].tally.count(packed: first)
         case .deviceTallyEnd:
             let t = tallyIndex(h.code)
-            var summary = tallies[t].tally.summary()
-            tallies[t].tally.removeAll()
             let piece = ScanPiece(rawValue: first.loadUnaligned(fromByteOffset: MemoryLayout<Int>.stride, as: Int.self)) ?? .whole
+            var summary = tallies[t].tally.summary(sorted: piece == .whole)
+            tallies[t].tally.removeAll()
             summary.scanDevices = links.scanDevices.ended(&summary.reportsPerDevice, controller: h.code, piece: piece)
             deviceTallies.append((first.loadUnaligned(as: Int.self), summary))
         case .place:

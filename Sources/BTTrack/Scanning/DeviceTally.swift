@@ -45,21 +45,30 @@ struct DeviceTally {
     }
 
     /// Per-device counts, most reports first (ties by address and type, so the order is the same every run).
-    func summary() -> Summary {
-        // Sorted as pairs of integers (reports counted down from the top, then address and type packed): comparing
-        // the fields one by one took a tenth of the audit of a capture of thousands of scan sessions.
-        var order: [(UInt64, UInt64)] = []
-        order.reserveCapacity(devices.count)
+    /// `sorted: false` leaves them in table order for a list that will be trimmed (`ScanDeviceKeeping.ended`
+    /// orders what it keeps): the audit keeps none of most sessions' devices, and sorting them all was a tenth of
+    /// its processor time on a capture of thousands of scans.
+    func summary(sorted: Bool = true) -> Summary {
+        var list: [DeviceReportCount] = []
+        list.reserveCapacity(devices.count)
         devices.forEach { key, reports in
-            order.append((UInt64.max &- UInt64(max(0, reports)), key.address.rawValue << 8 | UInt64(key.addressType.rawValue)))
+            list.append(DeviceReportCount(address: key.address, addressType: key.addressType, reports: Int(max(0, reports))))
         }
-        order.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-        let list = order.map {
+        if sorted { Self.order(&list) }
+        return Summary(reportsPerDevice: list, uniqueDevices: list.count + uncounted.estimate,
+                       uniqueDevicesIsEstimate: uncounted.insertions > 0, reportsFromUncountedDevices: uncountedReports)
+    }
+
+    /// Most reports first, ties by address and type. Sorted as pairs of integers (reports counted down from the
+    /// top, then address and type packed): comparing the fields one by one cost twice as much.
+    static func order(_ list: inout [DeviceReportCount]) {
+        guard list.count > 1 else { return }
+        var keys = list.map { (UInt64.max &- UInt64(max(0, $0.reports)), $0.address.rawValue << 8 | UInt64($0.addressType.rawValue)) }
+        keys.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        list = keys.map {
             DeviceReportCount(address: BDAddr(rawValue: $0.1 >> 8), addressType: AddressType(rawValue: UInt8(truncatingIfNeeded: $0.1)),
                               reports: Int(UInt64.max &- $0.0))
         }
-        return Summary(reportsPerDevice: list, uniqueDevices: list.count + uncounted.estimate,
-                       uniqueDevicesIsEstimate: uncounted.insertions > 0, reportsFromUncountedDevices: uncountedReports)
     }
 
     mutating func removeAll() {

@@ -30,8 +30,9 @@ struct ScanDeviceKeeping {
         peers.insert(peer.rawValue)
     }
 
-    /// A session of `controller` ended with these counts: returns the distinct devices of its app scan so far
-    /// (nil for `.whole`) and trims the list to the first `listed` and the peers', in their order.
+    /// A session of `controller` ended with these counts (in any order unless `.whole`, `DeviceTally.summary`):
+    /// returns the distinct devices of its app scan so far (nil for `.whole`) and trims the list to the first
+    /// `listed` and the peers', most reports first.
     mutating func ended(_ list: inout [DeviceReportCount], controller: UInt16, piece: ScanPiece) -> Int? {
         guard piece != .whole else {
             scans[controller] = nil
@@ -44,10 +45,18 @@ struct ScanDeviceKeeping {
         devices.reserveCapacity(devices.count + list.count)
         for d in list { devices.insert(DeviceKey(address: d.address, type: d.addressType).rawValue) }
         scans[controller] = devices
-        if list.count > listed {
-            var kept: [DeviceReportCount] = []
-            for (i, d) in list.enumerated() where i < listed || peers.contains(d.address.rawValue) { kept.append(d) }
-            list = kept
+        if listed == 0 {
+            // No report lists a scan's devices (the audit): the peers' counts alone, ordered among themselves.
+            // A new array: removing in place would keep the whole list's storage.
+            list = list.filter { peers.contains($0.address.rawValue) }
+            DeviceTally.order(&list)
+        } else {
+            DeviceTally.order(&list)
+            if list.count > listed {
+                var kept: [DeviceReportCount] = []
+                for (i, d) in list.enumerated() where i < listed || peers.contains(d.address.rawValue) { kept.append(d) }
+                list = kept
+            }
         }
         return devices.count
     }

@@ -415,7 +415,7 @@ public struct ScanTracker {
                 $0.endTally(controller: controllers[c].controller, session: s, piece: piece)
             }
         } else {
-            sessions[s].apply(controllers[c].tally.summary())
+            sessions[s].apply(controllers[c].tally.summary(sorted: piece == .whole))
             if piece != .whole { deviceTrims.append((s, piece)) }
         }
     }
