@@ -25,6 +25,8 @@ extension EnergyReport {
 
         struct PhaseRow: Sendable {
             var parameters: ConnectionParameters?
+            /// A BR/EDR phase's mode (nil on LE links).
+            var classic: ClassicLinkMode?
             var end: Timestamp
             var radio: RadioTime
             var phone: RadioCost
@@ -45,7 +47,7 @@ extension EnergyReport {
         @discardableResult
         public mutating func append(_ c: Connection, captureEnd: Timestamp, energy: EnergyModel) -> Int {
             let end = c.end?.timestamp ?? captureEnd
-            let modelled = c.transport == .le || c.transport == .unknown
+            let modelled = c.transport == .le || c.transport == .unknown || c.isClassic
             let central = c.role != .peripheral
             let first = phases.count
             // The phases tile the link: each from its start (the first from the link's) to the next one's.
@@ -59,17 +61,25 @@ extension EnergyReport {
                     continue
                 }
                 let seconds = EnergyReport.seconds(from, to)
+                if c.isClassic {
+                    let t = energy.classicLinkTime(seconds: seconds, mode: p.classic ?? c.classicMode, sent: p.sent,
+                                                   received: p.received, phoneIsCentral: central)
+                    phases.append(PhaseRow(parameters: nil, classic: p.classic ?? c.classicMode, end: to, radio: t,
+                                           phone: energy.classicCost(t), peripheral: .zero))
+                    continue
+                }
                 let t = energy.linkTime(seconds: seconds, parameters: p.parameters, txPHY: p.txPHY, rxPHY: p.rxPHY,
                                         sent: p.sent, received: p.received, encrypted: c.encrypted, phoneIsCentral: central,
                                         channelSoundingSeconds: Double(p.channelSoundingMicroseconds) / 1e6)
                 let peripheral = central
                     ? energy.peripheralCost(t, seconds: seconds, peripheralSent: t.dataAirReceived, peripheralReceived: t.dataAirSent)
                     : .zero
-                phases.append(PhaseRow(parameters: p.parameters, end: to, radio: t.phoneLow, phone: energy.phoneCost(t),
-                                       peripheral: peripheral))
+                phases.append(PhaseRow(parameters: p.parameters, classic: nil, end: to, radio: t.phoneLow,
+                                       phone: energy.phoneCost(t), peripheral: peripheral))
             }
             rows.append(Row(connection: LinkSummary(c), start: c.start.timestamp, end: end, firstPhase: first,
-                            phaseCount: Int32(phases.count - first), modelled: modelled, pricesPeripheral: modelled && central))
+                            phaseCount: Int32(phases.count - first), modelled: modelled,
+                            pricesPeripheral: modelled && central && !c.isClassic))
             if let heard = EnergyReport.heard(c) { self.heard[rows.count - 1] = heard }
             return rows.count - 1
         }
@@ -93,8 +103,8 @@ extension EnergyReport {
             list.reserveCapacity(phases.count)
             var from = r.start
             for p in phases {
-                list.append(Phase(parameters: p.parameters, start: from, end: p.end, radio: p.radio, phone: p.phone,
-                                  peripheral: r.pricesPeripheral ? p.peripheral : nil))
+                list.append(Phase(parameters: p.parameters, classic: p.classic, start: from, end: p.end, radio: p.radio,
+                                  phone: p.phone, peripheral: r.pricesPeripheral ? p.peripheral : nil))
                 from = p.end
             }
             var link = Link(connection: r.connection, start: r.start, end: r.end, phases: list, modelled: r.modelled)

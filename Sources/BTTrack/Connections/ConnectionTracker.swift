@@ -263,6 +263,13 @@ public struct ConnectionTracker {
         case .createConnection:
             var r = ByteReader(p)
             pendingBREDR[at.controller] = PendingAttempt(target: r.readAddress(), requested: at)
+        case .sniffMode:
+            // handle, max interval, min interval, attempt, timeout: the attempt holds once Mode Change says sniff.
+            var r = ByteReader(p)
+            guard let handle = r.readU16(), r.readU16() != nil, r.readU16() != nil, let attempt = r.readU16(),
+                  let c = open[Self.key(at.controller, handle & 0x0FFF)], c.classicMode != nil
+            else { return }
+            c.classicMode?.attemptSlots = attempt
         default:
             break
         }
@@ -284,6 +291,20 @@ public struct ConnectionTracker {
         }
     }
 
+    /// Connection Complete's link type of an ACL link (Core Vol 4 Part E §7.7.3).
+    static let aclLinkType: UInt8 = 1
+
+    /// A BR/EDR link's mode from `at`: a phase of its own, and baseband packets counted at the size an ACL link is
+    /// priced with (`BREDRAirTime.aclPacket`).
+    static func becomesClassic(_ c: Connection, mode: ClassicLinkMode, at: RecordRef) {
+        if c.classicMode == nil {
+            c.maxTxOctets = BREDRAirTime.aclPacketPayload
+            c.maxRxOctets = BREDRAirTime.aclPacketPayload
+        }
+        c.classicMode = mode
+        c.beginPhase(at: at)
+    }
+
     // MARK: - Events
 
     mutating func event(code: HCIEventCode, parameters p: UnsafeRawBufferPointer, at: RecordRef) {
@@ -301,12 +322,19 @@ public struct ConnectionTracker {
                                                peerAddress: v.address, transport: .brEdr))
                 return
             }
-            guard let c = openConnection(controller: at.controller, handle: v.handle, transport: .brEdr, at: at,
+            // Link type 1 is ACL; 0 (SCO) and 2 (eSCO) are synchronous links reported the old way.
+            let acl = v.linkType == Self.aclLinkType
+            guard let c = openConnection(controller: at.controller, handle: v.handle, transport: acl ? .brEdr : .sco, at: at,
                                          implicit: false, peer: v.address)
             else { return }
             c.connectRequested = attempt?.requested
             c.peerAddressType = .public
             c.encrypted = v.encryptionEnabled
+            // Who paged is the central (master) until a Role Change says otherwise.
+            c.role = attempt != nil ? .central : .peripheral
+            var mode = ClassicLinkMode()
+            if !acl { mode.synchronous = .legacySCO }
+            Self.becomesClassic(c, mode: mode, at: at)
             c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)
         case .synchronousConnectionComplete:
             // status, handle, bdaddr, link type: an SCO/eSCO link that Disconnection Complete will close.
@@ -317,7 +345,41 @@ public struct ConnectionTracker {
             guard let c = openConnection(controller: at.controller, handle: handle & 0x0FFF, transport: .sco, at: at,
                                          implicit: false, peer: address)
             else { return }
+            var mode = ClassicLinkMode()
+            mode.synchronous = SynchronousSlots(event: p) ?? .legacySCO
+            Self.becomesClassic(c, mode: mode, at: at)
             c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)
+        case .modeChange:
+            // status, handle, current mode, interval (slots).
+            var r = ByteReader(p)
+            guard let status = r.readU8(), status == HCIStatus.success.rawValue, let handle = r.readU16(),
+                  let raw = r.readU8(), let interval = r.readU16(), let mode = ClassicLinkMode.Mode(rawValue: raw),
+                  let c = open[Self.key(at.controller, handle & 0x0FFF)]
+            else { return }
+            var m = c.classicMode ?? ClassicLinkMode()
+            m.mode = mode
+            m.intervalSlots = mode == .active ? 0 : interval
+            m.subrate = 1  // subrating applies to the sniff mode it was set in
+            Self.becomesClassic(c, mode: m, at: at)
+        case .sniffSubrating:
+            // status, handle, max TX latency, max RX latency (slots), min remote and local timeouts.
+            var r = ByteReader(p)
+            guard let status = r.readU8(), status == HCIStatus.success.rawValue, let handle = r.readU16(),
+                  let tx = r.readU16(), let rx = r.readU16(), let c = open[Self.key(at.controller, handle & 0x0FFF)],
+                  var m = c.classicMode, m.mode == .sniff, m.intervalSlots > 0
+            else { return }
+            // The phone wakes at the more frequent of its transmit and receive anchors.
+            m.subrate = max(1, min(tx, rx) / m.intervalSlots)
+            Self.becomesClassic(c, mode: m, at: at)
+        case .roleChange:
+            // status, address, new role (0 central, 1 peripheral).
+            var r = ByteReader(p)
+            guard let status = r.readU8(), status == HCIStatus.success.rawValue, let address = r.readAddress(),
+                  let role = r.readU8()
+            else { return }
+            for c in open.values where c.controller == at.controller && c.transport == .brEdr && c.peerAddress == address {
+                c.role = role == 0 ? .central : .peripheral
+            }
         case .disconnectionComplete:
             guard let d = DisconnectionComplete(p), d.status == .success else { return }
             guard let c = connection(controller: at.controller, handle: d.handle, at: at) else { return }
@@ -470,7 +532,11 @@ public struct ConnectionTracker {
             }
         case .brEdrSignaling:
             // CID 0x0001 exists on BR/EDR links only; it may pack several commands.
-            if c.transport == .unknown { c.transport = .brEdr }
+            if c.transport == .unknown {
+                c.transport = .brEdr
+                // Joined midway: its mode is unknown until a Mode Change; taken as active.
+                becomesClassic(c, mode: ClassicLinkMode(), at: at)
+            }
             for signal in L2CAPSignal.commands(in: pdu.payload) {
                 let sent = direction == .unknown ? Self.hostSends(signal.command) : direction == .sent
                 if let change = c.l2capChannels.signal(signal, sent: sent) {
