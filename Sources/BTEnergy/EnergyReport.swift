@@ -334,7 +334,13 @@ public struct EnergyReport: Sendable {
         links.peripheral = peripheral
         let failedPages = model.failedConnections.filter { $0.transport == .brEdr }
         let paging = failedPages.map { f in (start: f.requested?.timestamp ?? f.at.timestamp, end: f.at.timestamp) }
-        for f in failedPages { procedure(.paging, controller: f.at.controller, from: f.requested?.timestamp ?? f.at.timestamp, to: f.at.timestamp) }
+        for f in failedPages {
+            // The controller pages for the page timeout at most: a Connection Complete that comes later ends a
+            // wait, not a page train.
+            let from = f.requested?.timestamp ?? f.at.timestamp
+            let longest = from.adding(nanoseconds: Int64(Double(f.pageTimeoutSlots) * BREDRAirTime.slotSeconds * 1e9))
+            procedure(.paging, controller: f.at.controller, from: from, to: min(f.at.timestamp, longest))
+        }
         for i in model.inquiries { procedure(.inquiry, controller: i.controller, from: i.start, to: i.end(captureEnd: captureEnd)) }
         procedures.sort { $0.start < $1.start }
         classicProcedures = procedures

@@ -12,6 +12,11 @@ public struct FailedConnection: Sendable {
     /// The peer asked for; nil when the attempt was to the accept list or the capture does not show it.
     public var peerAddress: BDAddr?
     public var transport: LinkTransport
+    /// BR/EDR: the page timeout the controller had (Write Page Timeout; 5.12 s after a reset): it pages for that
+    /// long at most, however late the Connection Complete comes.
+    public var pageTimeoutSlots = FailedConnection.defaultPageTimeoutSlots
+    /// Page Timeout's default (Core Vol 4 Part E §6.6): 0x2000 slots, 5.12 s.
+    public static let defaultPageTimeoutSlots: UInt16 = 0x2000
     /// The create command asked for any device on the controller's accept list (initiator filter policy 1), as
     /// Android's auto-connect and iOS's pending connections do, rather than for one peer.
     public var toAcceptList = false
@@ -84,6 +89,11 @@ public struct ConnectionTracker {
     /// for, and a link's does not say when it was asked for.
     var pendingLE: [UInt16: PendingAttempt<ConnectionTarget>] = [:]
     var pendingBREDR: [UInt16: PendingAttempt<BDAddr?>] = [:]
+    /// Each controller's page timeout (Write Page Timeout), where the capture set one.
+    var pageTimeouts: [UInt16: UInt16] = [:]
+    /// A Role Change that came before its link's Connection Complete (a role switch while connecting), by
+    /// controller and peer: the link takes it when it opens.
+    var earlyRoles: [PeerLinkKey: ConnectionRole] = [:]
     /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
     var peerLinks = PeerMemory<PeerLinkKey, Int32>(generation: ConnectionTracker.peersNumbered)
     /// Peers whose links are numbered (`peerLinks`) per generation: the 8,192 to 16,384 peers connected to most
@@ -233,6 +243,7 @@ public struct ConnectionTracker {
     }
 
     mutating func controllerReset(at: RecordRef) {
+        pageTimeouts[at.controller] = nil
         for c in open.values.sorted(by: { $0.id < $1.id }) where c.controller == at.controller {
             close(c, at: at, reason: nil, event: .closedByReset)
         }
@@ -263,6 +274,9 @@ public struct ConnectionTracker {
         case .createConnection:
             var r = ByteReader(p)
             pendingBREDR[at.controller] = PendingAttempt(target: r.readAddress(), requested: at)
+        case .writePageTimeout:
+            var r = ByteReader(p)
+            if let slots = r.readU16(), slots > 0 { pageTimeouts[at.controller] = slots }
         case .sniffMode:
             // handle, max interval, min interval, attempt, timeout: the attempt holds once Mode Change says sniff.
             var r = ByteReader(p)
@@ -281,8 +295,10 @@ public struct ConnectionTracker {
         case .createConnection:
             // Refused outright (Command Status with an error): no Connection Complete will follow.
             let attempt = pendingBREDR.removeValue(forKey: at.controller)
-            failed.append(FailedConnection(at: at, requested: attempt?.requested, status: status,
-                                           peerAddress: attempt?.target, transport: .brEdr, completed: false))
+            var f = FailedConnection(at: at, requested: attempt?.requested, status: status, peerAddress: attempt?.target,
+                                     transport: .brEdr, completed: false)
+            f.pageTimeoutSlots = pageTimeouts[at.controller] ?? FailedConnection.defaultPageTimeoutSlots
+            failed.append(f)
         case .leCreateConnection, .leExtendedCreateConnection:
             failed.append(FailedConnection(at: at, status: status, attempt: pendingLE.removeValue(forKey: at.controller),
                                            reported: nil, completed: false))
@@ -290,6 +306,9 @@ public struct ConnectionTracker {
             break
         }
     }
+
+    /// Role Changes waiting for their link's Connection Complete, at most.
+    static let earlyRolesKept = 64
 
     /// Connection Complete's link type of an ACL link (Core Vol 4 Part E §7.7.3).
     static let aclLinkType: UInt8 = 1
@@ -318,8 +337,10 @@ public struct ConnectionTracker {
                 attempt = pendingBREDR.removeValue(forKey: at.controller)
             }
             guard v.status == .success else {
-                failed.append(FailedConnection(at: at, requested: attempt?.requested, status: v.status,
-                                               peerAddress: v.address, transport: .brEdr))
+                var f = FailedConnection(at: at, requested: attempt?.requested, status: v.status, peerAddress: v.address,
+                                         transport: .brEdr)
+                f.pageTimeoutSlots = pageTimeouts[at.controller] ?? FailedConnection.defaultPageTimeoutSlots
+                failed.append(f)
                 return
             }
             // Link type 1 is ACL; 0 (SCO) and 2 (eSCO) are synchronous links reported the old way.
@@ -330,8 +351,9 @@ public struct ConnectionTracker {
             c.connectRequested = attempt?.requested
             c.peerAddressType = .public
             c.encrypted = v.encryptionEnabled
-            // Who paged is the central (master) until a Role Change says otherwise.
-            c.role = attempt != nil ? .central : .peripheral
+            // Who paged is the central (master) unless a Role Change said otherwise while it connected.
+            c.role = earlyRoles.removeValue(forKey: PeerLinkKey(controller: at.controller, peer: v.address, transport: .brEdr))
+                ?? (attempt != nil ? .central : .peripheral)
             var mode = ClassicLinkMode()
             if !acl { mode.synchronous = .legacySCO }
             Self.becomesClassic(c, mode: mode, at: at)
@@ -377,8 +399,15 @@ public struct ConnectionTracker {
             guard let status = r.readU8(), status == HCIStatus.success.rawValue, let address = r.readAddress(),
                   let role = r.readU8()
             else { return }
+            let newRole: ConnectionRole = role == 0 ? .central : .peripheral
+            var found = false
             for c in open.values where c.controller == at.controller && c.transport == .brEdr && c.peerAddress == address {
-                c.role = role == 0 ? .central : .peripheral
+                c.role = newRole
+                found = true
+            }
+            // A switch during connection setup comes before Connection Complete: kept for it (a few at most).
+            if !found, earlyRoles.count < Self.earlyRolesKept {
+                earlyRoles[PeerLinkKey(controller: at.controller, peer: address, transport: .brEdr)] = newRole
             }
         case .disconnectionComplete:
             guard let d = DisconnectionComplete(p), d.status == .success else { return }

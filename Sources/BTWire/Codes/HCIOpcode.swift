@@ -25,6 +25,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     @inlinable public static var inquiry: HCIOpcode { HCIOpcode(rawValue: 0x0401) }
     @inlinable public static var inquiryCancel: HCIOpcode { HCIOpcode(rawValue: 0x0402) }
     @inlinable public static var sniffMode: HCIOpcode { HCIOpcode(rawValue: 0x0803) }
+    @inlinable public static var writePageTimeout: HCIOpcode { HCIOpcode(rawValue: 0x0C18) }
     @inlinable public static var writeLocalName: HCIOpcode { HCIOpcode(rawValue: 0x0C13) }
     @inlinable public static var readLocalName: HCIOpcode { HCIOpcode(rawValue: 0x0C14) }
     @inlinable public static var writeScanEnable: HCIOpcode { HCIOpcode(rawValue: 0x0C1A) }
