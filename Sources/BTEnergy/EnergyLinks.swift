@@ -24,14 +24,27 @@ extension EnergyReport {
         }
 
         struct PhaseRow: Sendable {
-            var parameters: ConnectionParameters?
-            /// A BR/EDR phase's mode (nil on LE links).
-            var classic: ClassicLinkMode?
+            /// An LE phase's parameters or a BR/EDR phase's mode, in the space of one (a phase costs 104 bytes).
+            var schedule: Schedule
+            var parameters: ConnectionParameters? {
+                if case .le(let p) = schedule { return p }
+                return nil
+            }
+            var classic: ClassicLinkMode? {
+                if case .classic(let packed) = schedule { return ClassicLinkMode(packed: packed) }
+                return nil
+            }
             var end: Timestamp
             var radio: RadioTime
             var phone: RadioCost
             /// Zero when the link does not price the peripheral.
             var peripheral: RadioCost
+        }
+
+        enum Schedule: Sendable {
+            case le(ConnectionParameters?)
+            /// `ClassicLinkMode.packed`.
+            case classic(UInt64)
         }
 
         var rows: [Row] = []
@@ -57,15 +70,15 @@ extension EnergyReport {
                 let from = i == 0 ? c.start.timestamp : p.start.timestamp
                 let to = i + 1 < closed.count ? closed[i + 1].start.timestamp : i < closed.count ? current.start.timestamp : end
                 guard modelled else {
-                    phases.append(PhaseRow(parameters: p.parameters, end: to, radio: RadioTime(), phone: .zero, peripheral: .zero))
+                    phases.append(PhaseRow(schedule: .le(p.parameters), end: to, radio: RadioTime(), phone: .zero, peripheral: .zero))
                     continue
                 }
                 let seconds = EnergyReport.seconds(from, to)
                 if c.isClassic {
                     let t = energy.classicLinkTime(seconds: seconds, mode: p.classic ?? c.classicMode, sent: p.sent,
                                                    received: p.received, phoneIsCentral: central)
-                    phases.append(PhaseRow(parameters: nil, classic: p.classic ?? c.classicMode, end: to, radio: t,
-                                           phone: energy.classicCost(t), peripheral: .zero))
+                    phases.append(PhaseRow(schedule: .classic((p.classic ?? c.classicMode ?? ClassicLinkMode()).packed), end: to,
+                                           radio: t, phone: energy.classicCost(t), peripheral: .zero))
                     continue
                 }
                 let t = energy.linkTime(seconds: seconds, parameters: p.parameters, txPHY: p.txPHY, rxPHY: p.rxPHY,
@@ -74,8 +87,8 @@ extension EnergyReport {
                 let peripheral = central
                     ? energy.peripheralCost(t, seconds: seconds, peripheralSent: t.dataAirReceived, peripheralReceived: t.dataAirSent)
                     : .zero
-                phases.append(PhaseRow(parameters: p.parameters, classic: nil, end: to, radio: t.phoneLow,
-                                       phone: energy.phoneCost(t), peripheral: peripheral))
+                phases.append(PhaseRow(schedule: .le(p.parameters), end: to, radio: t.phoneLow, phone: energy.phoneCost(t),
+                                       peripheral: peripheral))
             }
             rows.append(Row(connection: LinkSummary(c), start: c.start.timestamp, end: end, firstPhase: first,
                             phaseCount: Int32(phases.count - first), modelled: modelled,

@@ -44,6 +44,29 @@ public struct ClassicLinkMode: Sendable, Equatable {
 
     /// One baseband slot (Core Vol 2 Part B §2.2.1).
     public static let slotMilliseconds = 0.625
+
+    /// What names the mode, in 8 bytes: kind (the mode, or 4 SCO, 5 eSCO), interval (T_eSCO for synchronous
+    /// links) and subrate. A priced phase keeps this, not the whole mode (`EnergyReport.LinkTable.PhaseRow`).
+    public var packed: UInt64 {
+        let kind: UInt64 = synchronous.map { $0.isExtended ? Self.escoKind : Self.scoKind } ?? UInt64(mode.rawValue)
+        let interval = UInt64(synchronous.map { UInt16($0.intervalSlots) } ?? intervalSlots)
+        return kind | interval << 8 | UInt64(subrate) << 24
+    }
+
+    /// The mode as `packed` holds it (for its name: attempt and packet lengths are not kept).
+    public init(packed: UInt64) {
+        let kind = packed & 0xFF, interval = UInt16(truncatingIfNeeded: packed >> 8)
+        subrate = max(1, UInt16(truncatingIfNeeded: packed >> 24))
+        if kind == Self.scoKind || kind == Self.escoKind {
+            synchronous = SynchronousSlots(isExtended: kind == Self.escoKind, intervalSlots: UInt8(truncatingIfNeeded: interval),
+                                           windowSlots: 0, rxPacketBytes: 0, txPacketBytes: 0, airMode: 0)
+        } else {
+            mode = Mode(rawValue: UInt8(kind)) ?? .active
+            intervalSlots = interval
+        }
+    }
+
+    static let scoKind: UInt64 = 4, escoKind: UInt64 = 5
 }
 
 /// An SCO or eSCO link's schedule (Synchronous Connection Complete, Core Vol 4 Part E §7.7.35): a packet each
