@@ -75,8 +75,9 @@ extension EnergyReport {
                 }
                 let seconds = EnergyReport.seconds(from, to)
                 if c.isClassic {
-                    let t = energy.classicLinkTime(seconds: seconds, mode: p.classic ?? c.classicMode, sent: p.sent,
-                                                   received: p.received, phoneIsCentral: central)
+                    let mode = p.classic ?? c.classicMode
+                    let t = energy.classicLinkTime(seconds: seconds, mode: mode, sent: p.sent, received: p.received,
+                                                   phoneIsCentral: mode?.isCentral ?? central)
                     phases.append(PhaseRow(schedule: .classic((p.classic ?? c.classicMode ?? ClassicLinkMode()).packed), end: to,
                                            radio: t, phone: energy.classicCost(t), peripheral: .zero))
                     continue

@@ -391,8 +391,9 @@ public struct EnergyReport: Sendable {
         let central = c.role != .peripheral
         func add(_ p: LinkPhase, from: Timestamp, to: Timestamp) {
             if c.isClassic {
-                let t = energy.classicLinkTime(seconds: seconds(from, to), mode: p.classic ?? c.classicMode, sent: p.sent,
-                                               received: p.received, phoneIsCentral: central)
+                let mode = p.classic ?? c.classicMode
+                let t = energy.classicLinkTime(seconds: seconds(from, to), mode: mode, sent: p.sent, received: p.received,
+                                               phoneIsCentral: mode?.isCentral ?? central)
                 body(energy.classicCost(t))
                 return
             }

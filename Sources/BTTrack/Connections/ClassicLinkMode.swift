@@ -22,6 +22,9 @@ public struct ClassicLinkMode: Sendable, Equatable {
     public var subrate: UInt16 = 1
     /// A synchronous (SCO/eSCO) link's reserved slots; nil on an ACL link.
     public var synchronous: SynchronousSlots?
+    /// The phone is the link's central (master): it paged, and no Role Change said otherwise. Kept here, not in
+    /// `Connection.role`, which the rules read as an LE link's role.
+    public var isCentral = true
 
     public init(mode: Mode = .active, intervalSlots: UInt16 = 0) {
         self.mode = mode

@@ -93,7 +93,7 @@ public struct ConnectionTracker {
     var pageTimeouts: [UInt16: UInt16] = [:]
     /// A Role Change that came before its link's Connection Complete (a role switch while connecting), by
     /// controller and peer: the link takes it when it opens.
-    var earlyRoles: [PeerLinkKey: ConnectionRole] = [:]
+    var earlyRoles: [PeerLinkKey: Bool] = [:]
     /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
     var peerLinks = PeerMemory<PeerLinkKey, Int32>(generation: ConnectionTracker.peersNumbered)
     /// Peers whose links are numbered (`peerLinks`) per generation: the 8,192 to 16,384 peers connected to most
@@ -351,10 +351,10 @@ public struct ConnectionTracker {
             c.connectRequested = attempt?.requested
             c.peerAddressType = .public
             c.encrypted = v.encryptionEnabled
-            // Who paged is the central (master) unless a Role Change said otherwise while it connected.
-            c.role = earlyRoles.removeValue(forKey: PeerLinkKey(controller: at.controller, peer: v.address, transport: .brEdr))
-                ?? (attempt != nil ? .central : .peripheral)
             var mode = ClassicLinkMode()
+            // Who paged is the central (master) unless a Role Change said otherwise while it connected.
+            mode.isCentral = earlyRoles.removeValue(forKey: PeerLinkKey(controller: at.controller, peer: v.address, transport: .brEdr))
+                ?? (attempt != nil)
             if !acl { mode.synchronous = .legacySCO }
             Self.becomesClassic(c, mode: mode, at: at)
             c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)
@@ -399,15 +399,17 @@ public struct ConnectionTracker {
             guard let status = r.readU8(), status == HCIStatus.success.rawValue, let address = r.readAddress(),
                   let role = r.readU8()
             else { return }
-            let newRole: ConnectionRole = role == 0 ? .central : .peripheral
+            let central = role == 0
             var found = false
             for c in open.values where c.controller == at.controller && c.transport == .brEdr && c.peerAddress == address {
-                c.role = newRole
+                var m = c.classicMode ?? ClassicLinkMode()
+                m.isCentral = central
+                Self.becomesClassic(c, mode: m, at: at)
                 found = true
             }
             // A switch during connection setup comes before Connection Complete: kept for it (a few at most).
             if !found, earlyRoles.count < Self.earlyRolesKept {
-                earlyRoles[PeerLinkKey(controller: at.controller, peer: address, transport: .brEdr)] = newRole
+                earlyRoles[PeerLinkKey(controller: at.controller, peer: address, transport: .brEdr)] = central
             }
         case .disconnectionComplete:
             guard let d = DisconnectionComplete(p), d.status == .success else { return }
