@@ -378,6 +378,8 @@ public struct ConnectionTracker {
                   let raw = r.readU8(), let interval = r.readU16(), let mode = ClassicLinkMode.Mode(rawValue: raw),
                   let c = open[Self.key(at.controller, handle & 0x0FFF)]
             else { return }
+            // Only BR/EDR links change mode: a link the capture joined midway is one.
+            if c.transport == .unknown { c.transport = .brEdr }
             var m = c.classicMode ?? ClassicLinkMode()
             m.mode = mode
             m.intervalSlots = mode == .active ? 0 : interval
