@@ -77,8 +77,8 @@ extension EnergyModel {
                          rxSeconds: s * ClassicFigures.trainListenShare)
     }
 
-    /// The phone's charge for BR/EDR radio time: as scanned, a range of nothing less (the controller may shorten
-    /// nothing it must send) and coexistence taking part of the listening.
+    /// The phone's charge for BR/EDR radio time at the profile's currents; the low end lets coexistence (Wi-Fi on
+    /// the same antenna) take its share of the listening, as for a scan.
     public func classicCost(_ t: RadioTime) -> RadioCost {
         let charge = phoneCharge(t)
         return RadioCost(radioSeconds: t.total, chargeMC: charge,

@@ -56,6 +56,12 @@ struct ClassicLinkEnergyTests {
         }
         mutating func disconnection(handle: UInt16, at t: Double) { event(0x05, [0x00] + Self.le16(handle) + [0x13], at: t) }
 
+        /// An answer to LE Get Controller Activity Energy Info (0xFD59): tx, rx and idle ms, energy.
+        mutating func counters(tx: UInt32, rx: UInt32, idle: UInt32, at t: Double) {
+            func le32(_ v: UInt32) -> [UInt8] { [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: v >> $0) } }
+            event(0x0E, [0x01] + Self.le16(0xFD59) + [0x00] + le32(tx) + le32(rx) + le32(idle) + le32(0), at: t)
+        }
+
         func report() -> EnergyReport { EnergyReport(model: tracker.finish()) }
     }
 
@@ -172,5 +178,24 @@ struct ClassicLinkEnergyTests {
         let sco = try #require(r.links.first { $0.connection.transport == .sco })
         #expect(sco.phases.map(\.name) == ["eSCO every 7.5 ms"])
         #expect(Self.close(sco.radio.txSeconds, 1000 * 392e-6, within: 1e-9))
+    }
+
+    @Test("the counters' intervals: a link seen from its start is priced, never the reason; one joined midway is")
+    func gaps() throws {
+        var f = Feed()
+        f.counters(tx: 0, rx: 0, idle: 0, at: 0)
+        // Seen from its Connection Complete: active for 10 s, the counters far above the model.
+        f.connectionComplete(handle: 0x0C, at: 0.5)
+        f.disconnection(handle: 0x0C, at: 10.5)
+        f.counters(tx: 500, rx: 500, idle: 10_000, at: 11)
+        // Joined midway: a signalling PDU (CID 1) on a handle with no Connection Complete.
+        let signal: [UInt8] = Feed.le16(4) + Feed.le16(0x0001) + [0x0A, 0x01, 0x00, 0x00]  // Information Request, no data
+        f.feed(.acl, Feed.le16(0x0D | 0x2000) + Feed.le16(UInt16(signal.count)) + signal, .sent, at: 12)
+        f.counters(tx: 400, rx: 600, idle: 10_000, at: 22)
+        let r = f.report()
+        #expect(r.measured.count == 2)
+        let seen = r.measured[0], joined = r.measured[1]
+        #expect(seen.brEdrActive && !seen.brEdrUnpriced && seen.shares.brEdrTx > 0 && seen.gap != .brEdrNotModelled)
+        #expect(joined.brEdrActive && joined.brEdrUnpriced && joined.gap == .brEdrNotModelled)
     }
 }
