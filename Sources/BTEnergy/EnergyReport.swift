@@ -63,8 +63,9 @@ public struct EnergyReport: Sendable {
             return list
         }
         public var phone: RadioCost { phases.reduce(.zero) { $0 + $1.phone } }
+        /// The peripheral's side: LE links where the phone is central (a BR/EDR peer's side is not priced).
         public var peripheral: RadioCost? {
-            guard modelled, connection.role != .peripheral else { return nil }
+            guard modelled, !isClassic, connection.role != .peripheral else { return nil }
             return phases.reduce(.zero) { $0 + ($1.peripheral ?? .zero) }
         }
         public var radio: RadioTime { phases.reduce(RadioTime()) { $0 + $1.radio } }

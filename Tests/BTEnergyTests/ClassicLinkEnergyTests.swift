@@ -142,6 +142,8 @@ struct ClassicLinkEnergyTests {
         let link = try #require(r.links.first)
         // The rules read `role` as an LE link's: a BR/EDR link's stays unknown (its mode holds who is central).
         #expect(link.modelled && link.isClassic && link.connection.role == .unknown)
+        // The peer's side of a BR/EDR link is not priced: no peripheral cost, in the link or the totals.
+        #expect(link.peripheral == nil && r.peripheralTotal == nil)
         #expect(link.phases.map(\.name) == ["active", "sniff 500 ms"])
         let active = link.phases[0], sniff = link.phases[1]
         // Active 10 s: 400 polls; 200 packets out replace 200 POLLs, 10 in replace 10 NULLs.
