@@ -24,12 +24,27 @@ extension EnergyReport {
         }
 
         struct PhaseRow: Sendable {
-            var parameters: ConnectionParameters?
+            /// An LE phase's parameters or a BR/EDR phase's mode, in the space of one (a phase costs 104 bytes).
+            var schedule: Schedule
+            var parameters: ConnectionParameters? {
+                if case .le(let p) = schedule { return p }
+                return nil
+            }
+            var classic: ClassicLinkMode? {
+                if case .classic(let packed) = schedule { return ClassicLinkMode(packed: packed) }
+                return nil
+            }
             var end: Timestamp
             var radio: RadioTime
             var phone: RadioCost
             /// Zero when the link does not price the peripheral.
             var peripheral: RadioCost
+        }
+
+        enum Schedule: Sendable {
+            case le(ConnectionParameters?)
+            /// `ClassicLinkMode.packed`.
+            case classic(UInt64)
         }
 
         var rows: [Row] = []
@@ -45,7 +60,7 @@ extension EnergyReport {
         @discardableResult
         public mutating func append(_ c: Connection, captureEnd: Timestamp, energy: EnergyModel) -> Int {
             let end = c.end?.timestamp ?? captureEnd
-            let modelled = c.transport == .le || c.transport == .unknown
+            let modelled = c.transport == .le || c.transport == .unknown || c.isClassic
             let central = c.role != .peripheral
             let first = phases.count
             // The phases tile the link: each from its start (the first from the link's) to the next one's.
@@ -55,21 +70,30 @@ extension EnergyReport {
                 let from = i == 0 ? c.start.timestamp : p.start.timestamp
                 let to = i + 1 < closed.count ? closed[i + 1].start.timestamp : i < closed.count ? current.start.timestamp : end
                 guard modelled else {
-                    phases.append(PhaseRow(parameters: p.parameters, end: to, radio: RadioTime(), phone: .zero, peripheral: .zero))
+                    phases.append(PhaseRow(schedule: .le(p.parameters), end: to, radio: RadioTime(), phone: .zero, peripheral: .zero))
                     continue
                 }
                 let seconds = EnergyReport.seconds(from, to)
+                if c.isClassic {
+                    let mode = p.classic ?? c.classicMode
+                    let t = energy.classicLinkTime(seconds: seconds, mode: mode, sent: p.sent, received: p.received,
+                                                   phoneIsCentral: mode?.isCentral ?? central)
+                    phases.append(PhaseRow(schedule: .classic((p.classic ?? c.classicMode ?? ClassicLinkMode()).packed), end: to,
+                                           radio: t, phone: energy.classicCost(t), peripheral: .zero))
+                    continue
+                }
                 let t = energy.linkTime(seconds: seconds, parameters: p.parameters, txPHY: p.txPHY, rxPHY: p.rxPHY,
                                         sent: p.sent, received: p.received, encrypted: c.encrypted, phoneIsCentral: central,
                                         channelSoundingSeconds: Double(p.channelSoundingMicroseconds) / 1e6)
                 let peripheral = central
                     ? energy.peripheralCost(t, seconds: seconds, peripheralSent: t.dataAirReceived, peripheralReceived: t.dataAirSent)
                     : .zero
-                phases.append(PhaseRow(parameters: p.parameters, end: to, radio: t.phoneLow, phone: energy.phoneCost(t),
+                phases.append(PhaseRow(schedule: .le(p.parameters), end: to, radio: t.phoneLow, phone: energy.phoneCost(t),
                                        peripheral: peripheral))
             }
             rows.append(Row(connection: LinkSummary(c), start: c.start.timestamp, end: end, firstPhase: first,
-                            phaseCount: Int32(phases.count - first), modelled: modelled, pricesPeripheral: modelled && central))
+                            phaseCount: Int32(phases.count - first), modelled: modelled,
+                            pricesPeripheral: modelled && central && !c.isClassic))
             if let heard = EnergyReport.heard(c) { self.heard[rows.count - 1] = heard }
             return rows.count - 1
         }
@@ -93,8 +117,8 @@ extension EnergyReport {
             list.reserveCapacity(phases.count)
             var from = r.start
             for p in phases {
-                list.append(Phase(parameters: p.parameters, start: from, end: p.end, radio: p.radio, phone: p.phone,
-                                  peripheral: r.pricesPeripheral ? p.peripheral : nil))
+                list.append(Phase(parameters: p.parameters, classic: p.classic, start: from, end: p.end, radio: p.radio,
+                                  phone: p.phone, peripheral: r.pricesPeripheral ? p.peripheral : nil))
                 from = p.end
             }
             var link = Link(connection: r.connection, start: r.start, end: r.end, phases: list, modelled: r.modelled)

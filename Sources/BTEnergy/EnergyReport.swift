@@ -17,9 +17,13 @@ public struct EnergyReport: Sendable {
     public struct Phase: Sendable {
         /// nil when the capture never showed the link's parameters.
         public var parameters: ConnectionParameters?
-        /// "interval 7.5 ms latency 0": made when asked, since audits price every phase and print none.
+        /// A BR/EDR phase's mode (nil on LE links).
+        public var classic: ClassicLinkMode? = nil
+        /// "interval 7.5 ms latency 0", "sniff 498.75 ms": made when asked, since audits price every phase and print
+        /// none.
         public var name: String {
-            parameters.map { p in
+            if let classic { return classic.name }
+            return parameters.map { p in
                 "interval \(Format.ms(p.intervalMilliseconds)) ms latency \(p.latency)"
                     + (p.subrateFactor > 1 ? ", subrated ×\(p.subrateFactor): effective interval \(Format.ms(p.effectiveIntervalMilliseconds)) ms" : "")
             } ?? "parameters unknown"
@@ -37,11 +41,31 @@ public struct EnergyReport: Sendable {
         public var start: Timestamp
         public var end: Timestamp
         public var phases: [Phase]
-        /// Whether the model prices this link: LE only (BR/EDR and SCO links are counted, not priced).
+        /// Whether the model prices this link: LE links, and BR/EDR ACL and SCO/eSCO links by their modes and
+        /// traffic (a link whose transport the capture never showed is priced as LE).
         public var modelled: Bool
+        /// A BR/EDR ACL or SCO/eSCO link.
+        public var isClassic: Bool { connection.transport == .brEdr || connection.transport == .sco }
+        /// A BR/EDR link's phases summed by mode (`Phase.name`), in order of first appearance.
+        public var modes: [(name: String, nanoseconds: Int64, phone: RadioCost)] {
+            var list: [(name: String, nanoseconds: Int64, phone: RadioCost)] = []
+            var index: [String: Int] = [:]
+            for p in phases {
+                let name = p.name, ns = p.end.nanoseconds - p.start.nanoseconds
+                if let i = index[name] {
+                    list[i].nanoseconds += ns
+                    list[i].phone = list[i].phone + p.phone
+                } else {
+                    index[name] = list.count
+                    list.append((name, ns, p.phone))
+                }
+            }
+            return list
+        }
         public var phone: RadioCost { phases.reduce(.zero) { $0 + $1.phone } }
+        /// The peripheral's side: LE links where the phone is central (a BR/EDR peer's side is not priced).
         public var peripheral: RadioCost? {
-            guard modelled, connection.role != .peripheral else { return nil }
+            guard modelled, !isClassic, connection.role != .peripheral else { return nil }
             return phases.reduce(.zero) { $0 + ($1.peripheral ?? .zero) }
         }
         public var radio: RadioTime { phases.reduce(RadioTime()) { $0 + $1.radio } }
@@ -80,20 +104,38 @@ public struct EnergyReport: Sendable {
         public var phone: RadioCost
     }
 
+    /// BR/EDR paging (Create Connection until Connection Complete) and inquiry (Inquiry until Inquiry Complete or
+    /// Cancel): the ID-packet train and listening for responses. Apart from the totals, as the page scan is; in
+    /// the comparison with the controller's counters.
+    public struct ClassicProcedure: Sendable {
+        public enum Kind: String, Sendable { case paging, inquiry }
+        public var kind: Kind
+        public var controller: UInt16
+        public var start: Timestamp
+        public var end: Timestamp
+        public var radio: RadioTime
+        public var phone: RadioCost
+    }
+
     /// The model's radio time in an interval by kind of activity: what the controller's counters are apportioned
     /// by, and what says why the model is far from them.
     public struct ModelShares: Sendable, Equatable {
         public var scanTx = 0.0, scanRx = 0.0, linkTx = 0.0, linkRx = 0.0, advertisingTx = 0.0, advertisingRx = 0.0
         /// BR/EDR page and inquiry scan listening (`ClassicScan`).
         public var classicRx = 0.0
-        public var tx: Double { scanTx + linkTx + advertisingTx }
-        public var rx: Double { scanRx + linkRx + advertisingRx + classicRx }
+        /// BR/EDR links (ACL, SCO/eSCO), paging and inquiry (`ClassicProcedure`): reported with the links.
+        public var brEdrTx = 0.0, brEdrRx = 0.0
+        public var tx: Double { scanTx + linkTx + advertisingTx + brEdrTx }
+        public var rx: Double { scanRx + linkRx + advertisingRx + classicRx + brEdrRx }
         public var total: Double { tx + rx }
+        /// Links of either transport, paging and inquiry: what reports call links.
+        public var links: Double { linkTx + linkRx + brEdrTx + brEdrRx }
         /// Each kind's time from `a`'s and `b`'s.
         static func combine(_ a: ModelShares, _ b: ModelShares, _ f: (Double, Double) -> Double) -> ModelShares {
             ModelShares(scanTx: f(a.scanTx, b.scanTx), scanRx: f(a.scanRx, b.scanRx), linkTx: f(a.linkTx, b.linkTx),
                         linkRx: f(a.linkRx, b.linkRx), advertisingTx: f(a.advertisingTx, b.advertisingTx),
-                        advertisingRx: f(a.advertisingRx, b.advertisingRx), classicRx: f(a.classicRx, b.classicRx))
+                        advertisingRx: f(a.advertisingRx, b.advertisingRx), classicRx: f(a.classicRx, b.classicRx),
+                        brEdrTx: f(a.brEdrTx, b.brEdrTx), brEdrRx: f(a.brEdrRx, b.brEdrRx))
         }
         /// The time between two points of the running integral (never below 0).
         static func - (a: ModelShares, b: ModelShares) -> ModelShares { combine(a, b) { max(0, $0 - $1) } }
@@ -112,9 +154,12 @@ public struct EnergyReport: Sendable {
         public var energy: UInt32
         public var modelTxSeconds: Double
         public var modelRxSeconds: Double
-        /// A BR/EDR link was up, or the controller paged for one, in the interval: the counters include classic
-        /// radio time the LE model does not price.
+        /// A BR/EDR link was up, or the controller paged for one, in the interval: the counters include BR/EDR
+        /// radio time (priced by the model, `ModelShares.brEdrTx`/`brEdrRx`).
         public var brEdrActive: Bool
+        /// Of that, some the model cannot price from the capture: a link it joined midway (its mode unknown) or
+        /// whose ACL packets the capture cut short (their size unknown).
+        public var brEdrUnpriced = false
         /// A scan in the interval ran with parameters the capture does not show (set before it began): the model
         /// guessed its duty cycle.
         public var scanParametersUnknown = false
@@ -170,6 +215,8 @@ public struct EnergyReport: Sendable {
     /// The controller's BR/EDR page and inquiry scan: the OS's standing cost, apart from the totals (which price
     /// what the capture's activities cost), in the comparison with the controller's counters.
     public var classicScans: [ClassicScan] = []
+    /// BR/EDR paging and inquiry, in time order.
+    public var classicProcedures: [ClassicProcedure] = []
     public var measured: [Measured] = []
     public var monitored: [Monitored] = []
     public var hostWakeups: Int
@@ -265,19 +312,39 @@ public struct EnergyReport: Sendable {
         // One pass over the links (the judged ones read back from their spill): the quality reports about each and
         // the totals, summed in id order as a sum over every link would be.
         var phone = RadioCost.zero, peripheral: RadioCost?
+        var procedures: [ClassicProcedure] = []
+        func procedure(_ kind: ClassicProcedure.Kind, controller: UInt16, from: Timestamp, to: Timestamp) {
+            guard to > from else { return }
+            let t = energy.classicTrainTime(seconds: Self.seconds(from, to))
+            procedures.append(ClassicProcedure(kind: kind, controller: controller, start: from, end: to, radio: t,
+                                               phone: energy.classicCost(t)))
+        }
         for position in links.indices {
             let link = links[position]
             phone = phone + link.phone
             if let p = link.peripheral { peripheral = (peripheral ?? .zero) + p }
+            // Paging that succeeded: from the Create Connection to the link.
+            if link.connection.transport == .brEdr, let asked = link.connection.connectRequestedTime {
+                procedure(.paging, controller: link.connection.controller, from: asked, to: link.start)
+            }
             guard !model.qualityReports.isEmpty else { continue }
             let about = QualityReport.about(link.connection, in: model.qualityReports)
             if !about.isEmpty { links.qualityReports[position] = about }
         }
         links.phone = phone
         links.peripheral = peripheral
-        let paging = model.failedConnections.filter { $0.transport == .brEdr }.map { f in
-            (start: f.requested?.timestamp ?? f.at.timestamp, end: f.at.timestamp)
+        let failedPages = model.failedConnections.filter { $0.transport == .brEdr }
+        let paging = failedPages.map { f in (start: f.requested?.timestamp ?? f.at.timestamp, end: f.at.timestamp) }
+        for f in failedPages {
+            // The controller pages for the page timeout at most: a Connection Complete that comes later ends a
+            // wait, not a page train.
+            let from = f.requested?.timestamp ?? f.at.timestamp
+            let longest = from.adding(nanoseconds: Int64(Double(f.pageTimeoutSlots) * BREDRAirTime.slotSeconds * 1e9))
+            procedure(.paging, controller: f.at.controller, from: from, to: min(f.at.timestamp, longest))
         }
+        for i in model.inquiries { procedure(.inquiry, controller: i.controller, from: i.start, to: i.end(captureEnd: captureEnd)) }
+        procedures.sort { $0.start < $1.start }
+        classicProcedures = procedures
         measured = Self.measured(model.controllerActivity, report: self, paging: paging)
         monitored = Self.monitored(model.qualityReports, report: self)
     }
@@ -293,6 +360,8 @@ public struct EnergyReport: Sendable {
             // Energy Monitor counts LE apart from BR/EDR: the page scan is not in its LE figures.
             var d = (integral[m.end.nanoseconds] ?? ModelShares()) - (integral[m.start.nanoseconds] ?? ModelShares())
             d.classicRx = 0
+            d.brEdrTx = 0
+            d.brEdrRx = 0
             return Monitored(start: m.start, end: m.end, monitor: m.monitor, modelTxSeconds: d.tx, modelRxSeconds: d.rx)
         }
     }
@@ -310,7 +379,7 @@ public struct EnergyReport: Sendable {
             total += energy.advertisingCost(a, seconds: seconds(a.start.timestamp, a.end?.timestamp ?? captureEnd))
         }
         if let priced { total += priced.total }
-        for c in model.connections where (c.transport == .le || c.transport == .unknown) && !(priced != nil && c.isJudged) {
+        for c in model.connections where (c.transport == .le || c.transport == .unknown || c.isClassic) && !(priced != nil && c.isJudged) {
             phaseCosts(c, captureEnd: captureEnd, energy: energy) { total += $0 }
         }
         return total
@@ -322,6 +391,13 @@ public struct EnergyReport: Sendable {
         let end = c.end?.timestamp ?? captureEnd
         let central = c.role != .peripheral
         func add(_ p: LinkPhase, from: Timestamp, to: Timestamp) {
+            if c.isClassic {
+                let mode = p.classic ?? c.classicMode
+                let t = energy.classicLinkTime(seconds: seconds(from, to), mode: mode, sent: p.sent, received: p.received,
+                                               phoneIsCentral: mode?.isCentral ?? central)
+                body(energy.classicCost(t))
+                return
+            }
             let t = energy.linkTime(seconds: seconds(from, to), parameters: p.parameters, txPHY: p.txPHY, rxPHY: p.rxPHY,
                                     sent: p.sent, received: p.received, encrypted: c.encrypted, phoneIsCentral: central,
                                     channelSoundingSeconds: Double(p.channelSoundingMicroseconds) / 1e6)
@@ -365,9 +441,18 @@ public struct EnergyReport: Sendable {
             spread(a.start, a.end) { ModelShares(advertisingTx: a.radio.txSeconds / $0, advertisingRx: a.radio.rxSeconds / $0) }
         }
         for l in report.links {
-            for p in l.phases { spread(p.start, p.end) { ModelShares(linkTx: p.radio.txSeconds / $0, linkRx: p.radio.rxSeconds / $0) } }
+            let classic = l.isClassic
+            for p in l.phases {
+                spread(p.start, p.end) {
+                    classic ? ModelShares(brEdrTx: p.radio.txSeconds / $0, brEdrRx: p.radio.rxSeconds / $0)
+                        : ModelShares(linkTx: p.radio.txSeconds / $0, linkRx: p.radio.rxSeconds / $0)
+                }
+            }
         }
         for c in report.classicScans { spread(c.start, c.end) { ModelShares(classicRx: c.radio.rxSeconds / $0) } }
+        for c in report.classicProcedures {
+            spread(c.start, c.end) { ModelShares(brEdrTx: c.radio.txSeconds / $0, brEdrRx: c.radio.rxSeconds / $0) }
+        }
         changes.sort { $0.at < $1.at }
         let times = Array(Set(times)).sorted()
         var integral: [Int64: ModelShares] = [:]
@@ -433,8 +518,14 @@ public struct EnergyReport: Sendable {
                                      report: report)
         // BR/EDR links and page attempts: counted by binary search over their sorted starts and ends.
         var brEdr = paging.map { ($0.start.nanoseconds, $0.end.nanoseconds) }
-        for l in report.links where !l.modelled && l.connection.transport == .brEdr {
+        // Links whose BR/EDR time the model cannot price from the capture: joined midway (mode unknown), or ACL
+        // packets cut short (their size unknown).
+        var unpriced: [(Int64, Int64)] = []
+        for l in report.links where l.connection.transport == .brEdr {
             brEdr.append((l.start.nanoseconds, l.end.nanoseconds))
+            if l.connection.implicitStart || l.connection.aclPacketsCutShort > 0 {
+                unpriced.append((l.start.nanoseconds, l.end.nanoseconds))
+            }
         }
         let starts = brEdr.map(\.0).sorted(), ends = brEdr.map(\.1).sorted()
         func count(_ sorted: [Int64], below value: Int64, inclusive: Bool) -> Int {
@@ -454,6 +545,7 @@ public struct EnergyReport: Sendable {
                             rxSeconds: Double(b.rxMilliseconds) / 1000, idleSeconds: Double(b.idleMilliseconds) / 1000,
                             energy: b.energy, modelTxSeconds: d.tx, modelRxSeconds: d.rx,
                             brEdrActive: overlapping > 0,
+                            brEdrUnpriced: unpriced.contains { $0.0 < to.nanoseconds && $0.1 > from.nanoseconds },
                             scanParametersUnknown: report.scans.contains { !$0.session.parametersShown && $0.start < to && $0.end > from },
                             shares: d,
                             countersConsistent: Measured.consistent(tx: b.txMilliseconds, rx: b.rxMilliseconds, previous: a,
@@ -465,7 +557,9 @@ public struct EnergyReport: Sendable {
 extension LinkPhase {
     /// A link with no phase recorded (no traffic, parameters from its start): one phase for all of it.
     static func whole(_ c: Connection) -> LinkPhase {
-        LinkPhase(start: c.start, parameters: c.parameters, txPHY: c.txPHY, rxPHY: c.rxPHY)
+        var p = LinkPhase(start: c.start, parameters: c.parameters, txPHY: c.txPHY, rxPHY: c.rxPHY)
+        p.classic = c.classicMode
+        return p
     }
 }
 

@@ -4,7 +4,8 @@ public enum MeasuredGap: String, Sendable, CaseIterable {
     /// The counters cannot be right (a read repeating the previous one's tx and rx, or more radio time than the
     /// interval: seen on some controllers' firmware): not compared, and left out of the totals and caps.
     case countersInconsistent = "counters_inconsistent"
-    /// A BR/EDR link was up or the controller paged: classic radio time the LE model does not price.
+    /// A BR/EDR link was up whose radio time the capture does not let the model price: joined midway (its mode
+    /// unknown) or its ACL packets cut short (their size unknown).
     case brEdrNotModelled = "br_edr_not_modelled"
     /// A scan ran with parameters set before the capture: the model guessed its duty cycle.
     case scanParametersBeforeCapture = "scan_parameters_before_capture"
@@ -31,7 +32,7 @@ public enum MeasuredGap: String, Sendable, CaseIterable {
     public var explanation: String {
         switch self {
         case .countersInconsistent: "the counters cannot be right (stale, or more radio time than the interval): not compared"
-        case .brEdrNotModelled: "BR/EDR link or paging, not modelled"
+        case .brEdrNotModelled: "a BR/EDR link the capture joined midway or cut short: its radio time could not be priced"
         case .scanParametersBeforeCapture: "scan parameters set before the capture: the model guessed the duty cycle"
         case .listeningNotCounted: "the controller counted little of the listening (scan, page scan) it was given: filtered or offloaded, or it counts received packets only"
         case .transmitNotShown: "the controller transmitted more than the capture shows (advertising it runs by itself, or per-event radio time no profile gives)"
@@ -43,7 +44,7 @@ public enum MeasuredGap: String, Sendable, CaseIterable {
     static func explain(_ m: EnergyReport.Measured) -> MeasuredGap? {
         guard let error = m.error, abs(error) > agreement else { return nil }
         if !m.countersConsistent { return .countersInconsistent }
-        if m.brEdrActive { return .brEdrNotModelled }
+        if m.brEdrActive && m.brEdrUnpriced { return .brEdrNotModelled }
         if m.scanParametersUnknown { return .scanParametersBeforeCapture }
         let seconds = max(m.seconds, 1e-9)
         let listening = m.shares.scanRx + m.shares.classicRx

@@ -31,7 +31,7 @@ public struct MeasuredTotal: Sendable {
     /// The measured radio time per kind of activity the model priced in the intervals, in report order, those with
     /// none left out: what the text and HTML reports list.
     public var byActivity: [(name: String, seconds: Double)] {
-        [("scans", apportioned { $0.scanTx + $0.scanRx }), ("links", apportioned { $0.linkTx + $0.linkRx }),
+        [("scans", apportioned { $0.scanTx + $0.scanRx }), ("links", apportioned { $0.links }),
          ("advertising", apportioned { $0.advertisingTx + $0.advertisingRx }), ("page scan", apportioned { $0.classicRx })]
             .filter { $0.1 > 0 }
     }

@@ -11,9 +11,9 @@ public struct PricedPhases: Sendable {
 
     public init() {}
 
-    /// Prices a closed LE link's phases (a link that is still open at the capture's end is not judged early).
+    /// Prices a closed LE or BR/EDR link's phases (a link that is still open at the capture's end is not judged early).
     public mutating func price(_ c: Connection, energy: EnergyModel) {
-        guard c.transport == .le || c.transport == .unknown, let end = c.end?.timestamp else { return }
+        guard c.transport == .le || c.transport == .unknown || c.isClassic, let end = c.end?.timestamp else { return }
         EnergyReport.phaseCosts(c, captureEnd: end, energy: energy) { total += $0 }
         links += 1
     }

@@ -102,7 +102,7 @@ enum AuditHTMLEnergy {
             out += "<tr><td>\(escape(String(TimeFormat.utc(m.start, digits: 0).dropFirst(11)))) +\(escape(EnergyText.seconds(m.seconds)))</td>"
                 + "<td class=\"bar\" title=\"tx \(escape(EnergyText.seconds(m.txSeconds))), rx \(escape(EnergyText.seconds(m.rxSeconds)))\">\(bar(m.txSeconds, m.rxSeconds, "measured"))</td>"
                 + "<td class=\"bar\" title=\"tx \(escape(EnergyText.seconds(m.modelTxSeconds))), rx \(escape(EnergyText.seconds(m.modelRxSeconds)))\">\(bar(m.modelTxSeconds, m.modelRxSeconds, "model"))</td>"
-                + "<td>\(error)\(m.brEdrActive ? " (BR/EDR up, not modelled)" : "")\(m.gap.map { [.brEdrNotModelled].contains($0) ? "" : ": " + escape($0.explanation) } ?? "")</td></tr>"
+                + "<td>\(error)\(m.brEdrActive ? " (BR/EDR active)" : "")\(m.gap.map { [.brEdrNotModelled].contains($0) ? "" : ": " + escape($0.explanation) } ?? "")</td></tr>"
         }
         out += "</tbody></table>"
         if list.count > shown.count { out += "<p>\(list.count - shown.count) more intervals: <code>btlens energy</code> lists them all.</p>" }

@@ -98,7 +98,7 @@ public enum EnergyJSON {
 
     /// The model's radio time by kind of activity (seconds).
     static func shares(_ s: EnergyReport.ModelShares) -> JSONValue {
-        .object([("scans_s", round(s.scanTx + s.scanRx, 3)), ("links_s", round(s.linkTx + s.linkRx, 3)),
+        .object([("scans_s", round(s.scanTx + s.scanRx, 3)), ("links_s", round(s.links, 3)),
                  ("advertising_s", round(s.advertisingTx + s.advertisingRx, 3)), ("page_scan_s", round(s.classicRx, 3))])
     }
 
@@ -109,7 +109,7 @@ public enum EnergyJSON {
                  ("model", .object([("tx_s", round(t.modelTxSeconds, 3)), ("rx_s", round(t.modelRxSeconds, 3))])),
                  ("error", t.error.map { round($0, 4) } ?? .null),
                  ("apportioned", .object([("scans_s", round(t.apportioned { $0.scanTx + $0.scanRx }, 3)),
-                                          ("links_s", round(t.apportioned { $0.linkTx + $0.linkRx }, 3)),
+                                          ("links_s", round(t.apportioned { $0.links }, 3)),
                                           ("advertising_s", round(t.apportioned { $0.advertisingTx + $0.advertisingRx }, 3)),
                                           ("page_scan_s", round(t.apportioned { $0.classicRx }, 3))]))])
     }

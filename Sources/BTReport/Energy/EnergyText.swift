@@ -82,7 +82,7 @@ public enum EnergyText {
         for l in r.links {
             let d = Double(l.end.nanoseconds - l.start.nanoseconds) / 1e9
             let c = l.connection
-            out("  Connection #\(c.id) \(c.linkName)\(c.peerAddress.map { " to \($0)" } ?? "") \(c.transport.rawValue), \(TimeFormat.human(.nanoseconds(l.end.nanoseconds - l.start.nanoseconds)))\(l.modelled ? "" : " (not modelled: only LE links are priced)")")
+            out("  Connection #\(c.id) \(c.linkName)\(c.peerAddress.map { " to \($0)" } ?? "") \(c.transport.rawValue), \(TimeFormat.human(.nanoseconds(l.end.nanoseconds - l.start.nanoseconds)))\(l.modelled ? "" : " (not modelled)")")
             guard l.modelled else { continue }
             if phone { out("    phone: " + line(l.phone, duration: d, total: total)) }
             if let heard = l.heard {
@@ -92,7 +92,12 @@ public enum EnergyText {
             if peripheral, let p = l.peripheral {
                 out("    peripheral: " + line(p, duration: d, total: peripheralTotal ?? p))
             }
-            if l.phases.count > 1 {
+            if l.isClassic && l.phases.count > 1 {
+                // A BR/EDR link changes mode every few seconds: its time and cost per mode, not per phase.
+                for mode in l.modes {
+                    out("      \(mode.name), \(TimeFormat.human(.nanoseconds(mode.nanoseconds))): phone \(mc(mode.phone))")
+                }
+            } else if l.phases.count > 1 {
                 for p in l.phases {
                     var sides: [String] = []
                     if phone { sides.append("phone " + mc(p.phone)) }
@@ -113,13 +118,14 @@ public enum EnergyText {
         if peripheral, let p = r.peripheralTotal { out("    peripherals: \(mc(p)) = \(mAh(p)), radio \(seconds(p.radioSeconds))") }
         out("    host wake-ups: \(r.hostWakeups) HCI events and ACL packets delivered to the host, keeping it awake about \(mc(r.host)) = \(mAh(r.host)) at \(DecimalText.fixed(r.profile.phone.awakeMilliamps, fractionDigits: 0)) mA (each holding it 1 s; the range bounds holds of 0.1–3 s; not in the radio totals)")
         if phone, !r.classicScans.isEmpty { out("    " + classicScans(r)) }
+        if phone, !r.classicProcedures.isEmpty { out("    " + classicProcedures(r)) }
         if !r.measured.isEmpty {
             out("  Controller activity counters (Android 0xFD59) against the model:")
             for m in r.measured {
                 let error = m.error.map { " (model \($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %)" } ?? ""
                 // BR/EDR and unknown parameters are said whether or not the model is far; the other reasons when it is.
                 let gap = m.gap.map { [.brEdrNotModelled, .scanParametersBeforeCapture].contains($0) ? "" : ": " + $0.explanation } ?? ""
-                out("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured tx \(seconds(m.txSeconds)) rx \(seconds(m.rxSeconds)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(m.brEdrActive ? ", BR/EDR link up (not modelled)" : "")\(m.scanParametersUnknown ? ", scan parameters unknown (set before the capture: the model guessed the duty cycle)" : "")\(gap)")
+                out("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured tx \(seconds(m.txSeconds)) rx \(seconds(m.rxSeconds)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(m.brEdrActive ? ", BR/EDR active" + (m.brEdrUnpriced ? " (not all of it modelled)" : "") : "")\(m.scanParametersUnknown ? ", scan parameters unknown (set before the capture: the model guessed the duty cycle)" : "")\(gap)")
             }
             if let t = r.measuredTotal { measuredTotal(t, out: out) }
         }
@@ -133,6 +139,19 @@ public enum EnergyText {
                 out("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured LE tx \(seconds(m.leTxSeconds)) rx \(seconds(m.leRxSeconds)), average \(e.averageCurrentMilliamps) mA, active \(seconds(Double(e.activeMilliseconds) / 1000)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(brEdr)")
             }
         }
+    }
+
+    /// "BR/EDR paging and inquiry, not in the totals: …": connecting and discovering, summed by kind.
+    static func classicProcedures(_ r: EnergyReport) -> String {
+        let kinds = [EnergyReport.ClassicProcedure.Kind.paging, .inquiry].compactMap { kind -> String? in
+            let list = r.classicProcedures.filter { $0.kind == kind }
+            guard !list.isEmpty else { return nil }
+            let ns = list.reduce(Int64(0)) { $0 + ($1.end.nanoseconds - $1.start.nanoseconds) }
+            return "\(kind.rawValue) ×\(list.count), \(TimeFormat.human(.nanoseconds(ns)))"
+        }
+        let cost = r.classicProcedures.reduce(RadioCost.zero) { $0 + $1.phone }
+        return "BR/EDR \(kinds.joined(separator: ", ")), not in the totals (ID-packet trains, listening half the time): "
+            + "\(mc(cost)) = \(mAh(cost)), radio \(seconds(cost.radioSeconds))"
     }
 
     /// "OS background, not in the totals: BR/EDR page scan …": the phone's standing listening, summed.

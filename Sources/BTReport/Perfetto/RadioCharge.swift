@@ -13,7 +13,7 @@ struct RadioCharge {
         phone.add(start: start.nanoseconds, end: end.nanoseconds, total: mC)
     }
 
-    /// A link's phases, when the model prices it (LE).
+    /// A link's phases, when the model prices it (LE, BR/EDR).
     mutating func add(_ l: EnergyReport.Link) {
         guard l.modelled else { return }
         for p in l.phases {

@@ -280,19 +280,39 @@ public final class Connection: @unchecked Sendable {
         set { working.pointee.rxPHY = newValue }
     }
 
-    /// New parameters or PHYs: a new phase (past the limit, or at the same record, the current one changes).
+    /// A BR/EDR link's mode now (Mode Change, Sniff Subrating; a synchronous link's slots): nil on LE links.
+    public internal(set) var classicMode: ClassicLinkMode? {
+        _read { yield working.pointee.classicMode }
+        _modify { yield &working.pointee.classicMode }
+        set { working.pointee.classicMode = newValue }
+    }
+    /// A BR/EDR link changes mode every few seconds on some phones (sniff after 5 s idle, active for each burst):
+    /// each mode is a phase, so many more are kept; a few BR/EDR links per capture at most hold them.
+    public static let maximumClassicPhases = 16_384
+
+    /// The phase that begins at `at` with the link's parameters, PHYs and mode now.
+    func phase(from at: RecordRef) -> LinkPhase {
+        var p = LinkPhase(start: at, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY)
+        p.classic = classicMode
+        return p
+    }
+
+    /// New parameters, PHYs or BR/EDR mode: a new phase (past the limit, or at the same record, the current one
+    /// changes).
     func beginPhase(at: RecordRef) {
-        if let current = currentPhase, current.start.number == at.number || closedPhases.count + 1 >= Self.maximumPhases {
+        let limit = classicMode == nil ? Self.maximumPhases : Self.maximumClassicPhases
+        if let current = currentPhase, current.start.number == at.number || closedPhases.count + 1 >= limit {
             currentPhase?.parameters = parameters
             currentPhase?.txPHY = txPHY
             currentPhase?.rxPHY = rxPHY
+            currentPhase?.classic = classicMode
             return
         }
         if let current = currentPhase {
             closedPhases.append(current)
             air?.beginPhase()
         }
-        currentPhase = LinkPhase(start: at, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY)
+        currentPhase = phase(from: at)
     }
 
     /// Channel Sounding: the subevent length (µs) of the procedures the controller last enabled on the link.
@@ -304,7 +324,7 @@ public final class Connection: @unchecked Sendable {
 
     /// A Channel Sounding subevent on the link: its radio time counts in the current phase.
     func channelSoundingSubevent() {
-        if currentPhase == nil { currentPhase = LinkPhase(start: start, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY) }
+        if currentPhase == nil { currentPhase = phase(from: start) }
         currentPhase!.channelSoundingSubevents += 1
         currentPhase!.channelSoundingMicroseconds += channelSoundingSubeventMicroseconds
     }
@@ -325,7 +345,7 @@ public final class Connection: @unchecked Sendable {
     /// ⌈bytes / data length⌉ link-layer PDUs (ENERGY.md §3.1), whatever the HCI fragments were.
     @inline(__always)
     func countLinkLayer(l2capBytes: Int, sent: Bool) {
-        if currentPhase == nil { currentPhase = LinkPhase(start: start, parameters: parameters, txPHY: txPHY, rxPHY: rxPHY) }
+        if currentPhase == nil { currentPhase = phase(from: start) }
         if sent {
             currentPhase!.sent.add(bytes: l2capBytes, octets: maxTxOctets)
         } else {
@@ -371,6 +391,8 @@ public final class Connection: @unchecked Sendable {
     }
 
     public var isOpen: Bool { end == nil }
+    /// A BR/EDR ACL or SCO/eSCO link.
+    public var isClassic: Bool { transport == .brEdr || transport == .sco }
     /// The link was lost rather than closed: a supervision or LL response timeout, or (on the air) it went silent
     /// without LL_TERMINATE_IND. The radio's or the peer's doing, not a choice of either host.
     public var wasLost: Bool {
@@ -456,6 +478,8 @@ public struct LinkPhase: Sendable {
     /// the link's radio, beside its connection events.
     public var channelSoundingSubevents = 0
     public var channelSoundingMicroseconds = 0
+    /// A BR/EDR link's mode in the phase (nil on LE links): `sent` and `received` then count baseband packets.
+    public var classic: ClassicLinkMode?
 
     public init(start: RecordRef, parameters: ConnectionParameters?, txPHY: UInt8, rxPHY: UInt8) {
         self.start = start
@@ -543,6 +567,7 @@ struct ConnectionWorkingState {
     var txPHY: UInt8 = LinkPhase.phy1M
     var rxPHY: UInt8 = LinkPhase.phy1M
     var channelSoundingSubeventMicroseconds: Int = 0
+    var classicMode: ClassicLinkMode?
     var maxTxOctets = LinkLayerTraffic.minimumOctets
     var maxRxOctets = LinkLayerTraffic.minimumOctets
 

@@ -12,6 +12,11 @@ public struct FailedConnection: Sendable {
     /// The peer asked for; nil when the attempt was to the accept list or the capture does not show it.
     public var peerAddress: BDAddr?
     public var transport: LinkTransport
+    /// BR/EDR: the page timeout the controller had (Write Page Timeout; 5.12 s after a reset): it pages for that
+    /// long at most, however late the Connection Complete comes.
+    public var pageTimeoutSlots = FailedConnection.defaultPageTimeoutSlots
+    /// Page Timeout's default (Core Vol 4 Part E §6.6): 0x2000 slots, 5.12 s.
+    public static let defaultPageTimeoutSlots: UInt16 = 0x2000
     /// The create command asked for any device on the controller's accept list (initiator filter policy 1), as
     /// Android's auto-connect and iOS's pending connections do, rather than for one peer.
     public var toAcceptList = false
@@ -84,6 +89,11 @@ public struct ConnectionTracker {
     /// for, and a link's does not say when it was asked for.
     var pendingLE: [UInt16: PendingAttempt<ConnectionTarget>] = [:]
     var pendingBREDR: [UInt16: PendingAttempt<BDAddr?>] = [:]
+    /// Each controller's page timeout (Write Page Timeout), where the capture set one.
+    var pageTimeouts: [UInt16: UInt16] = [:]
+    /// A Role Change that came before its link's Connection Complete (a role switch while connecting), by
+    /// controller and peer: the link takes it when it opens.
+    var earlyRoles: [PeerLinkKey: Bool] = [:]
     /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
     var peerLinks = PeerMemory<PeerLinkKey, Int32>(generation: ConnectionTracker.peersNumbered)
     /// Peers whose links are numbered (`peerLinks`) per generation: the 8,192 to 16,384 peers connected to most
@@ -233,6 +243,7 @@ public struct ConnectionTracker {
     }
 
     mutating func controllerReset(at: RecordRef) {
+        pageTimeouts[at.controller] = nil
         for c in open.values.sorted(by: { $0.id < $1.id }) where c.controller == at.controller {
             close(c, at: at, reason: nil, event: .closedByReset)
         }
@@ -263,6 +274,16 @@ public struct ConnectionTracker {
         case .createConnection:
             var r = ByteReader(p)
             pendingBREDR[at.controller] = PendingAttempt(target: r.readAddress(), requested: at)
+        case .writePageTimeout:
+            var r = ByteReader(p)
+            if let slots = r.readU16(), slots > 0 { pageTimeouts[at.controller] = slots }
+        case .sniffMode:
+            // handle, max interval, min interval, attempt, timeout: the attempt holds once Mode Change says sniff.
+            var r = ByteReader(p)
+            guard let handle = r.readU16(), r.readU16() != nil, r.readU16() != nil, let attempt = r.readU16(),
+                  let c = open[Self.key(at.controller, handle & 0x0FFF)], c.classicMode != nil
+            else { return }
+            c.classicMode?.attemptSlots = attempt
         default:
             break
         }
@@ -274,14 +295,33 @@ public struct ConnectionTracker {
         case .createConnection:
             // Refused outright (Command Status with an error): no Connection Complete will follow.
             let attempt = pendingBREDR.removeValue(forKey: at.controller)
-            failed.append(FailedConnection(at: at, requested: attempt?.requested, status: status,
-                                           peerAddress: attempt?.target, transport: .brEdr, completed: false))
+            var f = FailedConnection(at: at, requested: attempt?.requested, status: status, peerAddress: attempt?.target,
+                                     transport: .brEdr, completed: false)
+            f.pageTimeoutSlots = pageTimeouts[at.controller] ?? FailedConnection.defaultPageTimeoutSlots
+            failed.append(f)
         case .leCreateConnection, .leExtendedCreateConnection:
             failed.append(FailedConnection(at: at, status: status, attempt: pendingLE.removeValue(forKey: at.controller),
                                            reported: nil, completed: false))
         default:
             break
         }
+    }
+
+    /// Role Changes waiting for their link's Connection Complete, at most.
+    static let earlyRolesKept = 64
+
+    /// Connection Complete's link type of an ACL link (Core Vol 4 Part E §7.7.3).
+    static let aclLinkType: UInt8 = 1
+
+    /// A BR/EDR link's mode from `at`: a phase of its own, and baseband packets counted at the size an ACL link is
+    /// priced with (`BREDRAirTime.aclPacket`).
+    static func becomesClassic(_ c: Connection, mode: ClassicLinkMode, at: RecordRef) {
+        if c.classicMode == nil {
+            c.maxTxOctets = BREDRAirTime.aclPacketPayload
+            c.maxRxOctets = BREDRAirTime.aclPacketPayload
+        }
+        c.classicMode = mode
+        c.beginPhase(at: at)
     }
 
     // MARK: - Events
@@ -297,16 +337,26 @@ public struct ConnectionTracker {
                 attempt = pendingBREDR.removeValue(forKey: at.controller)
             }
             guard v.status == .success else {
-                failed.append(FailedConnection(at: at, requested: attempt?.requested, status: v.status,
-                                               peerAddress: v.address, transport: .brEdr))
+                var f = FailedConnection(at: at, requested: attempt?.requested, status: v.status, peerAddress: v.address,
+                                         transport: .brEdr)
+                f.pageTimeoutSlots = pageTimeouts[at.controller] ?? FailedConnection.defaultPageTimeoutSlots
+                failed.append(f)
                 return
             }
-            guard let c = openConnection(controller: at.controller, handle: v.handle, transport: .brEdr, at: at,
+            // Link type 1 is ACL; 0 (SCO) and 2 (eSCO) are synchronous links reported the old way.
+            let acl = v.linkType == Self.aclLinkType
+            guard let c = openConnection(controller: at.controller, handle: v.handle, transport: acl ? .brEdr : .sco, at: at,
                                          implicit: false, peer: v.address)
             else { return }
             c.connectRequested = attempt?.requested
             c.peerAddressType = .public
             c.encrypted = v.encryptionEnabled
+            var mode = ClassicLinkMode()
+            // Who paged is the central (master) unless a Role Change said otherwise while it connected.
+            mode.isCentral = earlyRoles.removeValue(forKey: PeerLinkKey(controller: at.controller, peer: v.address, transport: .brEdr))
+                ?? (attempt != nil)
+            if !acl { mode.synchronous = .legacySCO }
+            Self.becomesClassic(c, mode: mode, at: at)
             c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)
         case .synchronousConnectionComplete:
             // status, handle, bdaddr, link type: an SCO/eSCO link that Disconnection Complete will close.
@@ -317,7 +367,52 @@ public struct ConnectionTracker {
             guard let c = openConnection(controller: at.controller, handle: handle & 0x0FFF, transport: .sco, at: at,
                                          implicit: false, peer: address)
             else { return }
+            var mode = ClassicLinkMode()
+            mode.synchronous = SynchronousSlots(event: p) ?? .legacySCO
+            Self.becomesClassic(c, mode: mode, at: at)
             c.append(TimelineEvent(at: at, kind: .connected(parameters: nil)), limit: options.maximumEventsPerConnection)
+        case .modeChange:
+            // status, handle, current mode, interval (slots).
+            var r = ByteReader(p)
+            guard let status = r.readU8(), status == HCIStatus.success.rawValue, let handle = r.readU16(),
+                  let raw = r.readU8(), let interval = r.readU16(), let mode = ClassicLinkMode.Mode(rawValue: raw),
+                  let c = open[Self.key(at.controller, handle & 0x0FFF)]
+            else { return }
+            // Only BR/EDR links change mode: a link the capture joined midway is one.
+            if c.transport == .unknown { c.transport = .brEdr }
+            var m = c.classicMode ?? ClassicLinkMode()
+            m.mode = mode
+            m.intervalSlots = mode == .active ? 0 : interval
+            m.subrate = 1  // subrating applies to the sniff mode it was set in
+            Self.becomesClassic(c, mode: m, at: at)
+        case .sniffSubrating:
+            // status, handle, max TX latency, max RX latency (slots), min remote and local timeouts.
+            var r = ByteReader(p)
+            guard let status = r.readU8(), status == HCIStatus.success.rawValue, let handle = r.readU16(),
+                  let tx = r.readU16(), let rx = r.readU16(), let c = open[Self.key(at.controller, handle & 0x0FFF)],
+                  var m = c.classicMode, m.mode == .sniff, m.intervalSlots > 0
+            else { return }
+            // The phone wakes at the more frequent of its transmit and receive anchors.
+            m.subrate = max(1, min(tx, rx) / m.intervalSlots)
+            Self.becomesClassic(c, mode: m, at: at)
+        case .roleChange:
+            // status, address, new role (0 central, 1 peripheral).
+            var r = ByteReader(p)
+            guard let status = r.readU8(), status == HCIStatus.success.rawValue, let address = r.readAddress(),
+                  let role = r.readU8()
+            else { return }
+            let central = role == 0
+            var found = false
+            for c in open.values where c.controller == at.controller && c.transport == .brEdr && c.peerAddress == address {
+                var m = c.classicMode ?? ClassicLinkMode()
+                m.isCentral = central
+                Self.becomesClassic(c, mode: m, at: at)
+                found = true
+            }
+            // A switch during connection setup comes before Connection Complete: kept for it (a few at most).
+            if !found, earlyRoles.count < Self.earlyRolesKept {
+                earlyRoles[PeerLinkKey(controller: at.controller, peer: address, transport: .brEdr)] = central
+            }
         case .disconnectionComplete:
             guard let d = DisconnectionComplete(p), d.status == .success else { return }
             guard let c = connection(controller: at.controller, handle: d.handle, at: at) else { return }
@@ -470,7 +565,11 @@ public struct ConnectionTracker {
             }
         case .brEdrSignaling:
             // CID 0x0001 exists on BR/EDR links only; it may pack several commands.
-            if c.transport == .unknown { c.transport = .brEdr }
+            if c.transport == .unknown {
+                c.transport = .brEdr
+                // Joined midway: its mode is unknown until a Mode Change; taken as active.
+                becomesClassic(c, mode: ClassicLinkMode(), at: at)
+            }
             for signal in L2CAPSignal.commands(in: pdu.payload) {
                 let sent = direction == .unknown ? Self.hostSends(signal.command) : direction == .sent
                 if let change = c.l2capChannels.signal(signal, sent: sent) {

@@ -91,6 +91,8 @@ public struct CaptureModel: Sendable {
     /// controller's were known: before, the capture does not say whether it listened.
     public var classicScans: [ClassicScanSpan] = []
     public var classicScansKnownFrom: [UInt16: Timestamp] = [:]
+    /// BR/EDR inquiries the controller ran (`ClassicInquiryTracker`).
+    public var inquiries: [ClassicInquirySpan] = []
     /// The name the host gave its controller or read from it (`LocalName`): often the phone's model.
     public var localName: String?
     /// HCI events and ACL packets the controller delivered to the host: each wakes it.
@@ -191,6 +193,7 @@ public final class CaptureTracker {
     @exclusivity(unchecked) var controllerActivity: [ControllerActivityReport] = []
     @exclusivity(unchecked) var qualityReports: [QualityReport] = []
     @exclusivity(unchecked) var classicScans = ClassicScanTracker()
+    @exclusivity(unchecked) var inquiries = ClassicInquiryTracker()
     var localName: String?
     @exclusivity(unchecked) var hostWakeups = HostWakeups()
     /// Links followed on the air (LE link-layer sniffer records), created at the first such record.
@@ -376,6 +379,7 @@ public final class CaptureTracker {
         default:
             if event.code == .vendorSpecific { qualityReport(event.parameters, at: at) }
             if event.code == .disconnectionComplete { scans.linkChanged(at: at) }
+            if event.code == .inquiryComplete { inquiries.ended(controller: at.controller, at: at.timestamp) }
             if let linkFeed {
                 linkFeed.send(linkFeed.message(.event, at: at, code: UInt16(event.code.rawValue)), event.parameters)
             } else {
@@ -409,6 +413,7 @@ public final class CaptureTracker {
         }
         scans.controllerReset(at: at)
         classicScans.controllerReset(at: at)
+        inquiries.ended(controller: at.controller, at: at.timestamp)
     }
 
     func route(_ pending: CommandCorrelator.Pending, status: HCIStatus, at: RecordRef) {
@@ -416,6 +421,7 @@ public final class CaptureTracker {
         ownAdvertising.commandCompleted(pending, status: status, at: at)
         if status == .success {
             classicScans.commandCompleted(pending, at: at)
+            if pending.opcode == .inquiry || pending.opcode == .inquiryCancel { inquiries.commandAccepted(pending, at: at) }
             if pending.opcode == .writeLocalName, let name = LocalName.decode(pending.parameters) { localName = name }
         }
         guard status != .success else { return }  // the link tracker acts on refusals only
@@ -533,6 +539,7 @@ public final class CaptureTracker {
         model.qualityReports = qualityReports
         model.classicScans = classicScans.spans
         model.classicScansKnownFrom = classicScans.firstKnown
+        model.inquiries = inquiries.spans
         model.localName = localName
         model.hostWakeups = hostWakeups
         model.judgedRecords = judgedRecords

@@ -35,6 +35,7 @@ public struct CommandCorrelator {
         HCIOpcode.writeScanEnable.rawValue, HCIOpcode.writePageScanActivity.rawValue,
         HCIOpcode.writeInquiryScanActivity.rawValue, HCIOpcode.writePageScanType.rawValue,
         HCIOpcode.writeInquiryScanType.rawValue, HCIOpcode.writeLocalName.rawValue,
+        HCIOpcode.inquiry.rawValue, HCIOpcode.inquiryCancel.rawValue,
     ]
 
     var pending: [UInt32: Pending] = [:]

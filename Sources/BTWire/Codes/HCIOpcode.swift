@@ -22,6 +22,10 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     @inlinable public static var disconnect: HCIOpcode { HCIOpcode(rawValue: 0x0406) }
     @inlinable public static var reset: HCIOpcode { HCIOpcode(rawValue: 0x0C03) }
     @inlinable public static var createConnection: HCIOpcode { HCIOpcode(rawValue: 0x0405) }
+    @inlinable public static var inquiry: HCIOpcode { HCIOpcode(rawValue: 0x0401) }
+    @inlinable public static var inquiryCancel: HCIOpcode { HCIOpcode(rawValue: 0x0402) }
+    @inlinable public static var sniffMode: HCIOpcode { HCIOpcode(rawValue: 0x0803) }
+    @inlinable public static var writePageTimeout: HCIOpcode { HCIOpcode(rawValue: 0x0C18) }
     @inlinable public static var writeLocalName: HCIOpcode { HCIOpcode(rawValue: 0x0C13) }
     @inlinable public static var readLocalName: HCIOpcode { HCIOpcode(rawValue: 0x0C14) }
     @inlinable public static var writeScanEnable: HCIOpcode { HCIOpcode(rawValue: 0x0C1A) }
@@ -58,13 +62,17 @@ public struct HCIEventCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     public let rawValue: UInt8
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    @inlinable public static var inquiryComplete: HCIEventCode { HCIEventCode(rawValue: 0x01) }
     @inlinable public static var connectionComplete: HCIEventCode { HCIEventCode(rawValue: 0x03) }
     @inlinable public static var disconnectionComplete: HCIEventCode { HCIEventCode(rawValue: 0x05) }
     @inlinable public static var encryptionChange: HCIEventCode { HCIEventCode(rawValue: 0x08) }
     @inlinable public static var commandComplete: HCIEventCode { HCIEventCode(rawValue: 0x0E) }
     @inlinable public static var commandStatus: HCIEventCode { HCIEventCode(rawValue: 0x0F) }
+    @inlinable public static var roleChange: HCIEventCode { HCIEventCode(rawValue: 0x12) }
     @inlinable public static var numberOfCompletedPackets: HCIEventCode { HCIEventCode(rawValue: 0x13) }
+    @inlinable public static var modeChange: HCIEventCode { HCIEventCode(rawValue: 0x14) }
     @inlinable public static var synchronousConnectionComplete: HCIEventCode { HCIEventCode(rawValue: 0x2C) }
+    @inlinable public static var sniffSubrating: HCIEventCode { HCIEventCode(rawValue: 0x2E) }
     @inlinable public static var encryptionKeyRefreshComplete: HCIEventCode { HCIEventCode(rawValue: 0x30) }
     @inlinable public static var leMeta: HCIEventCode { HCIEventCode(rawValue: 0x3E) }
     @inlinable public static var encryptionChangeV2: HCIEventCode { HCIEventCode(rawValue: 0x59) }
