@@ -76,7 +76,7 @@ let package = Package(
         // The fuzz harness (`make fuzz`: libFuzzer when built with -sanitize=fuzzer -D FUZZING, else a replayer of
         // inputs) and the declaration of libFuzzer's driver it calls.
         .systemLibrary(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
-        .executableTarget(name: "btlens-fuzz", dependencies: ["BTTrack", "BTRules", "BTReport", "TestSupport", "CFuzzerDriver", "CZlib"], path: "Tests/Fuzz/Harness"),
+        .executableTarget(name: "btlens-fuzz", dependencies: ["BTTrack", "BTRules", "BTReport", "BTScenario", "TestSupport", "CFuzzerDriver", "CZlib"], path: "Tests/Fuzz/Harness"),
         .testTarget(name: "BTWireTests", dependencies: ["BTWire", "TestSupport"]),
         .testTarget(name: "BTCaptureTests", dependencies: ["BTCapture", "BTDecode", "BTScenario", "TestSupport"]),
         .testTarget(name: "BTDecodeTests", dependencies: ["BTDecode", "BTScenario", "TestSupport"]),

@@ -113,13 +113,8 @@ public final class Anonymizer {
         return made
     }
 
-    /// SplitMix64's finaliser: every bit of the input reaches every bit of the output.
-    static func mix(_ v: UInt64) -> UInt64 {
-        var z = v &+ 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    /// Every bit of the input reaches every bit of the output (`SplitMixHash`).
+    static func mix(_ v: UInt64) -> UInt64 { SplitMixHash.hash(v) }
 
     /// Replaces a name of `length` bytes at `at` (up to a NUL) by `name-N`.
     func name(_ p: UnsafeMutableRawBufferPointer, at: Int, length: Int) {

@@ -1,3 +1,5 @@
+import BTWire
+
 /// The scenarios' only source of variation: SplitMix64 (Steele, Lea and Flood, 2014), written out here so a
 /// capture rebuilds byte for byte on any toolchain. It deliberately does not conform to
 /// `RandomNumberGenerator`: the standard library's `random(in:using:)` algorithms may change between Swift
@@ -5,19 +7,12 @@
 public struct SplitMix64: Sendable {
     public private(set) var state: UInt64
 
-    static let increment: UInt64 = 0x9E37_79B9_7F4A_7C15
-    static let mix1: UInt64 = 0xBF58_476D_1CE4_E5B9
-    static let mix2: UInt64 = 0x94D0_49BB_1331_11EB
-
     public init(seed: UInt64) { self.state = seed }
 
     /// The next 64 random bits.
     public mutating func next() -> UInt64 {
-        state &+= Self.increment
-        var z = state
-        z = (z ^ (z >> 30)) &* Self.mix1
-        z = (z ^ (z >> 27)) &* Self.mix2
-        return z ^ (z >> 31)
+        state &+= SplitMixHash.increment
+        return SplitMixHash.finalize(state)
     }
 
     /// A value in `0..<bound` (0 when `bound` is 0). Lemire's multiply-shift with rejection, so it is unbiased

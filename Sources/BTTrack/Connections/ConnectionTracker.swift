@@ -295,16 +295,21 @@ public struct ConnectionTracker {
         case .createConnection:
             // Refused outright (Command Status with an error): no Connection Complete will follow.
             let attempt = pendingBREDR.removeValue(forKey: at.controller)
-            var f = FailedConnection(at: at, requested: attempt?.requested, status: status, peerAddress: attempt?.target,
-                                     transport: .brEdr, completed: false)
-            f.pageTimeoutSlots = pageTimeouts[at.controller] ?? FailedConnection.defaultPageTimeoutSlots
-            failed.append(f)
+            failedPage(FailedConnection(at: at, requested: attempt?.requested, status: status, peerAddress: attempt?.target,
+                                        transport: .brEdr, completed: false))
         case .leCreateConnection, .leExtendedCreateConnection:
             failed.append(FailedConnection(at: at, status: status, attempt: pendingLE.removeValue(forKey: at.controller),
                                            reported: nil, completed: false))
         default:
             break
         }
+    }
+
+    /// A BR/EDR attempt that failed, with the page timeout its controller had then (it paged that long at most).
+    mutating func failedPage(_ attempt: FailedConnection) {
+        var f = attempt
+        f.pageTimeoutSlots = pageTimeouts[f.at.controller] ?? FailedConnection.defaultPageTimeoutSlots
+        failed.append(f)
     }
 
     /// Role Changes waiting for their link's Connection Complete, at most.
@@ -337,10 +342,8 @@ public struct ConnectionTracker {
                 attempt = pendingBREDR.removeValue(forKey: at.controller)
             }
             guard v.status == .success else {
-                var f = FailedConnection(at: at, requested: attempt?.requested, status: v.status, peerAddress: v.address,
-                                         transport: .brEdr)
-                f.pageTimeoutSlots = pageTimeouts[at.controller] ?? FailedConnection.defaultPageTimeoutSlots
-                failed.append(f)
+                failedPage(FailedConnection(at: at, requested: attempt?.requested, status: v.status, peerAddress: v.address,
+                                            transport: .brEdr))
                 return
             }
             // Link type 1 is ACL; 0 (SCO) and 2 (eSCO) are synchronous links reported the old way.

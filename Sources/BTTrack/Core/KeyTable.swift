@@ -158,7 +158,6 @@ struct KeyTable<Key: PackedKey>: Sendable {
         }
     }
 
-    /// Every (key, value), in slot order.
     /// Calls `body` with each key and value, in slot order, without building the list.
     @inline(__always)
     func forEach(_ body: (Key, Int64) -> Void) {
@@ -167,10 +166,11 @@ struct KeyTable<Key: PackedKey>: Sendable {
         }
     }
 
+    /// Every (key, value), in slot order.
     var entries: [(key: Key, value: Int64)] {
-        stride(from: 0, to: words.count, by: 2).compactMap {
-            words[$0] == 0 ? nil : (Key(rawValue: words[$0]), Int64(bitPattern: words[$0 + 1]))
-        }
+        var out: [(key: Key, value: Int64)] = []
+        forEach { out.append(($0, $1)) }
+        return out
     }
 
     /// Forgets every key but keeps the grown storage, so the next user (scan session) does not allocate again.

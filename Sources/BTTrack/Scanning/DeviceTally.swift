@@ -59,16 +59,13 @@ struct DeviceTally {
                        uniqueDevicesIsEstimate: uncounted.insertions > 0, reportsFromUncountedDevices: uncountedReports)
     }
 
-    /// Most reports first, ties by address and type. Sorted as pairs of integers (reports counted down from the
-    /// top, then address and type packed): comparing the fields one by one cost twice as much.
+    /// Most reports first, ties by address and type, compared as two integers (reports counted down from the top,
+    /// then address and type packed): comparing the fields one by one cost twice as much.
     static func order(_ list: inout [DeviceReportCount]) {
-        guard list.count > 1 else { return }
-        var keys = list.map { (UInt64.max &- UInt64(max(0, $0.reports)), $0.address.rawValue << 8 | UInt64($0.addressType.rawValue)) }
-        keys.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-        list = keys.map {
-            DeviceReportCount(address: BDAddr(rawValue: $0.1 >> 8), addressType: AddressType(rawValue: UInt8(truncatingIfNeeded: $0.1)),
-                              reports: Int(UInt64.max &- $0.0))
+        @inline(__always) func key(_ d: DeviceReportCount) -> (UInt64, UInt64) {
+            (UInt64.max &- UInt64(max(0, d.reports)), d.address.rawValue << 8 | UInt64(d.addressType.rawValue))
         }
+        list.sort { key($0) < key($1) }
     }
 
     mutating func removeAll() {

@@ -110,17 +110,9 @@ struct PeerFilter {
 
     /// The address's three bit positions, 21 bits apart in its hash.
     static func bits(_ address: UInt64) -> (Int, Int, Int) {
-        let z = mix(address)
+        let z = SplitMixHash.hash(address)
         return (Int(z & mask), Int((z >> 21) & mask), Int((z >> 42) & mask))
     }
 
     static let mask = UInt64(wordCount * 64 - 1)
-
-    /// SplitMix64's finaliser: three bit positions are taken from it, 21 bits apart.
-    static func mix(_ address: UInt64) -> UInt64 {
-        var z = address &+ 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -1,3 +1,6 @@
+import BTWire
+import BTScenario
+
 /// The tracker's and the anonymizer's structure-aware mutator (libFuzzer's `LLVMFuzzerCustomMutator`): it reads
 /// the input as the typed HCI packets `RecordFrames` frames and mutates the sequence, not the bytes — packets of a
 /// central's life inserted (scans, advertising reports, connections and their updates, ATT exchanges, SMP,
@@ -17,11 +20,11 @@ struct HCIMutator {
     typealias ByteMutator = (UnsafeMutablePointer<UInt8>, Int, Int) -> Int
 
     static let maximumPacket = 255
-    var random: SplitMix
+    var random: SplitMix64
     let byteMutator: ByteMutator
 
     init(seed: UInt32, byteMutator: @escaping ByteMutator) {
-        random = SplitMix(state: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 | 1)
+        random = SplitMix64(seed: UInt64(seed) &* SplitMixHash.increment | 1)
         self.byteMutator = byteMutator
     }
 
@@ -159,20 +162,10 @@ struct HCIMutator {
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): the mutator's choices, reproducible from libFuzzer's seed.
-struct SplitMix {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// The mutator's choices, reproducible from libFuzzer's seed (the scenarios' generator).
+extension SplitMix64 {
     /// A number in 0..<n (0 when n is 0).
-    mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
+    mutating func below(_ n: Int) -> Int { Int(next(below: UInt64(max(0, n)))) }
 
     mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
 }

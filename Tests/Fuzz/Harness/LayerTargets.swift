@@ -114,14 +114,19 @@ enum LayerTarget: String, CaseIterable {
         for structure in data { _ = (structure.uuids, structure.serviceData, structure.manufacturerData) }
     }
 
-    /// Framed records decoded and tracked, then the model finished and audited.
-    static func track(_ bytes: UnsafeRawBufferPointer) {
+    /// The framed records of `bytes` decoded and tracked (advertisers aside).
+    static func model(_ bytes: UnsafeRawBufferPointer) -> CaptureModel {
         let issues = IssueLog()
         var decoder = PacketDecoder(issues: issues)
         let tracker = CaptureTracker(options: .withoutAdvertisers)
         tracker.issues = issues
         RecordFrames.each(bytes) { tracker.observe(decoder.decode($0)) }
-        let model = tracker.finish()
+        return tracker.finish()
+    }
+
+    /// Framed records decoded and tracked, then the model finished and audited.
+    static func track(_ bytes: UnsafeRawBufferPointer) {
+        let model = model(bytes)
         require(model.records <= bytes.count, "\(model.records) records from \(bytes.count) bytes")
         _ = Auditor().audit(model, file: "fuzz")
     }

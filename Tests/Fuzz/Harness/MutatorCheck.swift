@@ -1,9 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import BTCapture
-import BTDecode
-import BTTrack
+import BTScenario
 
 /// `btlens-fuzz --mutator-check ROUNDS FILE...`: the structure-aware mutator (`HCIMutator`) run `ROUNDS` times on
 /// each input, chained as libFuzzer chains it, with a deterministic stand-in for libFuzzer's byte mutation. What
@@ -61,7 +59,7 @@ enum MutatorCheck {
         var tally = Tally()
         for (n, original) in inputs.enumerated() {
             var input = original
-            var flips = SplitMix(state: UInt64(n) &+ 1)
+            var flips = SplitMix64(seed: UInt64(n) &+ 1)
             for round in 0..<rounds {
                 var buffer = [UInt8](repeating: 0xA5, count: maximum + 64)
                 let size = min(input.count, maximum)
@@ -104,12 +102,7 @@ enum MutatorCheck {
 
     /// The links the tracker opened on `bytes` and the ATT PDUs it saw on them.
     static func track(_ bytes: UnsafeRawBufferPointer) -> (links: Int, att: Int) {
-        let issues = IssueLog()
-        var decoder = PacketDecoder(issues: issues)
-        let tracker = CaptureTracker(options: .withoutAdvertisers)
-        tracker.issues = issues
-        RecordFrames.each(bytes) { tracker.observe(decoder.decode($0)) }
-        let model = tracker.finish()
+        let model = LayerTarget.model(bytes)
         return (model.connections.count, model.connections.reduce(0) { $0 + $1.attCounts.values.reduce(0, +) })
     }
 }
