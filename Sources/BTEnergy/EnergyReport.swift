@@ -241,6 +241,10 @@ public struct EnergyReport: Sendable {
 
     public var phoneTotal: RadioCost { phoneTotal(links: CollectionOfOne(links.phone)) }
 
+    /// The total the reports lead with: `phoneTotal`, with the controller's counters in its place over the
+    /// intervals they cover (`PhoneTotal`).
+    public private(set) var accountedTotal = PhoneTotal(model: .zero)
+
     /// The phone's total with `links` as every link's cost, in the model's order: the export's links priced when
     /// they were judged are not in the report (`FactsLinkRows`), only their costs are kept.
     public func phoneTotal(links: some Sequence<RadioCost>) -> RadioCost {
@@ -347,6 +351,70 @@ public struct EnergyReport: Sendable {
         classicProcedures = procedures
         measured = Self.measured(model.controllerActivity, report: self, paging: paging)
         monitored = Self.monitored(model.qualityReports, report: self)
+        accountedTotal = PhoneTotal(model: phoneTotal, reports: model.controllerActivity,
+                                    bins: model.controllerActivity.count > 1 ? bins() : ActivityBins(), profile: profile.phone)
+    }
+
+    /// Every activity the report priced, spread over time (`ActivityBins`).
+    func bins() -> ActivityBins {
+        var bins = ActivityBins()
+        func spread(_ start: Timestamp, _ end: Timestamp, _ cost: RadioCost, background: Bool = false) {
+            bins.spread(from: start.nanoseconds, to: end.nanoseconds,
+                        background ? .init(backgroundRadioSeconds: cost.radioSeconds)
+                            : .init(chargeMC: cost.chargeMC, radioSeconds: cost.radioSeconds))
+        }
+        for s in scans { spread(s.start, s.end, s.phone) }
+        for a in advertising { spread(a.start, a.end, a.phone) }
+        for l in links { for p in l.phases { spread(p.start, p.end, p.phone) } }
+        for c in classicScans { spread(c.start, c.end, c.phone, background: true) }
+        for c in classicProcedures { spread(c.start, c.end, c.phone, background: true) }
+        return bins
+    }
+
+    /// Paging from `from` to `to` spread as the OS's background (what `ClassicProcedure` prices).
+    static func spreadPaging(_ bins: inout ActivityBins, from: Timestamp, to: Timestamp, energy: EnergyModel) {
+        guard to > from else { return }
+        let cost = energy.classicCost(energy.classicTrainTime(seconds: seconds(from, to)))
+        bins.spread(from: from.nanoseconds, to: to.nanoseconds, .init(backgroundRadioSeconds: cost.radioSeconds))
+    }
+
+    /// `phoneTotal(model:energy:priced:)` with the controller's counters in its place over the intervals they
+    /// cover (`PhoneTotal`): what an audit's summary leads with, without keeping each activity.
+    public static func accountedTotal(model: CaptureModel, energy: EnergyModel = EnergyModel(),
+                                      priced: PricedPhases? = nil) -> PhoneTotal {
+        let total = phoneTotal(model: model, energy: energy, priced: priced)
+        guard model.controllerActivity.count > 1 else {
+            return PhoneTotal(model: total)
+        }
+        let captureEnd = model.lastTimestamp ?? Timestamp(nanoseconds: 0)
+        var bins = priced?.bins ?? ActivityBins()
+        func spread(_ start: Timestamp, _ end: Timestamp, _ cost: RadioCost, background: Bool = false) {
+            bins.spread(from: start.nanoseconds, to: end.nanoseconds,
+                        background ? .init(backgroundRadioSeconds: cost.radioSeconds)
+                            : .init(chargeMC: cost.chargeMC, radioSeconds: cost.radioSeconds))
+        }
+        for s in model.scans {
+            let end = s.endTimestamp ?? captureEnd
+            spread(s.start.timestamp, end, energy.scanCost(s, duration: seconds(s.start.timestamp, end)))
+        }
+        for a in model.ownAdvertising {
+            let end = a.end?.timestamp ?? captureEnd
+            spread(a.start.timestamp, end, energy.advertisingCost(a, seconds: seconds(a.start.timestamp, end)))
+        }
+        for c in model.connections where (c.transport == .le || c.transport == .unknown || c.isClassic) && !(priced != nil && c.isJudged) {
+            phaseCosts(c, captureEnd: captureEnd, energy: energy) { cost, from, to in spread(from, to, cost) }
+            if c.transport == .brEdr, let asked = c.connectRequested?.timestamp {
+                spreadPaging(&bins, from: asked, to: c.start.timestamp, energy: energy)
+            }
+        }
+        for c in classicScans(model, captureEnd: captureEnd, energy: energy) { spread(c.start, c.end, c.phone, background: true) }
+        for f in model.failedConnections where f.transport == .brEdr {
+            let from = f.requested?.timestamp ?? f.at.timestamp
+            let longest = from.adding(nanoseconds: Int64(Double(f.pageTimeoutSlots) * BREDRAirTime.slotSeconds * 1e9))
+            spreadPaging(&bins, from: from, to: min(f.at.timestamp, longest), energy: energy)
+        }
+        for i in model.inquiries { spreadPaging(&bins, from: i.start, to: i.end(captureEnd: captureEnd), energy: energy) }
+        return PhoneTotal(model: total, reports: model.controllerActivity, bins: bins, profile: energy.profile.phone)
     }
 
     /// Each Energy Monitor report against the model over the period it counts (the `periodMilliseconds` before it).
@@ -388,6 +456,12 @@ public struct EnergyReport: Sendable {
     /// The phone's cost of each of a link's phases, in order.
     public static func phaseCosts(_ c: Connection, captureEnd: Timestamp, energy: EnergyModel,
                                   _ body: (RadioCost) -> Void) {
+        phaseCosts(c, captureEnd: captureEnd, energy: energy) { cost, _, _ in body(cost) }
+    }
+
+    /// The phone's cost of each of a link's phases with the phase's span, in order.
+    public static func phaseCosts(_ c: Connection, captureEnd: Timestamp, energy: EnergyModel,
+                                  _ body: (RadioCost, _ from: Timestamp, _ to: Timestamp) -> Void) {
         let end = c.end?.timestamp ?? captureEnd
         let central = c.role != .peripheral
         func add(_ p: LinkPhase, from: Timestamp, to: Timestamp) {
@@ -395,13 +469,13 @@ public struct EnergyReport: Sendable {
                 let mode = p.classic ?? c.classicMode
                 let t = energy.classicLinkTime(seconds: seconds(from, to), mode: mode, sent: p.sent, received: p.received,
                                                phoneIsCentral: mode?.isCentral ?? central)
-                body(energy.classicCost(t))
+                body(energy.classicCost(t), from, to)
                 return
             }
             let t = energy.linkTime(seconds: seconds(from, to), parameters: p.parameters, txPHY: p.txPHY, rxPHY: p.rxPHY,
                                     sent: p.sent, received: p.received, encrypted: c.encrypted, phoneIsCentral: central,
                                     channelSoundingSeconds: Double(p.channelSoundingMicroseconds) / 1e6)
-            body(energy.phoneCost(t))
+            body(energy.phoneCost(t), from, to)
         }
         // The phases tile the link: each from its start (the first from the link's) to the next one's.
         let closed = c.closedPhases, current = c.currentPhase ?? LinkPhase.whole(c)

@@ -89,4 +89,24 @@ struct RealCaptureEnergyTests {
         #expect(profile.phone.eventTxOverheadSeconds > 0 && profile.phone.eventTxOverheadSeconds < 1.5e-3)
         #expect(profile.phone.eventRxOverheadSeconds > 0 && profile.phone.eventRxOverheadSeconds < 1.5e-3)
     }
+
+    @Test("the total leads with the counters where they count: energy's and the audit's the same, the model's elsewhere",
+          arguments: names)
+    func accountedTotal(name: String) throws {
+        let (model, r) = try Self.report(name)
+        let t = r.accountedTotal
+        let m = try #require(t.measured, "\(name): counters read")
+        // The audit's total (from the model, without a report) is energy's.
+        let audit = EnergyReport.accountedTotal(model: model)
+        #expect(abs(audit.cost.chargeMC - t.cost.chargeMC) <= 1e-6 * max(1, t.cost.chargeMC))
+        // The counted intervals' radio time is all in the total, the background or said unexplained.
+        let consistent = r.measured.filter(\.countersConsistent)
+        let counted = consistent.reduce(0) { $0 + $1.txSeconds + $1.rxSeconds }
+        #expect(abs(m.radioSeconds + m.backgroundSeconds + m.unexplainedSeconds - counted) < 1e-6)
+        // What the model gave the same activities there is its share of the intervals (bins against the exact sweep).
+        let modelled = consistent.reduce(0) { $0 + $1.shares.total - $1.shares.classicRx }
+        #expect(m.modelRadioSeconds <= modelled + 1e-6 * max(1, modelled))
+        #expect(abs(t.cost.radioSeconds - (t.model.radioSeconds - m.modelRadioSeconds + m.radioSeconds)) < 1e-9)
+        #expect(m.seconds <= r.captureSeconds + 1e-6)
+    }
 }

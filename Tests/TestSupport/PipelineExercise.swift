@@ -149,7 +149,7 @@ public enum PipelineExercise {
         let model = try capture.accept(&collector)
         let findings = auditor.audit(model, file: name, judged: judgement)
         var audited = AuditedCapture(file: name, findings: findings)
-        audited.radioChargeMC = EnergyReport.phoneTotal(model: model, energy: auditor.energy, priced: judgement.priced).chargeMC
+        audited.setRadioCharge(EnergyReport.accountedTotal(model: model, energy: auditor.energy, priced: judgement.priced))
         let run = AuditRun(captures: [audited], failOn: .warning, version: "test")
         _ = AuditTextReport.render(run, colored: false, verbose: true) + AuditJSON.render(run)
         let energy = EnergyReport(model: model, energy: auditor.energy, rows: rows)

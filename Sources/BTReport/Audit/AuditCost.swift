@@ -129,8 +129,9 @@ extension AuditRun {
         if total > 0 {
             // Findings on the same activity can overlap: the share says so rather than pass 100 %.
             let share = waste / total
-            text += share > 1 ? ", more than the phone's charge in the capture (radio and host wake-ups) as findings overlap"
-                : ", \(Int((share * 100).rounded())) % of the phone's charge in the capture (radio and host wake-ups)"
+            let counted = captures.contains { $0.countedSeconds != nil }
+            let of = "the phone's charge in the capture (radio" + (counted ? ", as its controller counted it where it did," : "") + " and host wake-ups)"
+            text += share > 1 ? ", more than \(of) as findings overlap" : ", \(Int((share * 100).rounded())) % of \(of)"
         }
         if host > 0 { text += " (\(AuditCost.mAh(perHour(host))) of it the host kept awake by HCI traffic)" }
         return text

@@ -79,8 +79,10 @@ enum AuditHTMLEnergy {
             out += "</table>"
         }
         let seconds = r.captureSeconds
-        out += "<p>Total \(escape(AuditCost.mAh(total.chargeMC))) (\(escape(radioTitle(total))))"
-            + (seconds > 0 ? ", \(escape(AuditCost.mAh(total.chargeMC / seconds * 3600))) per hour of capture" : "")
+        let lead = r.accountedTotal.cost
+        out += "<p>Total \(escape(AuditCost.mAh(lead.chargeMC))) (\(escape(radioTitle(lead))))"
+            + (seconds > 0 ? ", \(escape(AuditCost.mAh(lead.chargeMC / seconds * 3600))) per hour of capture" : "")
+            + (r.accountedTotal.measured.map { ", " + escape(EnergyText.countedPart($0, capture: seconds)) + "; the model alone \(escape(AuditCost.mAh(total.chargeMC)))" } ?? "")
             + "; host wake-ups: \(r.hostWakeups), about \(escape(AuditCost.mAh(r.host.chargeMC))) of the host kept awake (not in the radio total).</p>"
         if !r.measured.isEmpty { out += measured(r.measured) }
         if let t = r.measuredTotal { out += measuredTotal(t) }

@@ -71,6 +71,8 @@ public enum AuditJSON {
                  ("records", .int(c.records)), ("connections", .int(c.connections)),
                  ("platform", c.platform.platform.map { .string($0.rawValue) } ?? .null),
                  ("radio_charge_mc", c.radioChargeMC.map { EnergyJSON.round($0, 4) } ?? .null),
+                 ("radio_charge_model_mc", c.modelRadioChargeMC.map { EnergyJSON.round($0, 4) } ?? .null),
+                 ("counted_s", c.countedSeconds.map { EnergyJSON.round($0, 3) } ?? .null),
                  ("capture_s", EnergyJSON.round(c.captureSeconds, 3)),
                  ("platform_evidence", c.platform.evidence.map { .string($0) } ?? .null),
                  ("notes", .array(c.notes.map { .string($0) })),

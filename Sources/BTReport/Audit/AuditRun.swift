@@ -2,6 +2,7 @@ import BTWire
 import BTCapture
 import BTTrack
 import BTRules
+import BTEnergy
 
 /// The result of auditing one capture.
 public struct AuditedCapture: Sendable {
@@ -13,9 +14,12 @@ public struct AuditedCapture: Sendable {
     public var connections = 0
     /// The host's platform, where the capture shows it.
     public var platform = PlatformEvidence()
-    /// The phone's radio charge over the capture (`btlens energy`'s total) and the capture's length: what
-    /// findings' savings are shares and rates of.
+    /// The phone's radio charge over the capture (`btlens energy`'s total: the controller's counters where they
+    /// count, `PhoneTotal`) and the capture's length: what findings' savings are shares and rates of.
     public var radioChargeMC: Double?
+    /// The model's own radio charge, and the seconds the controller's counters cover (nil without counters).
+    public var modelRadioChargeMC: Double?
+    public var countedSeconds: Double?
     /// The host kept awake by HCI traffic over the capture (`energy`'s host wake-ups).
     public var hostChargeMC: Double = 0
     public var captureSeconds: Double = 0
@@ -109,5 +113,14 @@ enum AuditText {
     static func records(_ refs: [RecordRef], limit: Int = 6) -> String {
         let shown = refs.prefix(limit).map { "#\($0.number) @\($0.offset)" }.joined(separator: ", ")
         return refs.count > limit ? shown + ", …" : shown
+    }
+}
+
+extension AuditedCapture {
+    /// The capture's radio charge from its `PhoneTotal`: the lead total, the model's beside it where counters count.
+    public mutating func setRadioCharge(_ total: PhoneTotal) {
+        radioChargeMC = total.cost.chargeMC
+        modelRadioChargeMC = total.model.chargeMC
+        countedSeconds = total.measured?.seconds
     }
 }

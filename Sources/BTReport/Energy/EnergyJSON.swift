@@ -41,7 +41,9 @@ public enum EnergyJSON {
             ("profile", .object([("phone", .string(r.profile.phone.name)), ("peripheral", .string(r.profile.peripheral.name)),
                                  ("phone_guessed", .bool(r.phoneProfileGuessed)),
                                  ("capture_phone_name", r.capturePhoneName.map(JSONValue.string) ?? .null)])),
-            ("total", .object([("phone", cost(r.phoneTotal)), ("peripheral", cost(r.peripheralTotal))])),
+            ("total", .object([("phone", cost(r.accountedTotal.cost)), ("peripheral", cost(r.peripheralTotal)),
+                               ("phone_model", cost(r.phoneTotal)),
+                               ("phone_measured", r.accountedTotal.measured.map(counted) ?? .null)])),
             ("capture_s", round(r.captureSeconds, 3)),
             ("scans", .array(r.scans.map { s in
                 .object([("start", time(s.start)), ("end", time(s.end)), ("controller", .int(Int(s.session.controller))),
@@ -94,6 +96,14 @@ public enum EnergyJSON {
             })),
             ("energy_monitor", .array(r.monitored.map(monitored))),
         ]
+    }
+
+    /// What the counters put in the total (`PhoneTotal.Measured`).
+    static func counted(_ m: PhoneTotal.Measured) -> JSONValue {
+        .object([("intervals", .int(m.intervals)), ("seconds", round(m.seconds, 3)), ("radio_s", round(m.radioSeconds)),
+                 ("charge_mc", round(m.chargeMC, 4)), ("model_radio_s", round(m.modelRadioSeconds)),
+                 ("model_charge_mc", round(m.modelChargeMC, 4)), ("background_s", round(m.backgroundSeconds)),
+                 ("unexplained_s", round(m.unexplainedSeconds))])
     }
 
     /// The model's radio time by kind of activity (seconds).

@@ -112,8 +112,15 @@ public enum EnergyText {
         }
         out("  Total over \(TimeFormat.human(.nanoseconds(Int64(saturating: capture * 1e9)))):")
         if phone {
-            out("    phone: \(mc(total)) = \(mAh(total)), radio \(seconds(total.radioSeconds))"
-                + (capture > 0 ? ", \(DecimalText.fixed(total.chargeMAh / capture * 3600, fractionDigits: 3)) mAh per hour of capture" : ""))
+            let lead = r.accountedTotal.cost
+            out("    phone: \(mc(lead)) = \(mAh(lead)), radio \(seconds(lead.radioSeconds))"
+                + (capture > 0 ? ", \(DecimalText.fixed(lead.chargeMAh / capture * 3600, fractionDigits: 3)) mAh per hour of capture" : "")
+                + (r.accountedTotal.measured.map { ", " + countedPart($0, capture: capture) } ?? ""))
+            if let m = r.accountedTotal.measured {
+                out("    the model alone: \(mc(total)) = \(mAh(total)), radio \(seconds(total.radioSeconds)); over the counted intervals it gives these activities \(seconds(m.modelRadioSeconds)) of radio time, the counters \(seconds(m.radioSeconds))"
+                    + (m.backgroundSeconds > 0 ? " (and \(seconds(m.backgroundSeconds)) to the BR/EDR page scan, paging and inquiry, not in the total)" : "")
+                    + (m.unexplainedSeconds > 0 ? "; \(seconds(m.unexplainedSeconds)) counted while the model has nothing running, not in the total" : ""))
+            }
         }
         if peripheral, let p = r.peripheralTotal { out("    peripherals: \(mc(p)) = \(mAh(p)), radio \(seconds(p.radioSeconds))") }
         out("    host wake-ups: \(r.hostWakeups) HCI events and ACL packets delivered to the host, keeping it awake about \(mc(r.host)) = \(mAh(r.host)) at \(DecimalText.fixed(r.profile.phone.awakeMilliamps, fractionDigits: 0)) mA (each holding it 1 s; the range bounds holds of 0.1–3 s; not in the radio totals)")
@@ -165,6 +172,13 @@ public enum EnergyText {
             + "up to \(DecimalText.fixed(duty * 100, fractionDigits: 1)) % of the time for \(TimeFormat.human(.nanoseconds(ns))): "
             + "\(mc(cost)) = \(mAh(cost)), radio \(seconds(cost.radioSeconds))"
             + (assumed ? " (until the capture shows the settings, Android's own are assumed: interlaced 11.25 ms every 1.28 s)" : "")
+    }
+
+    /// "measured by the controller over 2m 36s of it (5 intervals), the model elsewhere".
+    static func countedPart(_ m: PhoneTotal.Measured, capture: Double) -> String {
+        let all = m.seconds >= capture * 0.999
+        return "measured by the controller's counters over " + (all ? "all of it" : "\(TimeFormat.human(.nanoseconds(Int64(saturating: m.seconds * 1e9)))) of it")
+            + " (\(m.intervals) interval\(m.intervals == 1 ? "" : "s"), shared among the activities by the model)" + (all ? "" : ", the model elsewhere")
     }
 
     /// The counters over the whole capture, apportioned by the model's shares: the phone's own figures.

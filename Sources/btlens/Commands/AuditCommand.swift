@@ -359,7 +359,7 @@ struct AuditCommand: ParsableCommand {
             }
             var audited = AuditedCapture(file: path, findings: findings, records: model.records,
                                          connections: model.linkCount, accepted: accepted, platform: model.platform)
-            audited.radioChargeMC = EnergyReport.phoneTotal(model: model, energy: auditor.energy, priced: judgement?.priced).chargeMC
+            audited.setRadioCharge(EnergyReport.accountedTotal(model: model, energy: auditor.energy, priced: judgement?.priced))
             audited.hostChargeMC = auditor.energy.profile.phone.awakeMilliamps * model.hostWakeups.awakeSeconds.typical
             audited.notes = AuditNotes.notes(model, phone: auditor.energy.profile.phone)
             audited.attribution = model.attribution

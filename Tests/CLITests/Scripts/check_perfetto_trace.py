@@ -192,7 +192,10 @@ def main():
                         if key not in a and not (key == "cost_phone_mc"):
                             problem(f"finding {name!r} has no {key} annotation")
     if args.energy:
-        total = load(args.energy)["total"]["phone"]["charge_mc"]
+        # The trace draws the model's charge, activity by activity: energy's own model total (its lead total
+        # takes the controller's counters where a capture holds them).
+        t = load(args.energy)["total"]
+        total = t.get("phone_model", t["phone"])["charge_mc"]
         charge = sum(values[-1][1] for t, values in counters.items() if tracks[t].name.startswith("Phone radio charge"))
         total = float(total)
         if abs(charge - total) > max(0.01, 1e-4 * total):
