@@ -230,6 +230,8 @@ public struct EnergyReport: Sendable {
     public var platformNotProfiled: String?
     /// The name the capture gives its controller (`CaptureModel.localName`), often the phone's model.
     public var capturePhoneName: String?
+    /// The controller's chip, where the capture shows the host reading it (`ControllerVersion`).
+    public var controllerVersion: ControllerVersion?
     /// The default phone profile prices a phone it was not made from: a capture that names another phone, or an
     /// Android capture that names none. A `--profile` is never a guess.
     public var phoneProfileGuessed: Bool {
@@ -267,6 +269,7 @@ public struct EnergyReport: Sendable {
         profile = energy.profile
         hostWakeups = model.hostWakeups.count
         capturePhoneName = model.localName
+        controllerVersion = model.controllerVersion
         isAndroid = model.platform.platform == .android
         if let platform = model.platform.platform, platform != .android, platform != .linux, energy.profile.phone == PhoneProfile() {
             platformNotProfiled = platform.rawValue

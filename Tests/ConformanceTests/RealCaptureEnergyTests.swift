@@ -109,4 +109,17 @@ struct RealCaptureEnergyTests {
         #expect(abs(t.cost.radioSeconds - (t.model.radioSeconds - m.modelRadioSeconds + m.radioSeconds)) < 1e-9)
         #expect(m.seconds <= r.captureSeconds + 1e-6)
     }
+
+    @Test("the controller's chip is read from Read Local Version Information, and energy names it")
+    func controllerVersion() throws {
+        guard RealCaptures.available else { return }
+        let (model, r) = try Self.report("xiaomi_wx_vband_smartpen_btsnoop_hci.log")
+        let v = try #require(model.controllerVersion)
+        // tshark: HCI 5.0 (0x09), manufacturer Qualcomm (0x001d), LMP subversion 702.
+        #expect(v.manufacturer == 0x001D && v.lmpSubversion == 702 && v.hciVersion == 0x09)
+        #expect(v.description == "Qualcomm, Bluetooth 5.0, LMP subversion 702")
+        #expect(r.controllerVersion == v)
+        // pokemongo's capture begins after the stack's start-up: no answer, nothing named.
+        #expect(try Self.report("pokemongo_plus_pairing_btsnoop.log").0.controllerVersion == nil)
+    }
 }

@@ -40,7 +40,8 @@ public enum EnergyJSON {
             ("file", .string(file)),
             ("profile", .object([("phone", .string(r.profile.phone.name)), ("peripheral", .string(r.profile.peripheral.name)),
                                  ("phone_guessed", .bool(r.phoneProfileGuessed)),
-                                 ("capture_phone_name", r.capturePhoneName.map(JSONValue.string) ?? .null)])),
+                                 ("capture_phone_name", r.capturePhoneName.map(JSONValue.string) ?? .null),
+                                 ("controller", r.controllerVersion.map(controller) ?? .null)])),
             ("total", .object([("phone", cost(r.accountedTotal.cost)), ("peripheral", cost(r.peripheralTotal)),
                                ("phone_model", cost(r.phoneTotal)),
                                ("phone_measured", r.accountedTotal.measured.map(counted) ?? .null)])),
@@ -96,6 +97,13 @@ public enum EnergyJSON {
             })),
             ("energy_monitor", .array(r.monitored.map(monitored))),
         ]
+    }
+
+    /// The controller's chip (`ControllerVersion`).
+    static func controller(_ v: ControllerVersion) -> JSONValue {
+        .object([("manufacturer", .string(v.manufacturerName)), ("manufacturer_id", .int(Int(v.manufacturer))),
+                 ("lmp_subversion", .int(Int(v.lmpSubversion))), ("hci_version", .int(Int(v.hciVersion))),
+                 ("hci_revision", .int(Int(v.hciRevision))), ("core_version", .string(v.coreVersion))])
     }
 
     /// What the counters put in the total (`PhoneTotal.Measured`).

@@ -44,6 +44,7 @@ public enum EnergyText {
                              line out: (String) -> Void) {
         out(file)
         out("  profile: phone \(r.profile.phone.name); peripheral \(r.profile.peripheral.name)")
+        if let v = r.controllerVersion { out("  controller: \(v.description) (Read Local Version Information)") }
         if r.phoneProfileGuessed, r.platformNotProfiled == nil {
             let which = r.capturePhoneName.map { "names the phone \"\($0)\"" } ?? "does not say which phone it comes from"
             out("  note: the capture \(which): the default profile's currents are a guess for it (give --profile with its power_profile.xml values)")
@@ -131,7 +132,8 @@ public enum EnergyText {
             for m in r.measured {
                 let error = m.error.map { " (model \($0 >= 0 ? "+" : "")\(Int(($0 * 100).rounded())) %)" } ?? ""
                 // BR/EDR and unknown parameters are said whether or not the model is far; the other reasons when it is.
-                let gap = m.gap.map { [.brEdrNotModelled, .scanParametersBeforeCapture].contains($0) ? "" : ": " + $0.explanation } ?? ""
+                let family = r.controllerVersion.map { " (\($0.manufacturerName), LMP subversion \($0.lmpSubversion))" } ?? ""
+                let gap = m.gap.map { [.brEdrNotModelled, .scanParametersBeforeCapture].contains($0) ? "" : ": " + $0.explanation + ($0 == .noProfile ? family : "") } ?? ""
                 out("    \(TimeFormat.utc(m.start, digits: 0).dropFirst(11)) +\(seconds(m.seconds)): measured tx \(seconds(m.txSeconds)) rx \(seconds(m.rxSeconds)), model tx \(seconds(m.modelTxSeconds)) rx \(seconds(m.modelRxSeconds))\(error)\(m.brEdrActive ? ", BR/EDR active" + (m.brEdrUnpriced ? " (not all of it modelled)" : "") : "")\(m.scanParametersUnknown ? ", scan parameters unknown (set before the capture: the model guessed the duty cycle)" : "")\(gap)")
             }
             if let t = r.measuredTotal { measuredTotal(t, out: out) }

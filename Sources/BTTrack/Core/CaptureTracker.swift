@@ -95,6 +95,8 @@ public struct CaptureModel: Sendable {
     public var inquiries: [ClassicInquirySpan] = []
     /// The name the host gave its controller or read from it (`LocalName`): often the phone's model.
     public var localName: String?
+    /// The controller's chip, from its first answer to Read Local Version Information.
+    public var controllerVersion: ControllerVersion?
     /// HCI events and ACL packets the controller delivered to the host: each wakes it.
     public var hostWakeups = HostWakeups()
     /// LE link-layer records (an air sniffer's): the capture shows the radio, not a host. Rules that need the
@@ -195,6 +197,7 @@ public final class CaptureTracker {
     @exclusivity(unchecked) var classicScans = ClassicScanTracker()
     @exclusivity(unchecked) var inquiries = ClassicInquiryTracker()
     var localName: String?
+    var controllerVersion: ControllerVersion?
     @exclusivity(unchecked) var hostWakeups = HostWakeups()
     /// Links followed on the air (LE link-layer sniffer records), created at the first such record.
     @exclusivity(unchecked) var air: AirTracker?
@@ -361,6 +364,9 @@ public final class CaptureTracker {
         case .commandComplete:
             guard let cc = CommandComplete(event.parameters) else { return }
             if cc.opcode == ControllerActivityReport.opcode { activityReport(cc, at: at) }
+            if cc.opcode == ControllerVersion.opcode, controllerVersion == nil {
+                controllerVersion = ControllerVersion(returnParameters: cc.returnParameters, controller: at.controller)
+            }
             if cc.opcode == .readLocalName, cc.status == .success, localName == nil {
                 localName = LocalName.decode(cc.returnParameters.dropFirst())
             }
@@ -541,6 +547,7 @@ public final class CaptureTracker {
         model.classicScansKnownFrom = classicScans.firstKnown
         model.inquiries = inquiries.spans
         model.localName = localName
+        model.controllerVersion = controllerVersion
         model.hostWakeups = hostWakeups
         model.judgedRecords = judgedRecords
         for c in all where !c.isJudged { c.classifyOwnership() }

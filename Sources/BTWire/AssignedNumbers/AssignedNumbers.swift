@@ -41,7 +41,7 @@ public enum AssignedNumbers {
     /// Short forms of the SIG's company names ("Apple, Inc."), for the names advertising shows most.
     static let companies: [UInt16: String] = [
         0x0000: "Ericsson", 0x0001: "Nokia", 0x0002: "Intel", 0x0003: "IBM", 0x0004: "Toshiba",
-        0x000A: "Qualcomm Technologies International", 0x000D: "Texas Instruments", 0x000F: "Broadcom",
+        0x000A: "Qualcomm Technologies International", 0x001D: "Qualcomm", 0x000D: "Texas Instruments", 0x000F: "Broadcom",
         0x0030: "STMicroelectronics", 0x0046: "MediaTek", 0x004C: "Apple", 0x0059: "Nordic Semiconductor",
         0x005D: "Realtek", 0x0075: "Samsung Electronics", 0x0087: "Garmin", 0x00D2: "Dialog Semiconductor",
         0x0157: "Anhui Huami", 0x0171: "Amazon", 0x02E5: "Espressif", 0x038F: "Xiaomi",
