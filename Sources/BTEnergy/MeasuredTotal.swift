@@ -14,6 +14,9 @@ public struct MeasuredTotal: Sendable {
     /// The phone's charge at the profile's currents for the measured tx and rx time.
     public var phoneChargeMC: Double
     public var shares: EnergyReport.ModelShares
+    /// Why the model was far in the intervals where it was (`Measured.gap`), the most frequent first, with the
+    /// number of intervals each explains (ties in the order the reasons are declared).
+    public var gaps: [(gap: MeasuredGap, intervals: Int)]
 
     /// (model − measured) / measured of tx + rx; nil when the controller measured none.
     public var error: Double? {
@@ -48,6 +51,10 @@ public struct MeasuredTotal: Sendable {
         modelRxSeconds = list.reduce(0) { $0 + $1.modelRxSeconds }
         shares = list.reduce(EnergyReport.ModelShares()) { $0 + $1.shares }
         phoneChargeMC = profile.txMilliamps * txSeconds + profile.rxMilliamps * rxSeconds
+        var counts: [MeasuredGap: Int] = [:]
+        for m in list { if let g = m.gap { counts[g, default: 0] += 1 } }
+        gaps = MeasuredGap.allCases.enumerated().compactMap { i, g in counts[g].map { (i, g, $0) } }
+            .sorted { $0.2 != $1.2 ? $0.2 > $1.2 : $0.0 < $1.0 }.map { ($0.1, $0.2) }
     }
 }
 

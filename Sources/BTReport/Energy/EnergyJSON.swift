@@ -126,6 +126,7 @@ public enum EnergyJSON {
                  ("rx_s", round(t.rxSeconds, 3)), ("charge_mc", round(t.phoneChargeMC, 4)),
                  ("model", .object([("tx_s", round(t.modelTxSeconds, 3)), ("rx_s", round(t.modelRxSeconds, 3))])),
                  ("error", t.error.map { round($0, 4) } ?? .null),
+                 ("gaps", .object(t.gaps.map { ($0.gap.rawValue, .int($0.intervals)) })),
                  ("apportioned", .object([("scans_s", round(t.apportioned { $0.scanTx + $0.scanRx }, 3)),
                                           ("links_s", round(t.apportioned { $0.links }, 3)),
                                           ("advertising_s", round(t.apportioned { $0.advertisingTx + $0.advertisingRx }, 3)),

@@ -191,6 +191,9 @@ public enum EnergyText {
             + "tx \(seconds(t.txSeconds)) rx \(seconds(t.rxSeconds)), \(DecimalText.fixed(t.phoneChargeMC, fractionDigits: 2)) mC "
             + "= \(DecimalText.fixed(t.phoneChargeMC / 3600, fractionDigits: 4)) mAh at the profile's currents; model tx "
             + "\(seconds(t.modelTxSeconds)) rx \(seconds(t.modelRxSeconds))\(error)")
+        if !t.gaps.isEmpty {
+            out("    where the model is more than 25 % off: " + t.gaps.map { "\($0.gap.explanation) (\($0.intervals) interval\($0.intervals == 1 ? "" : "s"))" }.joined(separator: "; "))
+        }
         let shown = t.byActivity.map { "\($0.name) \(seconds($0.seconds))" }
         guard !shown.isEmpty else { return }
         out("    measured radio time apportioned by the model's shares: " + shown.joined(separator: ", "))
