@@ -122,4 +122,20 @@ struct RealCaptureEnergyTests {
         // pokemongo's capture begins after the stack's start-up: no answer, nothing named.
         #expect(try Self.report("pokemongo_plus_pairing_btsnoop.log").0.controllerVersion == nil)
     }
+
+    @Test("over the whole capture, the reasons the model is far, counted: rbp's controller counts no scan listening")
+    func gapsCounted() throws {
+        guard RealCaptures.available else { return }
+        let (_, r) = try Self.report("rbp_device_android2016_spp_19h_apcf_btsnoop_hci.log")
+        let t = try #require(r.measuredTotal)
+        let first = try #require(t.gaps.first)
+        #expect(first.gap == .listeningNotCounted)
+        // Every interval a reason explains is one whose gap is that reason.
+        for (gap, n) in t.gaps {
+            #expect(r.measured.filter { $0.countersConsistent && $0.gap == gap }.count == n)
+        }
+        // yeelock agrees within 25 % on all but its short intervals.
+        let (_, y) = try Self.report("yeelock_smartlock_btsnoop_hci.log")
+        #expect(try #require(y.measuredTotal).gaps.map(\.intervals).reduce(0, +) <= 1)
+    }
 }
