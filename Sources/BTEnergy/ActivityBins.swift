@@ -1,3 +1,5 @@
+import BTCapture
+
 /// The model's radio time and charge spread over the capture's time in bins: what the capture's total needs to
 /// replace the model by the controller's counters over the intervals they cover (`PhoneTotal`) without keeping
 /// every activity. Links judged before the capture ends are spread here and let go (`PricedPhases`), so the
@@ -54,6 +56,12 @@ public struct ActivityBins: Sendable {
             bins[Int(index - origin)] = bins[Int(index - origin)] + amount.scaled(Double(end - start) / span)
             index += 1
         }
+    }
+
+    /// Spreads an activity's cost over its span: in the totals, or the OS's BR/EDR `background` (its radio time).
+    public mutating func spread(_ start: Timestamp, _ end: Timestamp, _ cost: RadioCost, background: Bool = false) {
+        spread(from: start.nanoseconds, to: end.nanoseconds,
+               background ? Bin(backgroundRadioSeconds: cost.radioSeconds) : Bin(chargeMC: cost.chargeMC, radioSeconds: cost.radioSeconds))
     }
 
     /// What the bins hold from `from` to `to` (ns), a bin cut by them prorated by time.

@@ -343,11 +343,7 @@ public struct EnergyReport: Sendable {
         let failedPages = model.failedConnections.filter { $0.transport == .brEdr }
         let paging = failedPages.map { f in (start: f.requested?.timestamp ?? f.at.timestamp, end: f.at.timestamp) }
         for f in failedPages {
-            // The controller pages for the page timeout at most: a Connection Complete that comes later ends a
-            // wait, not a page train.
-            let from = f.requested?.timestamp ?? f.at.timestamp
-            let longest = from.adding(nanoseconds: Int64(Double(f.pageTimeoutSlots) * BREDRAirTime.slotSeconds * 1e9))
-            procedure(.paging, controller: f.at.controller, from: from, to: min(f.at.timestamp, longest))
+            procedure(.paging, controller: f.at.controller, from: f.paging.start, to: f.paging.end)
         }
         for i in model.inquiries { procedure(.inquiry, controller: i.controller, from: i.start, to: i.end(captureEnd: captureEnd)) }
         procedures.sort { $0.start < $1.start }
@@ -361,24 +357,18 @@ public struct EnergyReport: Sendable {
     /// Every activity the report priced, spread over time (`ActivityBins`).
     func bins() -> ActivityBins {
         var bins = ActivityBins()
-        func spread(_ start: Timestamp, _ end: Timestamp, _ cost: RadioCost, background: Bool = false) {
-            bins.spread(from: start.nanoseconds, to: end.nanoseconds,
-                        background ? .init(backgroundRadioSeconds: cost.radioSeconds)
-                            : .init(chargeMC: cost.chargeMC, radioSeconds: cost.radioSeconds))
-        }
-        for s in scans { spread(s.start, s.end, s.phone) }
-        for a in advertising { spread(a.start, a.end, a.phone) }
-        for l in links { for p in l.phases { spread(p.start, p.end, p.phone) } }
-        for c in classicScans { spread(c.start, c.end, c.phone, background: true) }
-        for c in classicProcedures { spread(c.start, c.end, c.phone, background: true) }
+        for s in scans { bins.spread(s.start, s.end, s.phone) }
+        for a in advertising { bins.spread(a.start, a.end, a.phone) }
+        for l in links { for p in l.phases { bins.spread(p.start, p.end, p.phone) } }
+        for c in classicScans { bins.spread(c.start, c.end, c.phone, background: true) }
+        for c in classicProcedures { bins.spread(c.start, c.end, c.phone, background: true) }
         return bins
     }
 
     /// Paging from `from` to `to` spread as the OS's background (what `ClassicProcedure` prices).
     static func spreadPaging(_ bins: inout ActivityBins, from: Timestamp, to: Timestamp, energy: EnergyModel) {
         guard to > from else { return }
-        let cost = energy.classicCost(energy.classicTrainTime(seconds: seconds(from, to)))
-        bins.spread(from: from.nanoseconds, to: to.nanoseconds, .init(backgroundRadioSeconds: cost.radioSeconds))
+        bins.spread(from, to, energy.classicCost(energy.classicTrainTime(seconds: seconds(from, to))), background: true)
     }
 
     /// `phoneTotal(model:energy:priced:)` with the controller's counters in its place over the intervals they
@@ -392,9 +382,7 @@ public struct EnergyReport: Sendable {
         let captureEnd = model.lastTimestamp ?? Timestamp(nanoseconds: 0)
         var bins = priced?.bins ?? ActivityBins()
         func spread(_ start: Timestamp, _ end: Timestamp, _ cost: RadioCost, background: Bool = false) {
-            bins.spread(from: start.nanoseconds, to: end.nanoseconds,
-                        background ? .init(backgroundRadioSeconds: cost.radioSeconds)
-                            : .init(chargeMC: cost.chargeMC, radioSeconds: cost.radioSeconds))
+            bins.spread(start, end, cost, background: background)
         }
         for s in model.scans {
             let end = s.endTimestamp ?? captureEnd
@@ -412,9 +400,7 @@ public struct EnergyReport: Sendable {
         }
         for c in classicScans(model, captureEnd: captureEnd, energy: energy) { spread(c.start, c.end, c.phone, background: true) }
         for f in model.failedConnections where f.transport == .brEdr {
-            let from = f.requested?.timestamp ?? f.at.timestamp
-            let longest = from.adding(nanoseconds: Int64(Double(f.pageTimeoutSlots) * BREDRAirTime.slotSeconds * 1e9))
-            spreadPaging(&bins, from: from, to: min(f.at.timestamp, longest), energy: energy)
+            spreadPaging(&bins, from: f.paging.start, to: f.paging.end, energy: energy)
         }
         for i in model.inquiries { spreadPaging(&bins, from: i.start, to: i.end(captureEnd: captureEnd), energy: energy) }
         return PhoneTotal(model: total, reports: model.controllerActivity, bins: bins, profile: energy.profile.phone)

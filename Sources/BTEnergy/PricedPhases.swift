@@ -19,7 +19,7 @@ public struct PricedPhases: Sendable {
         guard c.transport == .le || c.transport == .unknown || c.isClassic, let end = c.end?.timestamp else { return }
         EnergyReport.phaseCosts(c, captureEnd: end, energy: energy) { cost, from, to in
             total += cost
-            bins.spread(from: from.nanoseconds, to: to.nanoseconds, .init(chargeMC: cost.chargeMC, radioSeconds: cost.radioSeconds))
+            bins.spread(from, to, cost)
         }
         if c.transport == .brEdr, let asked = c.connectRequested?.timestamp {
             EnergyReport.spreadPaging(&bins, from: asked, to: c.start.timestamp, energy: energy)

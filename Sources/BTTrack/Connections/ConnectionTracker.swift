@@ -29,6 +29,14 @@ public struct FailedConnection: Sendable {
     /// How long the attempt ran (a Page Timeout shows the page timeout, 5.12 s by default), when the capture
     /// shows the create command.
     public var attemptDuration: Duration? { requested.map { at.timestamp - $0.timestamp } }
+
+    /// A BR/EDR attempt's paging: from the create command (or the event, when the capture does not show it) for
+    /// the page timeout at most: a Connection Complete that comes later ends a wait, not a page train.
+    public var paging: (start: Timestamp, end: Timestamp) {
+        let from = requested?.timestamp ?? at.timestamp
+        let longest = from.adding(nanoseconds: Int64(Double(pageTimeoutSlots) * BREDRAirTime.slotSeconds * 1e9))
+        return (from, min(at.timestamp, longest))
+    }
 }
 
 /// A create-connection command waiting for its Connection Complete: whom it asked for, and when.
