@@ -116,7 +116,7 @@ public enum AuditHTML {
         var gattOf: [Int: Int] = [:]
         var out = ""
         for (i, p) in peers.enumerated() {
-            for c in p.connections { gattOf[c.id] = i }
+            for c in p.links { gattOf[c.id] = i }
             out += "<template id=\"gatt-\(capture)-\(i)\"><pre class=\"gatt\">\(escape(GATTReport.peerLines(p).joined(separator: "\n")))</pre></template>"
         }
         var lines = 0

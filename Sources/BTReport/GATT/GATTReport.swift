@@ -10,7 +10,8 @@ public enum GATTReport {
     public struct Peer {
         public var label: String
         public var address: BDAddr?
-        public var connections: [Connection]
+        /// Its links, in id order.
+        public var links: [PeerLink]
         public var database: GATTDatabase
         public var usage: [UInt16: AttributeUsage]
         public var cccd: [UInt16: UInt16]
@@ -18,33 +19,33 @@ public enum GATTReport {
         public var serverDatabase = GATTDatabase()
     }
 
-    public static func peers(_ model: CaptureModel) -> [Peer] {
-        var order: [String] = []
-        var byKey: [String: Peer] = [:]
-        for c in model.connections where showsGATT(c) {
-            let key = c.peerAddress?.description ?? "connection #\(c.id)"
-            var peer = byKey[key] ?? Peer(label: key, address: c.peerAddress, connections: [], database: GATTDatabase(),
-                                          usage: [:], cccd: [:])
-            if byKey[key] == nil { order.append(key) }
-            peer.connections.append(c)
-            if !c.gatt.isEmpty && (peer.database.isEmpty || c.gatt.inheritedFrom == nil) { peer.database = c.gatt }
-            for (handle, u) in c.usage { peer.usage[handle] = merge(peer.usage[handle], u) }
-            for (handle, v) in c.gatt.cccdValues { peer.cccd[handle] = v }
-            if !c.serverGATT.isEmpty { peer.serverDatabase = c.serverGATT }
-            byKey[key] = peer
+    /// What the report says of each of a peer's links: where its database came from.
+    public struct PeerLink: Sendable {
+        public var id: Int
+        public var hasDatabase: Bool
+        public var origin: GATTOrigin
+        public var inheritedFrom: Int?
+
+        init(_ c: Connection) {
+            id = c.id
+            hasDatabase = !c.gatt.isEmpty
+            origin = c.gatt.origin
+            inheritedFrom = c.gatt.inheritedFrom
         }
-        return order.compactMap { byKey[$0] }
     }
+
+    public static func peers(_ model: CaptureModel) -> [Peer] {
+        let peers = GATTPeers()
+        for c in model.connections { peers.add(c) }
+        return peers.list()
+    }
+
+    /// The peer a link's GATT belongs to: its address, or the link alone when it has none.
+    static func peerKey(_ c: Connection) -> String { c.peerAddress?.description ?? "connection #\(c.id)" }
 
     /// A link with GATT traffic or a database: one of its peer's connections here.
     static func showsGATT(_ c: Connection) -> Bool {
         c.transport != .sco && (c.firstATT != nil || !c.gatt.isEmpty || !c.serverGATT.isEmpty)
-    }
-
-    static func merge(_ a: AttributeUsage?, _ b: AttributeUsage) -> AttributeUsage {
-        guard var a else { return b }
-        a.add(b)
-        return a
     }
 
     /// "read 9×, notified 60×, subscribed (notify)".
@@ -77,9 +78,11 @@ public enum GATTReport {
 
     // MARK: Text
 
-    public static func text(file: String, model: CaptureModel) -> String {
+    public static func text(file: String, model: CaptureModel) -> String { text(file: file, peers: peers(model)) }
+
+    /// `text` of peers gathered as links were judged (`GATTPeers`).
+    public static func text(file: String, peers list: [Peer]) -> String {
         var out = [file]
-        let list = peers(model)
         if list.isEmpty { out.append("  no GATT traffic in this capture") }
         for peer in list {
             out.append("")
@@ -91,9 +94,9 @@ public enum GATTReport {
     /// One peer's tree as `text` prints it (the HTML report shows it beside a connection's timeline).
     static func peerLines(_ peer: Peer) -> [String] {
         var out: [String] = []
-        let ids = peer.connections.map { c in
-            guard let from = c.gatt.inheritedFrom else { return "#\(c.id)" }
-            return "#\(c.id) (\(c.gatt.origin == .learnedLater ? "learned later" : "inherited") from #\(from))"
+        let ids = peer.links.map { c in
+            guard let from = c.inheritedFrom else { return "#\(c.id)" }
+            return "#\(c.id) (\(c.origin == .learnedLater ? "learned later" : "inherited") from #\(from))"
         }.joined(separator: ", ")
         var head = "Peer \(peer.label)  connections \(ids)"
         if let from = peer.database.inheritedFrom { head += "  (database cached from connection #\(from))" }
@@ -161,17 +164,20 @@ public enum GATTReport {
         return .object([("hex", .string(Hex.string(v))), ("decoded", .string(CharacteristicValue.describe(v, uuid: uuid)))])
     }
 
-    public static func json(file: String, model: CaptureModel) -> JSONValue {
+    public static func json(file: String, model: CaptureModel) -> JSONValue { json(file: file, peers: peers(model)) }
+
+    /// `json` of peers gathered as links were judged (`GATTPeers`).
+    public static func json(file: String, peers list: [Peer]) -> JSONValue {
         .object([
             ("file", .string(file)),
-            ("peers", .array(peers(model).map { peer in
+            ("peers", .array(list.map { peer in
                 .object([
                     ("peer_address", peer.address.map { .string($0.description) } ?? .null),
-                    ("connections", .array(peer.connections.map { .int($0.id) })),
+                    ("connections", .array(peer.links.map { .int($0.id) })),
                     ("inherited_from", peer.database.inheritedFrom.map { .int($0) } ?? .null),
-                    ("database_origins", .array(peer.connections.filter { !$0.gatt.isEmpty }.map { c in
-                        .object([("connection", .int(c.id)), ("origin", .string(c.gatt.origin.rawValue)),
-                                 ("from", c.gatt.inheritedFrom.map { .int($0) } ?? .null)])
+                    ("database_origins", .array(peer.links.filter(\.hasDatabase).map { c in
+                        .object([("connection", .int(c.id)), ("origin", .string(c.origin.rawValue)),
+                                 ("from", c.inheritedFrom.map { .int($0) } ?? .null)])
                     })),
                     ("services", .array(peer.database.services.map { s in
                         .object([

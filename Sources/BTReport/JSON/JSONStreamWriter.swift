@@ -19,6 +19,9 @@ public struct JSONStreamWriter {
         write(out)
     }
 
+    /// Text already serialised at the place it goes (a value set aside when it was made).
+    public func raw(_ text: String) { write(text) }
+
     /// An object at nesting `level` whose members `body` gives in order.
     public func object(level: Int = 0, _ body: (inout Members) -> Void) {
         var members = Members(writer: self, level: level)
@@ -95,6 +98,14 @@ public struct JSONStreamWriter {
         public mutating func array<S: Sequence>(_ key: String, _ elements: S, _ element: (S.Element) -> JSONValue) {
             writer.write(self.key(key))
             writer.array(level: level + 1, elements, element)
+        }
+
+        /// A member whose value is an array whose elements `body` writes (`Elements.next()` before each).
+        public mutating func elements(_ key: String, _ body: (inout Elements) -> Void) {
+            writer.write(self.key(key))
+            var array = writer.elements(level: level + 1)
+            body(&array)
+            array.close()
         }
 
         /// A member whose value is an array of objects, each written member by member (`body`) when it comes.

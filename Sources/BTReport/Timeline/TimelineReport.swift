@@ -16,24 +16,74 @@ public enum TimelineReport {
             ("last_timestamp", model.lastTimestamp.map { .number($0.decimalString()) } ?? .null),
             ("controller_debug_log_packets", .int(model.controllerDebugLogPackets)),
             ("connections", .array(connections.map { connectionJSON($0, model: model) })),
-            ("failed_connections", .array(model.failedConnections.map { f in
-                .object([("time", .number(f.at.timestamp.decimalString())), ("record", .int(f.at.number)),
-                         ("requested", f.requested.map { .number($0.timestamp.decimalString()) } ?? .null),
-                         ("controller", .int(Int(f.at.controller))), ("status", .string(Hex.u8(f.status.rawValue))),
-                         ("status_name", .string(f.status.description)),
-                         ("peer_address", f.peerAddress.map { .string($0.description) } ?? .null),
-                         ("accept_list", .bool(f.toAcceptList)), ("cancelled", .bool(f.cancelledByHost)),
-                         ("transport", .string(f.transport.rawValue))])
-            })),
+            ("failed_connections", .array(model.failedConnections.map(failedConnectionJSON))),
             ("scans", .array(model.scans.map(ScanSessionJSON.object))),
-            ("advertising", .array(model.ownAdvertising.map { a in
-                .object([("controller", .int(Int(a.controller))), ("set", .int(Int(a.setHandle))),
-                         ("start", .number(a.start.timestamp.decimalString())),
-                         ("end", a.end.map { .number($0.timestamp.decimalString()) } ?? .null),
-                         ("extended", .bool(a.isExtended)),
-                         ("connections_while_advertising", .int(a.connectionsWhileAdvertising.count))])
-            })),
+            ("advertising", .array(model.ownAdvertising.map(advertisingJSON))),
         ])
+    }
+
+    /// The same report written piece by piece at nesting `level`, a connection at a time (`timeline --json`): the
+    /// links judged before the capture ended come from `judged`, set aside when they were judged; `extra` members
+    /// follow the others (the bug report's attribution).
+    public static func writeJSON(file: String, model: CaptureModel, connectionFilter: Int? = nil, judged: TimelineLinkJSON?,
+                                 extra: [(String, JSONValue)] = [], to writer: JSONStreamWriter, level: Int = 0) {
+        writer.object(level: level) { members in
+            members.member("file", .string(file))
+            members.member("first_timestamp", model.firstTimestamp.map { .number($0.decimalString()) } ?? .null)
+            members.member("last_timestamp", model.lastTimestamp.map { .number($0.decimalString()) } ?? .null)
+            members.member("controller_debug_log_packets", .int(model.controllerDebugLogPackets))
+            members.elements("connections") { array in
+                // In id order: the model's links and those set aside, merged.
+                let connections = model.connections
+                let ids = judged?.ids ?? []
+                var i = 0, k = 0
+                while i < connections.count || k < ids.count {
+                    let recordID = k < ids.count ? Int(ids[k]) : .max
+                    if i < connections.count && connections[i].id <= recordID {
+                        let c = connections[i]
+                        i += 1
+                        if c.id == recordID {
+                            k += 1
+                            if let judged, connectionFilter == nil || c.id == connectionFilter {
+                                array.next()
+                                judged.write(at: k - 1, reports: model.qualityReports, level: array.level + 1, to: writer)
+                                continue
+                            }
+                        }
+                        guard connectionFilter == nil || c.id == connectionFilter else { continue }
+                        array.next()
+                        writer.value(connectionJSON(c, model: model), level: array.level + 1)
+                    } else {
+                        k += 1
+                        guard let judged, connectionFilter == nil || recordID == connectionFilter else { continue }
+                        array.next()
+                        judged.write(at: k - 1, reports: model.qualityReports, level: array.level + 1, to: writer)
+                    }
+                }
+            }
+            members.array("failed_connections", model.failedConnections, failedConnectionJSON)
+            members.array("scans", model.scans, ScanSessionJSON.object)
+            members.array("advertising", model.ownAdvertising, advertisingJSON)
+            for (key, value) in extra { members.member(key, value) }
+        }
+    }
+
+    static func failedConnectionJSON(_ f: FailedConnection) -> JSONValue {
+        .object([("time", .number(f.at.timestamp.decimalString())), ("record", .int(f.at.number)),
+                 ("requested", f.requested.map { .number($0.timestamp.decimalString()) } ?? .null),
+                 ("controller", .int(Int(f.at.controller))), ("status", .string(Hex.u8(f.status.rawValue))),
+                 ("status_name", .string(f.status.description)),
+                 ("peer_address", f.peerAddress.map { .string($0.description) } ?? .null),
+                 ("accept_list", .bool(f.toAcceptList)), ("cancelled", .bool(f.cancelledByHost)),
+                 ("transport", .string(f.transport.rawValue))])
+    }
+
+    static func advertisingJSON(_ a: AdvertisingSession) -> JSONValue {
+        .object([("controller", .int(Int(a.controller))), ("set", .int(Int(a.setHandle))),
+                 ("start", .number(a.start.timestamp.decimalString())),
+                 ("end", a.end.map { .number($0.timestamp.decimalString()) } ?? .null),
+                 ("extended", .bool(a.isExtended)),
+                 ("connections_while_advertising", .int(a.connectionsWhileAdvertising.count))])
     }
 
     /// - Parameter seriesAndEvents: false leaves out `series` and `events` (the facts export counts them).
@@ -92,15 +142,17 @@ public enum TimelineReport {
         }
         m.append(("dropped_events", .int(c.droppedEvents)))
         // Only on links with some: older readers' output stays as it was.
-        if !reports.isEmpty {
-            m.append(("quality_reports", .array(reports.map { r in
-                .object([("time", .number(r.at.timestamp.decimalString())), ("record", .int(r.at.number)),
-                         ("report_id", .string(Hex.u8(r.report.id.rawValue))), ("report", .string(r.report.id.description)),
-                         ("summary", .string(QualityReportText.line(r, in: c))),
-                         ("heavy_retransmissions", .bool(r.showsHeavyRetransmissions))])
-            })))
-        }
+        if !reports.isEmpty { m.append(("quality_reports", qualityReportsJSON(reports) { QualityReportText.line($0, in: c) })) }
         return .object(m)
+    }
+
+    /// A link's quality reports, `summary` giving each one's line.
+    static func qualityReportsJSON(_ reports: [QualityReport], summary: (QualityReport) -> String) -> JSONValue {
+        .array(reports.map { r in
+            .object([("time", .number(r.at.timestamp.decimalString())), ("record", .int(r.at.number)),
+                     ("report_id", .string(Hex.u8(r.report.id.rawValue))), ("report", .string(r.report.id.description)),
+                     ("summary", .string(summary(r))), ("heavy_retransmissions", .bool(r.showsHeavyRetransmissions))])
+        })
     }
 
     static func eventJSON(_ event: TimelineEvent, in c: Connection) -> JSONValue {
@@ -366,6 +418,11 @@ public enum TimelineReport {
 
     /// Whether the text timeline has connection `id`: in the model, or judged early and let go (`judged`).
     public static func hasConnection(_ id: Int, model: CaptureModel, judged: TimelineLinkLines?) -> Bool {
+        model.connections.contains { $0.id == id } || (judged?.contains(id: id) ?? false)
+    }
+
+    /// `hasConnection` for the JSON timeline, whose judged links are set aside as objects.
+    public static func hasConnection(_ id: Int, model: CaptureModel, judged: TimelineLinkJSON?) -> Bool {
         model.connections.contains { $0.id == id } || (judged?.contains(id: id) ?? false)
     }
 

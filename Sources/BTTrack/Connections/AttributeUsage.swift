@@ -33,6 +33,12 @@ public struct AttributeUsage: Sendable, Equatable {
         if let v = later.lastValueBytes { lastValueBytes = v; lastValueAt = later.lastValueAt }
     }
 
+    /// Takes `other`'s last value (and its record) in place of this one's.
+    public mutating func keepLastValue(of other: AttributeUsage) {
+        lastValueBytes = other.lastValueBytes
+        lastValueAt = other.lastValueAt
+    }
+
     public var total: Int { reads + readBlobs + writeRequests + writeCommands + preparedWrites + notifications + indications }
     public static let keptValueBytes = ValueSnapshot.capacity
 }

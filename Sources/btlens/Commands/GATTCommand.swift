@@ -36,12 +36,25 @@ struct GATTCommand: ParsableCommand {
     func run() throws {
         var reports: [JSONValue] = []
         var shown = 0
-        let failed = try Tracking.each(files, label: "gatt", anonymizing: anonymizing) { input, model in
+        // Each finished link's GATT joins its peer's when the link is judged, and the link is let go
+        // (`GATTPeers`): the report keeps each peer's database and use, not its links.
+        var gathered = GATTPeers()
+        let retirement = {
+            let peers = GATTPeers()
+            gathered = peers
+            // A judged link with a database stays slim (a later link of its peer may inherit it), the others go.
+            return LinkRetirement(window: AuditCommand.retirementWindow, keeping: .summary, interest: nil) { c, kept in
+                if kept { peers.add(c) }
+            } as LinkRetirement?
+        }
+        let failed = try Tracking.each(files, label: "gatt", anonymizing: anonymizing, retirement: retirement) { input, model in
+            for c in model.connections where !c.isJudged { gathered.add(c) }
+            let peers = gathered.list()
             if json {
-                reports.append(GATTReport.json(file: input.displayName, model: model))
+                reports.append(GATTReport.json(file: input.displayName, peers: peers))
             } else {
                 if shown > 0 { Output.line("") }
-                Output.line(GATTReport.text(file: input.path, model: model))
+                Output.line(GATTReport.text(file: input.path, peers: peers))
                 shown += 1
             }
         }

@@ -14,8 +14,10 @@ enum Tracking {
     static func each(_ paths: [String], label: String, within outer: Progress.Reading? = nil,
                      anonymizing: AnonymizeOptions = AnonymizeOptions(),
                      retirement: () -> LinkRetirement? = { nil }, scanDevicesListed: Int = .max,
+                     resolved: (_ inputs: Int, _ failed: Bool) -> Void = { _, _ in },
                      _ body: (CaptureInput, CaptureModel) throws -> Void) throws -> Bool {
         var (inputs, failed) = InputFiles.resolve(paths)
+        resolved(inputs.count, failed)
         let progress = outer == nil ? Progress(label: label, inputs: inputs) : nil
         defer { progress?.finish() }
         for (index, input) in inputs.enumerated() {
@@ -119,17 +121,30 @@ struct TimelineCommand: ParsableCommand {
     }
 
     func run() throws {
-        var reports: [JSONValue] = []
         var shown = 0
         // The text timeline writes each finished link's lines when the link is judged and lets its history go
-        // (`TimelineLinkLines`); the findings' headline judges it then too. JSON lists every event: links stay whole.
+        // (`TimelineLinkLines`); the findings' headline judges it then too. JSON sets each finished link's object
+        // aside the same way (`TimelineLinkJSON`).
         var judgedLines: TimelineLinkLines?
+        var judgedObjects: TimelineLinkJSON?
         var judgement: LinkJudgement?
         let filter = connection
         let directory = TemporaryFiles.directory
         var warned = false
         let retirement: () -> LinkRetirement? = { [json, trackOnly] in
-            guard !json && !trackOnly else { return nil }
+            guard !trackOnly else { return nil }
+            if json {
+                let objects = TimelineLinkJSON(connectionFilter: filter, spillDirectory: directory)
+                if let failure = objects.records.spillFailure, !warned {
+                    Diagnostics.warning(file: nil, "\(failure): the finished links' objects are kept in memory")
+                    warned = true
+                }
+                judgedObjects = objects
+                // Every judged link's summary stays (the bug report's attribution reads the links).
+                return LinkRetirement(window: AuditCommand.retirementWindow, keeping: .summary, interest: nil) { c, kept in
+                    if kept { objects.keep(c) }
+                }
+            }
             // The judged links' lines wait in a temporary file until they are printed.
             let lines = TimelineLinkLines(connectionFilter: filter, spillDirectory: directory)
             if let failure = lines.records.spillFailure, !warned {
@@ -146,14 +161,21 @@ struct TimelineCommand: ParsableCommand {
                 if kept { lines.keep(c) }
             }
         }
+        // JSON is printed as each capture is tracked: one object for one capture, an array otherwise.
+        let writer = JSONStreamWriter { Output.write($0) }
+        var array: JSONStreamWriter.Elements?
+        var single = false
+        let resolved = { (inputs: Int, failed: Bool) in single = inputs == 1 && !failed }
         // The text timeline counts a scan's devices and names none of them; the JSON lists the top ones.
         let failed = try Tracking.each(files, label: "timeline", anonymizing: anonymizing, retirement: retirement,
-                                       scanDevicesListed: json ? ScanSessionJSON.topDeviceCount : trackOnly ? .max : 0) { input, model in
+                                       scanDevicesListed: json ? ScanSessionJSON.topDeviceCount : trackOnly ? .max : 0,
+                                       resolved: resolved) { input, model in
             if trackOnly {
                 Diagnostics.printRaw("\(model.connections.count) connections, \(model.scans.count) scans, \(model.advertisers.count) advertisers")
                 return
             }
-            if let connection, !TimelineReport.hasConnection(connection, model: model, judged: judgedLines) {
+            if let connection, json ? !TimelineReport.hasConnection(connection, model: model, judged: judgedObjects)
+                : !TimelineReport.hasConnection(connection, model: model, judged: judgedLines) {
                 Diagnostics.error(file: input.path, "no connection #\(connection) (the capture has \(model.linkCount))")
                 throw ExitStatus.usage
             }
@@ -161,12 +183,23 @@ struct TimelineCommand: ParsableCommand {
             let apps = connection == nil ? ((try? input.bugReportApps()) ?? nil) : nil
             let attribution = apps.map { BugReportClock.attribute(model, report: $0) }
             if json {
-                var report = TimelineReport.json(file: input.displayName, model: model, connectionFilter: connection)
-                if let attribution, case .object(var fields) = report {
-                    fields.append(("attribution", AttributionReport.json(attribution, model: model.lastTimestamp)))
-                    report = .object(fields)
+                if let failure = judgedObjects?.records.failure {
+                    Diagnostics.error(file: input.path, "cannot set the finished links' objects aside in \(directory): \(failure)")
+                    throw ExitStatus.inputUnreadable
                 }
-                reports.append(report)
+                let level: Int
+                if single {
+                    level = 0
+                } else {
+                    if array == nil { array = writer.elements() }
+                    array?.next()
+                    level = 1
+                }
+                // Written as it is made, a connection at a time: the report is never held whole.
+                TimelineReport.writeJSON(file: input.displayName, model: model, connectionFilter: connection, judged: judgedObjects,
+                                         extra: attribution.map { [("attribution", AttributionReport.json($0, model: model.lastTimestamp))] } ?? [],
+                                         to: writer, level: level)
+                if single { Output.write("\n") }
             } else {
                 if let failure = judgedLines?.records.failure {
                     Diagnostics.error(file: input.path, "cannot set the finished links' lines aside in \(directory): \(failure)")
@@ -187,7 +220,10 @@ struct TimelineCommand: ParsableCommand {
                 shown += 1
             }
         }
-        printJSONReports(reports, single: !failed)
+        if let array {
+            array.close()
+            Output.write("\n")
+        }
         Output.flushStandardOutput()
         if failed { throw ExitStatus.inputUnreadable }
     }

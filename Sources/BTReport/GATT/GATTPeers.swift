@@ -1,0 +1,67 @@
+import BTWire
+import BTCapture
+import BTTrack
+
+/// `btlens gatt`'s peers gathered a link at a time, in any order, as links are judged and let go
+/// (`LinkRetirement`): each peer keeps its chosen database, its merged use of attributes and its links' ids, not
+/// its links. Each choice `GATTReport.peers` makes walking the links in id order is made here by id instead:
+/// the database is the latest link's own discovery, else the first link's inherited one; a last value, a CCCD
+/// value and the phone's server database are the latest link's that has one.
+public final class GATTPeers: @unchecked Sendable {
+    struct State {
+        var label: String
+        var address: BDAddr?
+        var links: [GATTReport.PeerLink] = []
+        /// The latest link with a database of its own discovery, and the first with any.
+        var own: (id: Int, database: GATTDatabase)?
+        var first: (id: Int, database: GATTDatabase)?
+        var usage: [UInt16: (usage: AttributeUsage, valueLink: Int)] = [:]
+        var cccd: [UInt16: (value: UInt16, link: Int)] = [:]
+        var server: (id: Int, database: GATTDatabase)?
+    }
+
+    private var peers: [String: State] = [:]
+
+    public init() {}
+
+    /// Adds a link's GATT: one judged early, or one of the model's at the end.
+    public func add(_ c: Connection) {
+        guard GATTReport.showsGATT(c) else { return }
+        let key = GATTReport.peerKey(c)
+        var s = peers.removeValue(forKey: key) ?? State(label: key, address: c.peerAddress)
+        s.links.append(GATTReport.PeerLink(c))
+        if !c.gatt.isEmpty {
+            if c.gatt.inheritedFrom == nil, (s.own?.id ?? .min) < c.id { s.own = (c.id, c.gatt) }
+            if (s.first?.id ?? .max) > c.id { s.first = (c.id, c.gatt) }
+        }
+        for (handle, u) in c.usage {
+            guard var merged = s.usage[handle] else {
+                s.usage[handle] = (u, u.lastValue == nil ? .min : c.id)
+                continue
+            }
+            // Counts add up; the last value is the latest link's that has one.
+            let keep = merged.usage.lastValue != nil && (u.lastValue == nil || merged.valueLink > c.id) ? merged.usage : nil
+            merged.usage.add(u)
+            if let keep {
+                merged.usage.keepLastValue(of: keep)
+            } else if u.lastValue != nil {
+                merged.valueLink = c.id
+            }
+            s.usage[handle] = merged
+        }
+        for (handle, v) in c.gatt.cccdValues where (s.cccd[handle]?.link ?? .min) < c.id { s.cccd[handle] = (v, c.id) }
+        if !c.serverGATT.isEmpty, (s.server?.id ?? .min) < c.id { s.server = (c.id, c.serverGATT) }
+        peers[key] = s
+    }
+
+    /// The peers, in the order of their first link, as `GATTReport.peers` gives them.
+    public func list() -> [GATTReport.Peer] {
+        peers.values.map { s in
+            var peer = GATTReport.Peer(label: s.label, address: s.address, links: s.links.sorted { $0.id < $1.id },
+                                       database: s.own?.database ?? s.first?.database ?? GATTDatabase(),
+                                       usage: s.usage.mapValues(\.usage), cccd: s.cccd.mapValues(\.value))
+            peer.serverDatabase = s.server?.database ?? GATTDatabase()
+            return peer
+        }.sorted { $0.links[0].id < $1.links[0].id }
+    }
+}
