@@ -82,13 +82,19 @@ public enum GATTReport {
 
     /// `text` of peers gathered as links were judged (`GATTPeers`).
     public static func text(file: String, peers list: [Peer]) -> String {
-        var out = [file]
-        if list.isEmpty { out.append("  no GATT traffic in this capture") }
-        for peer in list {
-            out.append("")
-            out += peerLines(peer)
-        }
+        var out: [String] = []
+        write(file: file, peers: list) { out.append($0) }
         return out.joined(separator: "\n")
+    }
+
+    /// `text` a line at a time (each without its newline), a peer at a time (`btlens gatt`).
+    public static func write(file: String, peers list: [Peer], line: (String) -> Void) {
+        line(file)
+        if list.isEmpty { line("  no GATT traffic in this capture") }
+        for peer in list {
+            line("")
+            peerLines(peer).forEach(line)
+        }
     }
 
     /// One peer's tree as `text` prints it (the HTML report shows it beside a connection's timeline).
@@ -168,45 +174,52 @@ public enum GATTReport {
 
     /// `json` of peers gathered as links were judged (`GATTPeers`).
     public static func json(file: String, peers list: [Peer]) -> JSONValue {
+        .object([("file", .string(file)), ("peers", .array(list.map(peerJSON)))])
+    }
+
+    /// The same object written a peer at a time at nesting `level` (`btlens gatt --json`).
+    public static func writeJSON(file: String, peers list: [Peer], to writer: JSONStreamWriter, level: Int = 0) {
+        writer.object(level: level) { members in
+            members.member("file", .string(file))
+            members.array("peers", list, peerJSON)
+        }
+    }
+
+    static func peerJSON(_ peer: Peer) -> JSONValue {
         .object([
-            ("file", .string(file)),
-            ("peers", .array(list.map { peer in
+            ("peer_address", peer.address.map { .string($0.description) } ?? .null),
+            ("connections", .array(peer.links.map { .int($0.id) })),
+            ("inherited_from", peer.database.inheritedFrom.map { .int($0) } ?? .null),
+            ("database_origins", .array(peer.links.filter(\.hasDatabase).map { c in
+                .object([("connection", .int(c.id)), ("origin", .string(c.origin.rawValue)),
+                         ("from", c.inheritedFrom.map { .int($0) } ?? .null)])
+            })),
+            ("services", .array(peer.database.services.map { s in
                 .object([
-                    ("peer_address", peer.address.map { .string($0.description) } ?? .null),
-                    ("connections", .array(peer.links.map { .int($0.id) })),
-                    ("inherited_from", peer.database.inheritedFrom.map { .int($0) } ?? .null),
-                    ("database_origins", .array(peer.links.filter(\.hasDatabase).map { c in
-                        .object([("connection", .int(c.id)), ("origin", .string(c.origin.rawValue)),
-                                 ("from", c.inheritedFrom.map { .int($0) } ?? .null)])
-                    })),
-                    ("services", .array(peer.database.services.map { s in
+                    ("start_handle", .string(Hex.u16(s.startHandle))), ("end_handle", .string(Hex.u16(s.endHandle))),
+                    ("uuid", .string(s.uuid.description)), ("name", s.uuid.name.map { .string($0) } ?? .null),
+                    ("primary", .bool(s.isPrimary)),
+                    ("characteristics", .array(peer.database.characteristics(of: s).map { c in
                         .object([
-                            ("start_handle", .string(Hex.u16(s.startHandle))), ("end_handle", .string(Hex.u16(s.endHandle))),
-                            ("uuid", .string(s.uuid.description)), ("name", s.uuid.name.map { .string($0) } ?? .null),
-                            ("primary", .bool(s.isPrimary)),
-                            ("characteristics", .array(peer.database.characteristics(of: s).map { c in
-                                .object([
-                                    ("declaration_handle", .string(Hex.u16(c.declarationHandle))),
-                                    ("value_handle", .string(Hex.u16(c.valueHandle))),
-                                    ("uuid", .string(c.uuid.description)), ("name", c.uuid.attributeName.map { .string($0) } ?? .null),
-                                    ("properties", .array(c.properties.names.map { .string($0) })),
-                                    ("descriptors", .array(peer.database.descriptors(of: c).map { d in
-                                        .object([("handle", .string(Hex.u16(d.handle))), ("uuid", .string(d.uuid.description)),
-                                                 ("name", d.uuid.attributeName.map { .string($0) } ?? .null)])
-                                    })),
-                                    ("usage", usageJSON(peer.usage[c.valueHandle], cccdState: cccdState(of: c, in: peer))),
-                                    ("last_value", valueJSON(peer.usage[c.valueHandle]?.lastValue, uuid: c.uuid)),
-                                ])
+                            ("declaration_handle", .string(Hex.u16(c.declarationHandle))),
+                            ("value_handle", .string(Hex.u16(c.valueHandle))),
+                            ("uuid", .string(c.uuid.description)), ("name", c.uuid.attributeName.map { .string($0) } ?? .null),
+                            ("properties", .array(c.properties.names.map { .string($0) })),
+                            ("descriptors", .array(peer.database.descriptors(of: c).map { d in
+                                .object([("handle", .string(Hex.u16(d.handle))), ("uuid", .string(d.uuid.description)),
+                                         ("name", d.uuid.attributeName.map { .string($0) } ?? .null)])
                             })),
+                            ("usage", usageJSON(peer.usage[c.valueHandle], cccdState: cccdState(of: c, in: peer))),
+                            ("last_value", valueJSON(peer.usage[c.valueHandle]?.lastValue, uuid: c.uuid)),
                         ])
                     })),
-                    ("other_handles", .array(otherHandles(peer).map { h in
-                        .object([("handle", .string(Hex.u16(h))), ("usage", usageJSON(peer.usage[h], cccdState: peer.cccd[h])),
-                                 ("last_value", valueJSON(peer.usage[h]?.lastValue, uuid: nil))])
-                    })),
-                    ("phone_server", serverJSON(peer.serverDatabase)),
                 ])
             })),
+            ("other_handles", .array(otherHandles(peer).map { h in
+                .object([("handle", .string(Hex.u16(h))), ("usage", usageJSON(peer.usage[h], cccdState: peer.cccd[h])),
+                         ("last_value", valueJSON(peer.usage[h]?.lastValue, uuid: nil))])
+            })),
+            ("phone_server", serverJSON(peer.serverDatabase)),
         ])
     }
 }

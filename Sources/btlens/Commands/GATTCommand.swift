@@ -34,7 +34,6 @@ struct GATTCommand: ParsableCommand {
     }
 
     func run() throws {
-        var reports: [JSONValue] = []
         var shown = 0
         // Each finished link's GATT joins its peer's when the link is judged, and the link is let go
         // (`GATTPeers`): the report keeps each peer's database and use, not its links.
@@ -47,18 +46,32 @@ struct GATTCommand: ParsableCommand {
                 if kept { peers.add(c) }
             } as LinkRetirement?
         }
-        let failed = try Tracking.each(files, label: "gatt", anonymizing: anonymizing, retirement: retirement) { input, model in
+        // JSON is printed as each capture is tracked: one object for one capture, an array otherwise.
+        let writer = JSONStreamWriter { Output.write($0) }
+        var array: JSONStreamWriter.Elements?
+        var single = false
+        // No scan's devices are listed: the report reads links alone.
+        let failed = try Tracking.each(files, label: "gatt", anonymizing: anonymizing, retirement: retirement,
+                                       scanDevicesListed: 0, resolved: { single = $0 == 1 && !$1 }) { input, model in
             for c in model.connections where !c.isJudged { gathered.add(c) }
             let peers = gathered.list()
             if json {
-                reports.append(GATTReport.json(file: input.displayName, peers: peers))
+                if !single {
+                    if array == nil { array = writer.elements() }
+                    array?.next()
+                }
+                GATTReport.writeJSON(file: input.displayName, peers: peers, to: writer, level: single ? 0 : 1)
+                if single { Output.write("\n") }
             } else {
                 if shown > 0 { Output.line("") }
-                Output.line(GATTReport.text(file: input.path, peers: peers))
+                GATTReport.write(file: input.path, peers: peers) { Output.line($0) }
                 shown += 1
             }
         }
-        printJSONReports(reports, single: !failed)
+        if let array {
+            array.close()
+            Output.write("\n")
+        }
         Output.flushStandardOutput()
         if failed { throw ExitStatus.inputUnreadable }
     }

@@ -49,13 +49,6 @@ enum Tracking {
     nonisolated(unsafe) private static var keptUntilExit: [CaptureModel] = []
 }
 
-/// Several captures' JSON reports print as an array, one alone as its object (as `stats` does); `complete`: no
-/// path failed (then even one report is an array, as for several paths).
-func printJSONReports(_ reports: [JSONValue], single complete: Bool) {
-    guard !reports.isEmpty else { return }
-    Output.line(complete && reports.count == 1 ? reports[0].serialized() : JSONValue.array(reports).serialized())
-}
-
 struct TimelineCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "timeline",
