@@ -69,7 +69,7 @@ struct TimelineCommand: ParsableCommand {
             one "Connections like #N" entry — --full lists each. A report longer than a screen opens with an \
             overview: the connections, the scans and the audit's findings in a line. A capture that starts mid-connection gets a connection from its first packet \
             (implicit_start); connections still up at the end are open. On a long capture, finished connections' \
-            lines wait in a temporary file in TMPDIR (or /tmp) until they are printed.
+            lines (with --json, their objects) wait in a temporary file in TMPDIR (or /tmp) until they are printed.
 
             Air captures (nRF Sniffer, Sniffle, WHAD, Ubertooth): each link is seen from its central, opened at its             CONNECT_IND (or by its access address when the capture missed it), with its LL control procedures,             updates at their instants, LL_TERMINATE_IND or an inferred loss, and a line per phase of what only the             air shows ("air: interval 30 ms: events 1,240 (97 % empty), 31 retransmissions, 2 CRC errors");             --json adds "air" per connection.
 
