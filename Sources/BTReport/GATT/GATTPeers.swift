@@ -54,14 +54,20 @@ public final class GATTPeers: @unchecked Sendable {
         peers[key] = s
     }
 
-    /// The peers, in the order of their first link, as `GATTReport.peers` gives them.
+    /// The peers, in the order of their first link, as `GATTReport.peers` gives them. Each peer's state is let go
+    /// as its report form is made: the two are not held whole at once. Empties the gathering.
     public func list() -> [GATTReport.Peer] {
-        peers.values.map { s in
+        let order = peers.map { (first: $0.value.links.lazy.map(\.id).min() ?? 0, key: $0.key) }.sorted { $0.first < $1.first }
+        var out: [GATTReport.Peer] = []
+        out.reserveCapacity(order.count)
+        for (_, key) in order {
+            guard let s = peers.removeValue(forKey: key) else { continue }
             var peer = GATTReport.Peer(label: s.label, address: s.address, links: s.links.sorted { $0.id < $1.id },
                                        database: s.own?.database ?? s.first?.database ?? GATTDatabase(),
                                        usage: s.usage.mapValues(\.usage), cccd: s.cccd.mapValues(\.value))
             peer.serverDatabase = s.server?.database ?? GATTDatabase()
-            return peer
-        }.sorted { $0.links[0].id < $1.links[0].id }
+            out.append(peer)
+        }
+        return out
     }
 }
