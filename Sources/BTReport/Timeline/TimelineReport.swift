@@ -528,7 +528,8 @@ public enum TimelineReport {
         }
         counts.sort { $0.severity != $1.severity ? $0.severity > $1.severity : $0.count != $1.count ? $0.count > $1.count : $0.id < $1.id }
         let severities = Severity.allCases.sorted(by: >).compactMap { s -> String? in
-            let n = findings.filter { $0.severity == s }.count
+            // Counted, not filtered: a copy of tens of thousands of findings was this report's peak.
+            let n = findings.reduce(0) { $0 + ($1.severity == s ? 1 : 0) }
             return n == 0 ? nil : s == .info ? "\(n) info" : Plural.of(n, s.rawValue)
         }
         return severities.joined(separator: ", ") + ": "
