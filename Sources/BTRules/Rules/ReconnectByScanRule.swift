@@ -16,7 +16,10 @@ public struct ReconnectByScanRule: Rule {
 
     public init() {}
 
-    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
+    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] { collected(model, context: context) }
+
+    /// Each finding as it is made, in the links' start order: a soak test reconnecting by scan makes one per link.
+    public func evaluate(_ model: CaptureModel, context: RuleContext, found: (Finding) -> Void) {
         // The app's scans per controller, in time order, to find "a scan between A's end and B's start".
         var scansByController: [UInt16: [AppScan]] = [:]
         for s in model.appScans { scansByController[s.controller, default: []].append(s) }
@@ -33,7 +36,9 @@ public struct ReconnectByScanRule: Rule {
             if x.peer! != y.peer! { return x.peer! < y.peer! }
             return a < b
         }
-        var found: [(position: Int, finding: Finding)] = []
+        // Which links have a finding and the link each came back after, found by peer; the findings are made
+        // afterwards in start order, so that none waits for the others.
+        var reconnections: [(position: Int, link: Int, previous: Int)] = []
         var groupStart = 0
         while groupStart < byPeer.count {
             let first = keys[ordered[byPeer[groupStart]]]
@@ -41,28 +46,34 @@ public struct ReconnectByScanRule: Rule {
             while groupEnd < byPeer.count, keys[ordered[byPeer[groupEnd]]].controller == first.controller,
                   keys[ordered[byPeer[groupEnd]]].peer == first.peer { groupEnd += 1 }
             defer { groupStart = groupEnd }
-            guard groupEnd - groupStart > 1, let scans = scansByController[first.controller] else { continue }
+            guard groupEnd - groupStart > 1, scansByController[first.controller] != nil else { continue }
             // The latest ended link of this peer before each start, maintained in start order.
-            var lastEnded: LinkSummary?
-            var pendingEnds: [LinkSummary] = []  // links not yet ended at the current start time
+            var lastEnded: (index: Int, link: LinkSummary)?
+            var pendingEnds: [(index: Int, link: LinkSummary)] = []  // links not yet ended at the current start time
             for position in byPeer[groupStart..<groupEnd] {
                 let c = all[ordered[position]]
                 pendingEnds.removeAll { p in
-                    guard let end = p.end, end.timestamp < c.start.timestamp else { return false }
-                    if let knownEnd = lastEnded?.end, knownEnd.timestamp > end.timestamp { return true }
+                    guard let end = p.link.end, end.timestamp < c.start.timestamp else { return false }
+                    if let knownEnd = lastEnded?.link.end, knownEnd.timestamp > end.timestamp { return true }
                     lastEnded = p
                     return true
                 }
-                defer { if c.end != nil { pendingEnds.append(c) } }
-                guard c.transport == .le, model.isAppLink(c), let peer = c.peerAddress, let previous = lastEnded,
-                      let ended = previous.end,
-                      let finding = Self.finding(c, previous: previous, ended: ended, peer: peer, scans: scans, model, context)
+                defer { if c.end != nil { pendingEnds.append((ordered[position], c)) } }
+                guard c.transport == .le, model.isAppLink(c), c.peerAddress != nil, let previous = lastEnded,
+                      previous.link.end != nil
                 else { continue }
-                found.append((position, finding))
+                reconnections.append((position, ordered[position], previous.index))
             }
         }
         // In the links' start order, as one pass over them would find them.
-        return found.sorted { $0.position < $1.position }.map(\.finding)
+        reconnections.sort { $0.position < $1.position }
+        for r in reconnections {
+            let c = all[r.link], previous = all[r.previous]
+            guard let peer = c.peerAddress, let ended = previous.end, let scans = scansByController[c.controller],
+                  let finding = Self.finding(c, previous: previous, ended: ended, peer: peer, scans: scans, model, context)
+            else { continue }
+            found(finding)
+        }
     }
 
     /// The finding for `c` when the app scanned between `previous`'s end and `c`'s start: a scan it started after
