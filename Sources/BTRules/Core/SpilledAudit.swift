@@ -102,16 +102,13 @@ struct Deduplication {
     }
 }
 
-/// Finished findings written to a spill as they come, with the keys and what `Auditor.precedes` orders by;
-/// `sorted()` puts the keys in report order.
+/// Finished findings written to a spill as they come, with their keys; `sorted()` puts the keys in report order.
 struct FinishedFindings {
     let spill: Spill
     private var keys: [FindingKey] = []
-    /// What orders each finding besides its key: the file is the capture's, the same for all.
-    private var order: [(start: Int64, attribute: UInt16, place: Int32)] = []
     private var rules = RuleInterning()
-    /// Host parts that are not 0, by the finding's place in the order finished.
-    private var hostCharges: [Int32: Double] = [:]
+    /// Host parts that are not 0, by where the finding is in the spill.
+    private var hostCharges: [Int64: Double] = [:]
     private var bytes: [UInt8] = []
 
     init(spill: Spill) { self.spill = spill }
@@ -120,36 +117,32 @@ struct FinishedFindings {
         bytes.removeAll(keepingCapacity: true)
         FindingCoding.encode(f, into: &bytes)
         let offset = bytes.withUnsafeBytes { spill.append($0) }
-        let place = Int32(keys.count)
         keys.append(FindingKey(f, offset: offset, length: bytes.count, rule: rules.slot(f.id)))
-        order.append((f.start.nanoseconds, f.attributeHandle ?? 0, place))
-        if let host = f.cost?.hostMC, host != 0 { hostCharges[place] = host }
+        if let host = f.cost?.hostMC, host != 0 { hostCharges[offset] = host }
     }
 
-    /// The findings in `Auditor.precedes`'s order: time, rule id, link, attribute, then the order finished (the
-    /// order `Array.sort` keeps among equals). Sorted in place: what is held here is let go.
+    /// The findings in `Auditor.precedes`'s order: time, rule id, link, attribute (the file is the capture's, the
+    /// same for all), then the order finished (the order `Array.sort` keeps among equals). The keys are sorted in
+    /// place and handed over.
     mutating func sorted() -> StoredFindings {
         // Rule ids by their text's order.
         let byText = rules.ids.indices.sorted { rules.ids[$0] < rules.ids[$1] }
         var rank = [Int](repeating: 0, count: rules.ids.count)
         for (r, slot) in byText.enumerated() { rank[slot] = r }
-        let keys = keys
-        self.keys = []
-        order.sort { a, b in
+        keys.sort { a, b in
             if a.start != b.start { return a.start < b.start }
-            let ka = keys[Int(a.place)], kb = keys[Int(b.place)]
-            if ka.rule != kb.rule {
-                let ra = rank[Int(ka.rule)], rb = rank[Int(kb.rule)]
+            if a.rule != b.rule {
+                let ra = rank[Int(a.rule)], rb = rank[Int(b.rule)]
                 if ra != rb { return ra < rb }
             }
-            let ca = ka.connectionID == FindingKey.noConnection ? 0 : ka.connectionID
-            let cb = kb.connectionID == FindingKey.noConnection ? 0 : kb.connectionID
+            let ca = a.connectionID == FindingKey.noConnection ? 0 : a.connectionID
+            let cb = b.connectionID == FindingKey.noConnection ? 0 : b.connectionID
             if ca != cb { return ca < cb }
             if a.attribute != b.attribute { return a.attribute < b.attribute }
-            return a.place < b.place
+            return a.offset < b.offset
         }
-        defer { order = [] }
-        return StoredFindings(storage: .spilled(spill), keys: order.map { keys[Int($0.place)] }, ruleIDs: rules.ids,
-                              hostCharges: hostCharges.isEmpty ? [] : order.compactMap { hostCharges[$0.place] })
+        let hosts = hostCharges.isEmpty ? [] : keys.compactMap { hostCharges[$0.offset] }
+        defer { keys = [] }
+        return StoredFindings(storage: .spilled(spill), keys: keys, ruleIDs: rules.ids, hostCharges: hosts)
     }
 }

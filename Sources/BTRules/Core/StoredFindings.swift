@@ -2,10 +2,14 @@ import BTWire
 import BTCapture
 
 /// What reports read of a finding without reading the finding: how severe, what it saves, which rule, link and
-/// peer (they count, order and group by these). 40 bytes, where a finding is near a kilobyte.
+/// peer (they count, order and group by these), and what orders it (`Auditor.precedes`). 48 bytes, where a
+/// finding is near a kilobyte.
 public struct FindingKey: Sendable {
-    /// Where the finding's bytes begin in the spill; for findings held in memory, its place among them.
+    /// Where the finding's bytes begin in the spill; for findings held in memory, its place among them. Findings
+    /// are written in the order finished, so it also orders equals as they were finished.
     var offset: Int64
+    /// `start`, in nanoseconds.
+    var start: Int64
     /// `cost.phone.chargeMC`, 0 without a cost.
     public var charge: Double
     /// The peer's address, `FindingKey.noPeer` when the finding names none.
@@ -15,6 +19,8 @@ public struct FindingKey: Sendable {
     var length: UInt32
     /// The rule's id, as its place in the list's `ruleIDs`.
     var rule: UInt16
+    /// `attributeHandle`, 0 without one (as `Auditor.precedes` orders).
+    var attribute: UInt16
     public var severity: Severity
 
     static let noPeer = UInt64.max
@@ -25,6 +31,8 @@ public struct FindingKey: Sendable {
         self.length = UInt32(clamping: length)
         self.rule = rule
         severity = f.severity
+        start = f.start.nanoseconds
+        attribute = f.attributeHandle ?? 0
         charge = f.cost?.phone.chargeMC ?? 0
         peerRaw = f.connection?.peerAddress?.rawValue ?? Self.noPeer
         connectionID = f.connection.map { Int32(clamping: $0.id) } ?? Self.noConnection
