@@ -100,4 +100,19 @@ struct FindingCodingTests {
         #expect(two.map(Self.fields) == all.map(Self.fields))
         #expect(two.contains(atLeast: .error) && !Findings(list.filter { $0.severity == .info }).contains(atLeast: .warning))
     }
+
+    @Test("findings read one at a time are de-duplicated as the whole list is: the first of each fingerprint and start")
+    func deduplication() throws {
+        var list: [Finding] = []
+        for i in 0..<40 {
+            var f = Self.finding(full: i % 2 == 0, id: i % 5)
+            f.message = "finding \(i)"
+            list.append(f)
+        }
+        var duplicates = FindingDeduplication()
+        var kept: [Finding] = []
+        for (i, f) in list.enumerated() where try duplicates.isFirst(f, at: i, reading: { list[$0] }) { kept.append(f) }
+        #expect(kept.map(Self.fields) == Auditor.deduplicated(list).map(Self.fields))
+        #expect(kept.count < list.count)
+    }
 }
