@@ -20,12 +20,13 @@ public final class Spill: @unchecked Sendable {
     public private(set) var failure: String?
 
     /// A spill in `directory` (the export's output directory: where the rows are going anyway), or in memory.
-    public init(directory: String?) throws {
+    /// `name`: what the temporary file would be called, were its name not removed at once.
+    public init(directory: String?, name: String = "rows") throws {
         guard let directory else {
             backing = .memory([])
             return
         }
-        var template = Array((directory + "/.btlens-rows-XXXXXX").utf8CString)
+        var template = Array((directory + "/.btlens-\(name)-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw SpillError(path: directory, cause: String(cString: strerror(errno))) }
         // The open descriptor keeps the bytes; the name is not needed once it is open.

@@ -190,16 +190,19 @@ public enum AttributionReport {
     /// Gives each finding its owner: its link's, or the scan it overlaps most.
     /// `preferring`: the app `--app` audits, whose scans a scan finding overlapping them concerns.
     public static func assignOwners(_ findings: inout [Finding], _ a: AppAttribution, captureEnd: Timestamp?, preferring app: String? = nil) {
+        for i in findings.indices { assignOwner(&findings[i], a, captureEnd: captureEnd, preferring: app) }
+    }
+
+    /// `assignOwners` for one finding (findings finished one at a time, `Auditor.audit(_:file:judged:spill:finishing:)`).
+    public static func assignOwner(_ finding: inout Finding, _ a: AppAttribution, captureEnd: Timestamp?, preferring app: String? = nil) {
         let end = captureEnd ?? Timestamp(nanoseconds: Timestamp.limit)
-        for i in findings.indices {
-            if let c = findings[i].connection {
-                findings[i].owner = a.linkOwner(id: c.id)
-            } else if let voted = byRecords(findings[i], a, captureEnd: end, preferring: app) {
-                findings[i].owner = voted
-            } else {
-                findings[i].owner = a.scanOwner(controller: findings[i].controller, start: findings[i].start, end: findings[i].end,
-                                                captureEnd: end, preferring: app)
-            }
+        if let c = finding.connection {
+            finding.owner = a.linkOwner(id: c.id)
+        } else if let voted = byRecords(finding, a, captureEnd: end, preferring: app) {
+            finding.owner = voted
+        } else {
+            finding.owner = a.scanOwner(controller: finding.controller, start: finding.start, end: finding.end,
+                                        captureEnd: end, preferring: app)
         }
     }
 }

@@ -16,16 +16,17 @@ enum AuditCost {
 
     /// Most severe first, then the costliest; ties keep their time order.
     static func ordered(_ findings: [Finding]) -> [Finding] {
-        ordered(findings.indices, of: findings).map { findings[$0] }
+        let all = Findings(findings)
+        return ordered(all.indices, of: all).map { findings[$0] }
     }
 
-    /// `indices` of `findings` in `ordered`'s order.
-    static func ordered<S: Sequence<Int>>(_ indices: S, of findings: [Finding]) -> [Int] {
+    /// `indices` of `findings` in `ordered`'s order, read from their keys (no finding is read back).
+    static func ordered<S: Sequence<Int>>(_ indices: S, of findings: Findings) -> [Int] {
         indices.enumerated().sorted { a, b in
-            let fa = findings[a.element], fb = findings[b.element]
+            let fa = findings.key(at: a.element), fb = findings.key(at: b.element)
             let ra = severityRank(fa.severity), rb = severityRank(fb.severity)
             if ra != rb { return ra < rb }
-            let ca = fa.cost?.phone.chargeMC ?? 0, cb = fb.cost?.phone.chargeMC ?? 0
+            let ca = fa.charge, cb = fb.charge
             if ca != cb { return ca > cb }
             return a.offset < b.offset
         }.map(\.element)
@@ -56,24 +57,45 @@ enum AuditCost {
     /// line (`discover-all-services ×15 on EA:76:52:B8:3B:E4, connections #1–#11, …`); JSON keeps each.
     static let groupedFrom = 3
 
+    /// Repeats of one rule on one peer: where they are in the findings grouped, with what the report's line says,
+    /// worked out once (the members are read back one at a time).
     struct Group {
         var rule: String
         var id: String
         var peer: BDAddr
-        var findings: [Finding]
-        /// Where `findings` are in the list grouped.
-        var indices: [Int] = []
-        var severity: Severity { findings.map(\.severity).min { severityRank($0) < severityRank($1) } ?? .info }
-        var charge: Double { findings.reduce(0) { $0 + ($1.cost?.phone.chargeMC ?? 0) } }
-        var radioSeconds: Double { findings.reduce(0) { $0 + ($1.cost?.phone.radioSeconds ?? 0) } }
-        var connections: String {
-            let ids = Array(Set(findings.compactMap { $0.connection?.id })).sorted()
-            guard let first = ids.first, let last = ids.last else { return "" }
-            return ids.count == 1 ? "connection #\(first)" : ids.count == last - first + 1 ? "connections #\(first)–#\(last)"
-                : "connections " + ids.map { "#\($0)" }.joined(separator: ", ")
+        /// Where the findings are in the list grouped.
+        var indices: [Int]
+        /// The list grouped.
+        let source: Findings
+        var severity: Severity
+        var charge: Double
+        var radioSeconds: Double
+        var connections: String
+
+        init(rule: String, id: String, peer: BDAddr, indices: [Int], of source: Findings) {
+            self.rule = rule
+            self.id = id
+            self.peer = peer
+            self.indices = indices
+            self.source = source
+            let keys = indices.map(source.key(at:))
+            severity = keys.map(\.severity).min { severityRank($0) < severityRank($1) } ?? .info
+            charge = keys.reduce(0) { $0 + $1.charge }
+            radioSeconds = indices.reduce(0) { $0 + (source[$1].cost?.phone.radioSeconds ?? 0) }
+            let ids = Array(Set(keys.compactMap(\.connection))).sorted()
+            if let first = ids.first, let last = ids.last {
+                connections = ids.count == 1 ? "connection #\(first)" : ids.count == last - first + 1 ? "connections #\(first)–#\(last)"
+                    : "connections " + ids.map { "#\($0)" }.joined(separator: ", ")
+            } else {
+                connections = ""
+            }
         }
+
+        /// The members, read back as they are reached.
+        var findings: LazyMapSequence<[Int], Finding> { indices.lazy.map { source[$0] } }
+        var count: Int { indices.count }
         var line: String {
-            "\(rule) ×\(findings.count) on \(peer), \(connections), \(radio(radioSeconds)) radio time, \(mAh(charge))"
+            "\(rule) ×\(count) on \(peer), \(connections), \(radio(radioSeconds)) radio time, \(mAh(charge))"
         }
     }
 
@@ -82,29 +104,24 @@ enum AuditCost {
         var peer: BDAddr
     }
 
-    /// Splits findings into groups of repeats and the rest.
-    static func grouped(_ findings: [Finding]) -> (groups: [Group], rest: [Finding]) {
-        let (groups, rest) = groupedIndices(findings)
-        return (groups, rest.map { findings[$0] })
-    }
-
-    /// `grouped`, the rest as indices into `findings` (the HTML report keys rows and marks by them).
-    static func groupedIndices(_ findings: [Finding]) -> (groups: [Group], rest: [Int]) {
+    /// Splits findings into groups of repeats and the rest (as indices into `findings`, the order kept), from
+    /// their keys.
+    static func groupedIndices(_ findings: Findings) -> (groups: [Group], rest: [Int]) {
         var byKey: [GroupKey: [Int]] = [:]
-        for (i, f) in findings.enumerated() {
-            guard let peer = f.connection?.peerAddress else { continue }
-            byKey[GroupKey(id: f.id, peer: peer), default: []].append(i)
+        for i in findings.indices {
+            guard let peer = findings.key(at: i).peer else { continue }
+            byKey[GroupKey(id: findings.ruleID(at: i), peer: peer), default: []].append(i)
         }
         guard byKey.values.contains(where: { $0.count >= groupedFrom }) else { return ([], Array(findings.indices)) }
         var groups: [Group] = []
         var inGroup = [Bool](repeating: false, count: findings.count)
         var done = Set<GroupKey>()
-        for f in findings {
-            guard let peer = f.connection?.peerAddress else { continue }
-            let key = GroupKey(id: f.id, peer: peer)
+        for i in findings.indices {
+            guard let peer = findings.key(at: i).peer else { continue }
+            let key = GroupKey(id: findings.ruleID(at: i), peer: peer)
             guard let list = byKey[key], list.count >= groupedFrom, done.insert(key).inserted else { continue }
-            for i in list { inGroup[i] = true }
-            groups.append(Group(rule: f.rule, id: f.id, peer: peer, findings: list.map { findings[$0] }, indices: list))
+            for j in list { inGroup[j] = true }
+            groups.append(Group(rule: findings[i].rule, id: key.id, peer: peer, indices: list, of: findings))
         }
         return (groups, findings.indices.filter { !inGroup[$0] })
     }
@@ -113,8 +130,8 @@ enum AuditCost {
 extension AuditRun {
     /// The phone-side charge the findings would save, summed (findings on the same activity may overlap), and
     /// its host part.
-    public var wasteMC: Double { findings.reduce(0) { $0 + ($1.cost?.phone.chargeMC ?? 0) } }
-    public var hostWasteMC: Double { findings.reduce(0) { $0 + ($1.cost?.hostMC ?? 0) } }
+    public var wasteMC: Double { findings.chargeSum }
+    public var hostWasteMC: Double { findings.hostChargeSum }
 
     /// "findings waste about 4.1 mAh per hour of use, 38 % of the phone's charge in the capture (radio and host
     /// wake-ups)", or nil without costs. The share is against the same total the savings count: the radio's

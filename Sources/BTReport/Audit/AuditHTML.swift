@@ -37,7 +37,7 @@ public enum AuditHTML {
             }
             let model = models[capture.file]
             let report = model.map { EnergyReport(model: $0, energy: energy) }
-            if let model, let report, let timeline = AuditHTMLTimeline(model: model, report: report, findings: capture.findings, capture: index) {
+            if let model, let report, let timeline = AuditHTMLTimeline(model: model, report: report, findings: capture.findings.array, capture: index) {
                 blobs.append(timeline.json(file: capture.file))
                 out.append(AuditHTMLTimeline.controls(capture: index))
             } else {

@@ -24,7 +24,7 @@ public enum AuditJUnit {
         let farm = run.captures.filter { testCases[$0.file] != nil }
         // A capture that could not be read has one testcase (in error) and none per rule: no rule ran on it.
         func cases(_ c: AuditedCapture) -> Int { c.error == nil ? catalogue.count : 1 }
-        func failures(_ c: AuditedCapture) -> Int { c.error != nil ? 0 : c.findings.reduce(0) { $0 + (run.fails($1) ? 1 : 0) } }
+        func failures(_ c: AuditedCapture) -> Int { c.error != nil ? 0 : c.findings.indices.reduce(0) { $0 + (run.fails(c.findings.key(at: $1)) ? 1 : 0) } }
         let farmFailures = farm.reduce(0) { $0 + failures($1) }
         let farmErrors = farm.filter { $0.error != nil }.count
         let totalTests = plain.reduce(0) { $0 + cases($1) } + farm.count
@@ -45,16 +45,19 @@ public enum AuditJUnit {
             }
             for d in catalogue where capture.error == nil {
                 // Each failure written as it is made: one rule's findings alone can run to megabytes.
-                let findings = capture.findings.lazy.filter { $0.id == d.id }
+                let all = capture.findings
+                let ofRule = all.indices.filter { all.ruleID(at: $0) == d.id }
                 testcase("    <testcase classname=\"btlens.\(escape(capture.file))\" name=\"\(d.id) \(d.name)\">")
                 var body = false
-                for f in findings where run.fails(f) {
+                for i in ofRule where run.fails(all.key(at: i)) {
+                    let f = all[i]
                     let where_ = f.connection.map { AuditText.connection($0) + ", " } ?? ""
                     out("\n      <failure type=\"\(f.severity.rawValue)\" message=\"\(escape(f.message))\">\(escape("\(where_)records \(AuditText.records(f.records))\n\(f.advice)"))</failure>")
                     body = true
                 }
                 var notes = 0
-                for f in findings where !run.fails(f) {
+                for i in ofRule where !run.fails(all.key(at: i)) {
+                    let f = all[i]
                     out((notes == 0 ? "\n      <system-out>" : escape("\n")) + escape("[\(f.severity.rawValue)] \(f.message)"))
                     notes += 1
                 }
@@ -81,14 +84,15 @@ public enum AuditJUnit {
             return (open + "\n      <error message=\"\(escape(error))\"/>\n    </testcase>", 0)
         }
         var body = ""
-        let failing = capture.findings.filter(run.fails)
-        for f in failing {
+        let all = capture.findings
+        let failing = all.indices.filter { run.fails(all.key(at: $0)) }
+        for f in failing.lazy.map({ all[$0] }) {
             let where_ = f.connection.map { AuditText.connection($0) + ", " } ?? ""
             body += "\n      <failure type=\"\(f.severity.rawValue)\" message=\"\(escape("\(f.id) \(f.rule): \(f.message)"))\">\(escape("\(where_)records \(AuditText.records(f.records))\n\(f.advice)"))</failure>"
         }
-        let notes = capture.findings.filter { !run.fails($0) }
+        let notes = all.indices.filter { !run.fails(all.key(at: $0)) }
         if !notes.isEmpty {
-            body += "\n      <system-out>\(escape(notes.map { "[\($0.severity.rawValue)] \($0.id) \($0.message)" }.joined(separator: "\n")))</system-out>"
+            body += "\n      <system-out>\(escape(notes.map { let f = all[$0]; return "[\(f.severity.rawValue)] \(f.id) \(f.message)" }.joined(separator: "\n")))</system-out>"
         }
         return (open + body + (body.isEmpty ? "" : "\n    ") + "</testcase>", failing.count)
     }

@@ -30,7 +30,7 @@ public enum AuditMarkdown {
         out.append("| capture | errors | warnings | info |")
         out.append("|---|---:|---:|---:|")
         for c in run.captures {
-            let count = { (s: Severity) in c.findings.filter { $0.severity == s }.count }
+            let count = { (s: Severity) in c.findings.count(s) }
             let name = c.error.map { "\(c.file) (unreadable: \($0))" } ?? c.file
             out.append("| `\(cell(name))` | \(count(.error)) | \(count(.warning)) | \(count(.info)) |")
         }
@@ -52,11 +52,12 @@ public enum AuditMarkdown {
             out.append("|---|---|---|---|---|---:|")
             for c in run.captures {
                 // Repeats of one rule on one peer as one row; the rest most severe and costliest first.
-                let (repeats, rest) = AuditCost.grouped(c.findings)
+                let (repeats, rest) = AuditCost.groupedIndices(c.findings)
                 for g in repeats {
                     out.append("| \(g.severity.rawValue) | `\(g.id)` \(g.rule) | `\(cell(c.file))` | \(g.connections) | \(cell(g.line)) | \(AuditCost.mAh(g.charge)) |")
                 }
-                for f in AuditCost.ordered(rest) {
+                for i in AuditCost.ordered(rest, of: c.findings) {
+                    let f = c.findings[i]
                     let place = f.connection.map { "#\($0.id) `\($0.shortLinkName)`" } ?? "—"
                     out.append("| \(f.severity.rawValue) | `\(f.id)` \(f.rule) | `\(cell(f.file))` | \(place) | \(cell(f.message + (f.owner.map { " (owner: \($0.name))" } ?? ""))) | \(f.cost.map { AuditCost.mAh($0.phone.chargeMC) } ?? "—") |")
                 }
@@ -65,8 +66,8 @@ public enum AuditMarkdown {
             out.append("<details><summary>What to do instead</summary>")
             out.append("")
             var seen = Set<String>()
-            for f in run.findings where seen.insert(f.id).inserted {
-                guard let d = RuleRegistry.rule(f.id)?.description else { continue }
+            for i in run.findings.indices where seen.insert(run.findings.ruleID(at: i)).inserted {
+                guard let d = RuleRegistry.rule(run.findings.ruleID(at: i))?.description else { continue }
                 out.append("- **\(d.id) \(d.name)** — \(d.title). CoreBluetooth: \(d.coreBluetooth) Android: \(d.android)")
             }
             out.append("")

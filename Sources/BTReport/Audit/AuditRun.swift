@@ -7,7 +7,8 @@ import BTEnergy
 /// The result of auditing one capture.
 public struct AuditedCapture: Sendable {
     public var file: String
-    public var findings: [Finding]
+    /// In report order; `btlens audit` reads them back from a spill file one at a time (`StoredFindings`).
+    public var findings: Findings
     /// Why the capture could not be read, when it could not.
     public var error: String?
     public var records = 0
@@ -24,7 +25,7 @@ public struct AuditedCapture: Sendable {
     public var hostChargeMC: Double = 0
     public var captureSeconds: Double = 0
     /// Findings hidden because the baseline accepts them; kept so a refreshed baseline still lists them.
-    public var accepted: [Finding] = []
+    public var accepted: Findings = []
     public var suppressed: Int { accepted.count }
     /// What to know about the capture to read its findings (`AuditNotes`): said once.
     public var notes: [String] = []
@@ -39,6 +40,12 @@ public struct AuditedCapture: Sendable {
 
     public init(file: String, findings: [Finding], error: String? = nil, records: Int = 0, connections: Int = 0,
                 accepted: [Finding] = [], platform: PlatformEvidence = PlatformEvidence()) {
+        self.init(file: file, findings: Findings(findings), error: error, records: records, connections: connections,
+                  accepted: Findings(accepted), platform: platform)
+    }
+
+    public init(file: String, findings: Findings, error: String? = nil, records: Int = 0, connections: Int = 0,
+                accepted: Findings, platform: PlatformEvidence = PlatformEvidence()) {
         self.platform = platform
         self.file = file
         self.findings = findings
@@ -56,23 +63,24 @@ public struct AuditRun: Sendable {
     public var failOn: Severity?
     public var version: String
     /// Every capture's findings, in input order: gathered once, since each report reads them several times.
-    public let findings: [Finding]
+    public let findings: Findings
 
     public init(captures: [AuditedCapture], failOn: Severity?, version: String) {
         self.captures = captures
         self.failOn = failOn
         self.version = version
         // One capture's findings are shared, not copied.
-        findings = captures.count == 1 ? captures[0].findings : captures.flatMap(\.findings)
+        findings = captures.count == 1 ? captures[0].findings : Findings(concatenating: captures.map(\.findings))
     }
 
     /// What a baseline written from this run accepts: the reported findings and those an earlier baseline
     /// already accepted, in the order a run without a baseline reports them.
-    public var baselineFindings: [Finding] { captures.flatMap { Auditor.ordered($0.findings + $0.accepted) } }
+    public var baselineFindings: [Finding] { captures.flatMap { Auditor.ordered($0.findings.array + $0.accepted.array) } }
 
-    public func count(_ severity: Severity) -> Int { findings.filter { $0.severity == severity }.count }
+    public func count(_ severity: Severity) -> Int { findings.count(severity) }
 
     public func fails(_ f: Finding) -> Bool { failOn.map { f.severity >= $0 } ?? false }
+    public func fails(_ key: FindingKey) -> Bool { failOn.map { key.severity >= $0 } ?? false }
 
     /// How the run ended; `btlens audit` exits with the matching code.
     public enum Status: String, Sendable {
@@ -86,7 +94,7 @@ public struct AuditRun: Sendable {
 
     public var status: Status {
         if captures.contains(where: { $0.error != nil }) { return .unreadable }
-        return findings.contains(where: fails) ? .failed : .passed
+        return failOn.map(findings.contains(atLeast:)) ?? false ? .failed : .passed
     }
 
     /// The run did not pass: a finding reached `failOn` or an input could not be read.

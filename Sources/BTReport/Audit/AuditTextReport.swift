@@ -38,7 +38,8 @@ public enum AuditTextReport {
             }
             // Repeats of one rule on one peer as one line each; then scan- and advertising-level findings, then
             // per connection, each list most severe and costliest first.
-            let (repeats, findings) = AuditCost.grouped(capture.findings)
+            let all = capture.findings
+            let (repeats, rest) = AuditCost.groupedIndices(all)
             if !repeats.isEmpty {
                 out.append("  repeated on one peer")
                 for g in repeats.sorted(by: { AuditCost.severityRank($0.severity) < AuditCost.severityRank($1.severity) || ($0.severity == $1.severity && $0.charge > $1.charge) }) {
@@ -48,23 +49,27 @@ public enum AuditTextReport {
                     }
                 }
             }
-            var groups: [(String, [Finding])] = []
-            let general = findings.filter { $0.connection == nil }
-            if !general.isEmpty { groups.append(("scanning, advertising and connection attempts", general)) }
+            // Grouped and ordered by the findings' keys; each finding is read back when its lines are written.
+            var groups: [(title: String, first: Finding?, list: [Int])] = []
+            let general = rest.filter { all.key(at: $0).connection == nil }
+            if !general.isEmpty { groups.append(("scanning, advertising and connection attempts", nil, general)) }
             var order: [Int] = []
-            var byConnection: [Int: [Finding]] = [:]
-            for f in findings {
-                guard let c = f.connection else { continue }
-                if byConnection[c.id] == nil { order.append(c.id) }
-                byConnection[c.id, default: []].append(f)
+            var byConnection: [Int: [Int]] = [:]
+            for i in rest {
+                guard let c = all.key(at: i).connection else { continue }
+                if byConnection[c] == nil { order.append(c) }
+                byConnection[c, default: []].append(i)
             }
             for id in order {
-                guard let list = byConnection[id], let c = list.first?.connection else { continue }
-                groups.append((AuditText.connection(c), list))
+                guard let list = byConnection[id], let first = list.first else { continue }
+                let f = all[first]
+                guard let c = f.connection else { continue }
+                groups.append((AuditText.connection(c), f, list))
             }
-            for (title, list) in groups {
+            for (title, first, list) in groups {
                 out.append("  " + title)
-                for f in AuditCost.ordered(list) {
+                for i in AuditCost.ordered(list, of: all) {
+                    let f = i == list[0] ? first ?? all[i] : all[i]
                     out.append("    \(label(f.severity, colored)) \(paint(f.id, "2", colored)) \(f.rule): \(f.message)")
                     out.append("            " + (AuditCost.words(f.cost).map { $0 + "; " } ?? "") + "records \(AuditText.records(f.records))")
                     if let owner = f.owner { out.append("            owner: \(owner.name) (\(owner.evidence))") }

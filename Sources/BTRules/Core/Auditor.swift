@@ -56,7 +56,11 @@ public struct Auditor: Sendable {
     /// tracker (`TrackerOptions.retirement`) and the judgement to `audit(_:file:judged:)`.
     /// `pricing`: also price the judged links' phases for the energy total (`EnergyReport.phoneTotal`'s `priced`),
     /// which only the audit's summary needs.
-    public func linkJudgement(pricing: Bool = false) -> LinkJudgement { LinkJudgement(auditor: self, pricing: pricing) }
+    /// `spill`: the judged links' findings are set aside there as they are made, for
+    /// `audit(_:file:judged:spill:finishing:)` with the same spill.
+    public func linkJudgement(pricing: Bool = false, spill: FindingSpill? = nil) -> LinkJudgement {
+        LinkJudgement(auditor: self, pricing: pricing, spill: spill)
+    }
 
     /// Keeps the first finding per fingerprint and time, so a rule reporting the same thing twice shows once.
     public static func deduplicated(_ findings: [Finding]) -> [Finding] {
@@ -92,12 +96,16 @@ public final class LinkJudgement: @unchecked Sendable {
     /// per link cost about as much as the rules themselves.
     let rules: [PreparedRule]
     var byRule: [String: [Finding]] = [:]
+    /// Where the findings are set aside when they are not held in `byRule`, and where they are there, by rule.
+    let spill: FindingSpill?
+    var spilledByRule: [String: [FindingSpill.Ref]] = [:]
     /// The judged links' phase costs, for the energy total (their phases are let go); nil unless made with
     /// `pricing`.
     public private(set) var priced: PricedPhases?
 
-    init(auditor: Auditor, pricing: Bool) {
+    init(auditor: Auditor, pricing: Bool, spill: FindingSpill? = nil) {
         self.auditor = auditor
+        self.spill = spill
         priced = pricing ? PricedPhases() : nil
         rules = RuleRegistry.all.filter { $0.description.scope == .link && auditor.configuration.isEnabled($0.description) }
             .map(auditor.prepare)
@@ -112,7 +120,11 @@ public final class LinkJudgement: @unchecked Sendable {
         for rule in rules {
             let produced = rule.evaluate(model)
             if !produced.isEmpty {
-                byRule[rule.id, default: []] += produced
+                if let spill {
+                    spilledByRule[rule.id, default: []] += produced.map(spill.append)
+                } else {
+                    byRule[rule.id, default: []] += produced
+                }
                 found += produced
             }
         }
@@ -123,7 +135,16 @@ public final class LinkJudgement: @unchecked Sendable {
     /// Whether the rule `id` is judged per link: on a link judged early, its findings are those `judge` gave.
     public func judgesPerLink(_ id: String) -> Bool { rules.contains { $0.id == id } }
 
-    func findings(of rule: String) -> [Finding] { byRule[rule] ?? [] }
+    func findings(of rule: String) -> [Finding] {
+        guard let spill else { return byRule[rule] ?? [] }
+        return (spilledByRule[rule] ?? []).compactMap { try? spill.read($0) }
+    }
+
+    /// The findings of `rule` set aside in `target`: where they are, when they were set aside there as made.
+    func spilledFindings(of rule: String, in target: FindingSpill) -> [FindingSpill.Ref] {
+        if spill === target { return spilledByRule[rule] ?? [] }
+        return findings(of: rule).map(target.append)
+    }
 
     /// The tracker's side: judges with this judgement. The capture-wide rules read judged links' summaries
     /// (`CaptureModel.links`), so a judged link is kept slim only when more of it may still be read
@@ -166,5 +187,15 @@ final class PreparedRule: Sendable {
             for i in produced.indices { produced[i].severity = severity }
         }
         return produced
+    }
+
+    /// `evaluate`, each finding handed to `found` as the rule makes it.
+    func evaluate(_ model: CaptureModel, found: (Finding) -> Void) {
+        guard let severity else { return rule.evaluate(model, context: context, found: found) }
+        rule.evaluate(model, context: context) { f in
+            var f = f
+            f.severity = severity
+            found(f)
+        }
     }
 }

@@ -217,3 +217,39 @@ public struct RepeatNumbering: Sendable {
         return n == 1 ? base : base + "#\(n)"
     }
 }
+
+extension Finding {
+    /// Every field as it was: a finding read back from a spill (`FindingCoding`) is the one that was written.
+    init(rule: String, id: String, severity: Severity, controller: UInt16, connection: FindingConnection?,
+         attributeHandle: UInt16?, discriminator: String, start: Timestamp, end: Timestamp, records: [RecordRef],
+         message: String, advice: String, file: String, cost: FindingCost?, owner: Owner?, fingerprint: String) {
+        self.rule = rule
+        self.id = id
+        self.severity = severity
+        self.controller = controller
+        self.connection = connection
+        self.attributeHandle = attributeHandle
+        self.discriminator = discriminator
+        self.start = start
+        self.end = end
+        self.records = records
+        self.message = message
+        self.advice = advice
+        self.file = file
+        self.cost = cost
+        self.owner = owner
+        self.fingerprint = fingerprint
+    }
+}
+
+extension FindingConnection {
+    /// Every field as it was (`FindingCoding`).
+    init(id: Int, handle: UInt16, peerAddress: BDAddr?, peerLink: Int, start: Timestamp, accessAddress: UInt32?) {
+        self.id = id
+        self.handle = handle
+        self.peerAddress = peerAddress
+        self.peerLink = peerLink
+        self.start = start
+        self.accessAddress = accessAddress
+    }
+}

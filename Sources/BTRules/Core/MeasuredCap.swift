@@ -44,12 +44,15 @@ struct MeasuredCap {
     /// Caps each radio saving in `findings` at the measured radio time of its span, in place.
     func apply(to findings: inout [Finding]) {
         guard !intervals.isEmpty else { return }
-        for i in findings.indices {
-            guard let cost = findings[i].cost, cost.phone.radioSeconds > 0,
-                  let measured = measured(from: findings[i].start.nanoseconds, to: findings[i].end.nanoseconds),
-                  cost.phone.radioSeconds > measured
-            else { continue }
-            findings[i].cost = cost.radioCapped(at: measured)
-        }
+        for i in findings.indices { apply(to: &findings[i]) }
+    }
+
+    /// Caps one finding's radio saving (findings finished one at a time, `Auditor.audit(_:file:judged:spill:finishing:)`).
+    func apply(to finding: inout Finding) {
+        guard !intervals.isEmpty, let cost = finding.cost, cost.phone.radioSeconds > 0,
+              let measured = measured(from: finding.start.nanoseconds, to: finding.end.nanoseconds),
+              cost.phone.radioSeconds > measured
+        else { return }
+        finding.cost = cost.radioCapped(at: measured)
     }
 }

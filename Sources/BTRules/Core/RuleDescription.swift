@@ -117,4 +117,21 @@ public protocol Rule: Sendable {
     static var description: RuleDescription { get }
     init()
     func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding]
+    /// `evaluate`, each finding handed to `found` as it is made, in the same order: a rule that can find tens of
+    /// thousands in one capture gives them this way, so that they are set aside (`FindingSpill`) rather than
+    /// held until the last is made.
+    func evaluate(_ model: CaptureModel, context: RuleContext, found: (Finding) -> Void)
+}
+
+extension Rule {
+    public func evaluate(_ model: CaptureModel, context: RuleContext, found: (Finding) -> Void) {
+        for f in evaluate(model, context: context) { found(f) }
+    }
+
+    /// `evaluate(_:context:found:)`'s findings as a list: for rules that make them one at a time.
+    public func collected(_ model: CaptureModel, context: RuleContext) -> [Finding] {
+        var findings: [Finding] = []
+        evaluate(model, context: context) { findings.append($0) }
+        return findings
+    }
 }

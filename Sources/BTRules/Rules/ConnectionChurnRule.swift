@@ -20,8 +20,10 @@ public struct ConnectionChurnRule: Rule {
 
     public init() {}
 
-    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
-        var findings: [Finding] = []
+    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] { collected(model, context: context) }
+
+    /// Each finding as it is made: a capture of churning links makes one per episode.
+    public func evaluate(_ model: CaptureModel, context: RuleContext, found: (Finding) -> Void) {
         let window = Int64(saturating: context.option("window_seconds") * 1e9)
         let minimum = Int(context.option("minimum_connections"))
         // A link that ended with 0x3E never got going: a failed attempt below, not a connection here.
@@ -58,7 +60,7 @@ public struct ConnectionChurnRule: Rule {
                 let durations = span.compactMap { c in c.end.map { $0.timestamp.nanoseconds - c.start.timestamp.nanoseconds } }
                 let mean = durations.isEmpty ? 0 : durations.reduce(0, +) / Int64(durations.count)
                 let last = span.last?.end ?? span[span.count - 1].start
-                findings.append(Finding(
+                found(Finding(
                     rule: Self.description, controller: span[0].controller, connection: span[0], perPeer: true,
                     discriminator: repeats.discriminator("connections", key: "\(peer)"), start: span[0].start.timestamp, end: last.timestamp, records: span.map(\.start),
                     message: "\(span.count) connections to \(peer) within \(RuleText.seconds(span[span.count - 1].start.timestamp.nanoseconds - span[0].start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average.")
@@ -92,14 +94,13 @@ public struct ConnectionChurnRule: Rule {
                 $0.key == Self.cancelledStatus ? "timed out, cancelled by the host ×\($0.value.count)"
                     : "\($0.key) (\(Hex.u8($0.key.rawValue))) ×\($0.value.count)"
             }.sorted()
-            findings.append(Finding(
+            found(Finding(
                 rule: Self.description, controller: first.at.controller, discriminator: "failed-attempts",
                 start: first.at.timestamp, end: last.at.timestamp,
                 records: failures.prefix(8).map(\.at),
                 message: "\(Plural.of(failures.count, "connection attempt")) failed: \(statuses.joined(separator: ", ")).")
                     .costing(RuleCost.initiating(seconds: failures.reduce(0) { $0 + $1.seconds }, context)))
         }
-        return findings
     }
 
     /// A host's cancel this long after its create command: the attempt timed out.

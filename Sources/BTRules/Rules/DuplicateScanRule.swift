@@ -26,17 +26,20 @@ public struct DuplicateScanRule: Rule {
     /// advertisers around, a duplicates-off scan delivers little — so the rule counts what the host received
     /// during the app's scan: from its first start to its last stop across restarts, and only while it was the
     /// app's (an Android client's lifetime, not the OS's scan that ran on after it).
-    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
+    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] { collected(model, context: context) }
+
+    /// Each finding as it is made: one per scan, and a long capture holds thousands.
+    public func evaluate(_ model: CaptureModel, context: RuleContext, found: (Finding) -> Void) {
         var repeats = RepeatNumbering()
         let android = model.platform.platform == .android
         // The host's wake-ups as `energy` prices them: the findings together save at most that.
         var hostBudget = context.energy.profile.phone.awakeMilliamps * model.hostWakeups.awakeSeconds.typical
-        return model.appScans.filter { !$0.filterDuplicates }.compactMap { s in
+        for s in model.appScans where !s.filterDuplicates {
             let nanoseconds = s.duration(captureEnd: model.endTime)
             let seconds = Double(nanoseconds) / 1e9
             let received = s.received
             let redundant = received.redundant
-            guard Double(redundant) > context.option("min_redundant_reports") else { return nil }
+            guard Double(redundant) > context.option("min_redundant_reports") else { continue }
             // Scans are told apart by their order among the reported ones on their controller.
             let discriminator = repeats.discriminator(key: "hci\(s.controller)")
             let rate = seconds > 0 ? Double(redundant) / seconds : Double(redundant)
@@ -69,7 +72,7 @@ public struct DuplicateScanRule: Rule {
                 // The app cannot turn duplicate filtering on: say what it can do.
                 finding.advice = "Android: \(Self.description.android) The duplicate-filter setting is the stack's, not the app's."
             }
-            return finding
+            found(finding)
         }
     }
 }

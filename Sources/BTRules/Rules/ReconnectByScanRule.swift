@@ -16,53 +16,72 @@ public struct ReconnectByScanRule: Rule {
 
     public init() {}
 
-    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
-        // The app's scans per controller, in time order, to find "a scan between A's end and B's start".
+    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] { collected(model, context: context) }
+
+    /// Each finding as it is made, in the links' start order: a soak test reconnecting by scan makes one per link.
+    public func evaluate(_ model: CaptureModel, context: RuleContext, found: (Finding) -> Void) {
+        // The app's scans per controller, in time order, to find "a scan between A's end and B's start". On one
+        // controller (nearly always) the model's own list, not a copy: a long capture holds tens of thousands.
         var scansByController: [UInt16: [AppScan]] = [:]
-        for s in model.appScans { scansByController[s.controller, default: []].append(s) }
+        if let first = model.appScans.first, model.appScans.allSatisfy({ $0.controller == first.controller }) {
+            scansByController[first.controller] = model.appScans
+        } else {
+            for s in model.appScans { scansByController[s.controller, default: []].append(s) }
+        }
         // Links in start order, then grouped by (controller, peer): a peer's earlier links are only looked up among
         // its own, so nothing is kept per peer across the capture (a soak test meets a new random address per link).
         let all = model.links
-        // Each link's sort keys, read once (a summary is read whole): positions in start order, then grouped.
-        let keys = all.map { (start: $0.start.timestamp, controller: $0.controller, peer: $0.peerAddress?.rawValue) }
-        let ordered = keys.indices.sorted { keys[$0].start < keys[$1].start }
-        var byPeer = ordered.indices.filter { keys[ordered[$0]].peer != nil }
+        // Each link's sort keys, read once (a summary is read whole): its start, and its controller and peer as
+        // one number (nil without a peer); positions in start order, then grouped. 24 bytes a link, and positions
+        // as 32-bit numbers: a long capture holds hundreds of thousands of links.
+        let keys = all.map { c in
+            (start: c.start.timestamp.nanoseconds, peer: c.peerAddress.map { UInt64(c.controller) << 48 | $0.rawValue })
+        }
+        let ordered = keys.indices.map { Int32($0) }.sorted { keys[Int($0)].start < keys[Int($1)].start }
+        var byPeer = Array(ordered.indices.lazy.filter { keys[Int(ordered[$0])].peer != nil }.map { Int32($0) })
         byPeer.sort { a, b in
-            let x = keys[ordered[a]], y = keys[ordered[b]]
-            if x.controller != y.controller { return x.controller < y.controller }
-            if x.peer! != y.peer! { return x.peer! < y.peer! }
+            let x = keys[Int(ordered[Int(a)])].peer!, y = keys[Int(ordered[Int(b)])].peer!
+            if x != y { return x < y }
             return a < b
         }
-        var found: [(position: Int, finding: Finding)] = []
+        // Which links have a finding and the link each came back after, found by peer; the findings are made
+        // afterwards in start order, so that none waits for the others.
+        var reconnections: [(position: Int32, link: Int32, previous: Int32)] = []
         var groupStart = 0
         while groupStart < byPeer.count {
-            let first = keys[ordered[byPeer[groupStart]]]
+            let first = keys[Int(ordered[Int(byPeer[groupStart])])].peer!
             var groupEnd = groupStart + 1
-            while groupEnd < byPeer.count, keys[ordered[byPeer[groupEnd]]].controller == first.controller,
-                  keys[ordered[byPeer[groupEnd]]].peer == first.peer { groupEnd += 1 }
+            while groupEnd < byPeer.count, keys[Int(ordered[Int(byPeer[groupEnd])])].peer == first { groupEnd += 1 }
             defer { groupStart = groupEnd }
-            guard groupEnd - groupStart > 1, let scans = scansByController[first.controller] else { continue }
+            guard groupEnd - groupStart > 1, scansByController[UInt16(first >> 48)] != nil else { continue }
             // The latest ended link of this peer before each start, maintained in start order.
-            var lastEnded: LinkSummary?
-            var pendingEnds: [LinkSummary] = []  // links not yet ended at the current start time
+            var lastEnded: (index: Int32, link: LinkSummary)?
+            var pendingEnds: [(index: Int32, link: LinkSummary)] = []  // links not yet ended at the current start time
             for position in byPeer[groupStart..<groupEnd] {
-                let c = all[ordered[position]]
+                let index = ordered[Int(position)]
+                let c = all[Int(index)]
                 pendingEnds.removeAll { p in
-                    guard let end = p.end, end.timestamp < c.start.timestamp else { return false }
-                    if let knownEnd = lastEnded?.end, knownEnd.timestamp > end.timestamp { return true }
+                    guard let end = p.link.end, end.timestamp < c.start.timestamp else { return false }
+                    if let knownEnd = lastEnded?.link.end, knownEnd.timestamp > end.timestamp { return true }
                     lastEnded = p
                     return true
                 }
-                defer { if c.end != nil { pendingEnds.append(c) } }
-                guard c.transport == .le, model.isAppLink(c), let peer = c.peerAddress, let previous = lastEnded,
-                      let ended = previous.end,
-                      let finding = Self.finding(c, previous: previous, ended: ended, peer: peer, scans: scans, model, context)
+                defer { if c.end != nil { pendingEnds.append((index, c)) } }
+                guard c.transport == .le, model.isAppLink(c), c.peerAddress != nil, let previous = lastEnded,
+                      previous.link.end != nil
                 else { continue }
-                found.append((position, finding))
+                reconnections.append((position, index, previous.index))
             }
         }
         // In the links' start order, as one pass over them would find them.
-        return found.sorted { $0.position < $1.position }.map(\.finding)
+        reconnections.sort { $0.position < $1.position }
+        for r in reconnections {
+            let c = all[Int(r.link)], previous = all[Int(r.previous)]
+            guard let peer = c.peerAddress, let ended = previous.end, let scans = scansByController[c.controller],
+                  let finding = Self.finding(c, previous: previous, ended: ended, peer: peer, scans: scans, model, context)
+            else { continue }
+            found(finding)
+        }
     }
 
     /// The finding for `c` when the app scanned between `previous`'s end and `c`'s start: a scan it started after

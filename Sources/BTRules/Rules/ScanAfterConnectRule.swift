@@ -19,7 +19,10 @@ public struct ScanAfterConnectRule: Rule {
 
     public init() {}
 
-    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
+    public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] { collected(model, context: context) }
+
+    /// Each finding as it is made: a scan left on across thousands of links makes one per span.
+    public func evaluate(_ model: CaptureModel, context: RuleContext, found: (Finding) -> Void) {
         let grace = Int64(saturating: context.option("grace_seconds") * 1e9)
         let all = model.links
         // Indexes into `all`: a copy of each summary would cost as much memory as the summaries.
@@ -27,7 +30,6 @@ public struct ScanAfterConnectRule: Rule {
         // Links up before the capture began count as up all along when the phone's client drove them.
         let joined = all.indices.filter { let c = all[$0]; return c.transport == .le && c.implicitStart && c.clientDriven && model.isAppLink(c) }
         let starts = model.linkStarts
-        var findings: [Finding] = []
         var repeats = RepeatNumbering()
         for scan in model.appScans {
             let from = scan.start.timestamp.nanoseconds
@@ -50,7 +52,7 @@ public struct ScanAfterConnectRule: Rule {
                 let also = others == 0 ? "" : " (\(others == 1 ? "connection" : "connections") \(Self.listed(named, count: others)) came up during it too)"
                 var records = [scan.start, first.start]
                 if let end = scan.end { records.append(end) }
-                findings.append(Finding(
+                found(Finding(
                     rule: Self.description, controller: scan.controller, connection: first,
                     discriminator: repeats.discriminator(key: "\(first.id)"), start: first.start.timestamp, end: Timestamp(nanoseconds: until), records: records,
                     message: "Scanning (\(kind)\(Self.whose(scan))) continued \(RuleText.seconds(after)) after \(RuleText.connection(first)) came up\(stillOn)\(also).")
@@ -67,13 +69,12 @@ public struct ScanAfterConnectRule: Rule {
             else { continue }
             var records = [scan.start]
             if let end = scan.end { records.append(end) }
-            findings.append(Finding(
+            found(Finding(
                 rule: Self.description, controller: scan.controller, connection: up,
                 discriminator: repeats.discriminator(key: "\(up.id)"), start: scan.start.timestamp, end: Timestamp(nanoseconds: until), records: records,
                 message: "The app scanned (\(kind)\(Self.whose(scan))) for \(RuleText.seconds(until.minusSaturating(from))) while \(RuleText.connection(up)) was up, and connected to nothing new\(scan.end == nil ? "; it was still on when the capture ended" : "").")
                 .costing(RuleCost.scanning(session, seconds: Double(until.minusSaturating(from)) / 1e9, context)))
         }
-        return findings
     }
 
     /// Connections named in a finding before the rest are counted: a scan left on for hours outlives thousands.

@@ -250,7 +250,7 @@ struct AuditCommand: ParsableCommand {
         if let accepted, let baseline, !accepted.legacyFingerprints.isEmpty {
             // Written by a btlens whose fingerprints held the message: none of those entries matches any more.
             let old = accepted.legacyFingerprints.count
-            let again = captures.flatMap(\.findings).filter(accepted.acceptedBeforeV2).count
+            let again = captures.reduce(0) { $0 + $1.findings.lazy.filter(accepted.acceptedBeforeV2).count }
             Diagnostics.warning(file: baseline, "\(old) entr\(old == 1 ? "y uses" : "ies use") the fingerprint format of btlens before "
                 + "\(Finding.fingerprintVersion) and match\(old == 1 ? "es" : "") nothing (\(Plural.of(again, "finding")) of this run "
                 + "that \(old == 1 ? "it" : "they") accepted \(again == 1 ? "is" : "are") reported again); write it again with --write-baseline")
@@ -268,6 +268,7 @@ struct AuditCommand: ParsableCommand {
                 return
             }
             let findings = run.baselineFindings
+            try checkReadBack(captures)
             try write(AuditJSON.baseline(findings), to: writeBaseline)
             Diagnostics.printRaw("btlens: wrote \(findings.count) accepted findings to \(writeBaseline)")
             return
@@ -296,6 +297,7 @@ struct AuditCommand: ParsableCommand {
 
     /// After the report: an empty capture's error, and the exit status the run calls for.
     func finish(_ run: AuditRun, captures: [AuditedCapture]) throws {
+        try checkReadBack(captures)
         let empty = captures.filter(\.nothingToJudge)
         if !empty.isEmpty && !allowEmpty {
             // An empty capture must not pass a CI gate as a clean one.
@@ -306,6 +308,16 @@ struct AuditCommand: ParsableCommand {
         case .passed: break
         case .failed: throw ExitStatus.findings
         case .unreadable: throw ExitStatus.inputUnreadable
+        }
+    }
+
+    /// Findings that could not be read back from their spill file (the disk failed under it): the report holds
+    /// placeholders in their place, so the run must not pass.
+    func checkReadBack(_ captures: [AuditedCapture]) throws {
+        for c in captures {
+            guard let failure = c.findings.failure ?? c.accepted.failure else { continue }
+            Diagnostics.error(file: c.file, "\(failure)")
+            throw ExitStatus.inputUnreadable
         }
     }
 
@@ -330,9 +342,11 @@ struct AuditCommand: ParsableCommand {
             let capture = try input.open()
             for notice in input.notices { Diagnostics.printRaw("btlens: \(path): note: \(notice)") }
             var options = TrackerOptions.withoutAdvertisers
+            // Findings wait in a temporary file as they are made, not in memory, until the report reads them.
+            let spill = findingSpill(path)
             // Links judged as they finish and then slimmed, unless a report draws their timelines (html) or a
             // bug report names the apps.
-            let judgement = keepModel || apps != nil ? nil : auditor.linkJudgement(pricing: true)
+            let judgement = keepModel || apps != nil ? nil : auditor.linkJudgement(pricing: true, spill: spill)
             options.retirement = judgement?.retirement(window: retirementWindow)
             options.connectionsWhileScanningListed = keepModel ? .max : 0
             options.scanDevicesListed = 0  // no audit report lists a scan's devices
@@ -348,17 +362,13 @@ struct AuditCommand: ParsableCommand {
                 let energy = auditor.energy
                 focus = AppFocus.focus(&model, on: app) { session, seconds in energy.scanCost(session, duration: seconds).chargeMC }
             }
-            var findings = auditor.audit(model, file: path, judged: judgement)
-            if let attribution = model.attribution {
-                AttributionReport.assignOwners(&findings, attribution, captureEnd: model.lastTimestamp, preferring: app)
+            let attribution = model.attribution, end = model.lastTimestamp
+            let (findings, accepted) = try auditor.audit(model, file: path, judged: judgement, spill: spill) { f in
+                if let attribution { AttributionReport.assignOwner(&f, attribution, captureEnd: end, preferring: app) }
+                return baseline?.contains(f) ?? false ? .accepted : .reported
             }
-            var accepted: [Finding] = []
-            if let baseline {
-                accepted = findings.filter { baseline.contains($0) }
-                findings.removeAll { baseline.contains($0) }
-            }
-            var audited = AuditedCapture(file: path, findings: findings, records: model.records,
-                                         connections: model.linkCount, accepted: accepted, platform: model.platform)
+            var audited = AuditedCapture(file: path, findings: Findings(findings), records: model.records,
+                                         connections: model.linkCount, accepted: Findings(accepted), platform: model.platform)
             audited.setRadioCharge(EnergyReport.accountedTotal(model: model, energy: auditor.energy, priced: judgement?.priced))
             audited.hostChargeMC = auditor.energy.profile.phone.awakeMilliamps * model.hostWakeups.awakeSeconds.typical
             audited.notes = AuditNotes.notes(model, phone: auditor.energy.profile.phone)
@@ -377,6 +387,15 @@ struct AuditCommand: ParsableCommand {
             return (AuditedCapture(file: path, findings: [], error: error.message), nil)
         } catch {
             return (AuditedCapture(file: path, findings: [], error: "\(error)"), nil)
+        }
+    }
+
+    /// Where a capture's findings wait until the report is written: an unlinked file in the temporary directory
+    /// (`$TMPDIR`), or memory when none can be made there.
+    static func findingSpill(_ path: String) -> FindingSpill {
+        do { return try FindingSpill(directory: FileManager.default.temporaryDirectory.path) } catch {
+            Diagnostics.warning(file: path, "\(error); keeping them in memory")
+            return try! FindingSpill(directory: nil)
         }
     }
 

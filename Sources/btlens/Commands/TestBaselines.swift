@@ -35,7 +35,7 @@ struct TestBaselines: Sendable {
                 outside.append(capture.file)
                 continue
             }
-            byTest[test, default: []] += Auditor.ordered(capture.findings + capture.accepted)
+            byTest[test, default: []] += Auditor.ordered(capture.findings.array + capture.accepted.array)
         }
         for file in outside { Diagnostics.warning(file: file, "not named as a test's capture: left out of the per-test baselines") }
         do {

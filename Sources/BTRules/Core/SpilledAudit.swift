@@ -1,0 +1,66 @@
+import BTWire
+import BTCapture
+import BTTrack
+
+/// Where a finished finding goes (`Auditor.audit(_:file:judged:spill:finishing:)`).
+public enum FindingDestination: Sendable {
+    /// Into the report.
+    case reported
+    /// Out of the report, accepted by a baseline; kept so that a refreshed baseline still lists it.
+    case accepted
+}
+
+extension Auditor {
+    /// `audit(_:file:judged:)` for captures with more findings than memory should hold: each finding is set aside
+    /// in `spill` as a rule makes it (`judged`'s too, when it was made with the same spill), then read back once,
+    /// in the order made, to be de-duplicated, capped (`MeasuredCap`) and handed to `finishing` (owners, a
+    /// baseline), and written to a second file in `spill`'s directory; memory keeps a key per finding
+    /// (`FindingKey`). The findings, read back in report order, are those `audit(_:file:judged:)` returns, every
+    /// field the same.
+    public func audit(_ model: CaptureModel, file: String, judged: LinkJudgement?, spill: FindingSpill,
+                      finishing: (inout Finding) -> FindingDestination = { _ in .reported })
+        throws(FindingStoreError) -> (reported: StoredFindings, accepted: StoredFindings) {
+        var made: [FindingSpill.Ref] = []
+        let rest = judged == nil ? model : model.withoutJudgedLinks
+        for rule in RuleRegistry.all {
+            let d = rule.description
+            guard configuration.isEnabled(d) else { continue }
+            let prepared = prepare(rule)
+            if d.scope == .link, let judged {
+                var refs = judged.spilledFindings(of: d.id, in: spill)
+                prepared.evaluate(rest) { refs.append(spill.append($0)) }
+                // In link order, as one evaluation over every link gives them (`inLinkOrder`).
+                made += refs.enumerated().sorted { ($0.element.link, $0.offset) < ($1.element.link, $1.offset) }.map(\.element)
+            } else {
+                prepared.evaluate(model) { made.append(spill.append($0)) }
+            }
+        }
+        if let failure = spill.failure { throw failure }
+
+        let finished: Spill
+        do { finished = try Spill(directory: spill.directory, name: "findings") } catch {
+            throw .spill(cause: (error as? SpillError).map { "\($0.path): \($0.cause)" } ?? "\(error)")
+        }
+        var reported = FinishedFindings(spill: finished), accepted = FinishedFindings(spill: finished)
+        do {
+            // The de-duplication's hashes and the places made are let go before the keys are sorted.
+            var duplicates = FindingDeduplication()
+            let cap = MeasuredCap(model.controllerActivity)
+            for (i, ref) in made.enumerated() {
+                var f = try spill.read(ref)
+                guard try duplicates.isFirst(f, at: i, reading: { j throws(FindingStoreError) in try spill.read(made[j]) })
+                else { continue }
+                f.file = file
+                cap.apply(to: &f)
+                switch finishing(&f) {
+                case .reported: reported.append(f)
+                case .accepted: accepted.append(f)
+                }
+            }
+            made = []
+        }
+        finished.flush()
+        if let failure = finished.failure { throw .spill(cause: failure) }
+        return (reported.sorted(), accepted.sorted())
+    }
+}
