@@ -24,6 +24,37 @@ struct AuditCommandTests {
         #expect(try run(["audit", "missing.btsnoop"]).status == 3)
     }
 
+    @Test("--output into a device or a named pipe writes into it and leaves it what it was; a regular file is replaced")
+    func outputIntoSpecialFiles() throws {
+        let directory = try TemporaryDirectory()
+        let fifo = directory.file("report.pipe")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // A reader drains the pipe while the audit writes into it.
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/cat")
+        reader.arguments = [fifo]
+        let out = Pipe()
+        reader.standardOutput = out
+        try reader.run()
+        // One writer: the reader sees the end of the report when it closes the pipe.
+        let result = try run(["audit", "--format", "json", "--fail-on", "never", "-o", fifo, Self.wasteful])
+        #expect(result.status == 0, "\(result.stderr)")
+        let read = out.fileHandleForReading.readDataToEndOfFile()
+        reader.waitUntilExit()
+        #expect(String(decoding: read, as: UTF8.self).contains("\"findings\""))
+        var s = stat()
+        #expect(lstat(fifo, &s) == 0 && (s.st_mode & S_IFMT) == S_IFIFO, "still a pipe")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["report.pipe"], "no partial file beside it")
+        // /dev/null stays the device.
+        #expect(try run(["audit", "--fail-on", "never", "-o", "/dev/null", Self.wasteful]).status == 0)
+        #expect(stat("/dev/null", &s) == 0 && (s.st_mode & S_IFMT) == S_IFCHR)
+        // A regular file is replaced whole.
+        let file = directory.file("report.txt")
+        try "old".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try run(["audit", "--fail-on", "never", "-o", file, Self.wasteful]).status == 0)
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains("connection #"))
+    }
+
     @Test("every format is produced; JSON and SARIF are valid against their schemas")
     func formats() throws {
         let json = try run(["audit", "--format", "json", "--fail-on", "never", Self.wasteful, Self.clean])

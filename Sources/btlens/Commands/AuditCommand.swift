@@ -408,10 +408,12 @@ struct AuditCommand: ParsableCommand {
             Output.flushStandardOutput()
             return
         }
-        let partial = path + ".btlens-partial"
-        guard FileManager.default.createFile(atPath: partial, contents: nil),
+        // A device or pipe (/dev/null) is written into; only a regular file is replaced by renaming.
+        let replacing = ReportFile.isReplaceable(path)
+        let partial = replacing ? path + ".btlens-partial" : path
+        guard !replacing || FileManager.default.createFile(atPath: partial, contents: nil),
               let handle = FileHandle(forWritingAtPath: partial) else {
-            Diagnostics.error(file: path, "cannot write the report: cannot create \(partial)")
+            Diagnostics.error(file: path, "cannot write the report: cannot \(replacing ? "create \(partial)" : "open it for writing")")
             throw ExitStatus.inputUnreadable
         }
         var buffer: [UInt8] = []
@@ -431,11 +433,11 @@ struct AuditCommand: ParsableCommand {
         do {
             try handle.close()
             if let failure { throw failure }
-            guard rename(partial, path) == 0 else {
+            guard !replacing || rename(partial, path) == 0 else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
             }
         } catch {
-            try? FileManager.default.removeItem(atPath: partial)
+            if replacing { try? FileManager.default.removeItem(atPath: partial) }
             Diagnostics.error(file: path, "cannot write the report: \(error.localizedDescription)")
             throw ExitStatus.inputUnreadable
         }
@@ -448,7 +450,7 @@ struct AuditCommand: ParsableCommand {
             return
         }
         do {
-            try (text + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            try ReportFile.write(text + "\n", to: path)
         } catch {
             Diagnostics.error(file: path, "cannot write the report: \(error.localizedDescription)")
             throw ExitStatus.inputUnreadable

@@ -107,7 +107,7 @@ struct DiffCommand: ParsableCommand {
             Output.line(text)
             Output.flushStandardOutput()
         } else {
-            do { try (text + "\n").write(toFile: output, atomically: true, encoding: .utf8) } catch {
+            do { try ReportFile.write(text + "\n", to: output) } catch {
                 Diagnostics.error(file: output, "cannot write the report: \(error.localizedDescription)")
                 throw ExitStatus.inputUnreadable
             }
