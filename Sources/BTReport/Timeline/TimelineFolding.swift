@@ -102,16 +102,19 @@ public enum TimelineFolding {
     }
 
     static func isCount(_ token: Substring) -> Bool {
-        !token.isEmpty && token.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ",") } && token.first?.isNumber == true
+        // The first character first: most tokens are words, and fail there.
+        token.first?.isNumber == true && token.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ",") }
     }
 
     /// Tokens a time takes at `i` ("450 ms", "2.7 s", "4.4 Hz", "1m 47s", "5h 16m", with parentheses or a comma
     /// around), or nil.
     static func durationLength(_ tokens: [Substring], at i: Int) -> Int? {
         guard i + 1 < tokens.count else { return nil }
-        let number = trimmed(tokens[i]), unit = trimmed(tokens[i + 1])
-        if !number.isEmpty, number.allSatisfy({ $0.isNumber || $0 == "." || $0 == "," }), number.first?.isNumber == true,
-           ["µs", "ms", "s", "Hz", "kHz"].contains(unit) {
+        let number = trimmed(tokens[i])
+        // Every time begins with a digit: most tokens are words, and fail on their first character.
+        guard let first = number.first, first.isNumber else { return nil }
+        let unit = trimmed(tokens[i + 1])
+        if number.allSatisfy({ $0.isNumber || $0 == "." || $0 == "," }), timeUnits.contains(unit) {
             return 2
         }
         func part(_ t: Substring, _ units: String) -> Bool {
@@ -120,6 +123,8 @@ public enum TimelineFolding {
         }
         return part(number, "hm") && part(unit, "ms") ? 2 : nil
     }
+
+    static let timeUnits: Set<Substring> = ["µs", "ms", "s", "Hz", "kHz"]
 
     static func trimmed(_ t: Substring) -> Substring {
         var t = t
@@ -223,6 +228,7 @@ public enum TimelineFolding {
     }
 
     static func isAddress(_ t: Substring) -> Bool {
-        t.count == 17 && t.enumerated().allSatisfy { i, c in i % 3 == 2 ? c == ":" : c.isHexDigit }
+        // 17 characters take 17 bytes at least: shorter tokens are not counted character by character.
+        t.utf8.count >= 17 && t.count == 17 && t.enumerated().allSatisfy { i, c in i % 3 == 2 ? c == ":" : c.isHexDigit }
     }
 }
