@@ -43,6 +43,10 @@ public struct TrackerOptions: Sendable {
     /// first): a session that is one app scan alone keeps those and the counts of the links' peers
     /// (`ScanDeviceKeeping`); `Int.max` keeps every list whole (the timeline).
     public var scanDevicesListed = Int.max
+    /// Build the app's scans (`CaptureModel.appScans`) from the scan sessions at the end. The scan rules and the
+    /// timeline read them; `energy` and `devices` do not, and on a capture of many short scans they are one of
+    /// the largest things the model holds.
+    public var buildsAppScans = true
 
     public init() {}
 
@@ -553,6 +557,7 @@ public final class CaptureTracker {
         for c in all where !c.isJudged { c.classifyOwnership() }
         model.scanClients = self.scans.allClients
         model.controllerResets = self.scans.resets
+        guard options.buildsAppScans else { return model }
         let controllers = Set(model.scanClients.map(\.controller))
         (model.appScans, model.backgroundScanning, model.unattributedScanning) = AppScans.build(
             sessions: scans, clients: model.scanClients, clientControllers: controllers,
