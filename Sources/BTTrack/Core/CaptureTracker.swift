@@ -444,19 +444,18 @@ public final class CaptureTracker {
 
     /// Closes what is still open and returns the model.
     public func finish() -> CaptureModel {
-        var sessions = scans.finish(at: last)  // with a link feed, this asks it for the sessions' device counts
-        if !scans.deviceTrims.isEmpty {
-            trimScanDevices()
-            sessions = scans.sessions
-        }
+        // With a link feed, this asks it for the sessions' device counts. The sessions are taken from the scan
+        // tracker only once those are in: a reference held while they are filled in would copy every session.
+        _ = scans.finish(at: last)
+        if !scans.deviceTrims.isEmpty { trimScanDevices() }
         if let linkFeed {
             let result = linkFeed.finish()
             connections = result.links
             scans.applyDeviceTallies(result.deviceTallies)
             issues?.merge(result.issues)
-            sessions = scans.sessions
             self.linkFeed = nil
         }
+        let sessions = scans.sessions
         var result = connections.finish(at: last)
         var summaries = result.summaries
         result.summaries = nil
