@@ -7,7 +7,8 @@ import BTTrack
 /// shares of.
 public struct EnergyReport: Sendable {
     public struct Scan: Sendable {
-        public var session: ScanSession
+        /// What the reports read of the session (not the session: a capture of many short scans has thousands).
+        public var session: ScanSessionSummary
         public var start: Timestamp
         public var end: Timestamp
         public var radio: RadioTime
@@ -280,10 +281,11 @@ public struct EnergyReport: Sendable {
         firstTimestamp = model.firstTimestamp
         lastTimestamp = model.lastTimestamp
         let captureEnd = model.lastTimestamp ?? Timestamp(nanoseconds: 0)
+        scans.reserveCapacity(model.scans.count)
         for s in model.scans {
             let end = s.endTimestamp ?? captureEnd
             let t = energy.scanTime(s, duration: Self.seconds(s.start.timestamp, end))
-            scans.append(Scan(session: s, start: s.start.timestamp, end: end, radio: t.radio,
+            scans.append(Scan(session: ScanSessionSummary(s), start: s.start.timestamp, end: end, radio: t.radio,
                               phone: energy.scanCost(s, duration: Self.seconds(s.start.timestamp, end))))
         }
         for a in model.ownAdvertising {

@@ -1,6 +1,7 @@
 import BTWire
 import BTCapture
 import BTTrack
+import BTEnergy
 
 /// What long captures repeat: advertising sessions of one set with the same parameters, short scans with the same
 /// parameters, connection attempts to one target that end the same way. Text reports show each such group as one
@@ -54,6 +55,17 @@ public enum RepeatedEpisodes {
             guard let end = s.endTimestamp, end.nanoseconds - s.start.timestamp.nanoseconds < shortScan else { return nil }
             return ScanKey(controller: s.controller, active: s.isActive, known: s.parametersKnown, interval: s.intervalMilliseconds,
                            window: s.windowMilliseconds, duplicates: s.filterDuplicates, extended: s.isExtended)
+        }
+    }
+
+    /// The energy report's priced scans, folded as `scans(_:)` folds their sessions.
+    public static func scans(_ scans: [EnergyReport.Scan]) -> [[Int]] {
+        groups(scans) { s -> ScanKey? in
+            let summary = s.session
+            guard !summary.isOpen, s.end.nanoseconds - s.start.nanoseconds < shortScan else { return nil }
+            return ScanKey(controller: summary.controller, active: summary.isActive, known: summary.parametersKnown,
+                           interval: summary.intervalMilliseconds, window: summary.windowMilliseconds,
+                           duplicates: summary.filterDuplicates, extended: summary.isExtended)
         }
     }
 

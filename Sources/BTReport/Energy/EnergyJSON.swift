@@ -21,7 +21,8 @@ public enum EnergyJSON {
     static func time(_ t: Timestamp) -> JSONValue { .number(t.decimalString()) }
 
     public static func object(file: String, report r: EnergyReport) -> JSONValue {
-        .object(head(file: file, report: r) + [("connections", .array(r.links.map(link)))] + tail(report: r))
+        .object(head(file: file, report: r) + [("scans", .array(r.scans.map(scan))), ("connections", .array(r.links.map(link))),
+                                               ("advertising", .array(r.advertising.map(advertising)))] + tail(report: r))
     }
 
     /// The same object written piece by piece at nesting `level`, a connection at a time (`btlens energy --json`):
@@ -29,12 +30,16 @@ public enum EnergyJSON {
     public static func write(file: String, report r: EnergyReport, to writer: JSONStreamWriter, level: Int = 0) {
         writer.object(level: level) { members in
             for (key, value) in head(file: file, report: r) { members.member(key, value) }
+            // Scans, links and advertising sessions each made as it is written: a capture of many short scans
+            // would otherwise hold a tree of every one.
+            members.array("scans", r.scans, scan)
             members.array("connections", r.links, link)
+            members.array("advertising", r.advertising, advertising)
             for (key, value) in tail(report: r) { members.member(key, value) }
         }
     }
 
-    /// The members before "connections".
+    /// The members before "scans".
     static func head(file: String, report r: EnergyReport) -> [(String, JSONValue)] {
         [
             ("file", .string(file)),
@@ -46,12 +51,20 @@ public enum EnergyJSON {
                                ("phone_model", cost(r.phoneTotal)),
                                ("phone_measured", r.accountedTotal.measured.map(counted) ?? .null)])),
             ("capture_s", round(r.captureSeconds, 3)),
-            ("scans", .array(r.scans.map { s in
-                .object([("start", time(s.start)), ("end", time(s.end)), ("controller", .int(Int(s.session.controller))),
-                         ("duty_cycle", s.session.parametersShown ? round(s.session.dutyCycle, 4) : .null),
-                         ("tx_s", round(s.radio.txSeconds)), ("rx_s", round(s.radio.rxSeconds)), ("phone", cost(s.phone))])
-            })),
         ]
+    }
+
+    /// A priced scan session, as in `scans`.
+    static func scan(_ s: EnergyReport.Scan) -> JSONValue {
+        .object([("start", time(s.start)), ("end", time(s.end)), ("controller", .int(Int(s.session.controller))),
+                 ("duty_cycle", s.session.parametersShown ? round(s.session.dutyCycle, 4) : .null),
+                 ("tx_s", round(s.radio.txSeconds)), ("rx_s", round(s.radio.rxSeconds)), ("phone", cost(s.phone))])
+    }
+
+    /// A priced advertising session, as in `advertising`.
+    static func advertising(_ a: EnergyReport.Advertising) -> JSONValue {
+        .object([("set", .int(Int(a.session.setHandle))), ("start", time(a.start)), ("end", time(a.end)),
+                 ("phone", cost(a.phone))])
     }
 
     /// A priced link, as in `connections` (also the facts export's energy rows).
@@ -70,13 +83,9 @@ public enum EnergyJSON {
         ])
     }
 
-    /// The members after "connections".
+    /// The members after "advertising".
     static func tail(report r: EnergyReport) -> [(String, JSONValue)] {
         [
-            ("advertising", .array(r.advertising.map { a in
-                .object([("set", .int(Int(a.session.setHandle))), ("start", time(a.start)), ("end", time(a.end)),
-                         ("phone", cost(a.phone))])
-            })),
             ("host_wakeups", .int(r.hostWakeups)),
             ("host", cost(r.host)),
             ("measured", .array(r.measured.map { m in

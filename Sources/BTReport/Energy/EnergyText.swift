@@ -57,7 +57,7 @@ public enum EnergyText {
         let capture = r.captureSeconds
         if phone {
             // Repeats (short scans, advertising sessions of one set with the same parameters) as one entry each.
-            for group in full ? r.scans.indices.map({ [$0] }) : RepeatedEpisodes.scans(r.scans.map(\.session)) {
+            for group in full ? r.scans.indices.map({ [$0] }) : RepeatedEpisodes.scans(r.scans) {
                 let s = r.scans[group[0]]
                 let duty = s.session.parametersKnown ? "duty \(Int((s.session.dutyCycle * 100).rounded())) %" : "duty unknown"
                 let scans = group.map { r.scans[$0] }

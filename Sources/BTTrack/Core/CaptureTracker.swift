@@ -43,6 +43,10 @@ public struct TrackerOptions: Sendable {
     /// first): a session that is one app scan alone keeps those and the counts of the links' peers
     /// (`ScanDeviceKeeping`); `Int.max` keeps every list whole (the timeline).
     public var scanDevicesListed = Int.max
+    /// Build the app's scans (`CaptureModel.appScans`) from the scan sessions at the end. The scan rules and the
+    /// timeline read them; `energy` and `devices` do not, and on a capture of many short scans they are one of
+    /// the largest things the model holds.
+    public var buildsAppScans = true
 
     public init() {}
 
@@ -440,19 +444,18 @@ public final class CaptureTracker {
 
     /// Closes what is still open and returns the model.
     public func finish() -> CaptureModel {
-        var sessions = scans.finish(at: last)  // with a link feed, this asks it for the sessions' device counts
-        if !scans.deviceTrims.isEmpty {
-            trimScanDevices()
-            sessions = scans.sessions
-        }
+        // With a link feed, this asks it for the sessions' device counts. The sessions are taken from the scan
+        // tracker only once those are in: a reference held while they are filled in would copy every session.
+        _ = scans.finish(at: last)
+        if !scans.deviceTrims.isEmpty { trimScanDevices() }
         if let linkFeed {
             let result = linkFeed.finish()
             connections = result.links
             scans.applyDeviceTallies(result.deviceTallies)
             issues?.merge(result.issues)
-            sessions = scans.sessions
             self.linkFeed = nil
         }
+        let sessions = scans.sessions
         var result = connections.finish(at: last)
         var summaries = result.summaries
         result.summaries = nil
@@ -553,6 +556,7 @@ public final class CaptureTracker {
         for c in all where !c.isJudged { c.classifyOwnership() }
         model.scanClients = self.scans.allClients
         model.controllerResets = self.scans.resets
+        guard options.buildsAppScans else { return model }
         let controllers = Set(model.scanClients.map(\.controller))
         (model.appScans, model.backgroundScanning, model.unattributedScanning) = AppScans.build(
             sessions: scans, clients: model.scanClients, clientControllers: controllers,

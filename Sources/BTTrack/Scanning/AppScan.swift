@@ -25,8 +25,13 @@ public struct AppScan: Sendable {
 
     public var controller: UInt16
     public var attribution: Attribution
-    /// The app's filter (nil for `controllerSession`).
-    public var client: ScanClient?
+    /// The app's filter (nil for `controllerSession`): held in a box, as most scans have none and a client takes
+    /// about 170 bytes.
+    public var client: ScanClient? {
+        get { clientBox?.client }
+        set { clientBox = newValue.map(ClientBox.init) }
+    }
+    private var clientBox: ClientBox?
     /// When the app's scan began: the later of its filter's add and the controller's scan start.
     public var start: RecordRef
     /// When it ended: the earlier of its filter's removal and the controller's scan end; nil while still
@@ -35,9 +40,9 @@ public struct AppScan: Sendable {
     /// `end`'s time, or start + duration for an extended scan whose duration ran out.
     public var endTimestamp: Timestamp?
     /// Indexes into `CaptureModel.scans` of the controller sessions it covered.
-    public var sessions: [Int]
+    public var sessions: SessionIndexes
     /// Those programmed for it: started once its filter was in (all of them for `controllerSession`).
-    public var programmed: [Int]
+    public var programmed: SessionIndexes
     /// The parameters the controller was given for it (the sessions programmed after the app's filter came).
     public var isActive: Bool
     public var dutyCycle: Double
@@ -53,7 +58,32 @@ public struct AppScan: Sendable {
     public var received = Received()
     /// When each of its pieces started: one scan restarted by the stack (Android's duty schedule, a parameter
     /// change) or re-added by the same client within `restartGap` is one scan of several pieces.
-    public var pieceStarts: [RecordRef] = []
+    public var pieceStarts: PieceStarts = []
+
+    init(controller: UInt16, attribution: Attribution, client: ScanClient?, start: RecordRef, end: RecordRef?,
+         endTimestamp: Timestamp?, sessions: SessionIndexes, programmed: SessionIndexes, isActive: Bool, dutyCycle: Double,
+         parametersKnown: Bool, filterDuplicates: Bool, reports: Int, pricedSession: Int) {
+        self.controller = controller
+        self.attribution = attribution
+        clientBox = client.map(ClientBox.init)
+        self.start = start
+        self.end = end
+        self.endTimestamp = endTimestamp
+        self.sessions = sessions
+        self.programmed = programmed
+        self.isActive = isActive
+        self.dutyCycle = dutyCycle
+        self.parametersKnown = parametersKnown
+        self.filterDuplicates = filterDuplicates
+        self.reports = reports
+        self.pricedSession = pricedSession
+    }
+
+    /// A scan client, shared by the copies of a scan.
+    private final class ClientBox: Sendable {
+        let client: ScanClient
+        init(_ client: ScanClient) { self.client = client }
+    }
 
     /// What the host received during an app's scan.
     public struct Received: Sendable {
@@ -166,7 +196,7 @@ public enum AppScans {
                 let priced = judged.max { sessions[$0].dutyCycle < sessions[$1].dutyCycle } ?? first
                 var scan = AppScan(
                     controller: controller, attribution: attribution, client: client, start: startRef, end: endRef,
-                    endTimestamp: endTime, sessions: covered, programmed: programmed, isActive: judged.contains { sessions[$0].isActive },
+                    endTimestamp: endTime, sessions: SessionIndexes(covered), programmed: SessionIndexes(programmed), isActive: judged.contains { sessions[$0].isActive },
                     dutyCycle: judged.map { sessions[$0].dutyCycle }.max() ?? 0,
                     parametersKnown: judged.allSatisfy { sessions[$0].parametersKnown && !sessions[$0].phys.isEmpty },
                     filterDuplicates: covered.allSatisfy { sessions[$0].filterDuplicates }, reports: reports,
@@ -291,8 +321,8 @@ extension AppScan {
             end = later.end
             endTimestamp = later.endTimestamp
         }
-        Self.union(&sessions, later.sessions)
-        Self.union(&programmed, later.programmed)
+        sessions.formUnion(later.sessions)
+        programmed.formUnion(later.programmed)
         reports = programmed.reduce(0) { $0 + all[$1].reports }
         if later.dutyCycle > dutyCycle { dutyCycle = later.dutyCycle; pricedSession = later.pricedSession }
         isActive = isActive || later.isActive
@@ -308,12 +338,6 @@ extension AppScan {
         received.devicesIsUpperBound = received.devicesIsUpperBound || later.received.devicesIsUpperBound
         // Another filter of the same client is no new start; a restart is.
         if disjoint { pieceStarts.append(contentsOf: later.pieceStarts) }
-    }
-
-    /// `a` ∪ `b`, sorted (both are): appended when `b` comes after `a`, as restarts do.
-    static func union(_ a: inout [Int], _ b: [Int]) {
-        if let last = a.last, let first = b.first, first > last { a.append(contentsOf: b); return }
-        a = Array(Set(a + b)).sorted()
     }
 
     /// Counts the distinct devices its sessions heard (once every piece is in).

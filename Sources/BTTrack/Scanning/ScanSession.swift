@@ -219,6 +219,20 @@ struct ScanParameters: Sendable {
     var filterPolicy: UInt8
     var known: Bool
 
+    /// Takes the PHY list of a recent setting when it is the same, so the sessions started with either share one
+    /// array: stacks set the same few parameters again before every scan, and a long capture has thousands.
+    mutating func sharePHYs(_ recent: inout [[ScanPHYParameters]]) {
+        if let same = recent.first(where: { $0 == phys }) {
+            phys = same
+            return
+        }
+        recent.append(phys)
+        if recent.count > Self.recentPHYsKept { recent.removeFirst() }
+    }
+
+    /// Parameter settings a controller's sessions share PHY lists with.
+    static let recentPHYsKept = 4
+
     /// The 1M entry, else the first.
     var primary: ScanPHYParameters? { phys.first { $0.phy == ScanPHYParameters.phy1M } ?? phys.first }
 

@@ -67,6 +67,15 @@ public struct ScanTracker {
     struct ControllerScanState {
         let controller: UInt16
         var parameters = ScanParameters.defaults
+        /// The PHY lists of the last few parameter settings, for sessions to share (`ScanParameters.sharePHYs`).
+        var recentPHYs: [[ScanPHYParameters]] = []
+
+        /// An accepted LE Set (Extended) Scan Parameters.
+        mutating func setParameters(_ set: ScanParameters) {
+            parameters = set
+            parameters.sharePHYs(&recentPHYs)
+        }
+
         /// The enable of the open session.
         var enable = ScanEnable.unknown
         /// Index in `sessions` of the open session.
@@ -176,10 +185,12 @@ public struct ScanTracker {
         command.parameters.withUnsafeBytes { p in
             switch opcode {
             case .leSetScanParameters:
-                if let parameters = LESetScanParameters(p) { controllers[c].parameters = ScanParameters(parameters) }
+                if let parameters = LESetScanParameters(p) {
+                    controllers[c].setParameters(ScanParameters(parameters))
+                }
             case .leSetExtendedScanParameters:
                 if let parameters = LESetExtendedScanParameters(p) {
-                    controllers[c].parameters = ScanParameters(parameters)
+                    controllers[c].setParameters(ScanParameters(parameters))
                 }
             case ScanFilterOffload.opcode:
                 boundary(c, at.timestamp)

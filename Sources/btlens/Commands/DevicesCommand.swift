@@ -44,6 +44,7 @@ struct DevicesCommand: ParsableCommand {
                 // The text shows a scan's first connections and counts the rest; the JSON lists every one.
                 options.connectionsWhileScanningListed = inputs.json ? .max : DevicesText.connectionsShown
                 options.scanDevicesListed = inputs.json ? ScanSessionJSON.topDeviceCount : 0
+                options.buildsAppScans = false  // no scan rule runs
                 options.retirement = LinkRetirement(window: AuditCommand.retirementWindow, keeping: .nothing) { _, _ in }
                 return TrackingCollector(options: options, progress: progress)
             },

@@ -65,6 +65,7 @@ struct EnergyCommand: ParsableCommand {
                 var options = TrackerOptions.withoutAdvertisers
                 options.connectionsWhileScanningListed = 0  // the energy report does not list them
                 options.scanDevicesListed = 0
+                options.buildsAppScans = false  // no scan rule runs
                 let made = EnergyLinkRows(energy: model, spillDirectory: directory)
                 if let failure = made.records.spillFailure, !warned {
                     Diagnostics.warning(file: nil, "\(failure): the priced links are kept in memory")
