@@ -515,7 +515,7 @@ public enum TimelineReport {
 
     /// "2 warnings, 1 info: BTL013 advertising-while-connected ×2, BTL009 connection-churn (btlens audit says what each
     /// costs and what to do)": the rules that found something, most severe and most frequent first.
-    public static func findingsHeadline(_ findings: [Finding]) -> String {
+    public static func findingsHeadline<C: Collection<Finding>>(_ findings: C) -> String {
         guard !findings.isEmpty else { return "none" }
         var counts: [(id: String, rule: String, severity: Severity, count: Int)] = []
         for f in findings {

@@ -121,6 +121,7 @@ struct TimelineCommand: ParsableCommand {
         var judgedLines: TimelineLinkLines?
         var judgedObjects: TimelineLinkJSON?
         var judgement: LinkJudgement?
+        var spill: FindingSpill?
         let filter = connection
         let directory = TemporaryFiles.directory
         var warned = false
@@ -141,11 +142,17 @@ struct TimelineCommand: ParsableCommand {
             // The judged links' lines wait in a temporary file until they are printed.
             let lines = TimelineLinkLines(connectionFilter: filter, spillDirectory: directory)
             if let failure = lines.records.spillFailure, !warned {
-                Diagnostics.warning(file: nil, "\(failure): the finished links' lines are kept in memory")
+                Diagnostics.warning(file: nil, "\(failure): the finished links' lines and the findings are kept in memory")
                 warned = true
             }
-            let findings = filter == nil ? Auditor().linkJudgement() : nil
-            (judgedLines, judgement) = (lines, findings)
+            // The findings wait in a temporary file as they are made, as the audit's do (in memory where the
+            // lines cannot be set aside either: the warning above said so).
+            let made = filter == nil
+                ? (try? FindingSpill(directory: lines.records.spillFailure == nil ? directory : nil)) ?? (try? FindingSpill(directory: nil))
+                : nil
+            let findings = made.map { Auditor().linkJudgement(spill: $0) }
+            (spill, judgement) = (made, findings)
+            judgedLines = lines
             // A judged link's record holds all the report prints of it: the model keeps what the findings'
             // capture-wide rules read (as `btlens audit`'s does), not the link.
             return LinkRetirement(window: AuditCommand.retirementWindow, keeping: .summary,
@@ -201,8 +208,19 @@ struct TimelineCommand: ParsableCommand {
                 let colored = color == .always || (color == .auto && Output.standardOutputIsTerminal)
                 if shown > 0 { Output.line("") }
                 // The findings' headline opens a long report (`TimelineReport.overview`).
-                let headline = connection == nil
-                    ? TimelineReport.findingsHeadline(Auditor().audit(model, file: input.path, judged: judgement)) : nil
+                var headline: String?
+                if connection == nil {
+                    if let spill {
+                        do {
+                            headline = TimelineReport.findingsHeadline(Findings(try Auditor().audit(model, file: input.path, judged: judgement, spill: spill).reported))
+                        } catch {
+                            Diagnostics.error(file: input.path, "cannot set the findings aside: \(error)")
+                            throw ExitStatus.inputUnreadable
+                        }
+                    } else {
+                        headline = TimelineReport.findingsHeadline(Auditor().audit(model, file: input.path, judged: judgement))
+                    }
+                }
                 // Printed a line at a time as it is made: the report is never held whole.
                 TimelineReport.write(file: input.path, model: model, connectionFilter: connection, colored: colored,
                                      full: full, findingsHeadline: headline, judged: judgedLines) { Output.line($0) }
