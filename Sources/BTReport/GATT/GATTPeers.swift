@@ -8,7 +8,9 @@ import BTTrack
 /// the database is the latest link's own discovery, else the first link's inherited one; a last value, a CCCD
 /// value and the phone's server database are the latest link's that has one.
 public final class GATTPeers: @unchecked Sendable {
-    struct State {
+    /// A class: the gathering's dictionary then holds a reference per peer, not three databases inline in
+    /// storage twice the size of the peers.
+    final class State {
         var label: String
         var address: BDAddr?
         var links: [GATTReport.PeerLink] = []
@@ -18,6 +20,11 @@ public final class GATTPeers: @unchecked Sendable {
         var usage: [UInt16: (usage: AttributeUsage, valueLink: Int)] = [:]
         var cccd: [UInt16: (value: UInt16, link: Int)] = [:]
         var server: (id: Int, database: GATTDatabase)?
+
+        init(label: String, address: BDAddr?) {
+            self.label = label
+            self.address = address
+        }
     }
 
     private var peers: [String: State] = [:]
@@ -28,7 +35,13 @@ public final class GATTPeers: @unchecked Sendable {
     public func add(_ c: Connection) {
         guard GATTReport.showsGATT(c) else { return }
         let key = GATTReport.peerKey(c)
-        var s = peers.removeValue(forKey: key) ?? State(label: key, address: c.peerAddress)
+        let s: State
+        if let known = peers[key] {
+            s = known
+        } else {
+            s = State(label: key, address: c.peerAddress)
+            peers[key] = s
+        }
         s.links.append(GATTReport.PeerLink(c))
         if !c.gatt.isEmpty {
             if c.gatt.inheritedFrom == nil, (s.own?.id ?? .min) < c.id { s.own = (c.id, c.gatt) }
@@ -51,7 +64,6 @@ public final class GATTPeers: @unchecked Sendable {
         }
         for (handle, v) in c.gatt.cccdValues where (s.cccd[handle]?.link ?? .min) < c.id { s.cccd[handle] = (v, c.id) }
         if !c.serverGATT.isEmpty, (s.server?.id ?? .min) < c.id { s.server = (c.id, c.serverGATT) }
-        peers[key] = s
     }
 
     /// The peers, in the order of their first link, as `GATTReport.peers` gives them. Each peer's state is let go

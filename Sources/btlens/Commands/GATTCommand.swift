@@ -50,9 +50,9 @@ struct GATTCommand: ParsableCommand {
         let writer = JSONStreamWriter { Output.write($0) }
         var array: JSONStreamWriter.Elements?
         var single = false
-        // No scan's devices are listed: the report reads links alone.
+        // No scan's devices are listed and no app scan is built: the report reads links alone.
         let failed = try Tracking.each(files, label: "gatt", anonymizing: anonymizing, retirement: retirement,
-                                       scanDevicesListed: 0, resolved: { single = $0 == 1 && !$1 }) { input, model in
+                                       scanDevicesListed: 0, buildsAppScans: false, resolved: { single = $0 == 1 && !$1 }) { input, model in
             for c in model.connections where !c.isJudged { gathered.add(c) }
             let peers = gathered.list()
             if json {
