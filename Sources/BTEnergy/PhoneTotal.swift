@@ -53,13 +53,9 @@ public struct PhoneTotal: Sendable {
         self.model = model
         var m = Measured(intervals: 0, seconds: 0, radioSeconds: 0, chargeMC: 0, modelRadioSeconds: 0, modelChargeMC: 0,
                          backgroundSeconds: 0, unexplainedSeconds: 0)
-        for (a, b) in ControllerActivityReport.intervals(reports) {
-            let from = a.at.timestamp.nanoseconds, to = b.at.timestamp.nanoseconds
-            let seconds = Double(to - from) / 1e9
-            guard EnergyReport.Measured.consistent(tx: b.txMilliseconds, rx: b.rxMilliseconds, previous: a, seconds: seconds)
-            else { continue }
-            let tx = Double(b.txMilliseconds) / 1000, rx = Double(b.rxMilliseconds) / 1000
-            let inside = bins.amount(from: from, to: to)
+        for interval in CountedInterval.of(reports) {
+            let seconds = interval.seconds, tx = interval.txSeconds, rx = interval.rxSeconds
+            let inside = bins.amount(from: interval.start, to: interval.end)
             let modelled = inside.radioSeconds + inside.backgroundRadioSeconds
             m.intervals += 1
             m.seconds += seconds

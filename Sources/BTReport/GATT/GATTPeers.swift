@@ -53,12 +53,12 @@ public final class GATTPeers: @unchecked Sendable {
                 continue
             }
             // Counts add up; the last value is the latest link's that has one.
-            let keep = merged.usage.lastValue != nil && (u.lastValue == nil || merged.valueLink > c.id) ? merged.usage : nil
+            let earlier = merged.usage
             merged.usage.add(u)
-            if let keep {
-                merged.usage.keepLastValue(of: keep)
-            } else if u.lastValue != nil {
+            if u.lastValue != nil && c.id > merged.valueLink {
                 merged.valueLink = c.id
+            } else {
+                merged.usage.keepLastValue(of: earlier)
             }
             s.usage[handle] = merged
         }

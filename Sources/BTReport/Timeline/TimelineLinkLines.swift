@@ -77,12 +77,6 @@ public final class TimelineLinkLines: @unchecked Sendable {
         return records.ids
     }
 
-    /// The lines of judged link `c`, read back (nil: not judged early, or filtered out).
-    func lines(of c: Connection) -> Link? {
-        records.sortByID()
-        return records.index(of: c.id).map(link(at:))
-    }
-
     /// Whether the link of `id` was judged early and set aside.
     func contains(id: Int) -> Bool {
         records.sortByID()

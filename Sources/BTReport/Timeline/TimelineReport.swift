@@ -33,31 +33,12 @@ public enum TimelineReport {
             members.member("last_timestamp", model.lastTimestamp.map { .number($0.decimalString()) } ?? .null)
             members.member("controller_debug_log_packets", .int(model.controllerDebugLogPackets))
             members.elements("connections") { array in
-                // In id order: the model's links and those set aside, merged.
-                let connections = model.connections
-                let ids = judged?.ids ?? []
-                var i = 0, k = 0
-                while i < connections.count || k < ids.count {
-                    let recordID = k < ids.count ? Int(ids[k]) : .max
-                    if i < connections.count && connections[i].id <= recordID {
-                        let c = connections[i]
-                        i += 1
-                        if c.id == recordID {
-                            k += 1
-                            if let judged, connectionFilter == nil || c.id == connectionFilter {
-                                array.next()
-                                judged.write(at: k - 1, reports: model.qualityReports, level: array.level + 1, to: writer)
-                                continue
-                            }
-                        }
-                        guard connectionFilter == nil || c.id == connectionFilter else { continue }
-                        array.next()
+                inIDOrder(model.connections, setAside: judged?.ids ?? [], id: connectionFilter) { record, c in
+                    array.next()
+                    if let record, let judged {
+                        judged.write(at: record, reports: model.qualityReports, level: array.level + 1, to: writer)
+                    } else if let c {
                         writer.value(connectionJSON(c, model: model), level: array.level + 1)
-                    } else {
-                        k += 1
-                        guard let judged, connectionFilter == nil || recordID == connectionFilter else { continue }
-                        array.next()
-                        judged.write(at: k - 1, reports: model.qualityReports, level: array.level + 1, to: writer)
                     }
                 }
             }
@@ -358,24 +339,33 @@ public enum TimelineReport {
 
         /// `id`: that link alone; `limit`: the first links only.
         func forEach(id: Int? = nil, limit: Int = .max, _ body: (Entry) -> Void) {
-            let connections = model.connections
-            let ids = judged?.ids ?? []
-            var i = 0, k = 0, n = 0
-            while n < limit && (i < connections.count || k < ids.count) {
-                let recordID = k < ids.count ? Int(ids[k]) : .max
-                if i < connections.count && connections[i].id <= recordID {
-                    let c = connections[i]
-                    i += 1
-                    if c.id == recordID { k += 1 }
-                    guard id == nil || c.id == id else { continue }
-                    body(c.isJudged ? judged?.lines(of: c).map(Entry.judged) ?? .whole(c) : .whole(c))
-                } else {
-                    k += 1
-                    guard id == nil || recordID == id, let judged else { continue }
-                    body(.judged(judged.link(at: k - 1)))
-                }
-                n += 1
+            inIDOrder(model.connections, setAside: judged?.ids ?? [], id: id, limit: limit) { record, c in
+                if let record, let judged { body(.judged(judged.link(at: record))) } else if let c { body(.whole(c)) }
             }
+        }
+    }
+
+    /// The model's links and those set aside when they were judged (`ids`: their records' ids, in id order), in id
+    /// order: `body` gets a link's record (its place in `ids`) when it was set aside, else the model's link.
+    /// `id`: that link alone; `limit`: the first links only.
+    static func inIDOrder(_ connections: [Connection], setAside ids: [Int32], id: Int? = nil, limit: Int = .max,
+                          _ body: (_ record: Int?, _ whole: Connection?) -> Void) {
+        var i = 0, k = 0, n = 0
+        while n < limit && (i < connections.count || k < ids.count) {
+            let recordID = k < ids.count ? Int(ids[k]) : .max
+            if i < connections.count && connections[i].id <= recordID {
+                let c = connections[i]
+                i += 1
+                let record = c.id == recordID ? k : nil
+                if record != nil { k += 1 }
+                guard id == nil || c.id == id else { continue }
+                body(record, c)
+            } else {
+                k += 1
+                guard id == nil || recordID == id else { continue }
+                body(k - 1, nil)
+            }
+            n += 1
         }
     }
 

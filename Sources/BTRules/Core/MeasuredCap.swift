@@ -16,14 +16,8 @@ struct MeasuredCap {
     let intervals: [Interval]
 
     init(_ reports: [ControllerActivityReport]) {
-        intervals = ControllerActivityReport.intervals(reports).compactMap { a, b in
-            // Counters that cannot be right (stale, or more radio time than the interval) measure nothing: no cap.
-            let seconds = Double(b.at.timestamp.nanoseconds - a.at.timestamp.nanoseconds) / 1e9
-            guard EnergyReport.Measured.consistent(tx: b.txMilliseconds, rx: b.rxMilliseconds, previous: a, seconds: seconds)
-            else { return nil }
-            return Interval(start: a.at.timestamp.nanoseconds, end: b.at.timestamp.nanoseconds,
-                            radioSeconds: Double(UInt64(b.txMilliseconds) + UInt64(b.rxMilliseconds)) / 1000)
-        }
+        // Counters that cannot be right measure nothing: no cap there.
+        intervals = CountedInterval.of(reports).map { Interval(start: $0.start, end: $0.end, radioSeconds: $0.radioSeconds) }
     }
 
     /// The measured radio time from `start` to `end` (each interval prorated by its overlap), or nil when the
