@@ -181,7 +181,7 @@ struct AdvertiserTrackerTests {
     @Test("finish changes nothing: a snapshot taken mid-capture leaves tracking as it was")
     func snapshot() throws {
         var middle: [Advertiser] = []
-        var middleScans: [ScanSession] = []
+        var middleScans = ScanSessions()
         let h = TrackingHarness.run { s, harness in
             s.setUpController()
             s.startScan(active: true, interval: Build.interval, window: Build.window, filterDuplicates: false)

@@ -125,7 +125,7 @@ final class TrackingHarness: PacketSink {
 
     // MARK: Results
 
-    func scanSessions() -> [ScanSession] { scans.finish(at: last) }
+    func scanSessions() -> ScanSessions { scans.finish(at: last) }
     func advertiserList() -> [Advertiser] { advertisers.finish() }
     func advertisingSessions() -> [AdvertisingSession] { own.finish(at: last) }
 

@@ -14,7 +14,7 @@ public enum RepeatedEpisodes {
 
     /// Indices of `items` grouped by `key`, each group in time order, groups in order of their first item; items
     /// whose key is nil, and groups smaller than `minimumRepeats`, stay alone.
-    static func groups<T, K: Hashable>(_ items: [T], key: (T) -> K?) -> [[Int]] {
+    static func groups<C: Collection, K: Hashable>(_ items: C, key: (C.Element) -> K?) -> [[Int]] {
         var order: [[Int]] = []
         var slot: [K: Int] = [:]
         for (i, item) in items.enumerated() {
@@ -50,7 +50,7 @@ public enum RepeatedEpisodes {
         var controller: UInt16, active: Bool, known: Bool, interval: Double, window: Double, duplicates: Bool, extended: Bool
     }
 
-    public static func scans(_ scans: [ScanSession]) -> [[Int]] {
+    public static func scans(_ scans: ScanSessions) -> [[Int]] {
         groups(scans) { s -> ScanKey? in
             guard let end = s.endTimestamp, end.nanoseconds - s.start.timestamp.nanoseconds < shortScan else { return nil }
             return ScanKey(controller: s.controller, active: s.isActive, known: s.parametersKnown, interval: s.intervalMilliseconds,

@@ -9,7 +9,7 @@ public struct DevicesReport: Sendable {
     /// Most reports first, then by address.
     public var advertisers: [Advertiser]
     public var advertiserOverflow: AdvertiserOverflow
-    public var scans: [ScanSession]
+    public var scans: ScanSessions
     public var ownAdvertising: [AdvertisingSession]
     public var firstTimestamp: Timestamp?
     public var lastTimestamp: Timestamp?

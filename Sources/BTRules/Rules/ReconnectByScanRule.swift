@@ -22,7 +22,7 @@ public struct ReconnectByScanRule: Rule {
     public func evaluate(_ model: CaptureModel, context: RuleContext, found: (Finding) -> Void) {
         // The app's scans per controller, in time order, to find "a scan between A's end and B's start". On one
         // controller (nearly always) the model's own list, not a copy: a long capture holds tens of thousands.
-        var scansByController: [UInt16: [AppScan]] = [:]
+        var scansByController: [UInt16: AppScanList] = [:]
         if let first = model.appScans.first, model.appScans.allSatisfy({ $0.controller == first.controller }) {
             scansByController[first.controller] = model.appScans
         } else {
@@ -87,7 +87,7 @@ public struct ReconnectByScanRule: Rule {
     /// The finding for `c` when the app scanned between `previous`'s end and `c`'s start: a scan it started after
     /// the disconnect, or one that was on at the disconnect, ran on for `minimumScanAfterDisconnect` and stopped
     /// as the app reconnected (it found the peer again).
-    static func finding(_ c: LinkSummary, previous: LinkSummary, ended: RecordRef, peer: BDAddr, scans: [AppScan],
+    static func finding(_ c: LinkSummary, previous: LinkSummary, ended: RecordRef, peer: BDAddr, scans: AppScanList,
                         _ model: CaptureModel, _ context: RuleContext) -> Finding? {
         // The first scan that started after the previous link ended and before this one started.
         let lo = scans.partitioningIndex { $0.start.timestamp > ended.timestamp }

@@ -47,6 +47,13 @@ public struct TrackerOptions: Sendable {
     /// timeline read them; `energy` and `devices` do not, and on a capture of many short scans they are one of
     /// the largest things the model holds.
     public var buildsAppScans = true
+    /// Where scan sessions are set aside as they end (`ScanSessions`), and the app's scans as they are built
+    /// (`AppScanList`): a capture of many thousand scans then holds a few bytes for each in memory. nil keeps them
+    /// in memory (live views, tests).
+    public var scanSessionSpillDirectory: String?
+    /// Scan sessions (and app scans) held in memory before the oldest are set aside (when they are): twice this at
+    /// most, as long as none of them is still open.
+    public var scanSessionsKept = ScanSessions.recentKept
 
     public init() {}
 
@@ -70,7 +77,7 @@ public enum LinkThreadPolicy: Sendable {
 public struct CaptureModel: Sendable {
     public var connections: [Connection]
     public var failedConnections: [FailedConnection]
-    public var scans: [ScanSession]
+    public var scans: ScanSessions
     public var advertisers: [Advertiser]
     public var ownAdvertising: [AdvertisingSession]
     /// Connections dropped by `maximumConnections` or `maximumOpenConnections`.
@@ -115,7 +122,7 @@ public struct CaptureModel: Sendable {
     /// as it brings a controller up.
     public var controllerResets: [RecordRef] = []
     /// The app's scans (`AppScan`): what the scan rules judge.
-    public var appScans: [AppScan] = []
+    public var appScans = AppScanList()
     /// Other clients' scanning on controllers whose clients can be told apart.
     public var backgroundScanning: [BackgroundScanning] = []
     /// Nanoseconds the controller scanned before its first scan client showed (whose scan cannot be told).
@@ -223,6 +230,7 @@ public final class CaptureTracker {
         scans.connectionsWhileScanningListed = options.connectionsWhileScanningListed
         scans.notesBoundaries = options.retirement?.interest != nil
         scans.trimsDevices = options.scanDevicesListed != Int.max
+        if let directory = options.scanSessionSpillDirectory { scans.sessions = ScanSessions(spillingTo: directory, kept: options.scanSessionsKept) }
     }
 
     /// Hands the scan boundaries the last record made (`ScanTracker.boundaries`) to the link tracker, before
@@ -534,7 +542,7 @@ public final class CaptureTracker {
 
     /// The model from finished links, scan sessions and the other trackers (the tracker's own, or copies for a
     /// snapshot).
-    func model(connections all: [Connection], droppedConnections: Int, scans: [ScanSession],
+    func model(connections all: [Connection], droppedConnections: Int, scans: ScanSessions,
                advertisers: inout AdvertiserTracker, ownAdvertising: inout OwnAdvertisingTracker) -> CaptureModel {
         var model = CaptureModel(connections: all, failedConnections: failedConnections, scans: scans,
                                  advertisers: advertisers.finish(), ownAdvertising: ownAdvertising.finish(at: last),
@@ -560,7 +568,8 @@ public final class CaptureTracker {
         let controllers = Set(model.scanClients.map(\.controller))
         (model.appScans, model.backgroundScanning, model.unattributedScanning) = AppScans.build(
             sessions: scans, clients: model.scanClients, clientControllers: controllers,
-            captureEnd: last?.timestamp)
+            captureEnd: last?.timestamp,
+            into: options.scanSessionSpillDirectory.map { AppScanList(spillingTo: $0, kept: options.scanSessionsKept) } ?? AppScanList())
         return model
     }
 }

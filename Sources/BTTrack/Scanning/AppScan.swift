@@ -128,11 +128,12 @@ public struct BackgroundScanning: Sendable {
 public enum AppScans {
     /// `owned`: the indexes of `clients` the bug report names as the app's (`AppFocus`); nil: the capture's own
     /// evidence decides (the all-pass filter and the filtered clients started with it).
-    public static func build(sessions: [ScanSession], clients: [ScanClient], clientControllers: Set<UInt16>, captureEnd: Timestamp?,
-                             owned: Set<Int>? = nil)
-        -> (scans: [AppScan], background: [BackgroundScanning], unattributed: Int64) {
+    /// `empty`: the list the scans are added to, which sets them aside as they are built or keeps them in memory.
+    public static func build(sessions: ScanSessions, clients: [ScanClient], clientControllers: Set<UInt16>, captureEnd: Timestamp?,
+                             owned: Set<Int>? = nil, into empty: AppScanList = AppScanList())
+        -> (scans: AppScanList, background: [BackgroundScanning], unattributed: Int64) {
         var unattributed: Int64 = 0
-        var scans: [AppScan] = []
+        var scans = empty
         var background: [BackgroundScanning] = []
         let end = captureEnd ?? Timestamp(nanoseconds: Int64.max)
         for (i, s) in sessions.enumerated() where !clientControllers.contains(s.controller) {
@@ -230,7 +231,13 @@ public enum AppScans {
                                                      clients: otherClients))
             }
         }
-        scans.sort { ($0.start.timestamp, $0.controller) < ($1.start.timestamp, $1.controller) }
+        // Nearly always in order already (one controller, no clients): sorted otherwise, in memory.
+        let inOrder: (AppScan, AppScan) -> Bool = { ($0.start.timestamp, $0.controller) < ($1.start.timestamp, $1.controller) }
+        if zip(scans, scans.dropFirst()).contains(where: { inOrder($1, $0) }) {
+            var sorted = scans.emptyCopy()
+            for scan in scans.sorted(by: inOrder) { sorted.append(scan) }
+            scans = sorted
+        }
         for i in scans.indices { scans[i].countDevices(sessions) }
         return (scans, background, unattributed)
     }
@@ -238,7 +245,7 @@ public enum AppScans {
     /// Merges the controller's client-attributed scans whose spans overlap (one client with several filters), or
     /// follow within `restartGap` with no connection in between (the client stopped and started again at once),
     /// keeping the first's client.
-    static func mergeOverlapping(_ scans: inout [AppScan], controller: UInt16, sessions: [ScanSession]) {
+    static func mergeOverlapping(_ scans: inout AppScanList, controller: UInt16, sessions: ScanSessions) {
         let mine = scans.indices.filter { scans[$0].controller == controller && scans[$0].attribution != .controllerSession }
             .sorted { scans[$0].start.timestamp < scans[$1].start.timestamp }
         guard mine.count > 1 else { return }
@@ -255,12 +262,15 @@ public enum AppScans {
                 merged.append(s)
             }
         }
-        let others = scans.indices.filter { !mine.contains($0) }.map { scans[$0] }
-        scans = others + merged
+        let mineSet = Set(mine)
+        var rebuilt = scans.emptyCopy()
+        for i in scans.indices where !mineSet.contains(i) { rebuilt.append(scans[i]) }
+        for scan in merged { rebuilt.append(scan) }
+        scans = rebuilt
     }
 
     /// Whether a connection came up on `controller` between `from` and `to` while a session scanned.
-    static func linkCameUp(controller: UInt16, from: Timestamp, to: Timestamp, sessions: [ScanSession]) -> Bool {
+    static func linkCameUp(controller: UInt16, from: Timestamp, to: Timestamp, sessions: ScanSessions) -> Bool {
         sessions.contains { s in
             s.controller == controller && s.connectionsWhileScanning.contains { $0.timestamp >= from && $0.timestamp <= to }
         }
@@ -276,7 +286,7 @@ public enum AppScans {
     /// What a client received in its lifetime: the reports of the sessions it covered, less those before its filter
     /// came and after it went (the controller's counters at those moments); its devices are those of the sessions
     /// it covered, an upper bound when a session ran beyond it.
-    static func received(client: ScanClient, covered: [Int], sessions: [ScanSession]) -> AppScan.Received {
+    static func received(client: ScanClient, covered: [Int], sessions: ScanSessions) -> AppScan.Received {
         var received = AppScan.Received()
         for i in covered {
             let s = sessions[i]
@@ -314,7 +324,7 @@ public enum AppScans {
 
 extension AppScan {
     /// Takes `later` in as its next piece (a restart of the same scan, or the same client's other filter).
-    mutating func absorb(_ later: AppScan, sessions all: [ScanSession]) {
+    mutating func absorb(_ later: AppScan, sessions all: ScanSessions) {
         // Pieces one after the other add up; filters of one client over the same time count its reports once.
         let disjoint = endTimestamp.map { later.start.timestamp >= $0 } ?? false
         if endTimestamp != nil, later.endTimestamp == nil || later.endTimestamp! > endTimestamp! {
@@ -341,7 +351,7 @@ extension AppScan {
     }
 
     /// Counts the distinct devices its sessions heard (once every piece is in).
-    mutating func countDevices(_ all: [ScanSession]) {
+    mutating func countDevices(_ all: ScanSessions) {
         // Pieces whose lists were trimmed counted the scan's devices as they ended (`ScanDeviceKeeping`).
         if attribution == .controllerSession, let last = sessions.last, let counted = all[last].scanDevices {
             for i in sessions where all[i].uniqueDevicesIsEstimate || all[i].reportsFromUncountedDevices > 0 {

@@ -11,6 +11,11 @@ public struct PieceStarts: RandomAccessCollection, Sendable, ExpressibleByArrayL
         rest = Array(elements.dropFirst())
     }
 
+    init(_ starts: [RecordRef]) {
+        head = starts.first
+        rest = Array(starts.dropFirst())
+    }
+
     public var startIndex: Int { 0 }
     public var endIndex: Int { head == nil ? 0 : 1 + rest.count }
 

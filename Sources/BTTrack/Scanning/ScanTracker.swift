@@ -25,7 +25,7 @@ import BTDecode
 public struct ScanTracker {
     /// Sessions in start order. An open session's counters are filled in by `finish(at:)`; read it with
     /// `openSession(controller:)` before that.
-    public private(set) var sessions: [ScanSession] = []
+    public internal(set) var sessions = ScanSessions()
     /// How many of the connections during each session keep their record (`TrackerOptions`); all are counted.
     var connectionsWhileScanningListed = Int.max
     /// Android's scan clients (`ScanClient`) whose filters were removed, in removal order; `finish` adds those
@@ -361,7 +361,7 @@ public struct ScanTracker {
 
     /// Closes what the capture's end shows has run out; sessions still on keep `end == nil`. Returns every
     /// session in start order.
-    public mutating func finish(at: RecordRef?) -> [ScanSession] {
+    public mutating func finish(at: RecordRef?) -> ScanSessions {
         for c in controllers.indices {
             guard let s = controllers[c].current else { continue }
             if let at, let deadline = controllers[c].deadline, at.timestamp > deadline {
@@ -376,8 +376,9 @@ public struct ScanTracker {
     // MARK: Sessions
 
     mutating func open(_ c: Int, at: RecordRef, parameters: ScanParameters, enable: ScanEnable, implicit: Bool) {
+        let open = controllers.compactMap(\.current)
         sessions.append(ScanSession(controller: controllers[c].controller, start: at, parameters: parameters,
-                                    enable: enable, implicitStart: implicit))
+                                    enable: enable, implicitStart: implicit), isOpen: open.contains)
         controllers[c].current = sessions.count - 1
         sessions[sessions.count - 1].offloadedFilters = controllers[c].filterOffload.isActive
         sessions[sessions.count - 1].lastLinkChange = controllers[c].lastLinkChange

@@ -24,6 +24,15 @@ public struct SessionIndexes: RandomAccessCollection, Sendable, Equatable, Expre
 
     public init(arrayLiteral elements: Int...) { self.init(elements) }
 
+    /// The indexes from `lower` up to `upper` (excluded).
+    init(lower: Int32, upper: Int32) { storage = .range(lower, upper) }
+
+    /// The range it is, or nil when it is a list.
+    var range: (lower: Int32, upper: Int32)? {
+        if case .range(let lower, let upper) = storage { return (lower, upper) }
+        return nil
+    }
+
     public var startIndex: Int { 0 }
     public var endIndex: Int {
         switch storage {

@@ -323,8 +323,8 @@ struct AuditCommand: ParsableCommand {
 
     /// Finished links kept whole before the oldest is judged (`LinkRetirement`); `BTLENS_LINK_WINDOW` changes it
     /// for tests that compare early judgement with judgement at the end.
-    static let retirementWindow = ProcessInfo.processInfo.environment["BTLENS_LINK_WINDOW"].flatMap { Int($0) }
-        ?? LinkRetirement.defaultWindow
+    static let retirementWindow = windowFromEnvironment ?? LinkRetirement.defaultWindow
+    static let windowFromEnvironment = ProcessInfo.processInfo.environment["BTLENS_LINK_WINDOW"].flatMap { Int($0) }
 
     static func audit(_ input: CaptureInput, auditor: Auditor, baseline: Baseline?, anonymizer: Anonymizer? = nil,
                       keepModel: Bool = false, progress: ((Int64) -> Void)? = nil, app: String? = nil,
@@ -350,6 +350,7 @@ struct AuditCommand: ParsableCommand {
             options.retirement = judgement?.retirement(window: retirementWindow)
             options.connectionsWhileScanningListed = keepModel ? .max : 0
             options.scanDevicesListed = 0  // no audit report lists a scan's devices
+            options.setScanSessionsAside()
             var collector = TrackingCollector(options: options, progress: progress)
             var model = try capture.accept(&collector, anonymizer: anonymizer)
             InputFiles.reportIssues(path, capture.issues)
@@ -366,6 +367,9 @@ struct AuditCommand: ParsableCommand {
             let (findings, accepted) = try auditor.audit(model, file: path, judged: judgement, spill: spill) { f in
                 if let attribution { AttributionReport.assignOwner(&f, attribution, captureEnd: end, preferring: app) }
                 return baseline?.contains(f) ?? false ? .accepted : .reported
+            }
+            if let failure = model.scans.failure {
+                return (AuditedCapture(file: path, findings: [], error: "cannot set the scan sessions aside in \(TemporaryFiles.directory): \(failure)"), nil)
             }
             var audited = AuditedCapture(file: path, findings: Findings(findings), records: model.records,
                                          connections: model.linkCount, accepted: Findings(accepted), platform: model.platform)

@@ -45,6 +45,7 @@ struct DevicesCommand: ParsableCommand {
                 options.connectionsWhileScanningListed = inputs.json ? .max : DevicesText.connectionsShown
                 options.scanDevicesListed = inputs.json ? ScanSessionJSON.topDeviceCount : 0
                 options.buildsAppScans = false  // no scan rule runs
+                options.setScanSessionsAside()
                 options.retirement = LinkRetirement(window: AuditCommand.retirementWindow, keeping: .nothing) { _, _ in }
                 return TrackingCollector(options: options, progress: progress)
             },

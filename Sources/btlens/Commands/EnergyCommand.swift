@@ -66,6 +66,7 @@ struct EnergyCommand: ParsableCommand {
                 options.connectionsWhileScanningListed = 0  // the energy report does not list them
                 options.scanDevicesListed = 0
                 options.buildsAppScans = false  // no scan rule runs
+                options.setScanSessionsAside()
                 let made = EnergyLinkRows(energy: model, spillDirectory: directory)
                 if let failure = made.records.spillFailure, !warned {
                     Diagnostics.warning(file: nil, "\(failure): the priced links are kept in memory")

@@ -1,3 +1,4 @@
+import BTTrack
 import BTWire
 import ArgumentParser
 import BTCapture
@@ -121,6 +122,11 @@ struct MultiFileReport {
             var visitor = makeVisitor { reading.update($0) }
             let result = try capture.accept(&visitor, anonymizer: anonymizing.makeAnonymizer())
             guard InputFiles.finish(input, capture) else {
+                failed = true
+                continue
+            }
+            if let model = result as? CaptureModel, let failure = model.scans.failure {
+                Diagnostics.error(file: input.path, "cannot set the scan sessions aside in \(TemporaryFiles.directory): \(failure)")
                 failed = true
                 continue
             }

@@ -31,11 +31,17 @@ enum Tracking {
             options.retirement = retirement()
             options.scanDevicesListed = scanDevicesListed
             options.buildsAppScans = buildsAppScans
+            options.setScanSessionsAside()
             // The caller's file is this capture's bytes only when it is a plain file.
             let update = (reading ?? (input.isPlainFile ? outer : nil)).map { r in { (offset: Int64) in r.update(offset) } }
             var collector = TrackingCollector(options: options, progress: update)
             let model = try capture.accept(&collector, anonymizer: anonymizing.makeAnonymizer())
             guard InputFiles.finish(input, capture) else {
+                failed = true
+                continue
+            }
+            if let failure = model.scans.failure {
+                Diagnostics.error(file: input.path, "cannot set the scan sessions aside in \(TemporaryFiles.directory): \(failure)")
                 failed = true
                 continue
             }

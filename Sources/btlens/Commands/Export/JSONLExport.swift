@@ -165,6 +165,7 @@ enum JSONLExport {
                     options.retirement = judged.retirement(window: AuditCommand.retirementWindow)
                     options.connectionsWhileScanningListed = 0  // a scan's row counts them (`FactsCapture.scanRow`)
                     options.scanDevicesListed = ScanSessionJSON.topDeviceCount  // and lists its top devices
+                    options.setScanSessionsAside()
                     // The bytes read are the file's only when the capture is the file (not in an archive).
                     var collector = TrackingCollector(options: options, progress: input.isPlainFile ? progress : nil)
                     let model = try capture.accept(&collector, anonymizer: anonymizer)

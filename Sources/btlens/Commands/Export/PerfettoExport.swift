@@ -45,6 +45,7 @@ enum PerfettoExport {
                 options.keptATTTransactions = keptATTTransactions
                 options.connectionsWhileScanningListed = 0  // a scan's slice counts them
                 options.scanDevicesListed = 0  // and its devices
+                options.setScanSessionsAside()
                 let judgement = auditor.linkJudgement()
                 let stream = LinkTraceStream(writer: writer, file: input.displayName, index: index, judgement: judgement,
                                              energy: auditor.energy)

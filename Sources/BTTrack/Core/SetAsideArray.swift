@@ -1,0 +1,118 @@
+import BTWire
+import BTCapture
+
+/// A value that can be set aside as bytes in a `Spill` (`SetAsideArray`) and read back by the process that wrote
+/// it: plain fields as they are in memory, lists after them.
+public protocol SetAsideValue: Sendable {
+    /// Appends `value` to `spill`; returns where it begins.
+    static func append(_ value: Self, to spill: Spill) -> Int64
+    /// The value appended at `offset`. A spill that cannot be read back (its disk failed: `Spill.failure`) gives
+    /// a value of zeros, never a crash.
+    static func read(from spill: Spill, at offset: Int64) -> Self
+}
+
+/// Values in order, as the model holds its scan sessions and the app's scans: in memory, or — when made with a
+/// directory — all but the latest few set aside in an unlinked file there, memory keeping 8 bytes for each.
+/// Readers index and iterate them like an array; a value read from the file is decoded on each access. A capture
+/// of tens of thousands of scans then costs the same memory at 10 GB as at 1 GB.
+///
+/// A value type: a copy that changes a value set aside writes the changed value at the file's end and points its
+/// own index there, so the other copy still reads the old one (the file is only ever appended to). Writes come
+/// from one thread at a time; reads may come from any once the writing is done.
+public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sendable, ExpressibleByArrayLiteral {
+    /// Where the values set aside are; nil when every value is in memory.
+    private let spill: Spill?
+    /// The directory of `spill`, for arrays made like this one (`emptyCopy`).
+    private let directory: String?
+    /// Where each value set aside begins, in index order.
+    private var setAside: [Int64] = []
+    /// The values from `setAside.count` on.
+    private var recent: [Element] = []
+    /// How many stay in memory before the oldest are set aside.
+    private let kept: Int
+
+    /// Values kept in memory before the oldest are set aside, unless told otherwise: the open scan sessions and
+    /// those just ended (late reports, the next session's comparison with the last) are nearly always among them.
+    public static var recentKept: Int { 64 }
+
+    public init() {
+        spill = nil
+        directory = nil
+        kept = Self.recentKept
+    }
+
+    public init(_ values: [Element]) {
+        self.init()
+        recent = values
+    }
+
+    public init(arrayLiteral elements: Element...) { self.init(elements) }
+
+    /// Values set aside in `directory` once `kept` newer ones follow, at least one (in memory, as bytes, when the
+    /// file cannot be made: `spillError` says why).
+    public init(spillingTo directory: String, kept: Int = Self.recentKept) {
+        self.kept = Swift.max(1, kept)
+        self.directory = directory
+        let made = Spill.fileOrMemory(in: directory)
+        spill = made.spill
+        spillError = made.error
+    }
+
+    /// An empty array that sets its values aside as this one does, in a file of its own.
+    public func emptyCopy() -> Self {
+        guard let directory else { return Self() }
+        return Self(spillingTo: directory, kept: kept)
+    }
+
+    /// Why the values could not be set aside in a file (they are then held in memory, as bytes).
+    public private(set) var spillError: SpillError?
+
+    /// What went wrong writing or reading the values set aside (a full disk), if anything.
+    public var failure: String? {
+        spill?.flush()
+        return spill?.failure
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { setAside.count + recent.count }
+
+    public subscript(i: Int) -> Element {
+        get {
+            if i >= setAside.count { return recent[i - setAside.count] }
+            return Element.read(from: spill!, at: setAside[i])
+        }
+        set {
+            if i >= setAside.count {
+                recent[i - setAside.count] = newValue
+            } else {
+                setAside[i] = Element.append(newValue, to: spill!)
+            }
+        }
+    }
+
+    /// Adds a value at the end; sets the oldest in memory aside once `kept` follow them, up to the first that
+    /// `isOpen` (by index) says may still change much.
+    public mutating func append(_ value: Element, isOpen: (Int) -> Bool = { _ in false }) {
+        recent.append(value)
+        guard let spill, recent.count >= 2 * kept else { return }
+        let first = setAside.count
+        var moved = 0
+        while moved < kept, !isOpen(first + moved) {
+            setAside.append(Element.append(recent[moved], to: spill))
+            moved += 1
+        }
+        recent.removeFirst(moved)
+    }
+
+    /// Removes the values `shouldRemove` picks, keeping the others in order.
+    public mutating func removeAll(where shouldRemove: (Element) throws -> Bool) rethrows {
+        var kept = emptyCopy()
+        for value in self where try !shouldRemove(value) { kept.append(value) }
+        self = kept
+    }
+
+    /// Bytes set aside (rewritten values included).
+    public var spilledBytes: Int64 { spill?.size ?? 0 }
+    /// How many values are set aside, not in memory.
+    public var setAsideCount: Int { setAside.count }
+}
