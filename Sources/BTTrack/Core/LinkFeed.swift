@@ -275,7 +275,7 @@ final class LinkFeed: @unchecked Sendable {
 
     /// Sends what is left, waits for the link thread to apply it, and returns the link tracker, the device
     /// counts of each session `endTally` was given and the issues the link thread's L2CAP decoder found.
-    func finish() -> (links: ConnectionTracker, deviceTallies: [(session: Int, summary: DeviceTally.Summary)],
+    func finish() -> (links: ConnectionTracker, deviceTallies: SetAsideArray<SessionDeviceCounts>,
                       issues: IssueLog) {
         flush(&sightings.pointee)
         pthread_mutex_lock(mutex)
@@ -386,10 +386,13 @@ private final class LinkTrackers {
     /// The open session's tally per controller (a capture nearly always has one controller).
     @exclusivity(unchecked) var tallies: [(controller: UInt16, tally: DeviceTally)] = []
     @exclusivity(unchecked) var lastTally = 0
-    @exclusivity(unchecked) var deviceTallies: [(session: Int, summary: DeviceTally.Summary)] = []
+    @exclusivity(unchecked) var deviceTallies: SetAsideArray<SessionDeviceCounts>
 
     init(links: ConnectionTracker) {
         self.links = links
+        let options = links.options
+        deviceTallies = options.scanSessionSpillDirectory.map { SetAsideArray(spillingTo: $0, kept: options.scanSessionsKept) }
+            ?? SetAsideArray()
     }
 
     @inline(__always)
@@ -422,7 +425,7 @@ private final class LinkTrackers {
             var summary = tallies[t].tally.summary(sorted: piece == .whole)
             tallies[t].tally.removeAll()
             summary.scanDevices = links.scanDevices.ended(&summary.reportsPerDevice, controller: h.code, piece: piece)
-            deviceTallies.append((first.loadUnaligned(as: Int.self), summary))
+            deviceTallies.append(SessionDeviceCounts(session: first.loadUnaligned(as: Int.self), summary: summary))
         case .place:
             break  // taken by `run`
         case .scanBoundary:

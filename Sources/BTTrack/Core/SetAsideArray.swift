@@ -67,11 +67,15 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
     /// Why the values could not be set aside in a file (they are then held in memory, as bytes).
     public private(set) var spillError: SpillError?
 
-    /// What went wrong writing or reading the values set aside (a full disk), if anything.
+    /// What went wrong writing or reading the values set aside (a full disk), or what they were made from, if
+    /// anything.
     public var failure: String? {
         spill?.flush()
-        return spill?.failure
+        return spill?.failure ?? sourceFailure
     }
+
+    /// What went wrong setting aside what the values were made from (`failure` reports it).
+    var sourceFailure: String?
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { setAside.count + recent.count }

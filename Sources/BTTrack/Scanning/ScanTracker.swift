@@ -461,8 +461,9 @@ public struct ScanTracker {
 
     /// The device counts the link thread tallied for each session `fillDevices` asked about, once it finished;
     /// from then on reports are tallied here.
-    mutating func applyDeviceTallies(_ tallies: [(session: Int, summary: DeviceTally.Summary)]) {
+    mutating func applyDeviceTallies(_ tallies: SetAsideArray<SessionDeviceCounts>) {
         for t in tallies where sessions.indices.contains(t.session) { sessions[t.session].apply(t.summary) }
+        if let failure = tallies.failure { sessions.sourceFailure = failure }
         deviceTrims.removeAll()
         remoteTallies = nil
     }
