@@ -75,13 +75,19 @@ struct ScanSessionsTests {
         #expect(sessions.failure == nil)
     }
 
-    @Test("open sessions stay in memory until they end")
+    @Test("open sessions stay in memory until they end, then are set aside")
     func openStays() throws {
-        var sessions = ScanSessions(spillingTo: FileManager.default.temporaryDirectory.path)
-        for n in 0..<(3 * ScanSessions.recentKept) { sessions.append(Self.session(n)) { $0 == 0 } }
-        #expect(sessions.setAsideCount == 0)
-        sessions.append(Self.session(1))
-        #expect(sessions.setAsideCount == ScanSessions.recentKept)
+        var sessions = ScanSessions(spillingTo: FileManager.default.temporaryDirectory.path, kept: 4)
+        for n in 0..<40 { sessions.append(Self.session(n)) { $0 == 0 } }
+        // All but the latest four, and the first, still open: it is held until it ends, changes written nowhere.
+        #expect(sessions.setAsideCount == 35)
+        let written = sessions.spilledBytes
+        sessions[0].reports = 5
+        #expect(sessions.spilledBytes == written && sessions[0].reports == 5)
+        sessions.append(Self.session(40))
+        #expect(sessions.setAsideCount == 36 && sessions.spilledBytes > written)
+        #expect(sessions[0].reports == 5)
+        #expect(sessions.dropFirst().map(Self.text) == (1...40).map { Self.text(Self.session($0)) })
     }
 
     @Test("without a directory every session is in memory")
@@ -124,5 +130,34 @@ struct AppScanListTests {
         scans.removeAll { $0.controller == 1 }
         #expect(scans.map(Self.text) == (0..<50).filter { $0 % 4 != 1 }.map { Self.text(Self.scan($0)) })
         #expect(scans.failure == nil)
+    }
+}
+
+/// The phone's advertising sessions set aside in a file as they end (`AdvertisingSessions`) read back as they were.
+@Suite("Advertising sessions set aside")
+struct AdvertisingSessionsTests {
+    static func session(_ n: Int) -> AdvertisingSession {
+        let ref = ScanSessionsTests.ref
+        return AdvertisingSession(
+            controller: UInt16(n % 2), setHandle: UInt8(n % 5), start: ref(n), end: n % 4 == 0 ? nil : ref(n + 3),
+            isExtended: n % 2 == 0, connectionsWhileAdvertising: (0..<(n % 3)).map { ref(n * 7 + $0) },
+            endReason: [nil, .disabled, .connected, .terminated(HCIStatus(rawValue: 0x3C)), .reset][n % 5],
+            endedByConnection: n % 3 == 0 ? ref(n + 1) : nil, resumedAfterConnection: n % 6 == 0 ? ref(n - 1) : nil,
+            intervalMinimumMilliseconds: n % 2 == 0 ? Double(n) : nil, intervalMaximumMilliseconds: Double(n) * 2,
+            advertisingType: n % 3 == 0 ? nil : UInt8(n % 4), properties: n % 2 == 0 ? UInt16(n) : nil,
+            isConnectable: n % 2 == 1, isScannable: n % 3 == 1, parametersKnown: n % 5 != 0,
+            advertisingData: (0..<(n % 31)).map { UInt8($0) }, scanResponseData: n % 2 == 0 ? [] : [9, 8, 7],
+            localName: [nil, "", "Ströme \(n)", "heart-rate"][n % 4],
+            serviceUUIDs: (0..<(n % 3)).map { BluetoothUUID(high: UInt64($0), low: UInt64(n)) },
+            durationMilliseconds: n % 2 == 0 ? nil : 10, maximumEvents: n % 3 == 0 ? 5 : nil, completedEvents: n % 4 == 0 ? 2 : nil)
+    }
+
+    @Test("an advertising session's bytes read back as the session: its data, name, UUIDs and end")
+    func roundTrip() throws {
+        var sessions = AdvertisingSessions(spillingTo: FileManager.default.temporaryDirectory.path, kept: 1)
+        for n in 0..<40 { sessions.append(Self.session(n)) }
+        #expect(sessions.setAsideCount == 39)
+        #expect(sessions.map { String(reflecting: $0) } == (0..<40).map { String(reflecting: Self.session($0)) })
+        #expect(sessions.failure == nil)
     }
 }

@@ -127,7 +127,7 @@ final class TrackingHarness: PacketSink {
 
     func scanSessions() -> ScanSessions { scans.finish(at: last) }
     func advertiserList() -> [Advertiser] { advertisers.finish() }
-    func advertisingSessions() -> [AdvertisingSession] { own.finish(at: last) }
+    func advertisingSessions() -> AdvertisingSessions { own.finish(at: last) }
 
     func advertiser(named name: String) -> Advertiser? {
         advertiserList().first { $0.names.contains(name) }

@@ -39,7 +39,7 @@ public enum RepeatedEpisodes {
         var controller: UInt16, set: UInt8, extended: Bool, type: String, low: Double?, high: Double?, connectable: Bool
     }
 
-    public static func advertising(_ sessions: [AdvertisingSession]) -> [[Int]] {
+    public static func advertising<C: Collection<AdvertisingSession>>(_ sessions: C) -> [[Int]] {
         groups(sessions) { a in
             AdvertisingKey(controller: a.controller, set: a.setHandle, extended: a.isExtended, type: a.typeName,
                            low: a.intervalMinimumMilliseconds, high: a.intervalMaximumMilliseconds, connectable: a.isConnectable)

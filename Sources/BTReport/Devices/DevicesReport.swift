@@ -10,7 +10,7 @@ public struct DevicesReport: Sendable {
     public var advertisers: [Advertiser]
     public var advertiserOverflow: AdvertiserOverflow
     public var scans: ScanSessions
-    public var ownAdvertising: [AdvertisingSession]
+    public var ownAdvertising: AdvertisingSessions
     public var firstTimestamp: Timestamp?
     public var lastTimestamp: Timestamp?
 

@@ -17,6 +17,13 @@ public enum DevicesText {
 
     public static func render(_ r: DevicesReport) -> String {
         var lines: [String] = []
+        write(r) { lines.append($0) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The report line by line (each without its newline), as it is made: the scans of a long capture are read one
+    /// at a time (twice: for the table's widths, then for its lines), never gathered.
+    public static func write(_ r: DevicesReport, line out: (String) -> Void) {
         let origin = r.firstTimestamp
         func at(_ t: Timestamp?) -> String {
             guard let t, let origin else { return "-" }
@@ -25,10 +32,10 @@ public enum DevicesText {
 
         var header = "\(r.file)  \(r.info.format)  \(Plural.of(r.advertisers.count, "advertiser"))"
         if let first = r.firstTimestamp { header += "  from \(TimeFormat.utc(first)) UTC" }
-        lines.append(header)
+        out(header)
 
         if r.advertisers.isEmpty {
-            lines.append("  no advertising reports")
+            out("  no advertising reports")
         } else {
             var table = TextTable([("ADDRESS", .left), ("TYPE", .left), ("NAME", .left), ("RSSI min/med/max", .right),
                                    ("REPORTS", .right), ("FIRST", .right), ("LAST", .right), ("DETAILS", .left)])
@@ -36,50 +43,49 @@ public enum DevicesText {
                 table.add([a.address.description, a.addressType.description, shortName(a.name), rssi(a.rssi),
                            String(a.reports), at(a.firstSeen.timestamp), at(a.lastSeen.timestamp), details(a)])
             }
-            lines += table.render()
+            for line in table.render() { out(line) }
         }
         if r.advertiserOverflow.reports > 0 {
-            lines.append("  … about \(r.advertiserOverflow.estimatedAdvertisers) more advertisers not kept "
-                         + "(limit \(AdvertiserTracker.advertiserLimit)), \(Plural.of(r.advertiserOverflow.reports, "report"))")
+            out("  … about \(r.advertiserOverflow.estimatedAdvertisers) more advertisers not kept "
+                + "(limit \(AdvertiserTracker.advertiserLimit)), \(Plural.of(r.advertiserOverflow.reports, "report"))")
         }
 
-        lines.append("")
-        lines.append("Scans")
+        out("")
+        out("Scans")
         if r.scans.isEmpty {
-            lines.append("  no scan sessions")
+            out("  no scan sessions")
         } else {
-            var table = TextTable([("#", .right), ("START", .right), ("END", .left), ("KIND", .left),
+            let table = TextTable([("#", .right), ("START", .right), ("END", .left), ("KIND", .left),
                                    ("INTERVAL/WINDOW", .left), ("DUTY", .right), ("DUP-FILTER", .left),
                                    ("REPORTS", .right), ("DEVICES", .right), ("CONNECTIONS WHILE ON", .left)])
-            for (i, s) in r.scans.enumerated() {
+            table.write(rows: r.scans.count, row: { i in
+                let s = r.scans[i]
                 let end = s.end == nil ? "still on" : at(s.endTimestamp) + " " + (s.endReason?.rawValue ?? "")
                 let connections = s.connectionsWhileScanningCount == 0 ? "-"
                     : "\(s.connectionsWhileScanningCount) (" + s.connectionsWhileScanning.prefix(Self.connectionsShown).map { at($0.timestamp) }
                         .joined(separator: ", ") + (s.connectionsWhileScanningCount > Self.connectionsShown ? ", …" : "") + ")"
-                table.add([String(i + 1), at(s.start.timestamp), end, scanKind(s), scanTiming(s),
-                           s.phys.isEmpty ? "-" : percent(s.dutyCycle), duplicateFilter(s), String(s.reports),
-                           (s.uniqueDevicesIsEstimate ? "~" : "") + String(s.uniqueDevices), connections])
-            }
-            lines += table.render()
+                return [String(i + 1), at(s.start.timestamp), end, scanKind(s), scanTiming(s),
+                        s.phys.isEmpty ? "-" : percent(s.dutyCycle), duplicateFilter(s), String(s.reports),
+                        (s.uniqueDevicesIsEstimate ? "~" : "") + String(s.uniqueDevices), connections]
+            }, to: out)
         }
 
-        lines.append("")
-        lines.append("Own advertising")
+        out("")
+        out("Own advertising")
         if r.ownAdvertising.isEmpty {
-            lines.append("  no advertising sessions")
+            out("  no advertising sessions")
         } else {
-            var table = TextTable([("#", .right), ("SET", .left), ("START", .right), ("END", .left), ("TYPE", .left),
+            let table = TextTable([("#", .right), ("SET", .left), ("START", .right), ("END", .left), ("TYPE", .left),
                                    ("INTERVAL", .left), ("NAME", .left), ("CONNECTIONS", .right), ("NOTE", .left)])
-            for (i, s) in r.ownAdvertising.enumerated() {
+            table.write(rows: r.ownAdvertising.count, row: { i in
+                let s = r.ownAdvertising[i]
                 let end = s.end == nil ? "still on" : at(s.end?.timestamp) + " " + (s.endReason?.name ?? "")
                 let note = s.resumedAfterConnection.map { "re-enabled after the connection at " + at($0.timestamp) } ?? ""
-                table.add([String(i + 1), s.isExtended ? "ext \(s.setHandle)" : "legacy", at(s.start.timestamp), end,
-                           s.typeName, advertisingInterval(s), shortName(s.localName),
-                           String(s.connectionsWhileAdvertising.count), note])
-            }
-            lines += table.render()
+                return [String(i + 1), s.isExtended ? "ext \(s.setHandle)" : "legacy", at(s.start.timestamp), end,
+                        s.typeName, advertisingInterval(s), shortName(s.localName),
+                        String(s.connectionsWhileAdvertising.count), note]
+            }, to: out)
         }
-        return lines.joined(separator: "\n")
     }
 
     /// Milliseconds exactly (scan and advertising intervals are multiples of 0.625 ms).

@@ -21,9 +21,17 @@ struct TextTable {
     static func width(_ cell: String) -> Int { TerminalWidth.of(cell) }
 
     func render() -> [String] {
+        var lines: [String] = []
+        write(rows: rows.count, row: { rows[$0] }) { lines.append($0) }
+        return lines
+    }
+
+    /// The table of `rows` rows, each made by `row` when needed — twice, once for the widths and once for its line —
+    /// given line by line to `out`: a table of a long capture's scans is never held whole.
+    func write(rows count: Int, row: (Int) -> [String], to out: (String) -> Void) {
         var widths = headers.map(Self.width)
-        for row in rows {
-            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], Self.width(cell)) }
+        for r in 0..<count {
+            for (i, cell) in row(r).enumerated() where i < widths.count { widths[i] = max(widths[i], Self.width(cell)) }
         }
         // Lines are assembled as UTF-8 bytes: padding with String(repeating:) and += per cell dominated the
         // time of a table with thousands of advertisers.
@@ -47,6 +55,7 @@ struct TextTable {
             while bytes.last == UInt8(ascii: " ") { bytes.removeLast() }
             return String(decoding: bytes, as: UTF8.self)
         }
-        return [line(headers)] + rows.map(line)
+        out(line(headers))
+        for r in 0..<count { out(line(row(r))) }
     }
 }

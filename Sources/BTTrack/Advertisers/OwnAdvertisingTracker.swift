@@ -15,7 +15,7 @@ import BTDecode
 /// Only commands, Advertising Set Terminated and Connection Complete reach this tracker, so its cost does
 /// not depend on the number of advertising reports.
 public struct OwnAdvertisingTracker {
-    public private(set) var sessions: [AdvertisingSession] = []
+    public internal(set) var sessions = AdvertisingSessions()
     var sets: [AdvertisingSetState] = []
     /// Recent peripheral connections, to name the one an Advertising Set Terminated refers to by handle.
     var recentConnections: [(controller: UInt16, handle: UInt16, at: RecordRef)] = []
@@ -141,7 +141,7 @@ public struct OwnAdvertisingTracker {
     }
 
     /// Every session in start order; those still on keep `end == nil`.
-    public mutating func finish(at: RecordRef?) -> [AdvertisingSession] { sessions }
+    public mutating func finish(at: RecordRef?) -> AdvertisingSessions { sessions }
 
     // MARK: Sessions
 
@@ -165,7 +165,8 @@ public struct OwnAdvertisingTracker {
             durationMilliseconds: duration == 0 ? nil : HCIUnits.durationToMilliseconds(duration),
             maximumEvents: maximumEvents == 0 ? nil : maximumEvents, completedEvents: nil)
         Self.describe(&session, data: state.data, scanResponse: state.scanResponse)
-        sessions.append(session)
+        let open = sets.compactMap(\.current)
+        sessions.append(session, isOpen: open.contains)
         sets[i].current = sessions.count - 1
         sets[i].endedByConnection = nil
     }

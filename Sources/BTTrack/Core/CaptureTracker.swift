@@ -47,9 +47,9 @@ public struct TrackerOptions: Sendable {
     /// timeline read them; `energy` and `devices` do not, and on a capture of many short scans they are one of
     /// the largest things the model holds.
     public var buildsAppScans = true
-    /// Where scan sessions are set aside as they end (`ScanSessions`), and the app's scans as they are built
-    /// (`AppScanList`): a capture of many thousand scans then holds a few bytes for each in memory. nil keeps them
-    /// in memory (live views, tests).
+    /// Where scan and advertising sessions are set aside as they end (`ScanSessions`, `AdvertisingSessions`), and
+    /// the app's scans as they are built (`AppScanList`): a capture of many thousand scans then holds a few bytes
+    /// for each in memory. nil keeps them in memory (live views, tests).
     public var scanSessionSpillDirectory: String?
     /// Scan sessions (and app scans) held in memory before the oldest are set aside (when they are): twice this at
     /// most, as long as none of them is still open.
@@ -79,7 +79,7 @@ public struct CaptureModel: Sendable {
     public var failedConnections: [FailedConnection]
     public var scans: ScanSessions
     public var advertisers: [Advertiser]
-    public var ownAdvertising: [AdvertisingSession]
+    public var ownAdvertising: AdvertisingSessions
     /// Connections dropped by `maximumConnections` or `maximumOpenConnections`.
     public var droppedConnections: Int
     public var firstTimestamp: Timestamp?
@@ -231,6 +231,9 @@ public final class CaptureTracker {
         scans.notesBoundaries = options.retirement?.interest != nil
         scans.trimsDevices = options.scanDevicesListed != Int.max
         if let directory = options.scanSessionSpillDirectory { scans.sessions = ScanSessions(spillingTo: directory, kept: options.scanSessionsKept) }
+        if let directory = options.scanSessionSpillDirectory {
+            ownAdvertising.sessions = AdvertisingSessions(spillingTo: directory, kept: options.scanSessionsKept)
+        }
     }
 
     /// Hands the scan boundaries the last record made (`ScanTracker.boundaries`) to the link tracker, before

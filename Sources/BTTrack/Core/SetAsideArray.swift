@@ -24,8 +24,12 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
     private let spill: Spill?
     /// The directory of `spill`, for arrays made like this one (`emptyCopy`).
     private let directory: String?
-    /// Where each value set aside begins, in index order.
+    /// Where each value set aside begins, in index order; `SetAsideArray.pinnedMark` for those in `pinned`.
     private var setAside: [Int64] = []
+    /// Values past `recent` that were still open when their turn came (`append`'s `isOpen`): held in memory until
+    /// they are not, then written. As many as are open at once (a few advertising sets, a scan per controller).
+    private var pinned: [Int: Element] = [:]
+    private static var pinnedMark: Int64 { -1 }
     /// The values from `setAside.count` on.
     private var recent: [Element] = []
     /// How many stay in memory before the oldest are set aside.
@@ -83,29 +87,42 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
     public subscript(i: Int) -> Element {
         get {
             if i >= setAside.count { return recent[i - setAside.count] }
+            if setAside[i] == Self.pinnedMark, let value = pinned[i] { return value }
             return Element.read(from: spill!, at: setAside[i])
         }
         set {
             if i >= setAside.count {
                 recent[i - setAside.count] = newValue
+            } else if setAside[i] == Self.pinnedMark {
+                pinned[i] = newValue
             } else {
                 setAside[i] = Element.append(newValue, to: spill!)
             }
         }
     }
 
-    /// Adds a value at the end; sets the oldest in memory aside once `kept` follow them, up to the first that
-    /// `isOpen` (by index) says may still change much.
+    /// Adds a value at the end; sets the oldest in memory aside once `kept` follow them. Those `isOpen` (by index)
+    /// says may still change much wait in memory until it says they do not (a change to a value set aside writes
+    /// it anew: an open session's growing list would be written again and again).
     public mutating func append(_ value: Element, isOpen: (Int) -> Bool = { _ in false }) {
         recent.append(value)
-        guard let spill, recent.count >= 2 * kept else { return }
-        let first = setAside.count
-        var moved = 0
-        while moved < kept, !isOpen(first + moved) {
-            setAside.append(Element.append(recent[moved], to: spill))
-            moved += 1
+        guard let spill else { return }
+        for (i, held) in pinned where !isOpen(i) {
+            setAside[i] = Element.append(held, to: spill)
+            pinned[i] = nil
         }
-        recent.removeFirst(moved)
+        guard recent.count >= 2 * kept else { return }
+        let moving = recent.count - kept
+        for k in 0..<moving {
+            let index = setAside.count
+            if isOpen(index) {
+                pinned[index] = recent[k]
+                setAside.append(Self.pinnedMark)
+            } else {
+                setAside.append(Element.append(recent[k], to: spill))
+            }
+        }
+        recent.removeFirst(moving)
     }
 
     /// Removes the values `shouldRemove` picks, keeping the others in order.
@@ -118,5 +135,5 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
     /// Bytes set aside (rewritten values included).
     public var spilledBytes: Int64 { spill?.size ?? 0 }
     /// How many values are set aside, not in memory.
-    public var setAsideCount: Int { setAside.count }
+    public var setAsideCount: Int { setAside.count - pinned.count }
 }

@@ -53,7 +53,7 @@ struct DevicesCommand: ParsableCommand {
                 let report = DevicesReport(file: inputs.json ? name : path, info: capture.info, model: model,
                                            advertiserOverflow: model.advertiserOverflow)
                 // JSON written as it is made: a scan left on through a long capture lists every connection.
-                return inputs.json ? .jsonStream { DevicesJSON.write(report, to: $0, level: $1) } : .text(DevicesText.render(report))
+                return inputs.json ? .jsonStream { DevicesJSON.write(report, to: $0, level: $1) } : .lines { DevicesText.write(report, line: $0) }
             })
     }
 }
