@@ -32,7 +32,8 @@ struct FindingSpillTests {
     /// The capture at `path` audited as `btlens audit` does, links judged as they close (`window`): its
     /// reports from findings held in memory, then from findings set aside in a spill in `directory`.
     /// `accepting`: which findings a baseline accepts.
-    static func bothWays(_ path: String, window: Int = 1, directory: String?,
+    /// `keyRunLength`: the finished findings' keys sorted in memory at once, the rest in runs set aside and merged.
+    static func bothWays(_ path: String, window: Int = 1, directory: String?, keyRunLength: Int = FindingSpill.defaultKeyRunLength,
                          accepting: @escaping (Finding) -> Bool = { _ in false }) throws -> (held: [String], spilled: [String], spilledCount: Int) {
         let auditor = Auditor()
         func track(_ judgement: LinkJudgement) throws -> CaptureModel {
@@ -50,6 +51,7 @@ struct FindingSpillTests {
                            accepted: Findings(all.filter(accepting)), model: heldModel)
 
         let spill = try FindingSpill(directory: directory)
+        spill.keyRunLength = keyRunLength
         let spilledJudgement = auditor.linkJudgement(pricing: true, spill: spill)
         let spilledModel = try track(spilledJudgement)
         let (reported, accepted) = try auditor.audit(spilledModel, file: path, judged: spilledJudgement, spill: spill) { f in
@@ -57,16 +59,19 @@ struct FindingSpillTests {
         }
         #expect(reported.isSpilled == (directory != nil))
         let spilled = reports(file: path, findings: Findings(reported), accepted: Findings(accepted), model: spilledModel)
-        #expect(reported.failure == nil && accepted.failure == nil)
+        #expect(reported.failure == nil && accepted.failure == nil, "\(String(describing: reported.failure)) \(String(describing: accepted.failure))")
         return (held, spilled, reported.count + accepted.count)
     }
 
     static func expectSame(_ path: String, accepting: @escaping (Finding) -> Bool = { _ in false }) throws {
         let directory = try TemporaryDirectory()
-        let (held, spilled, _) = try bothWays(path, directory: directory.path, accepting: accepting)
-        #expect(held.count == spilled.count)
-        for (i, (a, b)) in zip(held, spilled).enumerated() {
-            #expect(a == b, "\(path): report \(i) differs when the findings are read back from the spill")
+        // Keys sorted in memory at once, and in runs of two merged.
+        for runLength in [FindingSpill.defaultKeyRunLength, 2] {
+            let (held, spilled, _) = try bothWays(path, directory: directory.path, keyRunLength: runLength, accepting: accepting)
+            #expect(held.count == spilled.count)
+            for (i, (a, b)) in zip(held, spilled).enumerated() {
+                #expect(a == b, "\(path): report \(i) differs when the findings are read back from the spill (runs of \(runLength))")
+            }
         }
         // The spill's names are removed as soon as the files are made.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
@@ -95,10 +100,13 @@ struct FindingSpillTests {
         _ = try BenchmarkGenerator.write(to: capture, targetBytes: 16 << 20, shape: .scans)
         let spillDirectory = directory.path + "/spill"
         try FileManager.default.createDirectory(atPath: spillDirectory, withIntermediateDirectories: false)
-        let (held, spilled, count) = try Self.bothWays(capture, window: 8, directory: spillDirectory)
-        #expect(count > 100, "the capture should make many findings")
-        for (i, (a, b)) in zip(held, spilled).enumerated() {
-            #expect(a == b, "report \(i) differs when the findings are read back from the spill")
+        for runLength in [FindingSpill.defaultKeyRunLength, 37] {
+            let (held, spilled, count) = try Self.bothWays(capture, window: 8, directory: spillDirectory, keyRunLength: runLength)
+            #expect(count > 100, "the capture should make many findings")
+            #expect(count > 3 * runLength || runLength == FindingSpill.defaultKeyRunLength)
+            for (i, (a, b)) in zip(held, spilled).enumerated() {
+                #expect(a == b, "report \(i) differs when the findings are read back from the spill (keys in runs of \(runLength))")
+            }
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: spillDirectory).isEmpty)
     }

@@ -17,6 +17,10 @@ public final class FindingSpill: @unchecked Sendable {
     let spill: Spill
     /// Where the spill's file is (nil: memory): finished findings go to a second file there.
     public let directory: String?
+    /// The finished findings' keys sorted in memory at once, the rest set aside in sorted runs and merged
+    /// (`FinishedFindings`): 16,384 keys of 48 bytes.
+    public var keyRunLength = FindingSpill.defaultKeyRunLength
+    public static let defaultKeyRunLength = 16_384
     /// Reused for each finding's bytes.
     private var bytes: [UInt8] = []
 

@@ -41,7 +41,8 @@ extension Auditor {
         do { finished = try Spill(directory: spill.directory, name: "findings") } catch {
             throw .spill(cause: (error as? SpillError).map { "\($0.path): \($0.cause)" } ?? "\(error)")
         }
-        var reported = FinishedFindings(spill: finished), accepted = FinishedFindings(spill: finished)
+        var reported = FinishedFindings(spill: finished, directory: spill.directory, runLength: spill.keyRunLength)
+        var accepted = FinishedFindings(spill: finished, directory: spill.directory, runLength: spill.keyRunLength)
         do {
             // The de-duplication's hashes and the places made are let go before the keys are sorted.
             var duplicates = FindingDeduplication()

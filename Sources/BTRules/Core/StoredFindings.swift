@@ -12,7 +12,7 @@ public final class StoredFindings: @unchecked Sendable {
 
     let storage: Storage
     /// In report order.
-    public let keys: [FindingKey]
+    public let keys: SetAsideArray<FindingKey>
     /// The rules' ids the keys point at.
     let ruleIDs: [String]
     /// Each finding's host part (`cost.hostMC`) where it is not 0, in report order: few findings have one.
@@ -25,11 +25,11 @@ public final class StoredFindings: @unchecked Sendable {
     public convenience init(_ findings: [Finding]) {
         var interned = RuleInterning()
         let keys = findings.enumerated().map { i, f in FindingKey(f, offset: Int64(i), length: 0, rule: interned.slot(f.id)) }
-        self.init(storage: .held(findings), keys: keys, ruleIDs: interned.ids,
+        self.init(storage: .held(findings), keys: SetAsideArray(keys), ruleIDs: interned.ids,
                   hostCharges: findings.compactMap { f in f.cost.flatMap { $0.hostMC != 0 ? $0.hostMC : nil } })
     }
 
-    init(storage: Storage, keys: [FindingKey], ruleIDs: [String], hostCharges: [Double]) {
+    init(storage: Storage, keys: SetAsideArray<FindingKey>, ruleIDs: [String], hostCharges: [Double]) {
         self.storage = storage
         self.keys = keys
         self.ruleIDs = ruleIDs
@@ -61,6 +61,11 @@ public final class StoredFindings: @unchecked Sendable {
     }
 
     public func ruleID(at i: Int) -> String { ruleIDs[Int(keys[i].rule)] }
+
+    /// Records a failure to keep the findings (their keys could not be set aside or read back).
+    func note(_ error: FindingStoreError) {
+        if failure == nil { failure = error }
+    }
 
     /// The finding written at `offset` in `spill`.
     static func read(_ spill: Spill, at offset: Int64, length: Int) throws(FindingStoreError) -> Finding {

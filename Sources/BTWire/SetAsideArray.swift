@@ -1,6 +1,3 @@
-import BTWire
-import BTCapture
-
 /// A value that can be set aside as bytes in a `Spill` (`SetAsideArray`) and read back by the process that wrote
 /// it: plain fields as they are in memory, lists after them.
 public protocol SetAsideValue: Sendable {
@@ -79,7 +76,7 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
     }
 
     /// What went wrong setting aside what the values were made from (`failure` reports it).
-    var sourceFailure: String?
+    public var sourceFailure: String?
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { setAside.count + recent.count }
