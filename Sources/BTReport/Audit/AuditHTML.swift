@@ -72,7 +72,8 @@ public enum AuditHTML {
             } else {
                 timelines.append((capture.file, nil))
             }
-            part(findingsTable(capture, index: index))
+            part("")
+            findingsTable(capture, index: index, write)
             if let report { part(AuditHTMLEnergy.panel(report)) }
             if let page {
                 part("")
@@ -208,30 +209,34 @@ public enum AuditHTML {
     }
 
     /// Repeats of one rule on one peer as one expandable row (`AuditCost.grouped`, as text and Markdown), the
-    /// rest a row each; most severe and costliest first, re-sortable by the script.
-    static func findingsTable(_ capture: AuditedCapture, index: Int) -> String {
-        guard !capture.findings.isEmpty else { return "<p>No findings.</p>" }
+    /// rest a row each; most severe and costliest first, re-sortable by the script. Written a row group at a time.
+    static func findingsTable(_ capture: AuditedCapture, index: Int, _ write: (String) -> Void) {
+        guard !capture.findings.isEmpty else { return write("<p>No findings.</p>") }
         let (groups, rest) = AuditCost.groupedIndices(capture.findings)
         var out = "<table class=\"findings\" data-capture=\"\(index)\"><thead><tr>"
             + "<th><button class=\"sort\" data-sort=\"sev\" title=\"sort by severity\">severity</button></th><th>rule</th><th>where</th><th>finding</th>"
             + "<th><button class=\"sort\" data-sort=\"cost\" title=\"sort by the charge it would save\">saves</button></th><th>records</th></tr></thead>"
         var order = 0
         for g in groups {
+            write(out)
+            out = ""
             out += "<tbody class=\"group\" \(sortKeys(g.severity, charge: g.charge, order: order))><tr class=\"group-row\">"
                 + "<td class=\"sev \(g.severity.rawValue)\"><button class=\"expand\" aria-expanded=\"false\" aria-label=\"show each finding\" title=\"show each finding\">▸</button> \(g.severity.rawValue)</td>"
                 + "<td><a href=\"#advice-\(g.id)\"><code>\(g.id)</code></a> \(escape(g.rule))</td><td>\(escape(g.connections))</td>"
                 + "<td>\(escape(g.line)) <span class=\"count\">×\(g.findings.count)</span></td><td class=\"cost\">\(escape(AuditCost.mAh(g.charge)))</td><td></td></tr>"
-            for i in g.indices { out += findingRow(capture.findings[i], key: key(capture: index, finding: i), member: true) }
-            out += "</tbody>"
+            write(out)
+            for i in g.indices { write(findingRow(capture.findings[i], key: key(capture: index, finding: i), member: true)) }
+            out = "</tbody>"
             order += 1
         }
         for i in AuditCost.ordered(rest, of: capture.findings) {
+            write(out)
             let f = capture.findings[i]
-            out += "<tbody class=\"single\" \(sortKeys(f.severity, charge: f.cost?.phone.chargeMC ?? 0, order: order))>"
+            out = "<tbody class=\"single\" \(sortKeys(f.severity, charge: f.cost?.phone.chargeMC ?? 0, order: order))>"
                 + findingRow(f, key: key(capture: index, finding: i), member: false) + "</tbody>"
             order += 1
         }
-        return out + "</table>"
+        write(out + "</table>")
     }
 
     /// Timeline lines the connection panels of one capture hold at most; connections past it point to

@@ -24,9 +24,18 @@ enum AuditHTMLEnergy {
         var kind: String
         var cost: RadioCost
         var count = 1
+        /// A connection's place in the report's links: its label is made only when its bar is drawn.
+        var link: Int32 = -1
     }
 
-    /// Scans by setting and advertising by set, summed; each connection on its own.
+    /// An activity's label: a connection's made from its link.
+    static func label(_ a: Activity, in r: EnergyReport) -> String {
+        guard a.link >= 0 else { return a.label }
+        let c = r.links[Int(a.link)].connection
+        return "connection #\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0)" } ?? "")
+    }
+
+    /// Scans by setting and advertising by set, summed; each connection on its own (after them, in id order).
     static func activities(_ r: EnergyReport) -> [Activity] {
         var order: [String] = []
         var byKey: [String: Activity] = [:]
@@ -49,11 +58,14 @@ enum AuditHTMLEnergy {
             let label = "advertising hci\(a.session.controller) set \(a.session.setHandle)"
             add(label, Activity(label: label, kind: "advertising", cost: a.phone))
         }
-        for l in r.links where l.modelled {
-            let c = l.connection
-            add("c\(c.id)", Activity(label: "connection #\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0)" } ?? ""), kind: "link", cost: l.phone))
+        var out = order.compactMap { byKey[$0] }
+        // A connection is an activity of its own (no two share an id): no label is made or kept for it here.
+        for position in r.links.indices {
+            let l = r.links[position]
+            guard l.modelled else { continue }
+            out.append(Activity(label: "", kind: "link", cost: l.phone, link: Int32(position)))
         }
-        return order.compactMap { byKey[$0] }
+        return out
     }
 
     static func panel(_ r: EnergyReport) -> String {
@@ -72,7 +84,7 @@ enum AuditHTMLEnergy {
             out += "<table class=\"energy-bars\">"
             for a in list {
                 let share = total.chargeMC > 0 ? " · \(Int((a.cost.chargeMC / total.chargeMC * 100).rounded())) %" : ""
-                out += "<tr><td class=\"label\">\(escape(a.label))\(a.count > 1 ? " <span class=\"count\">×\(a.count)</span>" : "")</td>"
+                out += "<tr><td class=\"label\">\(escape(label(a, in: r)))\(a.count > 1 ? " <span class=\"count\">×\(a.count)</span>" : "")</td>"
                     + "<td class=\"bar\"><span class=\"energy-bar k-\(a.kind)\" style=\"width:\(DecimalText.fixed(max(0.2, a.cost.chargeMC / most * 100), fractionDigits: 1))%\" title=\"\(escape(radioTitle(a.cost)))\"></span></td>"
                     + "<td class=\"value\">\(escape(AuditCost.mAh(a.cost.chargeMC)))\(share)</td></tr>"
             }
