@@ -181,11 +181,10 @@ public enum AuditHTML {
             return judged?.lines.link(id: id(position))
         }
 
-        /// The capture's GATT peers, as `GATTReport.peers` gives them.
-        func gattPeers() -> [GATTReport.Peer] {
-            guard let judged else { return GATTReport.peers(model) }
-            for c in model.connections where !c.isJudged { judged.gatt.add(c) }
-            return judged.gatt.list()
+        /// The capture's GATT peers, in the order `GATTReport.peers` gives them, each made when `body` gets it.
+        func forEachGATTPeer(_ body: (GATTReport.Peer) -> Void) {
+            guard let judged else { return GATTReport.peers(model).forEach(body) }
+            judged.gatt.forEachPeer(others: model.connections.filter { !$0.isJudged }, body)
         }
     }
 
@@ -254,10 +253,18 @@ public enum AuditHTML {
     /// (once per peer, in a template the script copies into the panel it opens). Written a peer and a connection
     /// at a time.
     static func connectionPanels(_ page: PageLinks, capture: Int, _ write: (String) -> Void) {
-        var gattOf: [Int: Int] = [:]
-        for (i, p) in page.gattPeers().enumerated() {
-            for c in p.links { gattOf[c.id] = i }
+        // Each link's peer, by link id.
+        var peerOf: [(link: Int32, peer: Int32)] = []
+        var i = 0
+        page.forEachGATTPeer { p in
+            defer { i += 1 }
+            for c in p.links { peerOf.append((Int32(clamping: c.id), Int32(i))) }
             write("<template id=\"gatt-\(capture)-\(i)\"><pre class=\"gatt\">\(escape(GATTReport.peerLines(p).joined(separator: "\n")))</pre></template>")
+        }
+        peerOf.sort { $0.link < $1.link }
+        func gattOf(_ id: Int) -> Int? {
+            let k = peerOf.partitioningIndex { Int($0.link) >= id }
+            return k < peerOf.count && Int(peerOf[k].link) == id ? Int(peerOf[k].peer) : nil
         }
         var lines = 0
         for position in 0..<page.count {
@@ -282,11 +289,12 @@ public enum AuditHTML {
             } else {
                 body = escape("This page holds the timelines of the first connections only: run `btlens timeline --connection \(c.id)` for this one.")
             }
-            let gatt = gattOf[c.id].map { "data-gatt=\"gatt-\(capture)-\($0)\"" } ?? ""
+            let peer = gattOf(c.id)
+            let gatt = peer.map { "data-gatt=\"gatt-\(capture)-\($0)\"" } ?? ""
             write("<section class=\"conn\" id=\"conn-\(capture)-\(c.id)\" \(gatt) tabindex=\"-1\" aria-label=\"connection #\(c.id)\" hidden><h3>Connection #\(c.id) \(escape(c.linkName))"
                   + (c.peerAddress.map { " — \(escape($0.description))" } ?? "") + " <button class=\"close\" title=\"close\" aria-label=\"close the timeline of connection #\(c.id)\">×</button></h3>"
                   + "<div class=\"conn-body\"><pre class=\"conn-timeline\">\(body)</pre><div class=\"gatt-slot\">"
-                  + (gattOf[c.id] == nil ? "<pre class=\"gatt\">no GATT traffic on this link</pre>" : "") + "</div></div></section>")
+                  + (peer == nil ? "<pre class=\"gatt\">no GATT traffic on this link</pre>" : "") + "</div></div></section>")
         }
     }
 

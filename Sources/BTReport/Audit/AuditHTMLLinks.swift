@@ -5,12 +5,12 @@ import BTEnergy
 
 /// What the HTML report draws and prints of the links judged before the capture ended (`LinkRetirement`), made
 /// when each link is judged and set aside until the page is written, so that the audit lets its links go as the
-/// other formats do. Memory keeps 12 bytes per judged link in each of the spills, its peer's GATT state
-/// (`GATTPeers`, as `btlens gatt`) and, for the connection panels' budget, the line counts of the first links.
+/// other formats do. Memory keeps 12 bytes per judged link in each of the spills and, for the connection panels'
+/// budget, the line counts of the first links.
 ///
 /// - the link's timeline phases (`AuditHTMLTimeline.phases`), with its summary and end (`records`);
 /// - its priced row for the energy panel and the timeline's lanes (`rows`, `EnergyLinkRows`);
-/// - its GATT, added to its peer's (`gatt`);
+/// - its GATT (`gatt`, `GATTLinkSpill`), gathered into its peer's when the page is written;
 /// - its text timeline (`lines`, `TimelineLinkLines`), only while the panels' line budget
 ///   (`AuditHTML.panelLineBudget`, counted in id order) may still reach it: a link whose lower-id links already
 ///   judged fill the budget is shown as a pointer only, so needs no text.
@@ -40,8 +40,8 @@ public final class AuditHTMLLinks: @unchecked Sendable {
     let lines: TimelineLinkLines
     /// The judged links priced (the energy panel, and each lane's charge).
     public let rows: EnergyLinkRows
-    /// The judged links' GATT by peer (the panels' GATT trees).
-    let gatt = GATTPeers()
+    /// The judged links' GATT (the panels' GATT trees).
+    let gatt: GATTLinkSpill
     /// Links whose text was set aside, by id, with the fewest lines the panels will count for each.
     private var counted: [(id: Int32, lines: Int32)] = []
     /// The lowest id of a judged link the panels show as a pointer: every later link is one too.
@@ -54,19 +54,22 @@ public final class AuditHTMLLinks: @unchecked Sendable {
         records = SpilledRecords(directory: spillDirectory)
         lines = TimelineLinkLines(spillDirectory: spillDirectory)
         rows = EnergyLinkRows(energy: energy, spillDirectory: spillDirectory)
+        gatt = GATTLinkSpill(spillDirectory: spillDirectory)
     }
 
     /// Why a spill is in memory rather than a file, when one is.
-    public var spillFailure: String? { records.spillFailure ?? lines.records.spillFailure ?? rows.records.spillFailure }
+    public var spillFailure: String? {
+        records.spillFailure ?? lines.records.spillFailure ?? rows.records.spillFailure ?? gatt.records.spillFailure
+    }
 
     /// What went wrong writing or reading the records (a full disk), if anything.
-    public var failure: String? { records.failure ?? lines.records.failure ?? rows.records.failure }
+    public var failure: String? { records.failure ?? lines.records.failure ?? rows.records.failure ?? gatt.records.failure }
 
     /// Sets aside what the page reads of a judged link that stays in the model (`kept`).
     public func keep(_ c: Connection, kept: Bool) {
         rows.price(c, kept: kept)
         guard kept else { return }
-        gatt.add(c)
+        gatt.keep(c)
         let end = c.end?.timestamp ?? c.start.timestamp
         let phases = AuditHTMLTimeline.phases(c, model: .links([c]), end: end)
         records.begin(id: c.id)
