@@ -5,8 +5,8 @@ import BTEnergy
 
 /// What the HTML report draws and prints of the links judged before the capture ended (`LinkRetirement`), made
 /// when each link is judged and set aside until the page is written, so that the audit lets its links go as the
-/// other formats do. Memory keeps 12 bytes per judged link in each of the spills and, for the connection panels'
-/// budget, the line counts of the first links.
+/// other formats do. The records wait in one temporary file; memory keeps 12 bytes per judged link and kind of
+/// record and, for the connection panels' budget, the line counts of the first links.
 ///
 /// - the link's timeline phases (`AuditHTMLTimeline.phases`), with its summary and end (`records`);
 /// - its priced row for the energy panel and the timeline's lanes (`rows`, `EnergyLinkRows`);
@@ -51,19 +51,19 @@ public final class AuditHTMLLinks: @unchecked Sendable {
     /// temporary directory); nil keeps them in memory.
     public init(energy: EnergyModel = EnergyModel(), spillDirectory: String? = nil) {
         precondition(_isPOD(Header.self) && _isPOD(PhaseHeader.self), "set aside as bytes")
+        // One file for the four kinds of record (each written whole, one after another, on the link thread): a
+        // directory of captures holds one open file per capture for them.
         records = SpilledRecords(directory: spillDirectory)
-        lines = TimelineLinkLines(spillDirectory: spillDirectory)
-        rows = EnergyLinkRows(energy: energy, spillDirectory: spillDirectory)
-        gatt = GATTLinkSpill(spillDirectory: spillDirectory)
+        lines = TimelineLinkLines(records: SpilledRecords(sharing: records))
+        rows = EnergyLinkRows(energy: energy, records: SpilledRecords(sharing: records))
+        gatt = GATTLinkSpill(records: records)
     }
 
-    /// Why a spill is in memory rather than a file, when one is.
-    public var spillFailure: String? {
-        records.spillFailure ?? lines.records.spillFailure ?? rows.records.spillFailure ?? gatt.records.spillFailure
-    }
+    /// Why the records are in memory rather than a file, when they are.
+    public var spillFailure: String? { records.spillFailure }
 
     /// What went wrong writing or reading the records (a full disk), if anything.
-    public var failure: String? { records.failure ?? lines.records.failure ?? rows.records.failure ?? gatt.records.failure }
+    public var failure: String? { records.failure }
 
     /// Sets aside what the page reads of a judged link that stays in the model (`kept`).
     public func keep(_ c: Connection, kept: Bool) {

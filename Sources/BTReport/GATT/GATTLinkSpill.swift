@@ -70,6 +70,16 @@ public final class GATTLinkSpill: @unchecked Sendable {
         records = SpilledRecords(directory: spillDirectory)
     }
 
+    /// The links' GATT set aside among other records (`SpilledRecords(sharing:)`).
+    convenience init(records: SpilledRecords) {
+        self.init(spillDirectory: nil, sharing: records)
+    }
+
+    private init(spillDirectory: String?, sharing: SpilledRecords?) {
+        precondition(_isPOD(Header.self), "set aside as bytes")
+        records = sharing.map(SpilledRecords.init(sharing:)) ?? SpilledRecords(directory: spillDirectory)
+    }
+
     /// Sets aside the GATT of a judged link, when it shows any (`GATTReport.showsGATT`).
     public func keep(_ c: Connection) {
         guard GATTReport.showsGATT(c) else { return }

@@ -52,6 +52,12 @@ public final class TimelineLinkLines: @unchecked Sendable {
         records = SpilledRecords(directory: spillDirectory)
     }
 
+    /// Lines set aside among other records (`SpilledRecords(sharing:)`).
+    init(records: SpilledRecords) {
+        connectionFilter = nil
+        self.records = records
+    }
+
     /// Writes what the report prints of a judged link (as `TimelineReport.text` would at the end) and sets it aside.
     public func keep(_ c: Connection) {
         guard connectionFilter == nil || connectionFilter == c.id else { return }
