@@ -24,18 +24,10 @@ enum AuditHTMLEnergy {
         var kind: String
         var cost: RadioCost
         var count = 1
-        /// A connection's place in the report's links: its label is made only when its bar is drawn.
-        var link: Int32 = -1
     }
 
-    /// An activity's label: a connection's made from its link.
-    static func label(_ a: Activity, in r: EnergyReport) -> String {
-        guard a.link >= 0 else { return a.label }
-        let c = r.links[Int(a.link)].connection
-        return "connection #\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0)" } ?? "")
-    }
-
-    /// Scans by setting and advertising by set, summed; each connection on its own (after them, in id order).
+    /// Scans by setting and advertising by set, summed; the connections, each an activity of its own, come after
+    /// them in id order (`panel`).
     static func activities(_ r: EnergyReport) -> [Activity] {
         var order: [String] = []
         var byKey: [String: Activity] = [:]
@@ -58,23 +50,39 @@ enum AuditHTMLEnergy {
             let label = "advertising hci\(a.session.controller) set \(a.session.setHandle)"
             add(label, Activity(label: label, kind: "advertising", cost: a.phone))
         }
-        var out = order.compactMap { byKey[$0] }
-        // A connection is an activity of its own (no two share an id): no label is made or kept for it here.
+        return order.compactMap { byKey[$0] }
+    }
+
+    /// A connection's activity (its place among the report's links), made when it is drawn or summed.
+    static func link(_ r: EnergyReport, _ position: Int) -> Activity {
+        let l = r.links[position], c = l.connection
+        return Activity(label: "connection #\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0)" } ?? ""), kind: "link", cost: l.phone)
+    }
+
+    /// The activities to draw, costliest first: `barsShown` at most, the cheapest beyond sharing one. Every
+    /// activity is sorted by its charge alone (16 bytes each: a capture of 100,000 links), the connections'
+    /// read back from the report when drawn or summed, in the order a sort of the whole activities gives.
+    static func shown(_ r: EnergyReport) -> [Activity] {
+        let fixed = activities(r)
+        // An activity's place among `fixed` (from 0), or -1 − a connection's place among the report's links.
+        var keys: [(charge: Double, activity: Int32)] = fixed.indices.map { (fixed[$0].cost.chargeMC, Int32($0)) }
         for position in r.links.indices {
             let l = r.links[position]
             guard l.modelled else { continue }
-            out.append(Activity(label: "", kind: "link", cost: l.phone, link: Int32(position)))
+            keys.append((l.phone.chargeMC, Int32(-1 - position)))
         }
-        return out
+        keys.sort { $0.charge > $1.charge }
+        func activity(_ key: (charge: Double, activity: Int32)) -> Activity {
+            key.activity >= 0 ? fixed[Int(key.activity)] : link(r, Int(-1 - key.activity))
+        }
+        guard keys.count > barsShown else { return keys.map(activity) }
+        let rest = keys[(barsShown - 1)...]
+        let sum = rest.reduce(RadioCost.zero) { $0 + activity($1).cost }
+        return keys.prefix(barsShown - 1).map(activity) + [Activity(label: "\(rest.count) more activities", kind: "other", cost: sum, count: rest.count)]
     }
 
     static func panel(_ r: EnergyReport) -> String {
-        var list = activities(r).sorted { $0.cost.chargeMC > $1.cost.chargeMC }
-        if list.count > barsShown {
-            let rest = list[(barsShown - 1)...]
-            let sum = rest.reduce(RadioCost.zero) { $0 + $1.cost }
-            list = Array(list.prefix(barsShown - 1)) + [Activity(label: "\(rest.count) more activities", kind: "other", cost: sum, count: rest.count)]
-        }
+        let list = shown(r)
         let total = r.phoneTotal
         let most = max(list.map(\.cost.chargeMC).max() ?? 0, 1e-9)
         var out = "<section class=\"energy\"><h3>Energy: the phone's radio charge per activity (model, profile \(escape(r.profile.phone.name)))</h3>"
@@ -84,7 +92,7 @@ enum AuditHTMLEnergy {
             out += "<table class=\"energy-bars\">"
             for a in list {
                 let share = total.chargeMC > 0 ? " · \(Int((a.cost.chargeMC / total.chargeMC * 100).rounded())) %" : ""
-                out += "<tr><td class=\"label\">\(escape(label(a, in: r)))\(a.count > 1 ? " <span class=\"count\">×\(a.count)</span>" : "")</td>"
+                out += "<tr><td class=\"label\">\(escape(a.label))\(a.count > 1 ? " <span class=\"count\">×\(a.count)</span>" : "")</td>"
                     + "<td class=\"bar\"><span class=\"energy-bar k-\(a.kind)\" style=\"width:\(DecimalText.fixed(max(0.2, a.cost.chargeMC / most * 100), fractionDigits: 1))%\" title=\"\(escape(radioTitle(a.cost)))\"></span></td>"
                     + "<td class=\"value\">\(escape(AuditCost.mAh(a.cost.chargeMC)))\(share)</td></tr>"
             }
