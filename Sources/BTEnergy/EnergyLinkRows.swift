@@ -24,6 +24,12 @@ public final class EnergyLinkRows: @unchecked Sendable {
         records = SpilledRecords(directory: spillDirectory)
     }
 
+    /// Rows set aside among other records (`SpilledRecords(sharing:)`).
+    public init(energy: EnergyModel, records: SpilledRecords) {
+        self.energy = energy
+        self.records = records
+    }
+
     /// Prices one judged link that stays in the model (`kept`) and sets its row aside.
     public func price(_ c: Connection, kept: Bool) {
         guard kept, let end = c.end?.timestamp else { return }

@@ -18,6 +18,13 @@ public final class SpilledRecords: @unchecked Sendable {
         spillError = made.error
     }
 
+    /// Records of another kind set aside in `other`'s spill, after and between its own (one file for several kinds
+    /// of record, each kind written whole before the next begins, on one thread).
+    public init(sharing other: SpilledRecords) {
+        spill = other.spill
+        spillError = other.spillError
+    }
+
     public var count: Int { ids.count }
     /// Whether the records are in a file (not held in memory).
     public var isFile: Bool { spill.isFile }

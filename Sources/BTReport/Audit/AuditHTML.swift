@@ -12,50 +12,180 @@ import BTEnergy
 public enum AuditHTML {
     static func escape(_ s: String) -> String { MarkupEscaping.escape(s) }
 
+    /// What the page reads of one capture: its model and, when its links were judged as it was read, what was set
+    /// aside of each judged link (`AuditHTMLLinks`).
+    public struct Capture: @unchecked Sendable {
+        public var model: CaptureModel
+        public var judged: AuditHTMLLinks?
+
+        public init(model: CaptureModel, judged: AuditHTMLLinks? = nil) {
+            self.model = model
+            self.judged = judged
+        }
+    }
+
+    /// The whole page as one string: `write` gathered (tests and small runs).
     public static func render(_ run: AuditRun, models: [String: CaptureModel], energy: EnergyModel = EnergyModel()) -> String {
-        var out: [String] = []
-        out.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                   + "<meta name=\"color-scheme\" content=\"light dark\"><title>btlens audit</title><style>\(AuditHTMLAssets.style)</style></head><body>")
-        out.append("<header><h1>btlens audit</h1><p><strong>\(escape(run.summary))</strong>" + (run.failOn.map { " — fails on \($0.rawValue) and above" } ?? "") + "</p>")
-        if let waste = run.wasteLine { out.append("<p class=\"waste\">\(escape(waste[waste.startIndex].uppercased() + waste.dropFirst())).</p>") }
-        if run.status == .unreadable { out.append("<p class=\"error\"><strong>Incomplete: an input could not be read.</strong></p>") }
-        out.append("</header><main>")
-        var blobs: [JSONValue] = []
+        var out = ""
+        write(run, captures: models.mapValues { Capture(model: $0) }, energy: energy) { out += $0 }
+        return out
+    }
+
+    /// The page, piece by piece as it is made (`btlens audit --format html`): never held whole. `energy` prices the
+    /// energy panel; a capture's judged links must have been priced with it too (`AuditHTMLLinks(energy:)`).
+    public static func write(_ run: AuditRun, captures: [String: Capture], energy: EnergyModel = EnergyModel(),
+                             to write: @escaping (String) -> Void) {
+        // The page's parts, one line between each.
+        var started = false
+        func part(_ text: String) {
+            if started { write("\n") }
+            started = true
+            write(text)
+        }
+        part("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+             + "<meta name=\"color-scheme\" content=\"light dark\"><title>btlens audit</title><style>\(AuditHTMLAssets.style)</style></head><body>")
+        part("<header><h1>btlens audit</h1><p><strong>\(escape(run.summary))</strong>" + (run.failOn.map { " — fails on \($0.rawValue) and above" } ?? "") + "</p>")
+        if let waste = run.wasteLine { part("<p class=\"waste\">\(escape(waste[waste.startIndex].uppercased() + waste.dropFirst())).</p>") }
+        if run.status == .unreadable { part("<p class=\"error\"><strong>Incomplete: an input could not be read.</strong></p>") }
+        part("</header><main>")
+        // Each capture's timeline, written into the page's JSON at its end.
+        var timelines: [(file: String, timeline: AuditHTMLTimeline?)] = []
         for (index, capture) in run.captures.enumerated() {
-            out.append("<section class=\"capture\" id=\"capture-\(index)\"><h2>\(escape(capture.file))</h2>")
+            part("<section class=\"capture\" id=\"capture-\(index)\"><h2>\(escape(capture.file))</h2>")
             if let error = capture.error {
-                out.append("<p class=\"error\">unreadable: \(escape(error))</p></section>")
-                blobs.append(.object([("file", .string(capture.file))]))
+                part("<p class=\"error\">unreadable: \(escape(error))</p></section>")
+                timelines.append((capture.file, nil))
                 continue
             }
-            for note in capture.notes { out.append("<p class=\"note\">\(escape(note))</p>") }
+            for note in capture.notes { part("<p class=\"note\">\(escape(note))</p>") }
             if let attribution = capture.attribution {
                 // Which app each scan and link was: the text report's section, as a list.
                 let lines = AttributionReport.lines(attribution, focus: capture.focus)
-                out.append("<details class=\"note\"><summary>\(escape(lines[0]))</summary><ul>"
-                           + lines.dropFirst().map { "<li>\(escape($0.trimmingLeadingSpaces))</li>" }.joined() + "</ul></details>")
+                part("<details class=\"note\"><summary>\(escape(lines[0]))</summary><ul>"
+                     + lines.dropFirst().map { "<li>\(escape($0.trimmingLeadingSpaces))</li>" }.joined() + "</ul></details>")
             }
-            let model = models[capture.file]
-            let report = model.map { EnergyReport(model: $0, energy: energy) }
-            if let model, let report, let timeline = AuditHTMLTimeline(model: model, report: report, findings: capture.findings.array, capture: index) {
-                blobs.append(timeline.json(file: capture.file))
-                out.append(AuditHTMLTimeline.controls(capture: index))
+            let page = captures[capture.file].map(PageLinks.init)
+            let report = page.map { EnergyReport(model: $0.model, energy: energy, rows: $0.judged?.rows) }
+            if let page, let report, let timeline = AuditHTMLTimeline(page: page, report: report, findings: capture.findings, capture: index) {
+                timelines.append((capture.file, timeline))
+                part(AuditHTMLTimeline.controls(capture: index))
             } else {
-                blobs.append(.object([("file", .string(capture.file))]))
+                timelines.append((capture.file, nil))
             }
-            out.append(findingsTable(capture, index: index))
-            if let report { out.append(AuditHTMLEnergy.panel(report)) }
-            if let model { out.append(connectionPanels(model, capture: index)) }
-            out.append("</section>")
+            part("")
+            findingsTable(capture, index: index, write)
+            if let report { part(AuditHTMLEnergy.panel(report)) }
+            if let page {
+                part("")
+                connectionPanels(page, capture: index, write)
+            }
+            part("</section>")
         }
-        out.append(adviceSection(run))
-        out.append("</main><div id=\"tip\" role=\"tooltip\" hidden></div>")
-        out.append("<footer class=\"advice\">Generated by btlens \(escape(run.version)).</footer>")
+        part(adviceSection(run))
+        part("</main><div id=\"tip\" role=\"tooltip\" hidden></div>")
+        part("<footer class=\"advice\">Generated by btlens \(escape(run.version)).</footer>")
+        part("<script type=\"application/json\" id=\"btlens-data\">")
         // "<" only occurs inside JSON strings, where \u003c reads the same: the blob can never close its element.
-        let data = JSONValue.object([("captures", .array(blobs))]).serialized(indent: nil).replacingOccurrences(of: "<", with: "\\u003c")
-        out.append("<script type=\"application/json\" id=\"btlens-data\">\(data)</script>")
-        out.append("<script>\(AuditHTMLAssets.script)</script></body></html>")
-        return out.joined(separator: "\n")
+        let writer = JSONStreamWriter(indent: nil) { text in
+            write(text.utf8.contains(UInt8(ascii: "<")) ? text.replacingOccurrences(of: "<", with: "\\u003c") : text)
+        }
+        writer.object { members in
+            members.elements("captures") { blobs in
+                for (file, timeline) in timelines {
+                    blobs.next()
+                    if let timeline {
+                        timeline.write(file: file, to: writer, level: blobs.level + 1)
+                    } else {
+                        writer.value(.object([("file", .string(file))]), level: blobs.level + 1)
+                    }
+                }
+            }
+        }
+        write("</script>")
+        part("<script>\(AuditHTMLAssets.script)</script></body></html>")
+    }
+
+    /// A capture's links in id order, as the page reads them: the model's, and those judged before the capture
+    /// ended read back from their records (`AuditHTMLLinks`). Memory keeps 4 bytes per link.
+    struct PageLinks {
+        let model: CaptureModel
+        let judged: AuditHTMLLinks?
+        /// By id: a place in `model.connections` (from 0), or -1 − the place of a judged link's record in id order.
+        private var entries: [Int32] = []
+
+        init(_ capture: Capture) {
+            model = capture.model
+            judged = capture.judged
+            let connections = model.connections
+            let records = judged?.records
+            records?.sortByID()
+            let ids = records?.ids ?? []
+            entries.reserveCapacity(connections.count + ids.count)
+            var i = 0, k = 0
+            while i < connections.count || k < ids.count {
+                let recordID = k < ids.count ? Int(ids[k]) : .max
+                if i < connections.count && connections[i].id < recordID {
+                    entries.append(Int32(i))
+                    i += 1
+                } else {
+                    // A judged link the model kept slim is read from its record.
+                    if i < connections.count && connections[i].id == recordID { i += 1 }
+                    entries.append(Int32(-1 - k))
+                    k += 1
+                }
+            }
+        }
+
+        var count: Int { entries.count }
+
+        /// The model's link at `position`, when it is held whole (not judged early).
+        func whole(_ position: Int) -> Connection? {
+            entries[position] >= 0 ? model.connections[Int(entries[position])] : nil
+        }
+
+        func id(_ position: Int) -> Int {
+            let e = entries[position]
+            return e >= 0 ? model.connections[Int(e)].id : Int(judged?.records.ids[Int(-1 - e)] ?? 0)
+        }
+
+        /// What the lanes' packing reads of the link at `position`, whose lane ends at `end`.
+        func lanePart(_ position: Int, end: Timestamp) -> (link: LinkSummary, firstStart: Timestamp, events: Int) {
+            if let c = whole(position) {
+                let phases = AuditHTMLTimeline.phases(c, model: model, end: end)
+                return (LinkSummary(c), phases.first?.start ?? c.start.timestamp, AuditHTMLTimeline.eventCount(phases))
+            }
+            let h = judged!.header(at: Int(-1 - entries[position]))
+            return (h.link, h.firstStart, h.events)
+        }
+
+        /// The timeline phases of the link at `position`, and how many are events.
+        func phases(_ position: Int, end: Timestamp) -> (phases: [AuditHTMLTimeline.Phase], events: Int) {
+            if let c = whole(position) {
+                let phases = AuditHTMLTimeline.phases(c, model: model, end: end)
+                return (phases, AuditHTMLTimeline.eventCount(phases))
+            }
+            let link = judged!.link(at: Int(-1 - entries[position]))
+            return (link.phases, link.events)
+        }
+
+        /// The summary of the link at `position`.
+        func summary(_ position: Int) -> LinkSummary {
+            if let c = whole(position) { return LinkSummary(c) }
+            return judged!.header(at: Int(-1 - entries[position])).link
+        }
+
+        /// What the text timeline prints of the link at `position`; nil for a judged link whose text was not kept
+        /// (the panels' budget was spent before it).
+        func printed(_ position: Int) -> TimelineLinkLines.Link? {
+            if let c = whole(position) { return TimelineLinkLines.Link(c, model: model) }
+            return judged?.lines.link(id: id(position))
+        }
+
+        /// The capture's GATT peers, in the order `GATTReport.peers` gives them, each made when `body` gets it.
+        func forEachGATTPeer(_ body: (GATTReport.Peer) -> Void) {
+            guard let judged else { return GATTReport.peers(model).forEach(body) }
+            judged.gatt.forEachPeer(others: model.connections.filter { !$0.isJudged }, body)
+        }
     }
 
     /// Key of a finding across the page: its row's id, its mark's `data-f`.
@@ -78,54 +208,74 @@ public enum AuditHTML {
     }
 
     /// Repeats of one rule on one peer as one expandable row (`AuditCost.grouped`, as text and Markdown), the
-    /// rest a row each; most severe and costliest first, re-sortable by the script.
-    static func findingsTable(_ capture: AuditedCapture, index: Int) -> String {
-        guard !capture.findings.isEmpty else { return "<p>No findings.</p>" }
+    /// rest a row each; most severe and costliest first, re-sortable by the script. Written a row group at a time.
+    static func findingsTable(_ capture: AuditedCapture, index: Int, _ write: (String) -> Void) {
+        guard !capture.findings.isEmpty else { return write("<p>No findings.</p>") }
         let (groups, rest) = AuditCost.groupedIndices(capture.findings)
         var out = "<table class=\"findings\" data-capture=\"\(index)\"><thead><tr>"
             + "<th><button class=\"sort\" data-sort=\"sev\" title=\"sort by severity\">severity</button></th><th>rule</th><th>where</th><th>finding</th>"
             + "<th><button class=\"sort\" data-sort=\"cost\" title=\"sort by the charge it would save\">saves</button></th><th>records</th></tr></thead>"
         var order = 0
         for g in groups {
+            write(out)
+            out = ""
             out += "<tbody class=\"group\" \(sortKeys(g.severity, charge: g.charge, order: order))><tr class=\"group-row\">"
                 + "<td class=\"sev \(g.severity.rawValue)\"><button class=\"expand\" aria-expanded=\"false\" aria-label=\"show each finding\" title=\"show each finding\">▸</button> \(g.severity.rawValue)</td>"
                 + "<td><a href=\"#advice-\(g.id)\"><code>\(g.id)</code></a> \(escape(g.rule))</td><td>\(escape(g.connections))</td>"
                 + "<td>\(escape(g.line)) <span class=\"count\">×\(g.findings.count)</span></td><td class=\"cost\">\(escape(AuditCost.mAh(g.charge)))</td><td></td></tr>"
-            for i in g.indices { out += findingRow(capture.findings[i], key: key(capture: index, finding: i), member: true) }
-            out += "</tbody>"
+            write(out)
+            for i in g.indices { write(findingRow(capture.findings[i], key: key(capture: index, finding: i), member: true)) }
+            out = "</tbody>"
             order += 1
         }
         for i in AuditCost.ordered(rest, of: capture.findings) {
+            write(out)
             let f = capture.findings[i]
-            out += "<tbody class=\"single\" \(sortKeys(f.severity, charge: f.cost?.phone.chargeMC ?? 0, order: order))>"
+            out = "<tbody class=\"single\" \(sortKeys(f.severity, charge: f.cost?.phone.chargeMC ?? 0, order: order))>"
                 + findingRow(f, key: key(capture: index, finding: i), member: false) + "</tbody>"
             order += 1
         }
-        return out + "</table>"
+        write(out + "</table>")
     }
 
     /// Timeline lines the connection panels of one capture hold at most; connections past it point to
     /// `btlens timeline`, so a long capture's page stays a few MB.
     static let panelLineBudget = 5_000
 
+    /// Timeline lines a panel's link counts at least (`panelLineBudget`): its lines in the page but the capture's
+    /// span, the controller's debug log and its quality reports, which may come after it was judged.
+    static func fewestPanelLines(_ link: TimelineLinkLines.Link) -> Int {
+        4 + (link.heading.opening == nil ? 0 : 1) + link.lines.count + (link.droppedEvents > 0 ? 1 : 0)
+    }
+
     /// Each connection's lines as `btlens timeline` prints them (its renderer, filtered to the link), each line
     /// carrying its record for the script to light up, beside the peer's GATT tree as `btlens gatt` prints it
-    /// (once per peer, in a template the script copies into the panel it opens).
-    static func connectionPanels(_ model: CaptureModel, capture: Int) -> String {
-        let peers = GATTReport.peers(model)
-        var gattOf: [Int: Int] = [:]
-        var out = ""
-        for (i, p) in peers.enumerated() {
-            for c in p.links { gattOf[c.id] = i }
-            out += "<template id=\"gatt-\(capture)-\(i)\"><pre class=\"gatt\">\(escape(GATTReport.peerLines(p).joined(separator: "\n")))</pre></template>"
+    /// (once per peer, in a template the script copies into the panel it opens). Written a peer and a connection
+    /// at a time.
+    static func connectionPanels(_ page: PageLinks, capture: Int, _ write: (String) -> Void) {
+        // Each link's peer, by link id.
+        var peerOf: [(link: Int32, peer: Int32)] = []
+        var i = 0
+        page.forEachGATTPeer { p in
+            defer { i += 1 }
+            for c in p.links { peerOf.append((Int32(clamping: c.id), Int32(i))) }
+            write("<template id=\"gatt-\(capture)-\(i)\"><pre class=\"gatt\">\(escape(GATTReport.peerLines(p).joined(separator: "\n")))</pre></template>")
+        }
+        peerOf.sort { $0.link < $1.link }
+        func gattOf(_ id: Int) -> Int? {
+            let k = peerOf.partitioningIndex { Int($0.link) >= id }
+            return k < peerOf.count && Int(peerOf[k].link) == id ? Int(peerOf[k].peer) : nil
         }
         var lines = 0
-        for c in model.connections {
+        for position in 0..<page.count {
+            let c = page.summary(position)
             var body = ""
             if lines < panelLineBudget {
-                let text = TimelineReport.text(file: "", model: model, connectionFilter: c.id, full: true)
+                // Kept for every link the budget may reach (`AuditHTMLLinks`).
+                guard let link = page.printed(position) else { preconditionFailure("connection #\(c.id)'s text timeline was not kept") }
+                let text = TimelineReport.connectionText(link, model: page.model)
                 // The event lines end with the text `linesWithPhases` gives, in its order: pair them to cite records.
-                let events = TimelineReport.linesWithPhases(c)
+                let events = link.lines
                 var next = events.startIndex
                 for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
                     var record: Int?
@@ -139,13 +289,13 @@ public enum AuditHTML {
             } else {
                 body = escape("This page holds the timelines of the first connections only: run `btlens timeline --connection \(c.id)` for this one.")
             }
-            let gatt = gattOf[c.id].map { "data-gatt=\"gatt-\(capture)-\($0)\"" } ?? ""
-            out += "<section class=\"conn\" id=\"conn-\(capture)-\(c.id)\" \(gatt) tabindex=\"-1\" aria-label=\"connection #\(c.id)\" hidden><h3>Connection #\(c.id) \(escape(c.linkName))"
-                + (c.peerAddress.map { " — \(escape($0.description))" } ?? "") + " <button class=\"close\" title=\"close\" aria-label=\"close the timeline of connection #\(c.id)\">×</button></h3>"
-                + "<div class=\"conn-body\"><pre class=\"conn-timeline\">\(body)</pre><div class=\"gatt-slot\">"
-                + (gattOf[c.id] == nil ? "<pre class=\"gatt\">no GATT traffic on this link</pre>" : "") + "</div></div></section>"
+            let peer = gattOf(c.id)
+            let gatt = peer.map { "data-gatt=\"gatt-\(capture)-\($0)\"" } ?? ""
+            write("<section class=\"conn\" id=\"conn-\(capture)-\(c.id)\" \(gatt) tabindex=\"-1\" aria-label=\"connection #\(c.id)\" hidden><h3>Connection #\(c.id) \(escape(c.linkName))"
+                  + (c.peerAddress.map { " — \(escape($0.description))" } ?? "") + " <button class=\"close\" title=\"close\" aria-label=\"close the timeline of connection #\(c.id)\">×</button></h3>"
+                  + "<div class=\"conn-body\"><pre class=\"conn-timeline\">\(body)</pre><div class=\"gatt-slot\">"
+                  + (peer == nil ? "<pre class=\"gatt\">no GATT traffic on this link</pre>" : "") + "</div></div></section>")
         }
-        return out
     }
 
     /// What to do instead, once per rule the run found: the rule's title, the findings' advice (each distinct

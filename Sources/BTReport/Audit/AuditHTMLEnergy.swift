@@ -26,7 +26,8 @@ enum AuditHTMLEnergy {
         var count = 1
     }
 
-    /// Scans by setting and advertising by set, summed; each connection on its own.
+    /// Scans by setting and advertising by set, summed; the connections, each an activity of its own, come after
+    /// them in id order (`panel`).
     static func activities(_ r: EnergyReport) -> [Activity] {
         var order: [String] = []
         var byKey: [String: Activity] = [:]
@@ -49,20 +50,39 @@ enum AuditHTMLEnergy {
             let label = "advertising hci\(a.session.controller) set \(a.session.setHandle)"
             add(label, Activity(label: label, kind: "advertising", cost: a.phone))
         }
-        for l in r.links where l.modelled {
-            let c = l.connection
-            add("c\(c.id)", Activity(label: "connection #\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0)" } ?? ""), kind: "link", cost: l.phone))
-        }
         return order.compactMap { byKey[$0] }
     }
 
-    static func panel(_ r: EnergyReport) -> String {
-        var list = activities(r).sorted { $0.cost.chargeMC > $1.cost.chargeMC }
-        if list.count > barsShown {
-            let rest = list[(barsShown - 1)...]
-            let sum = rest.reduce(RadioCost.zero) { $0 + $1.cost }
-            list = Array(list.prefix(barsShown - 1)) + [Activity(label: "\(rest.count) more activities", kind: "other", cost: sum, count: rest.count)]
+    /// A connection's activity (its place among the report's links), made when it is drawn or summed.
+    static func link(_ r: EnergyReport, _ position: Int) -> Activity {
+        let l = r.links[position], c = l.connection
+        return Activity(label: "connection #\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0)" } ?? ""), kind: "link", cost: l.phone)
+    }
+
+    /// The activities to draw, costliest first: `barsShown` at most, the cheapest beyond sharing one. Every
+    /// activity is sorted by its charge alone (16 bytes each: a capture of 100,000 links), the connections'
+    /// read back from the report when drawn or summed, in the order a sort of the whole activities gives.
+    static func shown(_ r: EnergyReport) -> [Activity] {
+        let fixed = activities(r)
+        // An activity's place among `fixed` (from 0), or -1 − a connection's place among the report's links.
+        var keys: [(charge: Double, activity: Int32)] = fixed.indices.map { (fixed[$0].cost.chargeMC, Int32($0)) }
+        for position in r.links.indices {
+            let l = r.links[position]
+            guard l.modelled else { continue }
+            keys.append((l.phone.chargeMC, Int32(-1 - position)))
         }
+        keys.sort { $0.charge > $1.charge }
+        func activity(_ key: (charge: Double, activity: Int32)) -> Activity {
+            key.activity >= 0 ? fixed[Int(key.activity)] : link(r, Int(-1 - key.activity))
+        }
+        guard keys.count > barsShown else { return keys.map(activity) }
+        let rest = keys[(barsShown - 1)...]
+        let sum = rest.reduce(RadioCost.zero) { $0 + activity($1).cost }
+        return keys.prefix(barsShown - 1).map(activity) + [Activity(label: "\(rest.count) more activities", kind: "other", cost: sum, count: rest.count)]
+    }
+
+    static func panel(_ r: EnergyReport) -> String {
+        let list = shown(r)
         let total = r.phoneTotal
         let most = max(list.map(\.cost.chargeMC).max() ?? 0, 1e-9)
         var out = "<section class=\"energy\"><h3>Energy: the phone's radio charge per activity (model, profile \(escape(r.profile.phone.name)))</h3>"

@@ -10,12 +10,19 @@ import BTEnergy
 /// first record, each lane's radio charge (the phone's, `EnergyReport`), and the findings pinned on their lane.
 /// Per-packet traffic is already summarised by the tracker (activity runs, discovery procedures, idle gaps), so
 /// a phase is one of those: a long capture stays a few thousand phases.
+///
+/// Written as it is made (`write`): a lane's phases are made when the lane is written, a link's read back from
+/// its record when it was judged early (`AuditHTMLLinks`); memory keeps a few bytes per link for the lanes.
 struct AuditHTMLTimeline {
     /// Phase kinds, each its colour in the page's style (`.k-…`).
-    enum Kind: String {
+    enum Kind: String, CaseIterable {
         case scanFiltered = "scan", scanUnfiltered = "scan-dup", advertising, attemptCancelled = "attempt-cancelled"
         case attemptFailed = "attempt-failed", connecting, link, mtu, security, discovery, activity, idle
         case parameters, error, disconnect, other
+
+        /// Its place among the kinds, as a judged link's record holds it.
+        var code: UInt8 { UInt8(Self.allCases.firstIndex(of: self) ?? Self.allCases.count - 1) }
+        init(code: UInt8) { self = Int(code) < Self.allCases.count ? Self.allCases[Int(code)] : .other }
     }
 
     struct Phase {
@@ -27,11 +34,20 @@ struct AuditHTMLTimeline {
         var connection: Int?
     }
 
+    /// Where a lane's phases come from, made as it is written.
+    enum Source {
+        case scans, advertising, attempts
+        /// The link at this place among the page's links.
+        case link(Int)
+        /// The links at these places, packed into one lane.
+        case packed([Int32])
+    }
+
     struct Lane {
         var label: String
         var kind: String
         var connection: Int?
-        var phases: [Phase]
+        var source: Source
         var findings: [Int]
         var cost: RadioCost
     }
@@ -39,83 +55,146 @@ struct AuditHTMLTimeline {
     var first: Timestamp
     var last: Timestamp
     var lanes: [Lane] = []
-    var findings: [Finding]
+    var findings: Findings
     var capture: Int
+    let page: AuditHTML.PageLinks
+    let report: EnergyReport
+    /// The links (by their place) whose event phases the budget left out (`eventPhaseBudget`).
+    var linkAlone: [Bool]
 
-    init?(model: CaptureModel, report: EnergyReport, findings: [Finding], capture: Int) {
+    init?(page: AuditHTML.PageLinks, report: EnergyReport, findings: Findings, capture: Int) {
+        let model = page.model
         guard let first = model.firstTimestamp, let last = model.lastTimestamp else { return nil }
         self.first = first
         self.last = last
         self.findings = findings
         self.capture = capture
-        // Findings by connection; one on no connection goes on the lane of its rule's category: advertising,
-        // connection attempts, or else scanning.
-        var byConnection: [Int: [Int]] = [:]
+        self.page = page
+        self.report = report
+        linkAlone = Array(repeating: false, count: page.count)
+        // Findings by connection (pairs of link id and finding, in finding order within a link); one on no
+        // connection goes on the lane of its rule's category: advertising, connection attempts, or else scanning.
+        var byConnection: [(id: Int, finding: Int32)] = []
         var byLane: [String: [Int]] = [:]
         let categories = Dictionary(RuleRegistry.descriptions.map { ($0.id, $0.category) }, uniquingKeysWith: { a, _ in a })
         let hasAdvertising = !model.ownAdvertising.isEmpty, hasAttempts = !model.failedConnections.isEmpty
-        for (i, f) in findings.enumerated() {
-            if let c = f.connection { byConnection[c.id, default: []].append(i); continue }
+        for i in findings.indices {
+            let f = findings[i]
+            if let c = f.connection { byConnection.append((c.id, Int32(i))); continue }
             switch categories[f.id] {
             case .advertising? where hasAdvertising: byLane["advertising", default: []].append(i)
             case .connection? where hasAttempts: byLane["attempts", default: []].append(i)
             default: byLane["scanning", default: []].append(i)
             }
         }
-        lanes.append(Lane(label: "scanning", kind: "scanning", phases: model.scans.map { s in
-            Phase(start: s.start.timestamp, end: s.end?.timestamp ?? last, kind: s.filterDuplicates ? .scanFiltered : .scanUnfiltered,
-                  title: "scan \(s.isActive ? "active" : "passive"), interval \(Format.ms(s.intervalMilliseconds)) ms window \(Format.ms(s.windowMilliseconds)) ms, "
-                      + "duplicates \(s.filterDuplicates ? "filtered" : "not filtered"), \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device"))")
-        }, findings: byLane["scanning"] ?? [], cost: report.scans.reduce(.zero) { $0 + $1.phone }))
+        byConnection.sort { ($0.id, $0.finding) < ($1.id, $1.finding) }
+        func findingsOf(_ id: Int) -> [Int] {
+            var i = byConnection.partitioningIndex { $0.id >= id }
+            var out: [Int] = []
+            while i < byConnection.count && byConnection[i].id == id {
+                out.append(Int(byConnection[i].finding))
+                i += 1
+            }
+            return out
+        }
+        lanes.append(Lane(label: "scanning", kind: "scanning", source: .scans, findings: byLane["scanning"] ?? [],
+                          cost: report.scans.reduce(.zero) { $0 + $1.phone }))
         if hasAdvertising {
-            lanes.append(Lane(label: "advertising", kind: "advertising", phases: model.ownAdvertising.map { a in
-                Phase(start: a.start.timestamp, end: a.end?.timestamp ?? last, kind: .advertising,
-                      title: "advertising set \(a.setHandle)\(a.isExtended ? " (extended)" : "")"
-                          + (a.connectionsWhileAdvertising.isEmpty ? "" : ", \(Plural.of(a.connectionsWhileAdvertising.count, "connection")) came up"))
-            }, findings: byLane["advertising"] ?? [], cost: report.advertising.reduce(.zero) { $0 + $1.phone }))
+            lanes.append(Lane(label: "advertising", kind: "advertising", source: .advertising, findings: byLane["advertising"] ?? [],
+                              cost: report.advertising.reduce(.zero) { $0 + $1.phone }))
         }
         if hasAttempts {
-            // From the create command (when the capture shows it) to the event that ended the attempt.
-            lanes.append(Lane(label: "connection attempts", kind: "attempts", phases: model.failedConnections.map { f in
-                Phase(start: (f.requested ?? f.at).timestamp, end: f.at.timestamp, kind: f.cancelledByHost ? .attemptCancelled : .attemptFailed,
-                      title: "connection attempt " + FailedConnectionText.describe(f))
-            }, findings: byLane["attempts"] ?? [], cost: .zero))
+            lanes.append(Lane(label: "connection attempts", kind: "attempts", source: .attempts, findings: byLane["attempts"] ?? [],
+                              cost: .zero))
         }
         // A lane per connection, or past `connectionLanes` connections packed into as few lanes as never overlap.
-        let packed = model.connections.count > Self.connectionLanes
+        let packed = page.count > Self.connectionLanes
         var laneEnds: [Timestamp] = []
         var eventPhases = 0
-        for (c, link) in zip(model.connections, report.links) {
-            var phases = Self.phases(c, model: model, end: link.end)
-            let events = phases.count - phases.prefix { $0.kind == .connecting || $0.kind == .link }.count
-            if eventPhases + events > Self.eventPhaseBudget {
+        for (position, link) in zip(0..<page.count, report.links) {
+            let entry = page.lanePart(position, end: link.end)
+            precondition(entry.link.id == link.connection.id, "the energy report's links are the page's, in id order")
+            if eventPhases + entry.events > Self.eventPhaseBudget {
                 // The budget spent: the link alone, so a long capture's page stays a few MB.
-                phases.removeAll { $0.kind != .connecting && $0.kind != .link }
-                if let i = phases.firstIndex(where: { $0.kind == .link }) {
-                    phases[i].title += " (its \(Plural.of(events, "event")) not drawn: the page draws \(Self.eventPhaseBudget) at most; btlens timeline lists them)"
-                }
+                linkAlone[position] = true
             } else {
-                eventPhases += events
+                eventPhases += entry.events
             }
+            let c = entry.link
             guard packed else {
                 let label = "#\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0.description.suffix(8))" } ?? "")
-                lanes.append(Lane(label: label, kind: "connection", connection: c.id, phases: phases,
-                                  findings: byConnection[c.id] ?? [], cost: link.phone))
+                lanes.append(Lane(label: label, kind: "connection", connection: c.id, source: .link(position),
+                                  findings: findingsOf(c.id), cost: link.phone))
                 continue
             }
-            let start = phases.first?.start ?? c.start.timestamp
+            let start = entry.firstStart
             let slot = laneEnds.firstIndex { $0 <= start } ?? laneEnds.count
             if slot == laneEnds.count {
                 laneEnds.append(link.end)
-                lanes.append(Lane(label: slot == 0 ? "connections" : "connections \(slot + 1)", kind: "connections", phases: [],
-                                  findings: [], cost: .zero))
+                lanes.append(Lane(label: slot == 0 ? "connections" : "connections \(slot + 1)", kind: "connections",
+                                  source: .packed([]), findings: [], cost: .zero))
             }
             laneEnds[slot] = link.end
             let lane = lanes.count - laneEnds.count + slot
-            lanes[lane].phases += phases.map { var p = $0; p.connection = c.id; return p }
-            lanes[lane].findings += byConnection[c.id] ?? []
+            if case .packed(var positions) = lanes[lane].source {
+                lanes[lane].source = .packed([])  // the only owner: appending grows it in place
+                positions.append(Int32(position))
+                lanes[lane].source = .packed(positions)
+            }
+            lanes[lane].findings += findingsOf(c.id)
             lanes[lane].cost = lanes[lane].cost + link.phone
         }
+    }
+
+    /// A link's phases as its lane draws them: the link alone when the budget left its events out.
+    func linkPhases(_ position: Int) -> [Phase] {
+        var (phases, events) = page.phases(position, end: report.links[position].end)
+        guard linkAlone[position] else { return phases }
+        phases.removeAll { $0.kind != .connecting && $0.kind != .link }
+        if let i = phases.firstIndex(where: { $0.kind == .link }) {
+            phases[i].title += " (its \(Plural.of(events, "event")) not drawn: the page draws \(Self.eventPhaseBudget) at most; btlens timeline lists them)"
+        }
+        return phases
+    }
+
+    /// The phases of a lane, each handed to `body` as it is made.
+    func forEachPhase(of lane: Lane, _ body: (Phase) -> Void) {
+        let model = page.model
+        switch lane.source {
+        case .scans:
+            for s in model.scans {
+                body(Phase(start: s.start.timestamp, end: s.end?.timestamp ?? last, kind: s.filterDuplicates ? .scanFiltered : .scanUnfiltered,
+                           title: "scan \(s.isActive ? "active" : "passive"), interval \(Format.ms(s.intervalMilliseconds)) ms window \(Format.ms(s.windowMilliseconds)) ms, "
+                               + "duplicates \(s.filterDuplicates ? "filtered" : "not filtered"), \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device"))"))
+            }
+        case .advertising:
+            for a in model.ownAdvertising {
+                body(Phase(start: a.start.timestamp, end: a.end?.timestamp ?? last, kind: .advertising,
+                           title: "advertising set \(a.setHandle)\(a.isExtended ? " (extended)" : "")"
+                               + (a.connectionsWhileAdvertising.isEmpty ? "" : ", \(Plural.of(a.connectionsWhileAdvertising.count, "connection")) came up")))
+            }
+        case .attempts:
+            // From the create command (when the capture shows it) to the event that ended the attempt.
+            for f in model.failedConnections {
+                body(Phase(start: (f.requested ?? f.at).timestamp, end: f.at.timestamp, kind: f.cancelledByHost ? .attemptCancelled : .attemptFailed,
+                           title: "connection attempt " + FailedConnectionText.describe(f)))
+            }
+        case .link(let position):
+            linkPhases(position).forEach(body)
+        case .packed(let positions):
+            for position in positions {
+                let id = page.id(Int(position))
+                for var p in linkPhases(Int(position)) {
+                    p.connection = id
+                    body(p)
+                }
+            }
+        }
+    }
+
+    /// Phases other than connecting and the link itself: a link's events (`eventPhaseBudget`).
+    static func eventCount(_ phases: [Phase]) -> Int {
+        phases.count - phases.prefix { $0.kind == .connecting || $0.kind == .link }.count
     }
 
     /// Connections drawn a lane each up to this many; more are packed (`init`).
@@ -166,37 +245,42 @@ struct AuditHTMLTimeline {
     /// Seconds from the capture's first record, to the microsecond.
     func seconds(_ t: Timestamp) -> JSONValue { .number(DecimalText.fixed(Double(t.nanoseconds - first.nanoseconds) / 1e9, fractionDigits: 6)) }
 
-    func json(file: String) -> JSONValue {
-        var marks: [JSONValue] = []
-        for (l, lane) in lanes.enumerated() {
-            for i in lane.findings {
-                let f = findings[i]
-                marks.append(.object([
-                    ("key", .string(AuditHTML.key(capture: capture, finding: i))), ("lane", .int(l)),
-                    ("s", seconds(f.start)), ("e", seconds(max(f.end, f.start))), ("sev", .string(f.severity.rawValue)),
-                    ("id", .string(f.id)), ("conn", f.connection.map { .int($0.id) } ?? .null),
-                    ("records", .array(f.records.map { .int($0.number) })),
-                ]))
+    /// The capture's object in the page's JSON (`{"file", "t0", "span", "lanes", "findings"}`) at nesting `level`,
+    /// written a lane and a phase at a time.
+    func write(file: String, to writer: JSONStreamWriter, level: Int) {
+        writer.object(level: level) { members in
+            members.member("file", .string(file))
+            members.member("t0", .number(DecimalText.fixed(Double(first.nanoseconds) / 1e9, fractionDigits: 6)))
+            members.member("span", seconds(last))
+            members.objects("lanes", lanes) { lane, members in
+                members.member("label", .string(lane.label))
+                members.member("kind", .string(lane.kind))
+                members.member("conn", lane.connection.map { .int($0) } ?? .null)
+                members.member("mc", .number(DecimalText.fixed(lane.cost.chargeMC, fractionDigits: 3)))
+                members.member("cost", .string(AuditHTMLEnergy.radioTitle(lane.cost)))
+                members.elements("phases") { phases in
+                    forEachPhase(of: lane) { p in
+                        phases.next()
+                        writer.value(.array([seconds(p.start), seconds(max(p.end, p.start)), .string(p.kind.rawValue), .string(p.title)]
+                                            + (p.connection.map { [JSONValue.int($0)] } ?? [])), level: phases.level + 1)
+                    }
+                }
+            }
+            members.elements("findings") { marks in
+                for (l, lane) in lanes.enumerated() {
+                    for i in lane.findings {
+                        let f = findings[i]
+                        marks.next()
+                        writer.value(.object([
+                            ("key", .string(AuditHTML.key(capture: capture, finding: i))), ("lane", .int(l)),
+                            ("s", seconds(f.start)), ("e", seconds(max(f.end, f.start))), ("sev", .string(f.severity.rawValue)),
+                            ("id", .string(f.id)), ("conn", f.connection.map { .int($0.id) } ?? .null),
+                            ("records", .array(f.records.map { .int($0.number) })),
+                        ]), level: marks.level + 1)
+                    }
+                }
             }
         }
-        return .object([
-            ("file", .string(file)),
-            ("t0", .number(DecimalText.fixed(Double(first.nanoseconds) / 1e9, fractionDigits: 6))),
-            ("span", seconds(last)),
-            ("lanes", .array(lanes.map { lane in
-                .object([
-                    ("label", .string(lane.label)), ("kind", .string(lane.kind)),
-                    ("conn", lane.connection.map { .int($0) } ?? .null),
-                    ("mc", .number(DecimalText.fixed(lane.cost.chargeMC, fractionDigits: 3))),
-                    ("cost", .string(AuditHTMLEnergy.radioTitle(lane.cost))),
-                    ("phases", .array(lane.phases.map { p in
-                        .array([seconds(p.start), seconds(max(p.end, p.start)), .string(p.kind.rawValue), .string(p.title)]
-                               + (p.connection.map { [JSONValue.int($0)] } ?? []))
-                    })),
-                ])
-            })),
-            ("findings", .array(marks)),
-        ])
     }
 
     /// What each colour means.

@@ -34,36 +34,43 @@ public final class GATTPeers: @unchecked Sendable {
     /// Adds a link's GATT: one judged early, or one of the model's at the end.
     public func add(_ c: Connection) {
         guard GATTReport.showsGATT(c) else { return }
-        let key = GATTReport.peerKey(c)
+        add(id: c.id, key: GATTReport.peerKey(c), address: c.peerAddress, link: GATTReport.PeerLink(c), gatt: c.gatt,
+            usage: c.usage, server: c.serverGATT)
+    }
+
+    /// Adds the GATT of link `id` (one that shows GATT, `GATTReport.showsGATT`) to the peer of `key`: its database
+    /// (`gatt`), its use of attributes and the phone's server database as the peer discovered it.
+    func add<Usage: Sequence>(id: Int, key: String, address: BDAddr?, link: GATTReport.PeerLink, gatt: GATTDatabase,
+                              usage: Usage, server: GATTDatabase) where Usage.Element == (key: UInt16, value: AttributeUsage) {
         let s: State
         if let known = peers[key] {
             s = known
         } else {
-            s = State(label: key, address: c.peerAddress)
+            s = State(label: key, address: address)
             peers[key] = s
         }
-        s.links.append(GATTReport.PeerLink(c))
-        if !c.gatt.isEmpty {
-            if c.gatt.inheritedFrom == nil, (s.own?.id ?? .min) < c.id { s.own = (c.id, c.gatt) }
-            if (s.first?.id ?? .max) > c.id { s.first = (c.id, c.gatt) }
+        s.links.append(link)
+        if !gatt.isEmpty {
+            if gatt.inheritedFrom == nil, (s.own?.id ?? .min) < id { s.own = (id, gatt) }
+            if (s.first?.id ?? .max) > id { s.first = (id, gatt) }
         }
-        for (handle, u) in c.usage {
+        for (handle, u) in usage {
             guard var merged = s.usage[handle] else {
-                s.usage[handle] = (u, u.lastValue == nil ? .min : c.id)
+                s.usage[handle] = (u, u.lastValue == nil ? .min : id)
                 continue
             }
             // Counts add up; the last value is the latest link's that has one.
             let earlier = merged.usage
             merged.usage.add(u)
-            if u.lastValue != nil && c.id > merged.valueLink {
-                merged.valueLink = c.id
+            if u.lastValue != nil && id > merged.valueLink {
+                merged.valueLink = id
             } else {
                 merged.usage.keepLastValue(of: earlier)
             }
             s.usage[handle] = merged
         }
-        for (handle, v) in c.gatt.cccdValues where (s.cccd[handle]?.link ?? .min) < c.id { s.cccd[handle] = (v, c.id) }
-        if !c.serverGATT.isEmpty, (s.server?.id ?? .min) < c.id { s.server = (c.id, c.serverGATT) }
+        for (handle, v) in gatt.cccdValues where (s.cccd[handle]?.link ?? .min) < id { s.cccd[handle] = (v, id) }
+        if !server.isEmpty, (s.server?.id ?? .min) < id { s.server = (id, server) }
     }
 
     /// The peers, in the order of their first link, as `GATTReport.peers` gives them. Each peer's state is let go

@@ -52,11 +52,21 @@ public final class TimelineLinkLines: @unchecked Sendable {
         records = SpilledRecords(directory: spillDirectory)
     }
 
+    /// Lines set aside among other records (`SpilledRecords(sharing:)`).
+    init(records: SpilledRecords) {
+        connectionFilter = nil
+        self.records = records
+    }
+
     /// Writes what the report prints of a judged link (as `TimelineReport.text` would at the end) and sets it aside.
     public func keep(_ c: Connection) {
         guard connectionFilter == nil || connectionFilter == c.id else { return }
-        let link = Link(c, model: .links([c]))
-        records.begin(id: c.id)
+        keep(Link(c, model: .links([c])))
+    }
+
+    /// Sets aside `link`, made of a judged link (`Link(_:model:)` with the link alone).
+    func keep(_ link: Link) {
+        records.begin(id: link.link.id)
         let spill = records.spill
         spill.append(plain: Header(link: link.link, droppedEvents: link.droppedEvents, parameters: link.parameters,
                                    phaseCount: Int32(link.phases.count), lineCount: Int32(link.lines.count),
@@ -81,6 +91,12 @@ public final class TimelineLinkLines: @unchecked Sendable {
     func contains(id: Int) -> Bool {
         records.sortByID()
         return records.index(of: id) != nil
+    }
+
+    /// The judged link of `id`, when it was set aside.
+    func link(id: Int) -> Link? {
+        records.sortByID()
+        return records.index(of: id).map(link(at:))
     }
 
     /// The judged link whose record is `i`th in id order (after `records.sortByID()`).

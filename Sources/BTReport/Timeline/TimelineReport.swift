@@ -176,21 +176,10 @@ public enum TimelineReport {
                                line: line)
         let origin = model.firstTimestamp
         /// `13:11:46.169 +26.461`, the relative part padded to a column when `aligned` (at the start of a line).
-        func clock(_ t: Timestamp, aligned: Bool = true) -> String {
-            let utc = TimeFormat.utc(t, digits: 3)
-            let rel = origin.map { "+" + TimeFormat.seconds(t - $0, digits: 3) } ?? ""
-            return String(utc.dropFirst(11)) + " " + (aligned ? pad(rel, 10) : rel)
-        }
+        func clock(_ t: Timestamp, aligned: Bool = true) -> String { Self.clock(t, origin: origin, aligned: aligned) }
         func bold(_ s: String) -> String { colored ? "\u{1B}[1m" + s + "\u{1B}[0m" : s }
 
-        out.append(bold(file))
-        if let first = model.firstTimestamp, let last = model.lastTimestamp {
-            out.append("  \(TimeFormat.utc(first, digits: 3)) → \(TimeFormat.utc(last, digits: 3)) UTC (\(TimeFormat.human(last - first)))")
-        }
-        if model.controllerDebugLogPackets > 0 {
-            out.append("  \(Plural.of(model.controllerDebugLogPackets, "ACL packet")) on handle \(Hex.u16(ACLPacket.qualcommDebugLogHandle)) "
-                       + "are the controller's debug log (Qualcomm), not a connection")
-        }
+        headLines(file: bold(file), model: model, out.append)
         if connectionFilter == nil {
             let appSessions = Set(model.appScanSessions)
             let clientControllers = Set(model.scanClients.map(\.controller))
@@ -274,13 +263,7 @@ public enum TimelineReport {
         links.forEach(id: connectionFilter) { entry in
             if let alike, alike.folded(entry.summary.id) { return }
             let link = entry.printed(model: model)
-            out.append("")
-            out.append(bold(link.heading.head))
-            if let opening = link.heading.opening { out.append(opening) }
-            let lines = withQualityReports(link, model: model)
-            for (at, text) in full ? lines : TimelineFolding.fold(lines) { out.append("  \(clock(at.timestamp))  \(text)") }
-            if link.droppedEvents > 0 { out.append("  … \(link.droppedEvents) more events not kept") }
-            out.append("  " + link.summary)
+            linkLines(link, model: model, full: full, bold: bold, out.append)
             guard let members = alike?.members(led: link.link.id) else { return }
             let ids = members.prefix(TimelineFolding.namedConnections).map { "#\($0.id)" }.joined(separator: ", ")
                 + (members.count > TimelineFolding.namedConnections ? " and \(members.count - TimelineFolding.namedConnections) more" : "")
@@ -302,6 +285,47 @@ public enum TimelineReport {
             out.append("no connections, scans or advertising in this capture")
         }
         out.finish()
+    }
+
+    /// `13:11:46.169 +26.461`, the relative part (from `origin`) padded to a column when `aligned`.
+    static func clock(_ t: Timestamp, origin: Timestamp?, aligned: Bool = true) -> String {
+        let utc = TimeFormat.utc(t, digits: 3)
+        let rel = origin.map { "+" + TimeFormat.seconds(t - $0, digits: 3) } ?? ""
+        return String(utc.dropFirst(11)) + " " + (aligned ? pad(rel, 10) : rel)
+    }
+
+    /// The report's first lines: the file, the capture's span and the controller's debug log.
+    static func headLines(file: String, model: CaptureModel, _ line: (String) -> Void) {
+        line(file)
+        if let first = model.firstTimestamp, let last = model.lastTimestamp {
+            line("  \(TimeFormat.utc(first, digits: 3)) → \(TimeFormat.utc(last, digits: 3)) UTC (\(TimeFormat.human(last - first)))")
+        }
+        if model.controllerDebugLogPackets > 0 {
+            line("  \(Plural.of(model.controllerDebugLogPackets, "ACL packet")) on handle \(Hex.u16(ACLPacket.qualcommDebugLogHandle)) "
+                 + "are the controller's debug log (Qualcomm), not a connection")
+        }
+    }
+
+    /// One link's entry: a blank line, its heading, its lines (folded unless `full`) and its summary.
+    static func linkLines(_ link: TimelineLinkLines.Link, model: CaptureModel, full: Bool, bold: (String) -> String = { $0 },
+                          _ line: (String) -> Void) {
+        let origin = model.firstTimestamp
+        line("")
+        line(bold(link.heading.head))
+        if let opening = link.heading.opening { line(opening) }
+        let lines = withQualityReports(link, model: model)
+        for (at, text) in full ? lines : TimelineFolding.fold(lines) { line("  \(clock(at.timestamp, origin: origin))  \(text)") }
+        if link.droppedEvents > 0 { line("  … \(link.droppedEvents) more events not kept") }
+        line("  " + link.summary)
+    }
+
+    /// `text(file: "", model:, connectionFilter: link's id, full: true)` of one link, made from what the report
+    /// prints of it (whole, or set aside when it was judged): the HTML report's connection panels.
+    static func connectionText(_ link: TimelineLinkLines.Link, model: CaptureModel) -> String {
+        var lines: [String] = []
+        headLines(file: "", model: model) { lines.append($0) }
+        linkLines(link, model: model, full: true) { lines.append($0) }
+        return lines.joined(separator: "\n")
     }
 
     /// A connection's heading in the text timeline, and the line under it when the capture joined the link midway.

@@ -63,6 +63,21 @@ public struct GATTDatabase: Sendable {
 
     public init() {}
 
+    /// A database of the parts another database keeps (in its order): one set aside as bytes and read back.
+    public init(services: [GATTService], includes: [GATTInclude], characteristics: [GATTCharacteristic],
+                descriptors: [GATTDescriptor], cccdValues: [UInt16: UInt16], typedValues: [UInt16: BluetoothUUID],
+                inheritedFrom: Int?, origin: GATTOrigin, gapsFilledFrom: Int?) {
+        self.services = services
+        self.includes = includes
+        self.characteristics = characteristics
+        self.descriptors = descriptors
+        self.cccdValues = cccdValues
+        self.typedValues = typedValues
+        self.inheritedFrom = inheritedFrom
+        self.origin = origin
+        self.gapsFilledFrom = gapsFilledFrom
+    }
+
     public var isEmpty: Bool { services.isEmpty && characteristics.isEmpty && descriptors.isEmpty }
     var entryCount: Int { services.count + includes.count + characteristics.count + descriptors.count }
 

@@ -228,17 +228,17 @@ struct AuditCommand: ParsableCommand {
         for (index, unit) in units.enumerated() {
             semaphore.wait()
             queue.async(group: group) {
-                let (capture, model): (AuditedCapture, CaptureModel?)
+                let (capture, page): (AuditedCapture, AuditHTML.Capture?)
                 let reading = progress.start(index)
                 defer { reading.finish() }
                 switch unit {
                 case .success(let input):
                     let chosen = perTest.map { $0.baseline(for: testCase(input.path)) } ?? accepted
-                    (capture, model) = Self.audit(input, auditor: auditor, baseline: chosen, anonymizer: anonymizing.makeAnonymizer(),
-                                                  keepModel: format == .html, progress: reading.update, app: focusApp, apps: givenApps)
-                case .failure(let failure): (capture, model) = (AuditedCapture(file: failure.path, findings: [], error: failure.error.message), nil)
+                    (capture, page) = Self.audit(input, auditor: auditor, baseline: chosen, anonymizer: anonymizing.makeAnonymizer(),
+                                                 html: format == .html, progress: reading.update, app: focusApp, apps: givenApps)
+                case .failure(let failure): (capture, page) = (AuditedCapture(file: failure.path, findings: [], error: failure.error.message), nil)
                 }
-                results.set(index, capture, model: format == .html ? model : nil)
+                results.set(index, capture, page: format == .html ? page : nil)
                 semaphore.signal()
             }
         }
@@ -273,7 +273,7 @@ struct AuditCommand: ParsableCommand {
             Diagnostics.printRaw("btlens: wrote \(findings.count) accepted findings to \(writeBaseline)")
             return
         }
-        // Every format but HTML is written as it is made, never held whole.
+        // Every format is written as it is made, never held whole.
         switch format {
         case .json, .sarif:
             try writeStreamed(to: output) { out in
@@ -290,7 +290,7 @@ struct AuditCommand: ParsableCommand {
         case .markdown:
             try writeStreamed(to: output) { AuditMarkdown.write(run, to: $0) }
         case .html:
-            try write(AuditHTML.render(run, models: results.models), to: output)
+            try writeStreamed(to: output) { AuditHTML.write(run, captures: results.pages, to: $0) }
         }
         try finish(run, captures: captures)
     }
@@ -327,8 +327,8 @@ struct AuditCommand: ParsableCommand {
     static let windowFromEnvironment = ProcessInfo.processInfo.environment["BTLENS_LINK_WINDOW"].flatMap { Int($0) }
 
     static func audit(_ input: CaptureInput, auditor: Auditor, baseline: Baseline?, anonymizer: Anonymizer? = nil,
-                      keepModel: Bool = false, progress: ((Int64) -> Void)? = nil, app: String? = nil,
-                      apps given: BugReportApps? = nil) -> (AuditedCapture, CaptureModel?) {
+                      html: Bool = false, progress: ((Int64) -> Void)? = nil, app: String? = nil,
+                      apps given: BugReportApps? = nil) -> (AuditedCapture, AuditHTML.Capture?) {
         let path = input.path
         do {
             // The bug report's per-app sections, read first: with them every link is kept whole until the
@@ -344,11 +344,19 @@ struct AuditCommand: ParsableCommand {
             var options = TrackerOptions.withoutAdvertisers
             // Findings wait in a temporary file as they are made, not in memory, until the report reads them.
             let spill = findingSpill(path)
-            // Links judged as they finish and then slimmed, unless a report draws their timelines (html) or a
-            // bug report names the apps.
-            let judgement = keepModel || apps != nil ? nil : auditor.linkJudgement(pricing: true, spill: spill)
-            options.retirement = judgement?.retirement(window: retirementWindow)
-            options.connectionsWhileScanningListed = keepModel ? .max : 0
+            // Links judged as they finish and then slimmed, unless a bug report names the apps. The HTML report
+            // sets aside what it draws and prints of each judged link then (`AuditHTMLLinks`).
+            let judgement = apps != nil ? nil : auditor.linkJudgement(pricing: true, spill: spill)
+            let judgedPage = html && judgement != nil ? htmlLinks(path) : nil
+            if let judgement, let judgedPage {
+                options.retirement = LinkRetirement(window: retirementWindow, keeping: .summary, interest: judgement.interest) { c, kept in
+                    judgement.judge(c, kept: kept)
+                    judgedPage.keep(c, kept: kept)
+                }
+            } else {
+                options.retirement = judgement?.retirement(window: retirementWindow)
+            }
+            options.connectionsWhileScanningListed = 0  // no audit report lists them
             options.scanDevicesListed = 0  // no audit report lists a scan's devices
             options.setScanSessionsAside()
             var collector = TrackingCollector(options: options, progress: progress)
@@ -356,6 +364,9 @@ struct AuditCommand: ParsableCommand {
             InputFiles.reportIssues(path, capture.issues)
             if let refusal = capture.issues.refusal {
                 return (AuditedCapture(file: path, findings: [], error: refusal), nil)
+            }
+            if let failure = judgedPage?.failure {
+                return (AuditedCapture(file: path, findings: [], error: "cannot set the judged links aside: \(failure)"), nil)
             }
             if let apps { model.attribution = BugReportClock.attribute(model, report: apps) }
             var focus: AppFocus?
@@ -386,7 +397,7 @@ struct AuditCommand: ParsableCommand {
             if let first = model.firstTimestamp, let last = model.lastTimestamp {
                 audited.captureSeconds = max(0, Double(last.nanoseconds - first.nanoseconds) / 1e9)
             }
-            return (audited, model)
+            return (audited, html ? AuditHTML.Capture(model: model, judged: judgedPage) : nil)
         } catch let error as CaptureError {
             return (AuditedCapture(file: path, findings: [], error: error.message), nil)
         } catch {
@@ -401,6 +412,16 @@ struct AuditCommand: ParsableCommand {
             Diagnostics.warning(file: path, "\(error); keeping them in memory")
             return try! FindingSpill(directory: nil)
         }
+    }
+
+    /// Where the HTML report sets aside what it reads of each judged link: unlinked files in the temporary
+    /// directory (`$TMPDIR`), or memory when none can be made there.
+    static func htmlLinks(_ path: String) -> AuditHTMLLinks {
+        let links = AuditHTMLLinks(spillDirectory: TemporaryFiles.directory)
+        if let failure = links.spillFailure {
+            Diagnostics.warning(file: path, "\(failure): the judged links' timelines are kept in memory")
+        }
+        return links
     }
 
     /// A report `body` writes piece by piece: to standard output, or to a temporary file beside `path` renamed
@@ -469,17 +490,17 @@ final class ResultSlots: @unchecked Sendable {
 
     init(count: Int) { slots = Array(repeating: nil, count: count) }
 
-    private var kept: [String: CaptureModel] = [:]
+    private var kept: [String: AuditHTML.Capture] = [:]
 
-    func set(_ index: Int, _ value: AuditedCapture, model: CaptureModel?) {
+    func set(_ index: Int, _ value: AuditedCapture, page: AuditHTML.Capture?) {
         lock.lock()
         slots[index] = value
-        if let model { kept[value.file] = model }
+        if let page { kept[value.file] = page }
         lock.unlock()
     }
 
-    /// Models kept for reports that draw timelines (html), by file.
-    var models: [String: CaptureModel] {
+    /// What the HTML report reads of each capture (its model and judged links), by file.
+    var pages: [String: AuditHTML.Capture] {
         lock.lock()
         defer { lock.unlock() }
         return kept

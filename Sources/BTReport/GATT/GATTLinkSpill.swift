@@ -1,0 +1,168 @@
+import BTWire
+import BTCapture
+import BTTrack
+
+/// The GATT of links judged before the capture ended (`LinkRetirement`), set aside a link at a time as plain bytes
+/// (`SpilledRecords`: a temporary file whose name is removed at once) and gathered into peers only when the report
+/// is written, one peer at a time (`forEachPeer`): memory keeps 12 bytes per judged link that showed GATT, not a
+/// database and a use of attributes per peer (`GATTPeers`, which `btlens gatt` keeps in memory). Each peer is the
+/// one `GATTReport.peers` would make of the same links.
+public final class GATTLinkSpill: @unchecked Sendable {
+    /// A link's record: this header, then its database's parts, the phone's server database's, and its use of
+    /// attributes.
+    struct Header {
+        var id: Int
+        var address: BDAddr?
+        var link: GATTReport.PeerLink
+        var gatt: Parts
+        var server: Parts
+        var usage: Int32
+    }
+
+    /// How many of each part a database holds, and what else it says.
+    struct Parts {
+        var services: Int32
+        var includes: Int32
+        var characteristics: Int32
+        var descriptors: Int32
+        var cccdValues: Int32
+        var typedValues: Int32
+        var inheritedFrom: Int?
+        var origin: GATTOrigin
+        var gapsFilledFrom: Int?
+
+        init(_ d: GATTDatabase) {
+            services = Int32(d.services.count)
+            includes = Int32(d.includes.count)
+            characteristics = Int32(d.characteristics.count)
+            descriptors = Int32(d.descriptors.count)
+            cccdValues = Int32(d.cccdValues.count)
+            typedValues = Int32(d.typedValues.count)
+            inheritedFrom = d.inheritedFrom
+            origin = d.origin
+            gapsFilledFrom = d.gapsFilledFrom
+        }
+    }
+
+    struct CCCDValue {
+        var handle: UInt16
+        var value: UInt16
+    }
+
+    struct TypedValue {
+        var handle: UInt16
+        var uuid: BluetoothUUID
+    }
+
+    struct Usage {
+        var handle: UInt16
+        var usage: AttributeUsage
+    }
+
+    /// Written on the link thread while the capture is read, read once it is finished.
+    public let records: SpilledRecords
+
+    /// `spillDirectory`: where the links' GATT is set aside; nil keeps it in memory.
+    public init(spillDirectory: String?) {
+        precondition(_isPOD(Header.self) && _isPOD(GATTService.self) && _isPOD(GATTInclude.self) && _isPOD(GATTCharacteristic.self)
+                     && _isPOD(GATTDescriptor.self) && _isPOD(CCCDValue.self) && _isPOD(TypedValue.self) && _isPOD(Usage.self),
+                     "set aside as bytes")
+        records = SpilledRecords(directory: spillDirectory)
+    }
+
+    /// The links' GATT set aside among other records (`SpilledRecords(sharing:)`).
+    convenience init(records: SpilledRecords) {
+        self.init(spillDirectory: nil, sharing: records)
+    }
+
+    private init(spillDirectory: String?, sharing: SpilledRecords?) {
+        precondition(_isPOD(Header.self), "set aside as bytes")
+        records = sharing.map(SpilledRecords.init(sharing:)) ?? SpilledRecords(directory: spillDirectory)
+    }
+
+    /// Sets aside the GATT of a judged link, when it shows any (`GATTReport.showsGATT`).
+    public func keep(_ c: Connection) {
+        guard GATTReport.showsGATT(c) else { return }
+        records.begin(id: c.id)
+        let spill = records.spill
+        spill.append(plain: Header(id: c.id, address: c.peerAddress, link: GATTReport.PeerLink(c), gatt: Parts(c.gatt),
+                                   server: Parts(c.serverGATT), usage: Int32(c.usage.count)))
+        func append(_ d: GATTDatabase) {
+            d.services.withUnsafeBytes { _ = spill.append($0) }
+            d.includes.withUnsafeBytes { _ = spill.append($0) }
+            d.characteristics.withUnsafeBytes { _ = spill.append($0) }
+            d.descriptors.withUnsafeBytes { _ = spill.append($0) }
+            d.cccdValues.map { CCCDValue(handle: $0.key, value: $0.value) }.withUnsafeBytes { _ = spill.append($0) }
+            d.typedValues.map { TypedValue(handle: $0.key, uuid: $0.value) }.withUnsafeBytes { _ = spill.append($0) }
+        }
+        append(c.gatt)
+        append(c.serverGATT)
+        c.usage.map { Usage(handle: $0.key, usage: $0.value) }.withUnsafeBytes { _ = spill.append($0) }
+    }
+
+    /// The peer a link belongs to (`GATTReport.peerKey`) as a number: its address, or the link alone.
+    static func peer(address: BDAddr?, id: Int) -> UInt64 {
+        address.map(\.rawValue) ?? (1 << 63 | UInt64(truncatingIfNeeded: id))
+    }
+
+    /// Adds the link of the `i`th record (in the order written) to `peers`.
+    private func add(record i: Int, to peers: GATTPeers) {
+        let spill = records.spill
+        var at = records.offsets[i]
+        let header = spill.read(plain: Header.self, at: at)
+        at += Int64(MemoryLayout<Header>.stride)
+        func read<T>(_ type: T.Type, _ count: Int32) -> [T] {
+            let n = max(0, Int(count))
+            defer { at += Int64(n * MemoryLayout<T>.stride) }
+            return spill.read(plain: T.self, count: n, at: at)
+        }
+        func database(_ p: Parts) -> GATTDatabase {
+            let services = read(GATTService.self, p.services), includes = read(GATTInclude.self, p.includes)
+            let characteristics = read(GATTCharacteristic.self, p.characteristics), descriptors = read(GATTDescriptor.self, p.descriptors)
+            let cccd = read(CCCDValue.self, p.cccdValues), typed = read(TypedValue.self, p.typedValues)
+            return GATTDatabase(services: services, includes: includes, characteristics: characteristics, descriptors: descriptors,
+                                cccdValues: Dictionary(cccd.map { ($0.handle, $0.value) }, uniquingKeysWith: { a, _ in a }),
+                                typedValues: Dictionary(typed.map { ($0.handle, $0.uuid) }, uniquingKeysWith: { a, _ in a }),
+                                inheritedFrom: p.inheritedFrom, origin: p.origin, gapsFilledFrom: p.gapsFilledFrom)
+        }
+        let gatt = database(header.gatt)
+        let server = database(header.server)
+        let usage = read(Usage.self, header.usage).lazy.map { (key: $0.handle, value: $0.usage) }
+        peers.add(id: header.id, key: header.address?.description ?? "connection #\(header.id)", address: header.address,
+                  link: header.link, gatt: gatt, usage: usage, server: server)
+    }
+
+    /// The peers of the links set aside and of `others` (the model's links not judged early), in the order
+    /// `GATTReport.peers` gives them, each made when it is handed to `body` and let go after.
+    func forEachPeer(others: [Connection], _ body: (GATTReport.Peer) -> Void) {
+        // Each link by peer and id: a record's place (from 0), or -1 − a place in `others`.
+        var links: [(peer: UInt64, id: Int32, source: Int32)] = []
+        links.reserveCapacity(records.count)
+        let spill = records.spill
+        for i in 0..<records.count {
+            let header = spill.read(plain: Header.self, at: records.offsets[i])
+            links.append((Self.peer(address: header.address, id: header.id), Int32(clamping: header.id), Int32(i)))
+        }
+        for (i, c) in others.enumerated() where GATTReport.showsGATT(c) {
+            links.append((Self.peer(address: c.peerAddress, id: c.id), Int32(clamping: c.id), Int32(-1 - i)))
+        }
+        links.sort { ($0.peer, $0.id) < ($1.peer, $1.id) }
+        // Each peer's links, the peers in the order of their first link.
+        var peers: [(first: Int32, start: Int32, end: Int32)] = []
+        var start = 0
+        while start < links.count {
+            var end = start + 1
+            while end < links.count && links[end].peer == links[start].peer { end += 1 }
+            peers.append((links[start].id, Int32(start), Int32(end)))
+            start = end
+        }
+        peers.sort { $0.first < $1.first }
+        for p in peers {
+            let gathering = GATTPeers()
+            for l in links[Int(p.start)..<Int(p.end)] {
+                if l.source >= 0 { add(record: Int(l.source), to: gathering) } else { gathering.add(others[Int(-1 - l.source)]) }
+            }
+            for peer in gathering.list() { body(peer) }
+        }
+    }
+}
