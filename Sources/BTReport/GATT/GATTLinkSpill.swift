@@ -134,7 +134,7 @@ public final class GATTLinkSpill: @unchecked Sendable {
 
     /// The peers of the links set aside and of `others` (the model's links not judged early), in the order
     /// `GATTReport.peers` gives them, each made when it is handed to `body` and let go after.
-    func forEachPeer(others: [Connection], _ body: (GATTReport.Peer) -> Void) {
+    public func forEachPeer(others: [Connection], _ body: (GATTReport.Peer) -> Void) {
         // Each link by peer and id: a record's place (from 0), or -1 − a place in `others`.
         var links: [(peer: UInt64, id: Int32, source: Int32)] = []
         links.reserveCapacity(records.count)

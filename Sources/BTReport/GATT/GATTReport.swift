@@ -97,6 +97,21 @@ public enum GATTReport {
         }
     }
 
+    /// `write`, the peers handed over one at a time by `forEachPeer` (`GATTLinkSpill.forEachPeer`): a capture of
+    /// tens of thousands of peers is never held whole.
+    public static func write(file: String, forEachPeer: ((Peer) -> Void) -> Void, line: (String) -> Void) {
+        line(file)
+        var any = false
+        withoutActuallyEscaping(line) { line in
+            forEachPeer { peer in
+                any = true
+                line("")
+                peerLines(peer).forEach(line)
+            }
+        }
+        if !any { line("  no GATT traffic in this capture") }
+    }
+
     /// One peer's tree as `text` prints it (the HTML report shows it beside a connection's timeline).
     static func peerLines(_ peer: Peer) -> [String] {
         var out: [String] = []
@@ -182,6 +197,19 @@ public enum GATTReport {
         writer.object(level: level) { members in
             members.member("file", .string(file))
             members.array("peers", list, peerJSON)
+        }
+    }
+
+    /// `writeJSON`, the peers handed over one at a time by `forEachPeer`.
+    public static func writeJSON(file: String, forEachPeer: ((Peer) -> Void) -> Void, to writer: JSONStreamWriter, level: Int = 0) {
+        writer.object(level: level) { members in
+            members.member("file", .string(file))
+            members.elements("peers") { elements in
+                forEachPeer { peer in
+                    elements.next()
+                    writer.value(peerJSON(peer), level: elements.level + 1)
+                }
+            }
         }
     }
 

@@ -35,15 +35,21 @@ struct GATTCommand: ParsableCommand {
 
     func run() throws {
         var shown = 0
-        // Each finished link's GATT joins its peer's when the link is judged, and the link is let go
-        // (`GATTPeers`): the report keeps each peer's database and use, not its links.
-        var gathered = GATTPeers()
+        // Each finished link's GATT is set aside as bytes when the link is judged, and the link is let go
+        // (`GATTLinkSpill`); the peers are gathered from them one at a time as the report is written.
+        let directory = TemporaryFiles.directory
+        var judged = GATTLinkSpill(spillDirectory: directory)
+        var warned = false
         let retirement = {
-            let peers = GATTPeers()
-            gathered = peers
+            let made = GATTLinkSpill(spillDirectory: directory)
+            judged = made
+            if let failure = made.records.spillFailure, !warned {
+                Diagnostics.warning(file: nil, "\(failure): the judged links' GATT is kept in memory")
+                warned = true
+            }
             // A judged link with a database stays slim (a later link of its peer may inherit it), the others go.
             return LinkRetirement(window: AuditCommand.retirementWindow, keeping: .summary, interest: nil) { c, kept in
-                if kept { peers.add(c) }
+                if kept { made.keep(c) }
             } as LinkRetirement?
         }
         // JSON is printed as each capture is tracked: one object for one capture, an array otherwise.
@@ -53,18 +59,22 @@ struct GATTCommand: ParsableCommand {
         // No scan's devices are listed and no app scan is built: the report reads links alone.
         let failed = try Tracking.each(files, label: "gatt", anonymizing: anonymizing, retirement: retirement,
                                        scanDevicesListed: 0, buildsAppScans: false, resolved: { single = $0 == 1 && !$1 }) { input, model in
-            for c in model.connections where !c.isJudged { gathered.add(c) }
-            let peers = gathered.list()
+            if let failure = judged.records.failure {
+                Diagnostics.error(file: input.path, "cannot set the judged links' GATT aside in \(directory): \(failure)")
+                throw ExitStatus.inputUnreadable
+            }
+            let others = model.connections.filter { !$0.isJudged }
+            let peers = { (body: (GATTReport.Peer) -> Void) in judged.forEachPeer(others: others, body) }
             if json {
                 if !single {
                     if array == nil { array = writer.elements() }
                     array?.next()
                 }
-                GATTReport.writeJSON(file: input.displayName, peers: peers, to: writer, level: single ? 0 : 1)
+                GATTReport.writeJSON(file: input.displayName, forEachPeer: peers, to: writer, level: single ? 0 : 1)
                 if single { Output.write("\n") }
             } else {
                 if shown > 0 { Output.line("") }
-                GATTReport.write(file: input.path, peers: peers) { Output.line($0) }
+                GATTReport.write(file: input.path, forEachPeer: peers) { Output.line($0) }
                 shown += 1
             }
         }
