@@ -96,6 +96,19 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
                 setAside[i] = Element.append(newValue, to: spill!)
             }
         }
+        // In place: a session's list appended to through the subscript is not copied at each change.
+        _modify {
+            if i >= setAside.count {
+                yield &recent[i - setAside.count]
+            } else if setAside[i] == Self.pinnedMark, var value = pinned.removeValue(forKey: i) {
+                defer { pinned[i] = value }
+                yield &value
+            } else {
+                var value = Element.read(from: spill!, at: setAside[i])
+                defer { setAside[i] = Element.append(value, to: spill!) }
+                yield &value
+            }
+        }
     }
 
     /// Adds a value at the end; sets the oldest in memory aside once `kept` follow them. Those `isOpen` (by index)

@@ -33,19 +33,21 @@ public struct ConnectionChurnRule: Rule {
         }
         // Links are gathered only for peers with enough of them: a capture of links to ever new addresses would
         // otherwise make a list per link.
-        // Read in place: a copy of every summary would cost as much memory as the summaries.
-        let appLinks = model.links.lazy.filter(\.ownership.isApp)
+        // Read in place, and kept per peer as places among them: a copy of every summary would cost as much memory
+        // as the summaries.
+        let all = model.links
+        let appLinks = all.indices.lazy.filter { all[$0].ownership.isApp }
         var linkCount: [BDAddr: Int] = [:]
-        for c in appLinks { if let peer = counted(c) { linkCount[peer, default: 0] += 1 } }
-        var byPeer: [BDAddr: [LinkSummary]] = [:]
+        for i in appLinks { if let peer = counted(all[i]) { linkCount[peer, default: 0] += 1 } }
+        var byPeer: [BDAddr: [Int32]] = [:]
         var order: [BDAddr] = []
-        for c in appLinks {
-            guard let peer = counted(c), linkCount[peer, default: 0] >= minimum else { continue }
+        for i in appLinks {
+            guard let peer = counted(all[i]), linkCount[peer, default: 0] >= minimum else { continue }
             if byPeer[peer] == nil { order.append(peer) }
-            byPeer[peer, default: []].append(c)
+            byPeer[peer, default: []].append(Int32(i))
         }
         for peer in order {
-            let links = byPeer[peer] ?? []
+            let links = (byPeer[peer] ?? []).lazy.map { all[Int($0)] }
             guard links.count >= minimum else { continue }
             // Every episode: from each connection not yet reported, the connections that start within the window
             // of it; `minimum` or more of them are one finding, and the next episode starts after it.
@@ -83,7 +85,7 @@ public struct ConnectionChurnRule: Rule {
                 return !f.toAcceptList && (f.attemptDuration.map { $0 >= Self.timedOutAttempt } ?? false)
             }
             .map { ($0.at, $0.cancelledByHost ? Self.cancelledStatus : $0.status, $0.attemptDuration?.seconds ?? 0) }
-        for c in appLinks where c.transport == .le && c.disconnectReason == .connectionFailedToBeEstablished {
+        for c in appLinks.lazy.map({ all[$0] }) where c.transport == .le && c.disconnectReason == .connectionFailedToBeEstablished {
             guard let end = c.end else { continue }
             failures.append((end, .connectionFailedToBeEstablished,
                              c.connectRequestedTime.map { Double(end.timestamp.nanoseconds - $0.nanoseconds) / 1e9 } ?? 0))

@@ -41,6 +41,8 @@ public struct ScanChurnRule: Rule {
         // Without clients, a scan that takes up again at once the parameters of the one before the last (the stack
         // returning to its own scan when another stopped) resumes it: no start.
         var previous: [UInt16: (older: AppScan?, last: AppScan?)] = [:]
+        // Nearly always one controller: its starts grow without being copied.
+        if let first = model.appScans.first { byController[first.controller, default: []].reserveCapacity(model.appScans.count) }
         for s in model.appScans where !bringUp(s.start) {
             if s.attribution == .controllerSession {
                 let (older, last) = previous[s.controller] ?? (nil, nil)
@@ -65,7 +67,8 @@ public struct ScanChurnRule: Rule {
         for (controller, scans) in byController.sorted(by: { $0.key < $1.key }) {
             // A scan stopped to connect (a connection asked for around its end) and resumed when that connection
             // ended is the stack or the app pausing it for the connection, not a new start.
-            var starts: [Start] = []
+            // Places in `scans`: a capture of tens of thousands of scans would otherwise hold them twice.
+            var starts = StartsKept(scans: scans)
             for (i, s) in scans.enumerated() {
                 let begins = s.start.timestamp.nanoseconds
                 if i > 0, let previousEnd = scans[i - 1].endTimestamp?.nanoseconds,
@@ -73,7 +76,7 @@ public struct ScanChurnRule: Rule {
                        && $0.asked <= begins && begins <= $0.ended.plusSaturating(2 * Self.restartGap) }) {
                     continue
                 }
-                starts.append(s)
+                starts.places.append(Int32(i))
             }
             // Bursts: maximal runs in which some window holds more than `maximum` starts; one finding each.
             var i = 0
@@ -116,6 +119,15 @@ public struct ScanChurnRule: Rule {
     struct Start {
         var start: RecordRef
         var endTimestamp: Timestamp?
+    }
+
+    /// The starts that count, by their places among all the starts.
+    struct StartsKept: RandomAccessCollection {
+        let scans: [Start]
+        var places: [Int32] = []
+        var startIndex: Int { 0 }
+        var endIndex: Int { places.count }
+        subscript(i: Int) -> Start { scans[Int(places[i])] }
     }
 
     /// A connection requested within this of a scan's end (before: 1 s, after: 2 s) is why it stopped.

@@ -146,7 +146,8 @@ extension ConnectionTracker {
         if summarizing && retiring.summaries.capacity == 0 {
             // Room for every link the model may keep, once: growing by doubling would copy the summaries and
             // hold up to twice their size; pages not written to are never resident.
-            retiring.summaries.reserveCapacity(min(options.maximumConnections, Self.summariesReserved))
+            // The links still open or whole at the end join them (`CaptureModel.summarize`): room for those too.
+            retiring.summaries.reserveCapacity(min(options.maximumConnections, Self.summariesReserved) + options.maximumOpenConnections)
         }
         var survivors: [Connection] = []
         var moved = [Int?](repeating: nil, count: n - from)
