@@ -18,19 +18,19 @@ public protocol SetAsideValue: Sendable {
 /// from one thread at a time; reads may come from any once the writing is done.
 public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sendable, ExpressibleByArrayLiteral {
     /// Where the values set aside are; nil when every value is in memory.
-    private let spill: Spill?
+    @usableFromInline let spill: Spill?
     /// The directory of `spill`, for arrays made like this one (`emptyCopy`).
-    private let directory: String?
+    @usableFromInline let directory: String?
     /// Where each value set aside begins, in index order; `SetAsideArray.pinnedMark` for those in `pinned`.
-    private var setAside: [Int64] = []
+    @usableFromInline var setAside: [Int64] = []
     /// Values past `recent` that were still open when their turn came (`append`'s `isOpen`): held in memory until
     /// they are not, then written. As many as are open at once (a few advertising sets, a scan per controller).
-    private var pinned: [Int: Element] = [:]
-    private static var pinnedMark: Int64 { -1 }
+    @usableFromInline var pinned: [Int: Element] = [:]
+    @usableFromInline static var pinnedMark: Int64 { -1 }
     /// The values from `setAside.count` on.
-    private var recent: [Element] = []
+    @usableFromInline var recent: [Element] = []
     /// How many stay in memory before the oldest are set aside.
-    private let kept: Int
+    @usableFromInline let kept: Int
 
     /// Values kept in memory before the oldest are set aside, unless told otherwise: the open scan sessions and
     /// those just ended (late reports, the next session's comparison with the last) are nearly always among them.
@@ -78,10 +78,10 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
     /// What went wrong setting aside what the values were made from (`failure` reports it).
     public var sourceFailure: String?
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { setAside.count + recent.count }
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { setAside.count + recent.count }
 
-    public subscript(i: Int) -> Element {
+    @inlinable public subscript(i: Int) -> Element {
         get {
             if i >= setAside.count { return recent[i - setAside.count] }
             if setAside[i] == Self.pinnedMark, let value = pinned[i] { return value }
@@ -114,7 +114,7 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
     /// Adds a value at the end; sets the oldest in memory aside once `kept` follow them. Those `isOpen` (by index)
     /// says may still change much wait in memory until it says they do not (a change to a value set aside writes
     /// it anew: an open session's growing list would be written again and again).
-    public mutating func append(_ value: Element, isOpen: (Int) -> Bool = { _ in false }) {
+    @inlinable public mutating func append(_ value: Element, isOpen: (Int) -> Bool = { _ in false }) {
         recent.append(value)
         guard let spill else { return }
         for (i, held) in pinned where !isOpen(i) {

@@ -28,6 +28,9 @@ public struct ReconnectByScanRule: Rule {
         } else {
             for s in model.appScans { scansByController[s.controller, default: []].append(s) }
         }
+        // Each scan's start and end (nanoseconds; `Spans.stillOn` when it went on), read once: the searches below
+        // would otherwise read each scan they pass anew.
+        let spans = scansByController.mapValues { Spans($0) }
         // Links in start order, then grouped by (controller, peer): a peer's earlier links are only looked up among
         // its own, so nothing is kept per peer across the capture (a soak test meets a new random address per link).
         let all = model.links
@@ -78,7 +81,8 @@ public struct ReconnectByScanRule: Rule {
         for r in reconnections {
             let c = all[Int(r.link)], previous = all[Int(r.previous)]
             guard let peer = c.peerAddress, let ended = previous.end, let scans = scansByController[c.controller],
-                  let finding = Self.finding(c, previous: previous, ended: ended, peer: peer, scans: scans, model, context)
+                  let spans = spans[c.controller],
+                  let finding = Self.finding(c, previous: previous, ended: ended, peer: peer, scans: scans, spans: spans, model, context)
             else { continue }
             found(finding)
         }
@@ -88,18 +92,19 @@ public struct ReconnectByScanRule: Rule {
     /// the disconnect, or one that was on at the disconnect, ran on for `minimumScanAfterDisconnect` and stopped
     /// as the app reconnected (it found the peer again).
     static func finding(_ c: LinkSummary, previous: LinkSummary, ended: RecordRef, peer: BDAddr, scans: AppScanList,
-                        _ model: CaptureModel, _ context: RuleContext) -> Finding? {
+                        spans: Spans, _ model: CaptureModel, _ context: RuleContext) -> Finding? {
         // The first scan that started after the previous link ended and before this one started.
-        let lo = scans.partitioningIndex { $0.start.timestamp > ended.timestamp }
+        let endedAt = ended.timestamp.nanoseconds, startedAt = c.start.timestamp.nanoseconds
+        let lo = spans.starts.partitioningIndex { $0 > endedAt }
         let scan: AppScan
-        if lo < scans.count, scans[lo].start.timestamp < c.start.timestamp {
+        if lo < spans.starts.count, spans.starts[lo] < startedAt {
             scan = scans[lo]
-        } else if let on = scans[..<lo].last(where: { s in
-            guard let stop = s.endTimestamp else { return false }
-            return stop > ended.timestamp && stop - ended.timestamp >= minimumScanAfterDisconnect
-                && stop.nanoseconds <= c.start.timestamp.nanoseconds.plusSaturating(stoppedForReconnect)
+        } else if let on = spans.ends[..<lo].lastIndex(where: { stop in
+            guard stop != Spans.stillOn else { return false }
+            return stop > endedAt && Timestamp(nanoseconds: stop) - ended.timestamp >= minimumScanAfterDisconnect
+                && stop <= startedAt.plusSaturating(stoppedForReconnect)
         }) {
-            scan = on
+            scan = scans[on]
         } else {
             return nil
         }
@@ -116,6 +121,23 @@ public struct ReconnectByScanRule: Rule {
             end: c.start.timestamp, records: [ended, scan.start, c.start],
             message: "After \(RuleText.connection(previous)) ended, the app \(how) (\(RuleText.seconds(scanned)), \(Plural.of(scan.reports, "report"))\(ofPeer)) to reconnect to \(peer) as \(RuleText.connection(c)).")
                 .costing(RuleCost.scanning(model.scans[scan.pricedSession], seconds: Double(scanned) / 1e9, context))
+    }
+
+    /// The app's scans' starts and ends on one controller, in their order.
+    struct Spans {
+        var starts: [Int64] = []
+        var ends: [Int64] = []
+        /// The end of a scan still on at the end of the capture.
+        static let stillOn = Int64.min
+
+        init(_ scans: AppScanList) {
+            starts.reserveCapacity(scans.count)
+            ends.reserveCapacity(scans.count)
+            for s in scans {
+                starts.append(s.start.timestamp.nanoseconds)
+                ends.append(s.endTimestamp?.nanoseconds ?? Self.stillOn)
+            }
+        }
     }
 
     /// A scan on at the disconnect counts when it ran on this long after it…
