@@ -209,7 +209,8 @@ public struct EnergyReport: Sendable {
     }
 
     public var profile: EnergyProfile
-    public var scans: [Scan] = []
+    /// Set aside as the model's sessions are (`SetAsideArray`): a capture of tens of thousands of scans prices each.
+    public var scans = SetAsideArray<Scan>()
     /// Read once made: its totals are summed when the report is made (`Links.phone`).
     public private(set) var links = Links()
     public var advertising: [Advertising] = []
@@ -281,7 +282,7 @@ public struct EnergyReport: Sendable {
         firstTimestamp = model.firstTimestamp
         lastTimestamp = model.lastTimestamp
         let captureEnd = model.lastTimestamp ?? Timestamp(nanoseconds: 0)
-        scans.reserveCapacity(model.scans.count)
+        scans = model.scans.emptyCopy(of: Scan.self)
         for s in model.scans {
             let end = s.endTimestamp ?? captureEnd
             let t = energy.scanTime(s, duration: Self.seconds(s.start.timestamp, end))
@@ -640,4 +641,9 @@ extension EnergyReport {
         }
         return t
     }
+}
+
+extension EnergyReport.Scan: SetAsideValue {
+    public static func append(_ scan: EnergyReport.Scan, to spill: Spill) -> Int64 { spill.append(plain: scan) }
+    public static func read(from spill: Spill, at offset: Int64) -> EnergyReport.Scan { spill.read(plain: Self.self, at: offset) }
 }

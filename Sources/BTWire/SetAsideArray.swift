@@ -60,9 +60,12 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
     }
 
     /// An empty array that sets its values aside as this one does, in a file of its own.
-    public func emptyCopy() -> Self {
-        guard let directory else { return Self() }
-        return Self(spillingTo: directory, kept: kept)
+    public func emptyCopy() -> Self { emptyCopy(of: Element.self) }
+
+    /// An empty array of `type` that sets its values aside as this one does (values made from these).
+    public func emptyCopy<T: SetAsideValue>(of type: T.Type) -> SetAsideArray<T> {
+        guard let directory else { return SetAsideArray<T>() }
+        return SetAsideArray<T>(spillingTo: directory, kept: kept)
     }
 
     /// Why the values could not be set aside in a file (they are then held in memory, as bytes).

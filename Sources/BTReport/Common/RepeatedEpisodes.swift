@@ -59,7 +59,7 @@ public enum RepeatedEpisodes {
     }
 
     /// The energy report's priced scans, folded as `scans(_:)` folds their sessions.
-    public static func scans(_ scans: [EnergyReport.Scan]) -> [[Int]] {
+    public static func scans(_ scans: SetAsideArray<EnergyReport.Scan>) -> [[Int]] {
         groups(scans) { s -> ScanKey? in
             let summary = s.session
             guard !summary.isOpen, s.end.nanoseconds - s.start.nanoseconds < shortScan else { return nil }
