@@ -148,6 +148,47 @@ public final class Spill: @unchecked Sendable {
         }
     }
 
+    /// Appends the values of a plain type one after the other; returns where they begin.
+    @discardableResult
+    public func append<T>(plain values: [T]) -> Int64 {
+        precondition(_isPOD(T.self), "only plain values are set aside as bytes")
+        return values.withUnsafeBytes { append($0) }
+    }
+
+    /// Reads what was appended from `offset` on, one value or list after another, in the order written.
+    public func cursor(at offset: Int64) -> Cursor { Cursor(spill: self, offset: offset) }
+
+    /// Where the next value is read (`Spill.cursor(at:)`); each read moves past what it read.
+    public struct Cursor {
+        public let spill: Spill
+        public private(set) var offset: Int64
+
+        /// The plain value here.
+        public mutating func next<T>(_ type: T.Type) -> T {
+            defer { offset += Int64(MemoryLayout<T>.stride) }
+            return spill.read(plain: type, at: offset)
+        }
+
+        /// The `count` plain values here (none for a count below 1).
+        public mutating func next<T>(_ type: T.Type, count: Int) -> [T] {
+            let count = max(0, count)
+            defer { offset += Int64(count) * Int64(MemoryLayout<T>.stride) }
+            return spill.read(plain: type, count: count, at: offset)
+        }
+
+        /// The `count` bytes here as text.
+        public mutating func text(count: Int) -> String {
+            let count = max(0, count)
+            defer { offset += Int64(count) }
+            return spill.read(at: offset, count: count)
+        }
+
+        /// Moves past `count` plain values of `type` without reading them.
+        public mutating func skip<T>(_ type: T.Type, count: Int) {
+            offset += Int64(max(0, count)) * Int64(MemoryLayout<T>.stride)
+        }
+    }
+
     /// Writes out what is buffered, so a full disk shows in `failure` before the bytes are needed.
     public func flush() {
         guard case .file(let handle) = backing, failure == nil else { return }

@@ -80,7 +80,7 @@ public final class AuditHTMLLinks: @unchecked Sendable {
         for (p, title) in zip(phases, titles) {
             spill.append(plain: PhaseHeader(start: p.start, end: p.end, kind: p.kind.code, titleBytes: Int32(title.count)))
         }
-        for title in titles { title.withUnsafeBytes { _ = spill.append($0) } }
+        for title in titles { spill.append(plain: title) }
         keepText(c)
     }
 
@@ -102,14 +102,10 @@ public final class AuditHTMLLinks: @unchecked Sendable {
     /// The judged link of the `i`th record in id order (after `records.sortByID()`): its summary, end, phases
     /// and how many of them are events.
     func link(at i: Int) -> (link: LinkSummary, end: Timestamp, phases: [AuditHTMLTimeline.Phase], events: Int) {
-        let spill = records.spill
-        var at = records.offsets[i]
-        let header = spill.read(plain: Header.self, at: at)
-        at += Int64(MemoryLayout<Header>.stride)
-        let count = max(0, Int(header.phaseCount))
-        let heads = spill.read(plain: PhaseHeader.self, count: count, at: at)
-        at += Int64(count * MemoryLayout<PhaseHeader>.stride)
-        let bytes = spill.read(plain: UInt8.self, count: heads.reduce(0) { $0 + max(0, Int($1.titleBytes)) }, at: at)
+        var cursor = records.spill.cursor(at: records.offsets[i])
+        let header = cursor.next(Header.self)
+        let heads = cursor.next(PhaseHeader.self, count: Int(header.phaseCount))
+        let bytes = cursor.next(UInt8.self, count: heads.reduce(0) { $0 + max(0, Int($1.titleBytes)) })
         var next = 0
         let phases = heads.map { h in
             let n = max(0, Int(h.titleBytes))

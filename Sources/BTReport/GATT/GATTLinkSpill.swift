@@ -88,16 +88,16 @@ public final class GATTLinkSpill: @unchecked Sendable {
         spill.append(plain: Header(id: c.id, address: c.peerAddress, link: GATTReport.PeerLink(c), gatt: Parts(c.gatt),
                                    server: Parts(c.serverGATT), usage: Int32(c.usage.count)))
         func append(_ d: GATTDatabase) {
-            d.services.withUnsafeBytes { _ = spill.append($0) }
-            d.includes.withUnsafeBytes { _ = spill.append($0) }
-            d.characteristics.withUnsafeBytes { _ = spill.append($0) }
-            d.descriptors.withUnsafeBytes { _ = spill.append($0) }
-            d.cccdValues.map { CCCDValue(handle: $0.key, value: $0.value) }.withUnsafeBytes { _ = spill.append($0) }
-            d.typedValues.map { TypedValue(handle: $0.key, uuid: $0.value) }.withUnsafeBytes { _ = spill.append($0) }
+            spill.append(plain: d.services)
+            spill.append(plain: d.includes)
+            spill.append(plain: d.characteristics)
+            spill.append(plain: d.descriptors)
+            spill.append(plain: d.cccdValues.map { CCCDValue(handle: $0.key, value: $0.value) })
+            spill.append(plain: d.typedValues.map { TypedValue(handle: $0.key, uuid: $0.value) })
         }
         append(c.gatt)
         append(c.serverGATT)
-        c.usage.map { Usage(handle: $0.key, usage: $0.value) }.withUnsafeBytes { _ = spill.append($0) }
+        spill.append(plain: c.usage.map { Usage(handle: $0.key, usage: $0.value) })
     }
 
     /// The peer a link belongs to (`GATTReport.peerKey`) as a number: its address, or the link alone.
@@ -107,15 +107,9 @@ public final class GATTLinkSpill: @unchecked Sendable {
 
     /// Adds the link of the `i`th record (in the order written) to `peers`.
     private func add(record i: Int, to peers: GATTPeers) {
-        let spill = records.spill
-        var at = records.offsets[i]
-        let header = spill.read(plain: Header.self, at: at)
-        at += Int64(MemoryLayout<Header>.stride)
-        func read<T>(_ type: T.Type, _ count: Int32) -> [T] {
-            let n = max(0, Int(count))
-            defer { at += Int64(n * MemoryLayout<T>.stride) }
-            return spill.read(plain: T.self, count: n, at: at)
-        }
+        var cursor = records.spill.cursor(at: records.offsets[i])
+        let header = cursor.next(Header.self)
+        func read<T>(_ type: T.Type, _ count: Int32) -> [T] { cursor.next(type, count: Int(count)) }
         func database(_ p: Parts) -> GATTDatabase {
             let services = read(GATTService.self, p.services), includes = read(GATTInclude.self, p.includes)
             let characteristics = read(GATTCharacteristic.self, p.characteristics), descriptors = read(GATTDescriptor.self, p.descriptors)

@@ -41,7 +41,7 @@ public final class TimelineLinkJSON: @unchecked Sendable {
         let spill = records.spill
         spill.append(plain: Header(link: LinkSummary(c), parameters: c.parameters, phaseCount: Int32(c.phases.count),
                                    textBytes: Int64(text.utf8.count)))
-        c.phases.withUnsafeBytes { _ = spill.append($0) }
+        spill.append(plain: c.phases)
         spill.append(text)
     }
 
@@ -64,12 +64,11 @@ public final class TimelineLinkJSON: @unchecked Sendable {
     /// `reports` about it as its last member.
     func write(at i: Int, reports: [QualityReport], level: Int, to writer: JSONStreamWriter) {
         let spill = records.spill
-        var at = records.offsets[i]
-        let header = spill.read(plain: Header.self, at: at)
-        at += Int64(MemoryLayout<Header>.stride)
-        let phasesAt = at
-        at += Int64(max(0, Int(header.phaseCount)) * MemoryLayout<LinkPhase>.stride)
-        var text = spill.read(at: at, count: max(0, Int(header.textBytes)))
+        var cursor = spill.cursor(at: records.offsets[i])
+        let header = cursor.next(Header.self)
+        let phasesAt = cursor.offset
+        cursor.skip(LinkPhase.self, count: Int(header.phaseCount))
+        var text = cursor.text(count: Int(header.textBytes))
         let about = QualityReport.about(header.link, in: reports)
         if !about.isEmpty {
             let phases = spill.read(plain: LinkPhase.self, count: Int(header.phaseCount), at: phasesAt)

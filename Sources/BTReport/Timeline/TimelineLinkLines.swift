@@ -73,8 +73,8 @@ public final class TimelineLinkLines: @unchecked Sendable {
                                    headBytes: Int32(link.heading.head.utf8.count),
                                    openingBytes: link.heading.opening.map { Int32($0.utf8.count) } ?? -1,
                                    summaryBytes: Int32(link.summary.utf8.count)))
-        link.phases.withUnsafeBytes { _ = spill.append($0) }
-        link.lines.map { LineHeader(at: $0.at, bytes: Int32($0.text.utf8.count)) }.withUnsafeBytes { _ = spill.append($0) }
+        spill.append(plain: link.phases)
+        spill.append(plain: link.lines.map { LineHeader(at: $0.at, bytes: Int32($0.text.utf8.count)) })
         spill.append(link.heading.head)
         if let opening = link.heading.opening { spill.append(opening) }
         spill.append(link.summary)
@@ -101,17 +101,13 @@ public final class TimelineLinkLines: @unchecked Sendable {
 
     /// The judged link whose record is `i`th in id order (after `records.sortByID()`).
     func link(at i: Int) -> Link {
-        let spill = records.spill
-        var at = records.offsets[i]
-        let header = spill.read(plain: Header.self, at: at)
-        at += Int64(MemoryLayout<Header>.stride)
-        let phases = spill.read(plain: LinkPhase.self, count: Int(header.phaseCount), at: at)
-        at += Int64(max(0, Int(header.phaseCount)) * MemoryLayout<LinkPhase>.stride)
-        let heads = spill.read(plain: LineHeader.self, count: Int(header.lineCount), at: at)
-        at += Int64(max(0, Int(header.lineCount)) * MemoryLayout<LineHeader>.stride)
+        var cursor = records.spill.cursor(at: records.offsets[i])
+        let header = cursor.next(Header.self)
+        let phases = cursor.next(LinkPhase.self, count: Int(header.phaseCount))
+        let heads = cursor.next(LineHeader.self, count: Int(header.lineCount))
         let textBytes = heads.reduce(max(0, Int(header.headBytes)) + max(0, Int(header.openingBytes))
                                      + max(0, Int(header.summaryBytes))) { $0 + max(0, Int($1.bytes)) }
-        let text = spill.read(plain: UInt8.self, count: textBytes, at: at)
+        let text = cursor.next(UInt8.self, count: textBytes)
         var next = 0
         func take(_ n: Int) -> String {
             let n = max(0, n)

@@ -70,27 +70,22 @@ struct AdvertisingSessionBytes {
 extension AdvertisingSession: SetAsideValue {
     public static func append(_ a: AdvertisingSession, to spill: Spill) -> Int64 {
         let at = spill.append(plain: AdvertisingSessionBytes(a))
-        a.connectionsWhileAdvertising.withUnsafeBytes { _ = spill.append($0) }
-        a.advertisingData.withUnsafeBytes { _ = spill.append($0) }
-        a.scanResponseData.withUnsafeBytes { _ = spill.append($0) }
-        a.serviceUUIDs.withUnsafeBytes { _ = spill.append($0) }
+        spill.append(plain: a.connectionsWhileAdvertising)
+        spill.append(plain: a.advertisingData)
+        spill.append(plain: a.scanResponseData)
+        spill.append(plain: a.serviceUUIDs)
         if let name = a.localName { spill.append(name) }
         return at
     }
 
     public static func read(from spill: Spill, at offset: Int64) -> AdvertisingSession {
-        let head = spill.read(plain: AdvertisingSessionBytes.self, at: offset)
-        var at = offset + Int64(MemoryLayout<AdvertisingSessionBytes>.stride)
-        func list<T>(_ type: T.Type, _ count: Int32) -> [T] {
-            let values = spill.read(plain: type, count: Int(count), at: at)
-            at += Int64(MemoryLayout<T>.stride) * Int64(max(0, count))
-            return values
-        }
-        let connections = list(RecordRef.self, head.connectionCount)
-        let data = list(UInt8.self, head.advertisingDataCount)
-        let response = list(UInt8.self, head.scanResponseDataCount)
-        let uuids = list(BluetoothUUID.self, head.uuidCount)
-        let name = head.nameBytes < 0 ? nil : spill.read(at: at, count: Int(head.nameBytes))
+        var cursor = spill.cursor(at: offset)
+        let head = cursor.next(AdvertisingSessionBytes.self)
+        let connections = cursor.next(RecordRef.self, count: Int(head.connectionCount))
+        let data = cursor.next(UInt8.self, count: Int(head.advertisingDataCount))
+        let response = cursor.next(UInt8.self, count: Int(head.scanResponseDataCount))
+        let uuids = cursor.next(BluetoothUUID.self, count: Int(head.uuidCount))
+        let name = head.nameBytes < 0 ? nil : cursor.text(count: Int(head.nameBytes))
         return AdvertisingSession(
             controller: head.controller, setHandle: head.setHandle, start: head.start, end: head.end,
             isExtended: head.flags.contains(.isExtended), connectionsWhileAdvertising: connections, endReason: head.endReason,

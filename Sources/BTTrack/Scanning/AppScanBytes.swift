@@ -72,23 +72,21 @@ extension AppScan: SetAsideValue {
     public static func append(_ s: AppScan, to spill: Spill) -> Int64 {
         let at = spill.append(plain: AppScanBytes(s))
         for indexes in [s.sessions, s.programmed] where indexes.range == nil {
-            indexes.map(Int32.init).withUnsafeBytes { _ = spill.append($0) }
+            spill.append(plain: indexes.map(Int32.init))
         }
-        Array(s.pieceStarts).withUnsafeBytes { _ = spill.append($0) }
+        spill.append(plain: Array(s.pieceStarts))
         return at
     }
 
     public static func read(from spill: Spill, at offset: Int64) -> AppScan {
-        let head = spill.read(plain: AppScanBytes.self, at: offset)
-        var at = offset + Int64(MemoryLayout<AppScanBytes>.stride)
+        var cursor = spill.cursor(at: offset)
+        let head = cursor.next(AppScanBytes.self)
         func indexes(_ i: AppScanBytes.Indexes) -> SessionIndexes {
             guard i.isList else { return SessionIndexes(lower: i.lower, upper: i.upper) }
-            let list = spill.read(plain: Int32.self, count: Int(i.listCount), at: at)
-            at += Int64(MemoryLayout<Int32>.stride) * Int64(max(0, i.listCount))
-            return SessionIndexes(list.map(Int.init))
+            return SessionIndexes(cursor.next(Int32.self, count: Int(i.listCount)).map(Int.init))
         }
         let sessions = indexes(head.sessions), programmed = indexes(head.programmed)
-        let pieces = spill.read(plain: RecordRef.self, count: Int(head.pieceCount), at: at)
+        let pieces = cursor.next(RecordRef.self, count: Int(head.pieceCount))
         var scan = AppScan(controller: head.controller, attribution: head.attribution, client: head.client, start: head.start,
                            end: head.end, endTimestamp: head.endTimestamp, sessions: sessions, programmed: programmed,
                            isActive: head.flags.contains(.isActive), dutyCycle: head.dutyCycle,

@@ -83,20 +83,18 @@ struct ScanSessionBytes {
 extension ScanSession: SetAsideValue {
     public static func append(_ s: ScanSession, to spill: Spill) -> Int64 {
         let at = spill.append(plain: ScanSessionBytes(s))
-        s.phys.withUnsafeBytes { _ = spill.append($0) }
-        s.connectionsWhileScanning.withUnsafeBytes { _ = spill.append($0) }
-        s.reportsPerDevice.withUnsafeBytes { _ = spill.append($0) }
+        spill.append(plain: s.phys)
+        spill.append(plain: s.connectionsWhileScanning)
+        spill.append(plain: s.reportsPerDevice)
         return at
     }
 
     public static func read(from spill: Spill, at offset: Int64) -> ScanSession {
-        let head = spill.read(plain: ScanSessionBytes.self, at: offset)
-        var at = offset + Int64(MemoryLayout<ScanSessionBytes>.stride)
-        let phys = spill.read(plain: ScanPHYParameters.self, count: Int(head.phyCount), at: at)
-        at += Int64(MemoryLayout<ScanPHYParameters>.stride) * Int64(max(0, head.phyCount))
-        let connections = spill.read(plain: RecordRef.self, count: Int(head.connectionCount), at: at)
-        at += Int64(MemoryLayout<RecordRef>.stride) * Int64(max(0, head.connectionCount))
-        let devices = spill.read(plain: DeviceReportCount.self, count: Int(head.deviceCount), at: at)
+        var cursor = spill.cursor(at: offset)
+        let head = cursor.next(ScanSessionBytes.self)
+        let phys = cursor.next(ScanPHYParameters.self, count: Int(head.phyCount))
+        let connections = cursor.next(RecordRef.self, count: Int(head.connectionCount))
+        let devices = cursor.next(DeviceReportCount.self, count: Int(head.deviceCount))
         return ScanSession(head, phys: phys, connections: connections, devices: devices)
     }
 

@@ -22,14 +22,14 @@ struct SessionDeviceCounts: SetAsideValue {
         let at = spill.append(plain: Head(session: c.session, scanDevices: s.scanDevices, uniqueDevices: s.uniqueDevices,
                                           reportsFromUncountedDevices: s.reportsFromUncountedDevices,
                                           deviceCount: Int32(s.reportsPerDevice.count), uniqueDevicesIsEstimate: s.uniqueDevicesIsEstimate))
-        s.reportsPerDevice.withUnsafeBytes { _ = spill.append($0) }
+        spill.append(plain: s.reportsPerDevice)
         return at
     }
 
     static func read(from spill: Spill, at offset: Int64) -> SessionDeviceCounts {
-        let head = spill.read(plain: Head.self, at: offset)
-        let devices = spill.read(plain: DeviceReportCount.self, count: Int(head.deviceCount),
-                                 at: offset + Int64(MemoryLayout<Head>.stride))
+        var cursor = spill.cursor(at: offset)
+        let head = cursor.next(Head.self)
+        let devices = cursor.next(DeviceReportCount.self, count: Int(head.deviceCount))
         return SessionDeviceCounts(session: head.session, summary: DeviceTally.Summary(
             reportsPerDevice: devices, scanDevices: head.scanDevices, uniqueDevices: head.uniqueDevices,
             uniqueDevicesIsEstimate: head.uniqueDevicesIsEstimate, reportsFromUncountedDevices: head.reportsFromUncountedDevices))
