@@ -213,7 +213,7 @@ public struct EnergyReport: Sendable {
     public var scans = SetAsideArray<Scan>()
     /// Read once made: its totals are summed when the report is made (`Links.phone`).
     public private(set) var links = Links()
-    public var advertising: [Advertising] = []
+    public var advertising: SetAsideArray<Advertising> = []
     /// The controller's BR/EDR page and inquiry scan: the OS's standing cost, apart from the totals (which price
     /// what the capture's activities cost), in the comparison with the controller's counters.
     public var classicScans: [ClassicScan] = []
@@ -289,6 +289,8 @@ public struct EnergyReport: Sendable {
             scans.append(Scan(session: ScanSessionSummary(s), start: s.start.timestamp, end: end, radio: t.radio,
                               phone: energy.scanCost(s, duration: Self.seconds(s.start.timestamp, end))))
         }
+        advertising = model.ownAdvertising.emptyCopy(of: Advertising.self)
+        advertising = model.ownAdvertising.emptyCopy(of: Advertising.self)
         for a in model.ownAdvertising {
             let end = a.end?.timestamp ?? captureEnd
             advertising.append(Advertising(session: a, start: a.start.timestamp, end: end,
@@ -640,6 +642,25 @@ extension EnergyReport {
             t.rxSeconds += AirTime.dataPDUs(s.peripheralPackets, bytes: s.peripheralPayloadBytes, phy: rx)
         }
         return t
+    }
+}
+
+extension EnergyReport.Advertising: SetAsideValue {
+    /// What is priced of a session, written before the session itself.
+    private struct Priced {
+        var start: Timestamp, end: Timestamp, phone: RadioCost, radio: RadioTime
+    }
+
+    public static func append(_ a: EnergyReport.Advertising, to spill: Spill) -> Int64 {
+        let at = spill.append(plain: Priced(start: a.start, end: a.end, phone: a.phone, radio: a.radio))
+        _ = AdvertisingSession.append(a.session, to: spill)
+        return at
+    }
+
+    public static func read(from spill: Spill, at offset: Int64) -> EnergyReport.Advertising {
+        let priced = spill.read(plain: Priced.self, at: offset)
+        let session = AdvertisingSession.read(from: spill, at: offset + Int64(MemoryLayout<Priced>.stride))
+        return EnergyReport.Advertising(session: session, start: priced.start, end: priced.end, phone: priced.phone, radio: priced.radio)
     }
 }
 

@@ -9,7 +9,7 @@ public protocol SetAsideValue: Sendable {
 }
 
 /// Values in order, as the model holds its scan sessions and the app's scans: in memory, or — when made with a
-/// directory — all but the latest few set aside in an unlinked file there, memory keeping 8 bytes for each.
+/// directory — all but the latest few set aside in an unlinked file there, memory keeping about 4 bytes for each.
 /// Readers index and iterate them like an array; a value read from the file is decoded on each access. A capture
 /// of tens of thousands of scans then costs the same memory at 10 GB as at 1 GB.
 ///
@@ -22,7 +22,7 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
     /// The directory of `spill`, for arrays made like this one (`emptyCopy`).
     @usableFromInline let directory: String?
     /// Where each value set aside begins, in index order; `SetAsideArray.pinnedMark` for those in `pinned`.
-    @usableFromInline var setAside: [Int64] = []
+    @usableFromInline var setAside = PackedOffsets()
     /// Values past `recent` that were still open when their turn came (`append`'s `isOpen`): held in memory until
     /// they are not, then written. As many as are open at once (a few advertising sets, a scan per controller).
     @usableFromInline var pinned: [Int: Element] = [:]
@@ -51,10 +51,11 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
 
     /// Values set aside in `directory` once `kept` newer ones follow, at least one (in memory, as bytes, when the
     /// file cannot be made: `spillError` says why).
-    public init(spillingTo directory: String, kept: Int = Self.recentKept) {
+    /// `readAhead`: read the file a window at a time (`Spill.readAhead`), for values mostly read in order.
+    public init(spillingTo directory: String, kept: Int = Self.recentKept, readAhead: Int = 0) {
         self.kept = Swift.max(1, kept)
         self.directory = directory
-        let made = Spill.fileOrMemory(in: directory)
+        let made = Spill.fileOrMemory(in: directory, readAhead: readAhead)
         spill = made.spill
         spillError = made.error
     }
@@ -65,7 +66,12 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
     /// An empty array of `type` that sets its values aside as this one does (values made from these).
     public func emptyCopy<T: SetAsideValue>(of type: T.Type) -> SetAsideArray<T> {
         guard let directory else { return SetAsideArray<T>() }
-        return SetAsideArray<T>(spillingTo: directory, kept: kept)
+        return SetAsideArray<T>(spillingTo: directory, kept: kept, readAhead: spill?.readAhead ?? 0)
+    }
+
+    /// Room for `n` values in memory, for an array that keeps them there (made without a directory).
+    public mutating func reserveCapacity(_ n: Int) {
+        if spill == nil { recent.reserveCapacity(n) }
     }
 
     /// Why the values could not be set aside in a file (they are then held in memory, as bytes).

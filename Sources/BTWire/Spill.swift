@@ -18,31 +18,53 @@ public final class Spill: @unchecked Sendable {
     public private(set) var size: Int64 = 0
     /// The first append or read that failed; nothing more is appended after it.
     public private(set) var failure: String?
+    /// Bytes read at once from the file when a read is not within the last ones read (0: only what is asked):
+    /// a spill read in order, a small value at a time, then costs a system call per window, not per value.
+    /// What was read stays right, as the file is only ever appended to.
+    public let readAhead: Int
+    /// The window last read ahead: `windowCount` bytes of the file from `windowStart` (allocated on first use).
+    private var window: UnsafeMutableRawPointer?
+    private var windowStart: Int64 = 0
+    private var windowCount = 0
+    /// Where the last read outside the window ended: a read starting there reads a window ahead, any other
+    /// only what it asks (values looked up here and there would otherwise read a window each).
+    private var lastEnd: Int64 = -1
+    /// Reads may come from several threads once the writing is done: the window is theirs in turn.
+    private let windowLock: UnsafeMutablePointer<pthread_mutex_t>
 
     /// A spill in `directory` (the export's output directory: where the rows are going anyway), or in memory.
     /// `name`: what the temporary file would be called, were its name not removed at once.
-    public init(directory: String?, name: String = "rows") throws {
+    public init(directory: String?, name: String = "rows", readAhead: Int = 0) throws {
+        self.readAhead = max(0, readAhead)
+        windowLock = .allocate(capacity: 1)
+        pthread_mutex_init(windowLock, nil)
         guard let directory else {
             backing = .memory([])
             return
         }
         var template = Array((directory + "/.btlens-\(name)-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw SpillError(path: directory, cause: String(cString: strerror(errno))) }
+        guard fd >= 0 else {
+            let cause = String(cString: strerror(errno))
+            Self.release(windowLock)
+            throw SpillError(path: directory, cause: cause)
+        }
         // The open descriptor keeps the bytes; the name is not needed once it is open.
         unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
         guard let handle = fdopen(fd, "w+") else {
+            let cause = String(cString: strerror(errno))
             close(fd)
-            throw SpillError(path: directory, cause: String(cString: strerror(errno)))
+            Self.release(windowLock)
+            throw SpillError(path: directory, cause: cause)
         }
         backing = .file(handle)
     }
 
     /// A spill in `directory`, or in memory when none can be made there (`error` says why): what is set aside is
     /// the same either way, only where it waits differs.
-    public static func fileOrMemory(in directory: String?) -> (spill: Spill, error: SpillError?) {
+    public static func fileOrMemory(in directory: String?, readAhead: Int = 0) -> (spill: Spill, error: SpillError?) {
         do {
-            return (try Spill(directory: directory), nil)
+            return (try Spill(directory: directory, readAhead: readAhead), nil)
         } catch {
             let failure = error as? SpillError ?? SpillError(path: directory ?? "", cause: "\(error)")
             return ((try? Spill(directory: nil))!, failure)
@@ -57,7 +79,17 @@ public final class Spill: @unchecked Sendable {
 
     deinit {
         if case .file(let handle) = backing { fclose(handle) }
+        window?.deallocate()
+        Self.release(windowLock)
     }
+
+    private static func release(_ lock: UnsafeMutablePointer<pthread_mutex_t>) {
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+    }
+
+    /// Bytes read ahead by the spills that read their values in order, a few at a time (`readAhead`).
+    public static let readAheadWindow = 1 << 15
 
     /// Appends `text`; returns where it begins.
     @discardableResult
@@ -99,18 +131,56 @@ public final class Spill: @unchecked Sendable {
             stored.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(offset)..<Int(offset) + buffer.count])) }
             return true
         case .file(let handle):
+            if readAhead > 0 && buffer.count <= readAhead { return readThroughWindow(handle, at: offset, into: buffer) }
+            return readDirectly(handle, at: offset, into: buffer)
+        }
+    }
+
+    private func readDirectly(_ handle: UnsafeMutablePointer<FILE>, at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        fflush(handle)
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fileno(handle), buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n <= 0 {
+                if failure == nil { failure = n < 0 ? String(cString: strerror(errno)) : "spill file ended early" }
+                return false
+            }
+            done += n
+        }
+        return true
+    }
+
+    /// `read(at:into:)` from the window read ahead, reading the next window when the bytes are not all in it.
+    private func readThroughWindow(_ handle: UnsafeMutablePointer<FILE>, at offset: Int64,
+                                   into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        pthread_mutex_lock(windowLock)
+        defer { pthread_mutex_unlock(windowLock) }
+        if offset < windowStart || offset + Int64(buffer.count) > windowStart + Int64(windowCount) {
+            guard offset >= 0, offset + Int64(buffer.count) <= size else {
+                if failure == nil { failure = "spill file ended early" }
+                return false
+            }
+            let sequential = offset == lastEnd
+            lastEnd = offset + Int64(buffer.count)
+            guard sequential else { return readDirectly(handle, at: offset, into: buffer) }
             fflush(handle)
+            if window == nil { window = .allocate(byteCount: readAhead, alignment: 16) }
+            let wanted = Int(min(Int64(readAhead), size - offset))
             var done = 0
-            while done < buffer.count {
-                let n = pread(fileno(handle), buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            while done < wanted {
+                let n = pread(fileno(handle), window! + done, wanted - done, off_t(offset) + off_t(done))
                 if n <= 0 {
+                    windowCount = 0
                     if failure == nil { failure = n < 0 ? String(cString: strerror(errno)) : "spill file ended early" }
                     return false
                 }
                 done += n
             }
-            return true
+            windowStart = offset
+            windowCount = done
         }
+        buffer.baseAddress!.copyMemory(from: window! + Int(offset - windowStart), byteCount: buffer.count)
+        return true
     }
 
     /// Appends a value of a plain type (no reference in it) as its bytes, padded to its stride; returns where

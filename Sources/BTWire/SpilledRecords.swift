@@ -1,5 +1,5 @@
 /// Records set aside in a `Spill` while a capture is read, each under an id (a link's), and read back by id once
-/// all are written: memory keeps 12 bytes per record (its id and where it begins). A record's writer appends
+/// all are written: memory keeps about 8 bytes per record (its id and where it begins, `PackedOffsets`). A record's writer appends
 /// its bytes to `spill` right after `begin(id:)`.
 public final class SpilledRecords: @unchecked Sendable {
     public let spill: Spill
@@ -8,7 +8,7 @@ public final class SpilledRecords: @unchecked Sendable {
     public var spillFailure: String? { spillError.map { "\($0)" } }
     /// Each record's id and where it begins: in the order written until `sortByID`.
     public private(set) var ids: [Int32] = []
-    public private(set) var offsets: [Int64] = []
+    public private(set) var offsets = PackedOffsets()
     private var sorted = true
 
     /// `directory`: where the records are set aside (a file whose name is removed at once); nil keeps them in memory.
@@ -53,7 +53,8 @@ public final class SpilledRecords: @unchecked Sendable {
         var order = Array(0..<Int32(ids.count))
         order.sort { ids[Int($0)] < ids[Int($1)] }
         ids = order.map { ids[Int($0)] }
-        offsets = order.map { offsets[Int($0)] }
+        let written = offsets
+        offsets = PackedOffsets(order.lazy.map { written[Int($0)] })
         sorted = true
     }
 

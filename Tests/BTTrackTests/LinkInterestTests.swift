@@ -35,6 +35,29 @@ struct LinkInterestTests {
         #expect(b.any(controller: nil, in: 51...100) == false)
     }
 
+    @Test("scan boundaries forgotten before a time: the latest before it kept per controller, the answers from it on the same")
+    func boundariesForgotten() {
+        var b = ScanBoundaries()
+        for (controller, t): (UInt16, Int64) in [(0, 10), (1, 15), (0, 20), (1, 25), (0, 30), (2, 40), (0, 50)] {
+            b.insert(controller: controller, t)
+        }
+        let whole = b
+        let anchors = b.forget(before: 28)
+        #expect(anchors == [0: 20, 1: 25])
+        #expect(b.count == 3)  // 30, 40 and 50 of every controller's together
+        // Whatever is asked from the cut on is answered as before.
+        for t: Int64 in 28...60 {
+            for controller: UInt16 in 0...2 {
+                #expect(b.latest(controller: controller, atOrBefore: t) == whole.latest(controller: controller, atOrBefore: t))
+                #expect(b.any(controller: controller, in: t...(t + 5)) == whole.any(controller: controller, in: t...(t + 5)))
+            }
+            #expect(b.any(controller: nil, in: t...(t + 5)) == whole.any(controller: nil, in: t...(t + 5)))
+        }
+        // Forgetting again before an earlier time changes nothing.
+        #expect(b.forget(before: 12) == [:])
+        #expect(b.count == 3)
+    }
+
     @Test("peer memory: two generations remembered, the older forgotten only when allowed, and returned when it is")
     func peerMemory() {
         var m = PeerMemory<Int, Int>(generation: 3)

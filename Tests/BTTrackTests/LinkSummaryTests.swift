@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import BTWire
 import BTCapture
@@ -34,8 +35,8 @@ struct LinkSummaryTests {
         #expect(_isPOD(LinkSummary.self))
     }
 
-    @Test("summaries in close order are put in id order, each moved along its cycle", arguments: [1, 2, 7, 300])
-    func sortedByID(count: Int) {
+    @Test("summaries in close order are read in id order, in memory or set aside in a file", arguments: [1, 2, 7, 300])
+    func readInIDOrder(count: Int) throws {
         // A deterministic shuffle: ids 1…count in an order with long and short cycles.
         var ids = Array(1...count)
         var state: UInt64 = 0x5EED
@@ -43,10 +44,20 @@ struct LinkSummaryTests {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             ids.swapAt(i, Int(state >> 33) % (i + 1))
         }
-        var summaries = ids.map { LinkSummary(Self.link(id: $0, number: 10 * $0)) }
-        summaries.sortByID()
-        #expect(summaries.map(\.id) == Array(1...count))
-        // Each summary moved whole: its other fields came with its id.
-        #expect(summaries.allSatisfy { $0.start.number == 10 * $0.id && $0.ownership.isApp == !$0.id.isMultiple(of: 5) })
+        let directory = FileManager.default.temporaryDirectory.path
+        for var stored in [SetAsideArray<LinkSummary>(), SetAsideArray(spillingTo: directory, kept: 1, readAhead: 256)] {
+            for id in ids { stored.append(LinkSummary(Self.link(id: id, number: 10 * id))) }
+            let links = LinkSummaries(summaries: stored, order: stored.orderByID(), connections: [])
+            #expect(links.map(\.id) == Array(1...count))
+            // Each summary read whole: its other fields came with its id.
+            #expect(links.allSatisfy { $0.start.number == 10 * $0.id && $0.ownership.isApp == !$0.id.isMultiple(of: 5) })
+            // Read again backwards (no window ahead of the reads helps then): the same.
+            #expect(links.indices.reversed().map { links[$0].id } == Array((1...count).reversed()))
+            #expect(stored.failure == nil)
+        }
+        // Already in order: nothing to permute.
+        var inOrder = SetAsideArray<LinkSummary>()
+        for id in 1...count { inOrder.append(LinkSummary(Self.link(id: id, number: 10 * id))) }
+        #expect(inOrder.orderByID() == nil)
     }
 }

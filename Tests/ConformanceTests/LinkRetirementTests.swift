@@ -17,7 +17,10 @@ struct LinkRetirementTests {
     /// The audit JSON of the findings, the notes and the links counted, and the phone's radio total, as `btlens
     /// audit` computes them: judged at the end (`window` nil), or with every link past `window` judged as it
     /// closes and let go but for its summary in batches of `letGoBatch`.
-    static func audit(_ path: String, window: Int?, letGoBatch: Int = 1, linkThread: LinkThreadPolicy = .whenTwoProcessors) throws
+    /// `setAside`: a directory where the tracker sets the links' summaries aside (`TrackerOptions
+    /// .scanSessionSpillDirectory`), the latest `kept` staying in memory.
+    static func audit(_ path: String, window: Int?, letGoBatch: Int = 1, linkThread: LinkThreadPolicy = .whenTwoProcessors,
+                      setAside: String? = nil, kept: Int = 64) throws
         -> (report: String, chargeMC: Double, retirement: LinkRetirement?, model: CaptureModel?) {
         let auditor = Auditor()
         var captures: [AuditedCapture] = []
@@ -28,6 +31,8 @@ struct LinkRetirementTests {
             let capture = try input.open()
             var options = TrackerOptions.withoutAdvertisers
             options.linkThread = linkThread
+            options.scanSessionSpillDirectory = setAside
+            options.scanSessionsKept = kept
             let judgement = window.map { _ in auditor.linkJudgement(pricing: true) }
             retirement = judgement.map { $0.retirement(window: window ?? 0, letGoBatch: letGoBatch) }
             options.retirement = retirement
@@ -203,6 +208,28 @@ struct LinkRetirementTests {
         // reconnections by scan (each to a peer last seen 400 links before).
         #expect(atEnd.report.contains("BTL001") && atEnd.report.contains("and 989 more came up during it too"))
         #expect(atEnd.report.contains("BTL007"))
+    }
+
+    @Test("the summaries kept set aside in a file: the same findings, read back in id order, nothing left behind")
+    func summariesSetAside() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("new-peers.btsnoop")
+        try Self.newPeers.write(to: path)
+        let spill = directory.path + "/spill"
+        try FileManager.default.createDirectory(atPath: spill, withIntermediateDirectories: false)
+        let held = try Self.audit(path, window: 16, letGoBatch: 256)
+        let setAside = try Self.audit(path, window: 16, letGoBatch: 256, setAside: spill, kept: 1)
+        #expect(setAside.report == held.report)
+        let a = try #require(held.model), b = try #require(setAside.model)
+        let stored = try #require(b.summarizedLinks)
+        #expect(a.summarizedLinks?.setAsideCount == 0)
+        #expect(stored.count > 2048 && stored.setAsideCount >= stored.count - 2 - a.connections.count)
+        #expect(b.setAsideFailure == nil)
+        // Every summary read back, in id order, as the one held in memory.
+        #expect(a.links.count == b.links.count)
+        #expect(zip(a.links, b.links).allSatisfy { $0.id == $1.id && $0.start.number == $1.start.number && $0.peerAddress == $1.peerAddress })
+        #expect(zip(b.links, b.links.dropFirst()).allSatisfy { $0.id < $1.id })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spill).isEmpty)
     }
 
     /// One link discovers every service and reads the battery; the next twenty take its database from the

@@ -253,18 +253,16 @@ public enum AuditHTML {
     /// (once per peer, in a template the script copies into the panel it opens). Written a peer and a connection
     /// at a time.
     static func connectionPanels(_ page: PageLinks, capture: Int, _ write: (String) -> Void) {
-        // Each link's peer, by link id.
-        var peerOf: [(link: Int32, peer: Int32)] = []
+        // Each link's peer, by the link's place on the page (in id order): 4 bytes a link.
+        var peerAt = [Int32](repeating: -1, count: page.count)
         var i = 0
         page.forEachGATTPeer { p in
             defer { i += 1 }
-            for c in p.links { peerOf.append((Int32(clamping: c.id), Int32(i))) }
+            for c in p.links {
+                let k = (0..<page.count).partitioningIndex { page.id($0) >= c.id }
+                if k < page.count && page.id(k) == c.id { peerAt[k] = Int32(i) }
+            }
             write("<template id=\"gatt-\(capture)-\(i)\"><pre class=\"gatt\">\(escape(GATTReport.peerLines(p).joined(separator: "\n")))</pre></template>")
-        }
-        peerOf.sort { $0.link < $1.link }
-        func gattOf(_ id: Int) -> Int? {
-            let k = peerOf.partitioningIndex { Int($0.link) >= id }
-            return k < peerOf.count && Int(peerOf[k].link) == id ? Int(peerOf[k].peer) : nil
         }
         var lines = 0
         for position in 0..<page.count {
@@ -289,7 +287,7 @@ public enum AuditHTML {
             } else {
                 body = escape("This page holds the timelines of the first connections only: run `btlens timeline --connection \(c.id)` for this one.")
             }
-            let peer = gattOf(c.id)
+            let peer = peerAt[position] < 0 ? nil : Int(peerAt[position])
             let gatt = peer.map { "data-gatt=\"gatt-\(capture)-\($0)\"" } ?? ""
             write("<section class=\"conn\" id=\"conn-\(capture)-\(c.id)\" \(gatt) tabindex=\"-1\" aria-label=\"connection #\(c.id)\" hidden><h3>Connection #\(c.id) \(escape(c.linkName))"
                   + (c.peerAddress.map { " — \(escape($0.description))" } ?? "") + " <button class=\"close\" title=\"close\" aria-label=\"close the timeline of connection #\(c.id)\">×</button></h3>"

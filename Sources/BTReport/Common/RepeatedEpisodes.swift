@@ -14,32 +14,32 @@ public enum RepeatedEpisodes {
 
     /// Indices of `items` grouped by `key`, each group in time order, groups in order of their first item; items
     /// whose key is nil, and groups smaller than `minimumRepeats`, stay alone.
-    static func groups<C: Collection, K: Hashable>(_ items: C, key: (C.Element) -> K?) -> [[Int]] {
-        var order: [[Int]] = []
-        var slot: [K: Int] = [:]
-        for (i, item) in items.enumerated() {
-            guard let k = key(item) else {
-                order.append([i])
-                continue
-            }
-            if let s = slot[k] { order[s].append(i) } else {
-                slot[k] = order.count
-                order.append([i])
+    static func groups<C: Collection, K: Hashable>(_ items: C, key: (C.Element) -> K?) -> EpisodeGroups {
+        var slotOf: [Int32] = []
+        var count: [Int32] = []
+        var slot: [K: Int32] = [:]
+        for item in items {
+            guard let k = key(item) else { slotOf.append(-1); continue }
+            if let s = slot[k] {
+                slotOf.append(s)
+                count[Int(s)] += 1
+            } else {
+                slot[k] = Int32(count.count)
+                slotOf.append(Int32(count.count))
+                count.append(1)
             }
         }
-        // A group too small to fold is its items, each where it was.
-        var out: [[Int]] = []
-        for g in order {
-            if g.count >= minimumRepeats { out.append(g) } else { out += g.map { [$0] } }
-        }
-        return out.sorted { $0[0] < $1[0] }
+        // Only the groups that fold keep their items' places: the rest are each where it was.
+        var members: [Int32: [Int]] = [:]
+        for (i, s) in slotOf.enumerated() where s >= 0 && count[Int(s)] >= minimumRepeats { members[s, default: []].append(i) }
+        return EpisodeGroups(slotOf: slotOf, members: members)
     }
 
     struct AdvertisingKey: Hashable {
         var controller: UInt16, set: UInt8, extended: Bool, type: String, low: Double?, high: Double?, connectable: Bool
     }
 
-    public static func advertising<C: Collection<AdvertisingSession>>(_ sessions: C) -> [[Int]] {
+    public static func advertising<C: Collection<AdvertisingSession>>(_ sessions: C) -> EpisodeGroups {
         groups(sessions) { a in
             AdvertisingKey(controller: a.controller, set: a.setHandle, extended: a.isExtended, type: a.typeName,
                            low: a.intervalMinimumMilliseconds, high: a.intervalMaximumMilliseconds, connectable: a.isConnectable)
@@ -50,7 +50,7 @@ public enum RepeatedEpisodes {
         var controller: UInt16, active: Bool, known: Bool, interval: Double, window: Double, duplicates: Bool, extended: Bool
     }
 
-    public static func scans(_ scans: ScanSessions) -> [[Int]] {
+    public static func scans(_ scans: ScanSessions) -> EpisodeGroups {
         groups(scans) { s -> ScanKey? in
             guard let end = s.endTimestamp, end.nanoseconds - s.start.timestamp.nanoseconds < shortScan else { return nil }
             return ScanKey(controller: s.controller, active: s.isActive, known: s.parametersKnown, interval: s.intervalMilliseconds,
@@ -59,7 +59,7 @@ public enum RepeatedEpisodes {
     }
 
     /// The energy report's priced scans, folded as `scans(_:)` folds their sessions.
-    public static func scans(_ scans: SetAsideArray<EnergyReport.Scan>) -> [[Int]] {
+    public static func scans(_ scans: SetAsideArray<EnergyReport.Scan>) -> EpisodeGroups {
         groups(scans) { s -> ScanKey? in
             let summary = s.session
             guard !summary.isOpen, s.end.nanoseconds - s.start.nanoseconds < shortScan else { return nil }
@@ -73,7 +73,7 @@ public enum RepeatedEpisodes {
         var controller: UInt16, peer: BDAddr?, acceptList: Bool, status: UInt8, cancelled: Bool
     }
 
-    public static func attempts(_ attempts: [FailedConnection]) -> [[Int]] {
+    public static func attempts(_ attempts: [FailedConnection]) -> EpisodeGroups {
         groups(attempts) { f in
             AttemptKey(controller: f.at.controller, peer: f.peerAddress, acceptList: f.toAcceptList, status: f.status.rawValue,
                        cancelled: f.cancelledByHost)
@@ -94,8 +94,91 @@ public enum RepeatedEpisodes {
     public static func rhythm(starts: [Int64], ends: [Int64]) -> String {
         guard let first = starts.first, let last = starts.last, let lastEnd = ends.max() else { return "" }
         let total = zip(starts, ends).reduce(0.0) { $0 + Double($1.1 - $1.0) }
-        var text = ", \(length(Int64(saturating: total / Double(max(1, starts.count))))) each"
-        if starts.count > 1 { text += ", every \(length((last - first) / Int64(starts.count - 1))) on average" }
+        return rhythm(count: starts.count, firstStart: first, lastStart: last, latestEnd: lastEnd, totalNanoseconds: total)
+    }
+
+    /// `rhythm(starts:ends:)` from what it reads of the episodes: how many, the first and last starts, the latest
+    /// end and their lengths added in order.
+    public static func rhythm(count: Int, firstStart first: Int64, lastStart last: Int64, latestEnd lastEnd: Int64,
+                              totalNanoseconds total: Double) -> String {
+        guard count > 0 else { return "" }
+        var text = ", \(length(Int64(saturating: total / Double(max(1, count))))) each"
+        if count > 1 { text += ", every \(length((last - first) / Int64(count - 1))) on average" }
         return text + ", \(TimeFormat.human(.nanoseconds(lastEnd - first))) in all"
+    }
+}
+
+/// Items grouped as `RepeatedEpisodes` folds them, in order of each group's first item: a group's places (one
+/// place for an item alone). Keeps 4 bytes per item and the places of the groups that fold, not an array per
+/// item: a long capture's tens of thousands of scans are mostly alone or in a few groups.
+public struct EpisodeGroups: Sequence {
+    /// Per item, the group it is in (-1: alone, as is any item of a group too small to fold).
+    private let slotOf: [Int32]
+    /// The items of the groups that fold, by group.
+    private let members: [Int32: [Int]]
+    /// Every item alone (`--full`), when `slotOf` is empty.
+    private let aloneCount: Int
+
+    init(slotOf: [Int32], members: [Int32: [Int]]) {
+        self.slotOf = slotOf
+        self.members = members
+        aloneCount = 0
+    }
+
+    private init(alone count: Int) {
+        slotOf = []
+        members = [:]
+        aloneCount = count
+    }
+
+    /// `count` items, each alone.
+    public static func alone(_ count: Int) -> EpisodeGroups { EpisodeGroups(alone: count) }
+
+    public struct Iterator: IteratorProtocol {
+        let groups: EpisodeGroups
+        var position = 0
+
+        public mutating func next() -> [Int]? {
+            guard !groups.slotOf.isEmpty else {
+                guard position < groups.aloneCount else { return nil }
+                defer { position += 1 }
+                return [position]
+            }
+            while position < groups.slotOf.count {
+                let i = position
+                position += 1
+                guard let items = groups.members[groups.slotOf[i]] else { return [i] }
+                if items[0] == i { return items }
+            }
+            return nil
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(groups: self) }
+}
+
+/// Episodes added up one at a time, in order, for `RepeatedEpisodes.rhythm`: what it reads of them, not a list of
+/// them (a group of tens of thousands of short scans is not copied to be described).
+public struct EpisodeRhythm {
+    public private(set) var count = 0
+    /// Their lengths added in order.
+    public private(set) var totalNanoseconds = 0.0
+    public private(set) var firstStart: Int64 = 0
+    private var lastStart: Int64 = 0, latestEnd: Int64 = .min
+
+    public init() {}
+
+    public mutating func add(start: Int64, end: Int64) {
+        if count == 0 { firstStart = start }
+        count += 1
+        lastStart = start
+        latestEnd = max(latestEnd, end)
+        totalNanoseconds += Double(end - start)
+    }
+
+    /// `RepeatedEpisodes.rhythm(starts:ends:)` of the episodes added.
+    public var text: String {
+        RepeatedEpisodes.rhythm(count: count, firstStart: firstStart, lastStart: lastStart, latestEnd: latestEnd,
+                                totalNanoseconds: totalNanoseconds)
     }
 }

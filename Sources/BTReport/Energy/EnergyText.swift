@@ -57,24 +57,23 @@ public enum EnergyText {
         let capture = r.captureSeconds
         if phone {
             // Repeats (short scans, advertising sessions of one set with the same parameters) as one entry each.
-            for group in full ? r.scans.indices.map({ [$0] }) : RepeatedEpisodes.scans(r.scans) {
+            for group in full ? .alone(r.scans.count) : RepeatedEpisodes.scans(r.scans) {
                 let s = r.scans[group[0]]
                 let duty = s.session.parametersKnown ? "duty \(Int((s.session.dutyCycle * 100).rounded())) %" : "duty unknown"
-                let scans = group.map { r.scans[$0] }
-                let ns = Int64(saturating: scans.reduce(0.0) { $0 + Double($1.end.nanoseconds - $1.start.nanoseconds) })
-                let cost = scans.reduce(RadioCost.zero) { $0 + $1.phone }
-                let what = group.count > 1 ? " ×\(group.count) short scans" + RepeatedEpisodes.rhythm(starts: scans.map(\.start.nanoseconds), ends: scans.map(\.end.nanoseconds))
-                    : ", \(TimeFormat.human(.nanoseconds(ns)))"
+                // Read one at a time: a group of tens of thousands of short scans is not copied.
+                let sum = EpisodeSum(group.lazy.map { r.scans[$0] }, start: \.start, end: \.end, phone: \.phone)
+                let ns = Int64(saturating: sum.rhythm.totalNanoseconds)
+                let what = group.count > 1 ? " ×\(group.count) short scans" + sum.rhythm.text : ", \(TimeFormat.human(.nanoseconds(ns)))"
+                let cost = sum.phone
                 out("  Scan hci\(s.session.controller) \(s.session.isActive ? "active" : "passive") \(duty)\(what)")
                 out("    phone: " + line(cost, duration: Double(ns) / 1e9, total: total))
             }
-            for group in full ? r.advertising.indices.map({ [$0] }) : RepeatedEpisodes.advertising(r.advertising.map(\.session)) {
+            for group in full ? .alone(r.advertising.count) : RepeatedEpisodes.advertising(r.advertising.lazy.map(\.session)) {
                 let a = r.advertising[group[0]]
-                let sessions = group.map { r.advertising[$0] }
-                let ns = Int64(saturating: sessions.reduce(0.0) { $0 + Double($1.end.nanoseconds - $1.start.nanoseconds) })
-                let cost = sessions.reduce(RadioCost.zero) { $0 + $1.phone }
-                let what = group.count > 1 ? " ×\(group.count) sessions" + RepeatedEpisodes.rhythm(starts: sessions.map(\.start.nanoseconds), ends: sessions.map(\.end.nanoseconds))
-                    : ", \(TimeFormat.human(.nanoseconds(ns)))"
+                let sum = EpisodeSum(group.lazy.map { r.advertising[$0] }, start: \.start, end: \.end, phone: \.phone)
+                let ns = Int64(saturating: sum.rhythm.totalNanoseconds)
+                let what = group.count > 1 ? " ×\(group.count) sessions" + sum.rhythm.text : ", \(TimeFormat.human(.nanoseconds(ns)))"
+                let cost = sum.phone
                 out("  Advertising hci\(a.session.controller) set \(a.session.setHandle)\(what)")
                 out("    phone: " + line(cost, duration: Double(ns) / 1e9, total: total))
             }
@@ -205,5 +204,19 @@ public enum EnergyText {
         let share = q.retransmissionShare.map { " of \(q.txPackets ?? 0) packets sent (\(Int(($0 * 100).rounded())) %)" } ?? ""
         return "the controller reports heavy retransmissions (Bluetooth Quality Report at \(TimeFormat.utc(r.at.timestamp, digits: 0).dropFirst(11))): "
             + "\(q.retransmissions) retransmissions\(share), rssi \(q.rssi) dBm: each costs radio time the model does not count"
+    }
+}
+
+/// A group of priced episodes (`RepeatedEpisodes`) added up in one pass, in order: their rhythm and cost.
+struct EpisodeSum {
+    var rhythm = EpisodeRhythm()
+    var phone = RadioCost.zero
+
+    init<S: Sequence, T>(_ episodes: S, start: KeyPath<T, Timestamp>, end: KeyPath<T, Timestamp>, phone: KeyPath<T, RadioCost>)
+        where S.Element == T {
+        for e in episodes {
+            rhythm.add(start: e[keyPath: start].nanoseconds, end: e[keyPath: end].nanoseconds)
+            self.phone = self.phone + e[keyPath: phone]
+        }
     }
 }

@@ -131,7 +131,7 @@ public final class GATTLinkSpill: @unchecked Sendable {
     public func forEachPeer(others: [Connection], _ body: (GATTReport.Peer) -> Void) {
         // Each link by peer and id: a record's place (from 0), or -1 − a place in `others`.
         var links: [(peer: UInt64, id: Int32, source: Int32)] = []
-        links.reserveCapacity(records.count)
+        links.reserveCapacity(records.count + others.count)  // once: growing would copy them, and hold twice as many
         let spill = records.spill
         for i in 0..<records.count {
             let header = spill.read(plain: Header.self, at: records.offsets[i])

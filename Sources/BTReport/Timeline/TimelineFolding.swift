@@ -17,6 +17,8 @@ public enum TimelineFolding {
     static let alikeEvents = 200
     /// Connections of a group named one by one in its entry, and peers.
     static let namedConnections = 8, namedPeers = 3
+    /// Peers counted in a folded entry of alike links ("with 12 peers"); past it, "with over 10000 peers".
+    static let countedPeers = 10_000
 
     // MARK: Descriptions without times and counts
 

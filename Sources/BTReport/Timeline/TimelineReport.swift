@@ -185,7 +185,7 @@ public enum TimelineReport {
             let clientControllers = Set(model.scanClients.map(\.controller))
             // Repeats (the same short scan, advertising set or failed attempt again and again) as one entry each
             // unless `full`.
-            let scanGroups = full ? model.scans.indices.map { [$0] } : RepeatedEpisodes.scans(model.scans)
+            let scanGroups = full ? .alone(model.scans.count) : RepeatedEpisodes.scans(model.scans)
             for group in scanGroups {
                 let index = group[0]
                 let s = model.scans[index]
@@ -206,12 +206,16 @@ public enum TimelineReport {
                 let head = bold("Scan") + "  hci\(s.controller)  \(s.isActive ? "active" : "passive") \(parameters), duplicates \(s.filterDuplicates ? "filtered" : "NOT filtered")\(owner)"
                 out.append("")
                 if group.count > 1 {
-                    let scans = group.map { model.scans[$0] }
-                    let reports = scans.reduce(0) { $0 + $1.reports }, connected = scans.reduce(0) { $0 + $1.connectionsWhileScanningCount }
+                    // Read one at a time: a group of tens of thousands of short scans is not copied.
+                    var rhythm = EpisodeRhythm(), reports = 0, connected = 0
+                    for i in group {
+                        let scan = model.scans[i]
+                        reports += scan.reports
+                        connected += scan.connectionsWhileScanningCount
+                        rhythm.add(start: scan.start.timestamp.nanoseconds, end: (scan.endTimestamp ?? scan.start.timestamp).nanoseconds)
+                    }
                     out.append(head + "  ×\(group.count)")
-                    out.append("  \(clock(s.start.timestamp))  \(group.count) short scans"
-                               + RepeatedEpisodes.rhythm(starts: scans.map(\.start.timestamp.nanoseconds),
-                                                        ends: scans.map { ($0.endTimestamp ?? $0.start.timestamp).nanoseconds })
+                    out.append("  \(clock(s.start.timestamp))  \(group.count) short scans" + rhythm.text
                                + ", \(Plural.of(reports, "report")) in all" + (connected == 0 ? "" : ", \(Plural.of(connected, "connection")) came up while scanning"))
                     continue
                 }
@@ -220,18 +224,20 @@ public enum TimelineReport {
                 out.append(head)
                 out.append("  \(clock(s.start.timestamp))  start → \(end) (\(span)), \(Plural.of(s.reports, "report")) from \(Plural.of(s.uniqueDevices, "device"))" + (s.connectionsWhileScanningCount == 0 ? "" : ", \(Plural.of(s.connectionsWhileScanningCount, "connection")) came up while scanning"))
             }
-            let advertisingGroups = full ? model.ownAdvertising.indices.map { [$0] } : RepeatedEpisodes.advertising(model.ownAdvertising)
+            let advertisingGroups = full ? .alone(model.ownAdvertising.count) : RepeatedEpisodes.advertising(model.ownAdvertising)
             for group in advertisingGroups {
                 let a = model.ownAdvertising[group[0]]
                 out.append("")
                 if group.count > 1 {
-                    let sessions = group.map { model.ownAdvertising[$0] }
                     let end = model.lastTimestamp ?? a.start.timestamp
-                    let connected = sessions.reduce(0) { $0 + $1.connectionsWhileAdvertising.count }
+                    var rhythm = EpisodeRhythm(), connected = 0
+                    for i in group {
+                        let session = model.ownAdvertising[i]
+                        connected += session.connectionsWhileAdvertising.count
+                        rhythm.add(start: session.start.timestamp.nanoseconds, end: (session.end?.timestamp ?? end).nanoseconds)
+                    }
                     out.append(bold("Advertising") + "  hci\(a.controller) set \(a.setHandle)\(a.isExtended ? " (extended)" : "")  ×\(group.count)")
-                    out.append("  \(clock(a.start.timestamp))  \(group.count) advertising sessions of set \(a.setHandle)"
-                               + RepeatedEpisodes.rhythm(starts: sessions.map(\.start.timestamp.nanoseconds),
-                                                        ends: sessions.map { ($0.end?.timestamp ?? end).nanoseconds })
+                    out.append("  \(clock(a.start.timestamp))  \(group.count) advertising sessions of set \(a.setHandle)" + rhythm.text
                                + (connected == 0 ? "" : ", \(Plural.of(connected, "connection")) came up while advertising"))
                     continue
                 }
@@ -240,7 +246,7 @@ public enum TimelineReport {
                 out.append(bold("Advertising") + "  hci\(a.controller) set \(a.setHandle)\(a.isExtended ? " (extended)" : "")")
                 out.append("  \(clock(a.start.timestamp))  start → \(end)\(span)" + (a.connectionsWhileAdvertising.isEmpty ? "" : ", \(Plural.of(a.connectionsWhileAdvertising.count, "connection")) came up while advertising"))
             }
-            let attemptGroups = full ? model.failedConnections.indices.map { [$0] } : RepeatedEpisodes.attempts(model.failedConnections)
+            let attemptGroups = full ? .alone(model.failedConnections.count) : RepeatedEpisodes.attempts(model.failedConnections)
             for group in attemptGroups {
                 let f = model.failedConnections[group[0]]
                 out.append("")
@@ -260,24 +266,26 @@ public enum TimelineReport {
         }
         // Links alike (the same lines but for ids and peers) as the first of them and one entry, unless `full`.
         let alike = full || connectionFilter != nil ? nil : AlikeLinks(links, model: model)
+        var position = 0  // the entry's place in the order `AlikeLinks` read them
         links.forEach(id: connectionFilter) { entry in
-            if let alike, alike.folded(entry.summary.id) { return }
+            let group = alike?.group(at: position, id: entry.summary.id)
+            position += 1
+            if case .folded = group { return }
             let link = entry.printed(model: model)
             linkLines(link, model: model, full: full, bold: bold, out.append)
-            guard let members = alike?.members(led: link.link.id) else { return }
-            let ids = members.prefix(TimelineFolding.namedConnections).map { "#\($0.id)" }.joined(separator: ", ")
+            guard case .leads(let members) = group else { return }
+            let ids = members.named.map { "#\($0)" }.joined(separator: ", ")
                 + (members.count > TimelineFolding.namedConnections ? " and \(members.count - TimelineFolding.namedConnections) more" : "")
-            var peers: [BDAddr] = []
-            for m in members { if let p = m.peerAddress, !peers.contains(p) { peers.append(p) } }
-            let named = peers.prefix(TimelineFolding.namedPeers).map(\.description).joined(separator: ", ") + (peers.count > TimelineFolding.namedPeers ? ", …" : "")
-            let end = model.lastTimestamp ?? members[members.count - 1].start.timestamp
+            let peers = members.peers
+            let named = peers.prefix(TimelineFolding.namedPeers).map(\.description).joined(separator: ", ")
+                + (members.peerCount > TimelineFolding.namedPeers ? ", …" : "")
             out.append("")
             out.append(bold("Connections like #\(link.link.id)") + "  ×\(members.count) more: \(ids)")
-            let samePeer = peers.count == 1 && peers[0] == link.link.peerAddress
-            out.append("  \(clock(members[0].start.timestamp))  the same events as #\(link.link.id)"
-                       + (peers.isEmpty ? "" : samePeer ? " with the same peer" : " with " + Plural.of(peers.count, "peer") + " (\(named))")
-                       + RepeatedEpisodes.rhythm(starts: members.map(\.start.timestamp.nanoseconds),
-                                                ends: members.map { ($0.end?.timestamp ?? end).nanoseconds })
+            let samePeer = members.peerCount == 1 && peers[0] == link.link.peerAddress
+            let peerCount = members.peersPastCount ? "over " + Plural.of(members.peerCount, "peer") : Plural.of(members.peerCount, "peer")
+            out.append("  \(clock(Timestamp(nanoseconds: members.rhythm.firstStart)))  the same events as #\(link.link.id)"
+                       + (peers.isEmpty ? "" : samePeer ? " with the same peer" : " with " + peerCount + " (\(named))")
+                       + members.rhythm.text
                        + "  [--connection N or --full lists each]")
         }
         if model.linkCount == 0 && model.scans.isEmpty && model.ownAdvertising.isEmpty {
@@ -396,37 +404,83 @@ public enum TimelineReport {
     /// Links whose lines are alike (`TimelineFolding.likeness`), `RepeatedEpisodes.minimumRepeats` or more: the first
     /// of each group is printed, the others fold into one entry after it. Found in a first pass over the links that
     /// keeps a hash of each link's likeness, not its lines.
+    /// Links alike (`TimelineFolding.likeness`), found in a first pass over the links: per likeness its first
+    /// link and what the entry says of the others (not the links themselves: a long capture's links are nearly
+    /// all alike something, and 100,000 summaries are 12.8 MB), and per link which likeness it has.
     struct AlikeLinks {
-        var groupOf: [Int: Int] = [:]
-        var groups: [[LinkSummary]] = []
+        /// What the folded entry says of a group's links after its first.
+        struct Members {
+            var count = 0
+            /// The first ones' ids (`TimelineFolding.namedConnections`).
+            var named: [Int32] = []
+            /// Their peers in order of appearance, the first `TimelineFolding.namedPeers`.
+            var peers: [BDAddr] = []
+            /// Their peers counted, up to `TimelineFolding.countedPeers` (`peersPastCount` past it).
+            var peerCount: Int { counted.count }
+            var peersPastCount = false
+            var counted: Set<BDAddr> = []
+            var rhythm = EpisodeRhythm()
 
-        init(_ links: LinksInOrder, model: CaptureModel) {
-            var slot: [Int: Int] = [:]
-            var all: [[LinkSummary]] = []
-            links.forEach { entry in
-                // A long link is alike no other: its lines are not made twice.
-                if case .whole(let c) = entry, c.events.count > TimelineFolding.alikeEvents { return }
-                let link = entry.printed(model: model)
-                guard link.lines.count <= TimelineFolding.alikeEvents else { return }
-                let key = TimelineFolding.likeness(link).hashValue
-                if let s = slot[key] { all[s].append(link.link) } else {
-                    slot[key] = all.count
-                    all.append([link.link])
-                }
-            }
-            for g in all where g.count >= RepeatedEpisodes.minimumRepeats {
-                for l in g { groupOf[l.id] = groups.count }
-                groups.append(g)
+            mutating func add(_ link: LinkSummary, end: Int64) {
+                count += 1
+                rhythm.add(start: link.start.timestamp.nanoseconds, end: end)
+                if named.count < TimelineFolding.namedConnections { named.append(Int32(clamping: link.id)) }
+                guard let p = link.peerAddress, !counted.contains(p) else { return }
+                guard counted.count < TimelineFolding.countedPeers else { peersPastCount = true; return }
+                counted.insert(p)
+                if peers.count < TimelineFolding.namedPeers { peers.append(p) }
             }
         }
 
-        /// Whether link `id` is folded into the entry of the first of its group.
-        func folded(_ id: Int) -> Bool { groupOf[id].map { groups[$0][0].id != id } ?? false }
+        enum Group {
+            case alone
+            case folded
+            case leads(Members)
+        }
 
-        /// The links folded after link `id`, when it is the first of a group.
-        func members(led id: Int) -> [LinkSummary]? {
-            guard let g = groupOf[id], groups[g][0].id == id else { return nil }
-            return Array(groups[g].dropFirst())
+        /// Per likeness, in order of appearance: its first link's id.
+        private var leaders: [Int32] = []
+        /// Per likeness: where its other links are described in `members`, -1 while it has none.
+        private var membersIndex: [Int32] = []
+        private var members: [Members] = []
+        /// Per link, in the order read: its likeness (an index into `leaders`), -1 for a link alike no other.
+        private var likenessOfLink: [Int32] = []
+
+        init(_ links: LinksInOrder, model: CaptureModel) {
+            var likeness: [Int: Int32] = [:]
+            let captureEnd = model.lastTimestamp
+            links.forEach { entry in
+                // A long link is alike no other: its lines are not made twice.
+                if case .whole(let c) = entry, c.events.count > TimelineFolding.alikeEvents { likenessOfLink.append(-1); return }
+                let link = entry.printed(model: model)
+                guard link.lines.count <= TimelineFolding.alikeEvents else { likenessOfLink.append(-1); return }
+                let key = TimelineFolding.likeness(link).hashValue
+                guard let l = likeness[key] else {
+                    likeness[key] = Int32(leaders.count)
+                    likenessOfLink.append(Int32(leaders.count))
+                    leaders.append(Int32(clamping: link.link.id))
+                    membersIndex.append(-1)
+                    return
+                }
+                likenessOfLink.append(l)
+                if membersIndex[Int(l)] < 0 {
+                    membersIndex[Int(l)] = Int32(members.count)
+                    members.append(Members())
+                }
+                let end = (link.link.end?.timestamp ?? captureEnd ?? link.link.start.timestamp).nanoseconds
+                members[Int(membersIndex[Int(l)])].add(link.link, end: end)
+            }
+        }
+
+        /// The group of the link read `position`th (of id `id`): folded into its first's entry, leading one, or
+        /// alone (a likeness shared by fewer than `RepeatedEpisodes.minimumRepeats` links).
+        func group(at position: Int, id: Int) -> Group {
+            guard position < likenessOfLink.count else { return .alone }
+            let l = Int(likenessOfLink[position])
+            guard l >= 0, membersIndex[l] >= 0 else { return .alone }
+            let m = members[Int(membersIndex[l])]
+            guard m.count + 1 >= RepeatedEpisodes.minimumRepeats else { return .alone }
+            return Int(leaders[l]) == id ? .leads(m) : .folded
         }
     }
 

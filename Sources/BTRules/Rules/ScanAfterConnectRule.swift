@@ -30,6 +30,8 @@ public struct ScanAfterConnectRule: Rule {
         // Links up before the capture began count as up all along when the phone's client drove them.
         let joined = all.indices.filter { let c = all[$0]; return c.transport == .le && c.implicitStart && c.clientDriven && model.isAppLink(c) }
         let starts = model.linkStarts
+        var upAt = LinkUpAt(all, links + joined, implicitStarts: links.count, end: model.endTime.nanoseconds,
+                            sweeping: Self.inOrder(model.appScans.lazy.map(\.start.timestamp.nanoseconds)))
         var repeats = RepeatNumbering()
         for scan in model.appScans {
             let from = scan.start.timestamp.nanoseconds
@@ -63,9 +65,7 @@ public struct ScanAfterConnectRule: Rule {
             // the capture shows only by its reports (no enable seen) has no start to judge.
             guard until.minusSaturating(from) > grace, scan.sessions.first.map({ !model.scans[$0].implicitStart }) ?? false,
                   !starts.any(controller: scan.controller, from: until, through: until.plusSaturating(grace)),
-                  let up = [links, joined].lazy.joined().map({ all[$0] }).first(where: { $0.controller == scan.controller
-                      && ($0.implicitStart || $0.start.timestamp.nanoseconds < from)
-                      && ($0.end?.timestamp ?? model.endTime).nanoseconds > from })
+                  let up = upAt.first(controller: scan.controller, upAt: from)
             else { continue }
             var records = [scan.start]
             if let end = scan.end { records.append(end) }
@@ -74,6 +74,98 @@ public struct ScanAfterConnectRule: Rule {
                 discriminator: repeats.discriminator(key: "\(up.id)"), start: scan.start.timestamp, end: Timestamp(nanoseconds: until), records: records,
                 message: "The app scanned (\(kind)\(Self.whose(scan))) for \(RuleText.seconds(until.minusSaturating(from))) while \(RuleText.connection(up)) was up, and connected to nothing new\(scan.end == nil ? "; it was still on when the capture ended" : "").")
                 .costing(RuleCost.scanning(session, seconds: Double(until.minusSaturating(from)) / 1e9, context)))
+        }
+    }
+
+    static func inOrder<S: Sequence<Int64>>(_ times: S) -> Bool {
+        var last = Int64.min
+        for t in times { if t < last { return false }; last = t }
+        return true
+    }
+
+    /// The first of `candidates` (indexes into `all`, in order) up at a time on a controller: started before it
+    /// (those from `implicitStarts` on were up before the capture began) and ended after it. Asked at times in
+    /// order (`sweeping`) about candidates that started in order, it sweeps them once, a heap per controller
+    /// holding those started and not yet known to have ended; otherwise it looks through them all each time.
+    /// A capture of 100,000 links and as many scans is then read once, not once per scan.
+    struct LinkUpAt {
+        let all: LinkSummaries
+        let candidates: [Int]
+        let implicitStarts: Int
+        let end: Int64
+        let sweeping: Bool
+        /// Candidates before `next` (and every implicit start) are in `started`, by place among the candidates.
+        var next = 0
+        var started: [UInt16: [Int32]] = [:]
+
+        init(_ all: LinkSummaries, _ candidates: [Int], implicitStarts: Int, end: Int64, sweeping: Bool) {
+            self.all = all
+            self.candidates = candidates
+            self.implicitStarts = implicitStarts
+            self.end = end
+            var inOrder = sweeping
+            if inOrder {
+                var last = Int64.min
+                for i in candidates.prefix(implicitStarts) {
+                    let c = all[i]
+                    if c.implicitStart || c.start.timestamp.nanoseconds < last { inOrder = false; break }
+                    last = c.start.timestamp.nanoseconds
+                }
+            }
+            self.sweeping = inOrder
+            if inOrder {
+                for k in implicitStarts..<candidates.count { Self.push(Int32(k), into: &started[all[candidates[k]].controller, default: []]) }
+            }
+        }
+
+        private func isUp(_ c: LinkSummary, controller: UInt16, at t: Int64) -> Bool {
+            c.controller == controller && (c.implicitStart || c.start.timestamp.nanoseconds < t)
+                && (c.end?.timestamp.nanoseconds ?? end) > t
+        }
+
+        mutating func first(controller: UInt16, upAt t: Int64) -> LinkSummary? {
+            guard sweeping else {
+                for i in candidates { let c = all[i]; if isUp(c, controller: controller, at: t) { return c } }
+                return nil
+            }
+            while next < implicitStarts {
+                let c = all[candidates[next]]
+                guard c.start.timestamp.nanoseconds < t else { break }
+                Self.push(Int32(next), into: &started[c.controller, default: []])
+                next += 1
+            }
+            // Those ended by `t` are ended for every later time: gone for good.
+            while let top = started[controller]?.first {
+                let c = all[candidates[Int(top)]]
+                if (c.end?.timestamp.nanoseconds ?? end) > t { return c }
+                Self.popFirst(&started[controller]!)
+            }
+            return nil
+        }
+
+        /// A binary min-heap of places among the candidates.
+        static func push(_ k: Int32, into heap: inout [Int32]) {
+            heap.append(k)
+            var i = heap.count - 1
+            while i > 0, heap[(i - 1) / 2] > heap[i] {
+                heap.swapAt(i, (i - 1) / 2)
+                i = (i - 1) / 2
+            }
+        }
+
+        static func popFirst(_ heap: inout [Int32]) {
+            heap.swapAt(0, heap.count - 1)
+            heap.removeLast()
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var smallest = i
+                if l < heap.count, heap[l] < heap[smallest] { smallest = l }
+                if r < heap.count, heap[r] < heap[smallest] { smallest = r }
+                guard smallest != i else { return }
+                heap.swapAt(i, smallest)
+                i = smallest
+            }
         }
     }
 

@@ -29,7 +29,22 @@ public struct ScanChurnRule: Rule {
         var findings: [Finding] = []
         // Each start of the app's scans: an Android client's every start (its filter added again), while the
         // restarts that keep a scan going without clients (the stack's schedule) are one start.
+        // By when they were asked for: each restart looks up those asked for around it, not every connection.
+        var links: [(asked: Int64, ended: Int64)] = model.links.map { c in
+            ((c.connectRequestedTime ?? c.start.timestamp).nanoseconds, (c.end?.timestamp ?? model.endTime).nanoseconds)
+        }
+        links.sort { $0.asked < $1.asked }
+        // The starts that count, per controller: 16 bytes each (a capture of tens of thousands of scans).
         var byController: [UInt16: [Start]] = [:]
+        // The end of each controller's previous start's scan (nil: none yet, or it went on).
+        var previousEnd: [UInt16: Int64?] = [:]
+        // A scan stopped to connect (a connection asked for around its end) and resumed when that connection
+        // ended is the stack or the app pausing it for the connection, not a new start.
+        func add(_ start: Start, controller: UInt16, end: Timestamp?) {
+            defer { previousEnd[controller] = .some(end?.nanoseconds) }
+            if let before = previousEnd[controller], let before, Self.pausedFor(links, scanEnd: before, resumed: start.time) { return }
+            byController[controller, default: []].append(start)
+        }
         // iOS's Bluetooth server brings its scans up after an HCI Reset (Bluetooth turned on, a controller
         // restart), with no scan clients to tell them from the app's: those starts are the stack's. (Android's own
         // scans are filtered clients, told apart already.)
@@ -41,9 +56,7 @@ public struct ScanChurnRule: Rule {
         // Without clients, a scan that takes up again at once the parameters of the one before the last (the stack
         // returning to its own scan when another stopped) resumes it: no start.
         var previous: [UInt16: (older: AppScan?, last: AppScan?)] = [:]
-        // Nearly always one controller: its starts grow without being copied.
-        if let first = model.appScans.first { byController[first.controller, default: []].reserveCapacity(model.appScans.count) }
-        for s in model.appScans where !bringUp(s.start) {
+        for (index, s) in model.appScans.enumerated() where !bringUp(s.start) {
             if s.attribution == .controllerSession {
                 let (older, last) = previous[s.controller] ?? (nil, nil)
                 previous[s.controller] = (last, s)
@@ -52,46 +65,35 @@ public struct ScanChurnRule: Rule {
                    model.scans[s.pricedSession].scansAlike(model.scans[older.pricedSession]) {
                     continue
                 }
-                byController[s.controller, default: []].append(Start(start: s.start, endTimestamp: s.endTimestamp))
+                add(Start(time: s.start.timestamp.nanoseconds, scan: Int32(index), piece: -1), controller: s.controller, end: s.endTimestamp)
             } else {
                 for (k, piece) in s.pieceStarts.enumerated() {
                     let last = k == s.pieceStarts.count - 1
-                    byController[s.controller, default: []].append(Start(start: piece, endTimestamp: last ? s.endTimestamp : nil))
+                    add(Start(time: piece.timestamp.nanoseconds, scan: Int32(index), piece: Int32(k)), controller: s.controller,
+                        end: last ? s.endTimestamp : nil)
                 }
             }
         }
-        // Each connection: when it was asked for (or came up) and when it ended.
-        let links: [(asked: Int64, ended: Int64)] = model.links.map { c in
-            ((c.connectRequestedTime ?? c.start.timestamp).nanoseconds, (c.end?.timestamp ?? model.endTime).nanoseconds)
+        func record(_ start: Start) -> RecordRef {
+            let scan = model.appScans[Int(start.scan)]
+            return start.piece < 0 ? scan.start : scan.pieceStarts[Int(start.piece)]
         }
-        for (controller, scans) in byController.sorted(by: { $0.key < $1.key }) {
-            // A scan stopped to connect (a connection asked for around its end) and resumed when that connection
-            // ended is the stack or the app pausing it for the connection, not a new start.
-            // Places in `scans`: a capture of tens of thousands of scans would otherwise hold them twice.
-            var starts = StartsKept(scans: scans)
-            for (i, s) in scans.enumerated() {
-                let begins = s.start.timestamp.nanoseconds
-                if i > 0, let previousEnd = scans[i - 1].endTimestamp?.nanoseconds,
-                   links.contains(where: { $0.asked >= previousEnd.minusSaturating(Self.restartGap) && $0.asked <= previousEnd.plusSaturating(2 * Self.restartGap)
-                       && $0.asked <= begins && begins <= $0.ended.plusSaturating(2 * Self.restartGap) }) {
-                    continue
-                }
-                starts.places.append(Int32(i))
-            }
+        for (controller, starts) in byController.sorted(by: { $0.key < $1.key }) {
             // Bursts: maximal runs in which some window holds more than `maximum` starts; one finding each.
             var i = 0
             while i < starts.count {
                 var j = i
-                while j + 1 < starts.count && starts[j + 1].start.timestamp.nanoseconds.minusSaturating(starts[i].start.timestamp.nanoseconds) <= window { j += 1 }
+                while j + 1 < starts.count && starts[j + 1].time.minusSaturating(starts[i].time) <= window { j += 1 }
                 guard j - i + 1 > maximum else { i += 1; continue }
                 // Extend while later starts keep the rate above the limit.
                 var last = j
                 while last + 1 < starts.count,
-                      starts[last + 1].start.timestamp.nanoseconds.minusSaturating(starts[last + 1 - maximum].start.timestamp.nanoseconds) <= window {
+                      starts[last + 1].time.minusSaturating(starts[last + 1 - maximum].time) <= window {
                     last += 1
                 }
-                let burst = Array(starts[i...last])
-                let span = burst[burst.count - 1].start.timestamp.nanoseconds.minusSaturating(burst[0].start.timestamp.nanoseconds)
+                let burst = starts[i...last]
+                let first = record(burst[i])
+                let span = burst[last].time.minusSaturating(burst[i].time)
                 let why = model.platform.platform == .android
                     ? "Android refuses the sixth start within 30 s, and every restart re-programs the controller."
                     : "every restart re-programs the controller and wakes the host."
@@ -100,9 +102,9 @@ public struct ScanChurnRule: Rule {
                 // awake for about the hold time per start.
                 let hostMC = p.awakeMilliamps * p.holdSeconds * Double(burst.count - 1)
                 findings.append(Finding(
-                    rule: Self.description, controller: controller, discriminator: "\(burst[0].start.number)",
-                    start: burst[0].start.timestamp, end: burst[burst.count - 1].start.timestamp,
-                    records: burst.prefix(8).map(\.start),
+                    rule: Self.description, controller: controller, discriminator: "\(first.number)",
+                    start: first.timestamp, end: Timestamp(nanoseconds: burst[last].time),
+                    records: burst.prefix(8).map(record),
                     message: "The app started scanning \(burst.count) times in \(RuleText.seconds(span)) (more than \(maximum) in \(RuleText.seconds(window))): \(why)")
                     .costing(FindingCost(phone: RadioCost(radioSeconds: 0, chargeMC: hostMC, lowMC: hostMC * 0.1 / p.holdSeconds,
                                                           highMC: hostMC * 3 / p.holdSeconds), hostMC: hostMC)))
@@ -115,19 +117,25 @@ public struct ScanChurnRule: Rule {
     /// Scan starts this soon after an HCI Reset are the stack bringing the controller up.
     static let bringUp: Duration = .seconds(10)
 
-    /// One start of the app's scan, and when that scan stopped (nil: it went on).
+    /// One start of the app's scan: when, and which (its place among the app's scans, and of its pieces' starts;
+    /// -1 for the scan's own start).
     struct Start {
-        var start: RecordRef
-        var endTimestamp: Timestamp?
+        var time: Int64
+        var scan: Int32
+        var piece: Int32
     }
 
-    /// The starts that count, by their places among all the starts.
-    struct StartsKept: RandomAccessCollection {
-        let scans: [Start]
-        var places: [Int32] = []
-        var startIndex: Int { 0 }
-        var endIndex: Int { places.count }
-        subscript(i: Int) -> Start { scans[Int(places[i])] }
+    /// Whether a connection asked for around a scan's end (`links` by when they were asked for) explains its
+    /// resuming at `resumed`: asked for from `restartGap` before the end to twice that after it (and by the
+    /// resumption), and the scan resumed by twice `restartGap` after the connection ended.
+    static func pausedFor(_ links: [(asked: Int64, ended: Int64)], scanEnd: Int64, resumed: Int64) -> Bool {
+        let last = min(scanEnd.plusSaturating(2 * restartGap), resumed)
+        var k = links.partitioningIndex { $0.asked >= scanEnd.minusSaturating(restartGap) }
+        while k < links.count, links[k].asked <= last {
+            if resumed <= links[k].ended.plusSaturating(2 * restartGap) { return true }
+            k += 1
+        }
+        return false
     }
 
     /// A connection requested within this of a scan's end (before: 1 s, after: 2 s) is why it stopped.

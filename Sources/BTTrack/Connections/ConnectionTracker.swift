@@ -198,7 +198,10 @@ public struct ConnectionTracker {
             dropped += 1
             closedPastLimit += 1
             // Not part of the model, but the per-link rules can still judge it.
-            if let retirement = options.retirement { judgeEarly(c, retirement, kept: false) }
+            if let retirement = options.retirement {
+                judgeEarly(c, retirement, kept: false)
+                retiring.returning.remove(Int32(clamping: c.id))  // no summary of it is ever kept
+            }
             if recentlyClosedPastLimit.count >= 2 * max(1, options.maximumOpenConnections) {
                 recentlyClosedPastLimit.removeFirst(recentlyClosedPastLimit.count / 2)
             }
@@ -619,15 +622,15 @@ public struct ConnectionTracker {
 
     /// `summaries`: those of the judged links let go (`LinkRetirement.Keeping.summary`), nil unless kept.
     mutating func finish(at last: RecordRef?)
-        -> (connections: [Connection], failed: [FailedConnection], dropped: Int, summaries: [LinkSummary]?) {
+        -> (connections: [Connection], failed: [FailedConnection], dropped: Int, summaries: SetAsideArray<LinkSummary>?) {
         // Links still open are judged with the whole capture, not early: their end is the capture's, which
         // neither the judge nor its pricing (`PricedPhases`) knows.
         for c in open.values.sorted(by: { $0.id < $1.id }) { retire(c, at: last, judging: false) }
         var all = finished.sorted { $0.id < $1.id }
         Self.inheritGATT(&all)
-        var summaries: [LinkSummary]?
+        var summaries: SetAsideArray<LinkSummary>?
         if options.retirement?.keeping == .summary {
-            retiring.summaries.append(contentsOf: retiring.peersSummaries)
+            for s in retiring.peersSummaries { retiring.summaries.append(s) }
             retiring.peers = PeerMemory(generation: RetirementState.peersRemembered)
             summaries = retiring.summaries
             retiring.summaries = []  // the caller's copy is then the only one: it grows in place
@@ -646,8 +649,37 @@ public struct ConnectionTracker {
     /// A scan boundary (`ScanBoundaries`) of `controller` at `t` (nanoseconds), when judged links are let go by
     /// what the rules read.
     mutating func scanBoundary(controller: UInt16, _ t: Int64) {
-        guard options.retirement?.interest != nil else { return }
+        guard let interest = options.retirement?.interest else { return }
         retiring.scanBoundaries.insert(controller: controller, t)
+        if retiring.scanBoundaries.count >= retiring.scanBoundariesPruned {
+            forgetScanBoundaries(before: earliestAskedNotLetGo().minusSaturating(interest.scanEndAroundRequest.before))
+        }
+    }
+
+    /// The earliest time a link not yet let go was asked for or started (the open links, the finished ones not
+    /// yet examined, the pending requests): no link let go from now on looks at boundaries much before it.
+    func earliestAskedNotLetGo() -> Int64 {
+        func asked(_ c: Connection) -> Int64 { (c.connectRequested ?? c.start).timestamp.nanoseconds }
+        var earliest = Int64.max
+        for c in open.values { earliest = min(earliest, asked(c)) }
+        for c in finished[retiring.examined...] { earliest = min(earliest, asked(c)) }
+        for p in pendingLE.values { earliest = min(earliest, p.requested.timestamp.nanoseconds) }
+        for p in pendingBREDR.values { earliest = min(earliest, p.requested.timestamp.nanoseconds) }
+        return earliest
+    }
+
+    /// Forgets the scan boundaries no link let go from now on can look at (`LinkInterest`): those before
+    /// `cutoff`, but for the latest one before it on each controller (a link starting after `cutoff` may come up
+    /// after that boundary), and the first links after the boundaries forgotten. Keeps what is remembered of
+    /// scans bounded by what is live, however many scans a capture holds.
+    mutating func forgetScanBoundaries(before cutoff: Int64) {
+        let anchors = retiring.scanBoundaries.forget(before: cutoff)
+        if !anchors.isEmpty {
+            retiring.firstAfterBoundary = retiring.firstAfterBoundary.filter { epoch, _ in
+                anchors[epoch.controller].map { epoch.boundary >= $0 } ?? true
+            }
+        }
+        retiring.scanBoundariesPruned = max(RetirementState.scanBoundariesKeptAtLeast, 2 * retiring.scanBoundaries.count)
     }
 
     /// Shares each peer's GATT database with its connections that did not discover it (`GATTKnowledge`).

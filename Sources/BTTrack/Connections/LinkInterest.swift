@@ -80,6 +80,24 @@ struct ScanBoundaries {
         times.insert(t, at: i)
     }
 
+    /// Boundaries remembered (every controller's).
+    var count: Int { all.count }
+
+    /// Forgets the boundaries before `cutoff` but the latest of each controller; returns, by controller, the
+    /// boundary kept of those before `cutoff` (none for a controller with none before it).
+    mutating func forget(before cutoff: Int64) -> [UInt16: Int64] {
+        var anchors: [UInt16: Int64] = [:]
+        for (controller, times) in byController {
+            let i = times.partitioningIndex { $0 >= cutoff }
+            guard i > 1 else { if i == 1 { anchors[controller] = times[0] }; continue }
+            anchors[controller] = times[i - 1]
+            byController[controller]!.removeFirst(i - 1)
+        }
+        // Every controller's together are only asked about times from `cutoff` on (`any(controller: nil, in:)`).
+        all.removeFirst(all.partitioningIndex { $0 >= cutoff })
+        return anchors
+    }
+
     /// The latest boundary at or before `t` on `controller` (nil: none).
     func latest(controller: UInt16, atOrBefore t: Int64) -> Int64? {
         guard let times = byController[controller] else { return nil }

@@ -76,14 +76,20 @@ struct RetirementState {
     var identityOf: [BDAddr: BDAddr] = [:]
     /// `finished[..<examined]` are judged links kept slim after their batch was let go (`Keeping.summary`).
     var examined = 0
-    /// The summaries of the judged links let go (`Keeping.summary`), in close order.
-    var summaries: [LinkSummary] = []
+    /// The summaries of the judged links let go (`Keeping.summary`), in close order: set aside in a file when the
+    /// tracker has a directory for it (`TrackerOptions.scanSessionSpillDirectory`).
+    var summaries: SetAsideArray<LinkSummary> = []
+    /// Whether `summaries` was made (in a file, or with room reserved), at the first link let go.
+    var summariesMade = false
     /// Of the judged links let go, those no capture-wide rule reads (`LinkInterest`), in close order.
     var letGoLinks: [LetGoLink] = []
     /// The app's first LE link let go after each scan boundary (its id), by controller and boundary.
     var firstAfterBoundary: [ScanEpoch: Int32] = [:]
-    /// Scan boundaries so far (`LinkInterest`).
+    /// Scan boundaries that links not yet let go may look at (`LinkInterest`).
     var scanBoundaries = ScanBoundaries()
+    /// How many boundaries make the tracker forget those no link can look at any more (`forgetScanBoundaries`).
+    var scanBoundariesPruned = RetirementState.scanBoundariesKeptAtLeast
+    static let scanBoundariesKeptAtLeast = 4096
     /// Each remembered peer's latest link (by peer address, any controller or transport: a superset of how the
     /// rules group a peer's links), with its summary once it was let go and nothing else reads it: the peer may
     /// return (a reconnection reads it then), and when the peer is forgotten it is let go (`LetGoLink`).
@@ -143,11 +149,17 @@ extension ConnectionTracker {
     mutating func letGoJudged(_ retirement: LinkRetirement, now: Int64) {
         let from = retiring.examined, n = retiring.next
         let summarizing = retirement.keeping == .summary
-        if summarizing && retiring.summaries.capacity == 0 {
-            // Room for every link the model may keep, once: growing by doubling would copy the summaries and
-            // hold up to twice their size; pages not written to are never resident.
-            // The links still open or whole at the end join them (`CaptureModel.summarize`): room for those too.
-            retiring.summaries.reserveCapacity(min(options.maximumConnections, Self.summariesReserved) + options.maximumOpenConnections)
+        if summarizing && !retiring.summariesMade {
+            retiring.summariesMade = true
+            if let directory = options.scanSessionSpillDirectory {
+                // Read back in order by the rules, a summary at a time: a window read at once.
+                retiring.summaries = SetAsideArray(spillingTo: directory, kept: options.scanSessionsKept, readAhead: Spill.readAheadWindow)
+            } else {
+                // Room for every link the model may keep, once: growing by doubling would copy the summaries and
+                // hold up to twice their size; pages not written to are never resident. The links still open or
+                // whole at the end join them (`CaptureModel.summarize`): room for those too.
+                retiring.summaries.reserveCapacity(min(options.maximumConnections, Self.summariesReserved) + options.maximumOpenConnections)
+            }
         }
         var survivors: [Connection] = []
         var moved = [Int?](repeating: nil, count: n - from)
@@ -218,7 +230,8 @@ extension ConnectionTracker {
             return true
         }
         let id = Int32(clamping: s.id)
-        if retiring.returning.contains(id) { return true }
+        // Let go now: its id is not looked up again.
+        if retiring.returning.remove(id) != nil { return true }
         // Asked for around a scan's end (on any controller): until the time that could show it has come, it may be.
         let asked = (s.connectRequestedTime ?? s.start.timestamp).nanoseconds
         let askedUntil = asked.plusSaturating(interest.scanEndAroundRequest.after)
@@ -248,10 +261,13 @@ extension ConnectionTracker {
         let id = Int32(clamping: c.id), start = c.start.timestamp.nanoseconds
         let latest = retiring.peers[peer]
         if let latest, latest.id != id {
-            retiring.returning.insert(latest.id)
             retiring.returning.insert(id)
-            // Its latest link was let go, kept as the latest: a reconnection now reads it.
-            if let summary = latest.summary { retiring.summaries.append(summary) }
+            if let summary = latest.summary {
+                // Its latest link was let go, kept as the latest: a reconnection now reads it.
+                retiring.summaries.append(summary)
+            } else {
+                retiring.returning.insert(latest.id)
+            }
         }
         // The older generation is forgotten only once its newest link started a window ago: a link starting now
         // cannot be churn with it.

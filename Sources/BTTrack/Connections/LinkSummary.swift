@@ -118,39 +118,52 @@ public struct LinkSummary: Sendable {
     public var shortLinkName: String { LinkName.of(handle: handle, accessAddress: accessAddress, short: true) }
 }
 
-extension Array where Element == LinkSummary {
-    /// Sorts the summaries by id in place. Sorting them directly takes a buffer of half their size (the
-    /// standard library's stable sort merges); this sorts their indexes and moves each summary once along the
-    /// permutation's cycles.
-    mutating func sortByID() {
-        var order = indices.sorted { self[$0].id < self[$1].id }  // position k takes the summary at order[k]
-        for start in order.indices where order[start] != start {
-            let held = self[start]
-            var k = start
-            while order[k] != start {
-                let next = order[k]
-                self[k] = self[next]
-                order[k] = k
-                k = next
-            }
-            self[k] = held
-            order[k] = k
+extension LinkSummary: SetAsideValue {
+    public static func append(_ summary: LinkSummary, to spill: Spill) -> Int64 { spill.append(plain: summary) }
+    public static func read(from spill: Spill, at offset: Int64) -> LinkSummary { spill.read(plain: Self.self, at: offset) }
+}
+
+extension SetAsideArray where Element == LinkSummary {
+    /// The places of the summaries in id order (position k holds the summary at `order[k]`), or nil when they are
+    /// in id order already. Reads each summary once, in the order stored; keeps 4 bytes per summary, not a copy.
+    func orderByID() -> [Int32]? {
+        var ids = [Int32](repeating: 0, count: count)
+        var sorted = true
+        for (k, s) in enumerated() {
+            ids[k] = Int32(clamping: s.id)
+            if k > 0 && ids[k - 1] > ids[k] { sorted = false }
         }
+        guard !sorted else { return nil }
+        var order = (0..<Int32(count)).map { $0 }
+        order.sort { ids[Int($0)] < ids[Int($1)] }
+        return order
     }
 }
 
 /// Every link of a model as `LinkSummary`, in id order, without making an array of them: the summaries the
-/// model kept (`CaptureModel.summarizedLinks`), or each made from its link when read. A rule that needs some of
-/// them keeps their indexes, not copies (100,000 summaries are 12.8 MB).
+/// model kept (`CaptureModel.summarizedLinks`, set aside in a file on a long capture), or each made from its
+/// link when read. A rule that needs some of them keeps their indexes, not copies (100,000 summaries are
+/// 12.8 MB).
 public struct LinkSummaries: RandomAccessCollection, Sendable {
-    let summaries: [LinkSummary]?
+    /// The model's summaries, when it kept them (`fromSummaries`); read in place, never copied per read.
+    let summaries: SetAsideArray<LinkSummary>
+    let fromSummaries: Bool
+    /// Where the `k`th summary in id order is in `summaries`; empty when they are stored in id order.
+    let order: [Int32]
     let connections: [Connection]
 
+    init(summaries: SetAsideArray<LinkSummary>?, order: [Int32]?, connections: [Connection]) {
+        self.summaries = summaries ?? []
+        fromSummaries = summaries != nil
+        self.order = order ?? []
+        self.connections = connections
+    }
+
     public var startIndex: Int { 0 }
-    public var endIndex: Int { summaries?.count ?? connections.count }
+    public var endIndex: Int { fromSummaries ? summaries.count : connections.count }
 
     public subscript(position: Int) -> LinkSummary {
-        if let summaries { return summaries[position] }
-        return LinkSummary(connections[position])
+        guard fromSummaries else { return LinkSummary(connections[position]) }
+        return summaries[order.isEmpty ? position : Int(order[position])]
     }
 }

@@ -22,8 +22,12 @@ extension CaptureTracker {
         }
         var all = links(connections)
         // Links let go but for their summary (`LinkRetirement.Keeping.summary`): values, so renumbering is safe.
-        var summaries = connections.options.retirement?.keeping == .summary
-            ? connections.retiring.summaries + connections.retiring.peersSummaries : nil
+        var summaries: SetAsideArray<LinkSummary>?
+        if connections.options.retirement?.keeping == .summary {
+            var kept = connections.retiring.summaries  // a copy: appending to it leaves the tracker's as it was
+            for s in connections.retiring.peersSummaries { kept.append(s) }
+            summaries = kept
+        }
         var letGo = connections.retiring.letGoLinks
         LetGoLink.sortForModel(&letGo)
         if let air {

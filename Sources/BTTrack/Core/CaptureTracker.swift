@@ -136,11 +136,14 @@ public struct CaptureModel: Sendable {
     /// The links the app's rules judge.
     public var appConnections: [Connection] { connections.filter(\.ownership.isApp) }
 
-    /// Every link's summary, in id order: set when links judged early were let go but for their summary
-    /// (`LinkRetirement.Keeping.summary`), `connections` then holding only the links still read whole or slim.
-    public var summarizedLinks: [LinkSummary]?
+    /// Every link's summary (in id order through `links`): set when links judged early were let go but for their
+    /// summary (`LinkRetirement.Keeping.summary`), `connections` then holding only the links still read whole or
+    /// slim. Set aside in a file as links are let go when the tracker was given a directory.
+    public private(set) var summarizedLinks: SetAsideArray<LinkSummary>?
+    /// Where each link in id order is among `summarizedLinks` (nil: they are in id order).
+    var summaryOrder: [Int32]?
     /// What the capture-wide rules read of every link, in id order: the summaries, or made from `connections`.
-    public var links: LinkSummaries { LinkSummaries(summaries: summarizedLinks, connections: connections) }
+    public var links: LinkSummaries { LinkSummaries(summaries: summarizedLinks, order: summaryOrder, connections: connections) }
     /// The links of the model (those let go but for their summary, and those let go entirely, included).
     public var linkCount: Int { (summarizedLinks?.count ?? connections.count) + letGoLinks.count }
     /// The judged links let go without their summary, as no capture-wide rule reads them (`LinkInterest`), by
@@ -152,11 +155,17 @@ public struct CaptureModel: Sendable {
 
     /// Sets `summarizedLinks`: the summaries of the links let go (`letGo`) and of the model's links, by id — once
     /// the model decided its links' ownership.
-    mutating func summarize(letGo: consuming [LinkSummary]) {
+    mutating func summarize(letGo: consuming SetAsideArray<LinkSummary>) {
         var links = consume letGo  // the only owner: appending grows it in place
-        links.append(contentsOf: connections.lazy.map(LinkSummary.init))
-        links.sortByID()
+        for c in connections { links.append(LinkSummary(c)) }
+        summaryOrder = links.orderByID()
         summarizedLinks = links
+    }
+
+    /// What went wrong setting aside the model's scan sessions, the app's scans, the phone's advertising or the
+    /// links' summaries in their files (a full disk), if anything: rules would read zeros for what was lost.
+    public var setAsideFailure: String? {
+        scans.failure ?? appScans.failure ?? ownAdvertising.failure ?? summarizedLinks?.failure
     }
 
     /// HCI packets and link-layer frames: what the audit judges. None means a capture of notes or nothing (snoop
@@ -179,6 +188,7 @@ public struct CaptureModel: Sendable {
         var m = self
         m.connections = connections.filter { !$0.isJudged }
         m.summarizedLinks = nil
+        m.summaryOrder = nil
         return m
     }
 
@@ -502,10 +512,10 @@ public final class CaptureTracker {
 
     /// `merge`, when links judged and let go (`summaries`, HCI links) are numbered with them.
     /// `letGo`: the judged links let go without their summary, renumbered too.
-    static func merge(_ hci: [Connection], _ air: [Connection], summaries: inout [LinkSummary]?,
+    static func merge(_ hci: [Connection], _ air: [Connection], summaries: inout SetAsideArray<LinkSummary>?,
                       letGo: inout [LetGoLink]) -> [Connection] {
-        guard !air.isEmpty, !(summaries ?? []).isEmpty || !letGo.isEmpty else { return merge(hci, air) }
-        var dropped = summaries ?? []
+        guard !air.isEmpty, !(summaries?.isEmpty ?? true) || !letGo.isEmpty else { return merge(hci, air) }
+        var dropped = summaries ?? SetAsideArray()
         summaries = nil
         // `summary`: an index into `dropped`, or -1 - an index into `letGo`.
         var order: [(number: Int, id: Int, link: Connection?, summary: Int)] =
@@ -527,7 +537,7 @@ public final class CaptureTracker {
 
     /// The air links numbered after every HCI link, which keeps its number: links were judged before the capture's
     /// first air-sniffer record (`ConnectionTracker.airLinksJoin`), and what judging wrote names them by it.
-    static func numberedAfter(_ hci: [Connection], _ air: [Connection], summaries: [LinkSummary]?,
+    static func numberedAfter(_ hci: [Connection], _ air: [Connection], summaries: SetAsideArray<LinkSummary>?,
                               letGo: [LetGoLink]) -> [Connection] {
         let last = max(hci.last?.id ?? 0, summaries?.lazy.map(\.id).max() ?? 0, letGo.lazy.map { Int($0.id) }.max() ?? 0)
         for (k, c) in air.enumerated() { c.id = last + k + 1 }

@@ -379,8 +379,8 @@ struct AuditCommand: ParsableCommand {
                 if let attribution { AttributionReport.assignOwner(&f, attribution, captureEnd: end, preferring: app) }
                 return baseline?.contains(f) ?? false ? .accepted : .reported
             }
-            if let failure = model.scans.failure {
-                return (AuditedCapture(file: path, findings: [], error: "cannot set the scan sessions aside in \(TemporaryFiles.directory): \(failure)"), nil)
+            if let failure = model.setAsideFailure {
+                return (AuditedCapture(file: path, findings: [], error: "cannot set the capture's scans and links aside in \(TemporaryFiles.directory): \(failure)"), nil)
             }
             var audited = AuditedCapture(file: path, findings: Findings(findings), records: model.records,
                                          connections: model.linkCount, accepted: Findings(accepted), platform: model.platform)

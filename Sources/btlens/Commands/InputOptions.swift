@@ -125,8 +125,8 @@ struct MultiFileReport {
                 failed = true
                 continue
             }
-            if let model = result as? CaptureModel, let failure = model.scans.failure {
-                Diagnostics.error(file: input.path, "cannot set the scan sessions aside in \(TemporaryFiles.directory): \(failure)")
+            if let model = result as? CaptureModel, let failure = model.setAsideFailure {
+                Diagnostics.error(file: input.path, "cannot set the capture's scans and links aside in \(TemporaryFiles.directory): \(failure)")
                 failed = true
                 continue
             }

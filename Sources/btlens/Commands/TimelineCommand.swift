@@ -40,8 +40,8 @@ enum Tracking {
                 failed = true
                 continue
             }
-            if let failure = model.scans.failure {
-                Diagnostics.error(file: input.path, "cannot set the scan sessions aside in \(TemporaryFiles.directory): \(failure)")
+            if let failure = model.setAsideFailure {
+                Diagnostics.error(file: input.path, "cannot set the capture's scans and links aside in \(TemporaryFiles.directory): \(failure)")
                 failed = true
                 continue
             }
