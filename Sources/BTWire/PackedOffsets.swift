@@ -44,7 +44,8 @@ public struct PackedOffsets: RandomAccessCollection, Sendable {
     }
 
     @inlinable public mutating func append(_ position: Int64) {
-        if differences.count & (Self.blockLength - 1) == 0 { bases.append(position) }
+        // A block starts from its first position, or from the last block's when that one is a mark (negative).
+        if differences.count & (Self.blockLength - 1) == 0 { bases.append(position >= 0 ? position : bases.last ?? 0) }
         differences.append(0)
         self[differences.count - 1] = position
     }

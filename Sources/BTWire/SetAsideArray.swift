@@ -151,6 +151,10 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
         self = kept
     }
 
+    /// The file the values are set aside in, for what a value sets aside of its own as it grows (a scan's
+    /// connections, `RecordRefList`); nil when the values stay in memory.
+    public var fileForLists: Spill? { spill.flatMap { $0.isFile ? $0 : nil } }
+
     /// Bytes set aside (rewritten values included).
     public var spilledBytes: Int64 { spill?.size ?? 0 }
     /// How many values are set aside, not in memory.

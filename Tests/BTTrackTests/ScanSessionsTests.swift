@@ -24,7 +24,7 @@ struct ScanSessionsTests {
         s.reports = n * 7
         s.uniqueDevices = n
         s.scanResponses = n * 2
-        s.connectionsWhileScanning = (0..<(n % 4)).map { ref(n * 100 + $0) }
+        s.connectionsWhileScanning = RecordRefList((0..<(n % 4)).map { ref(n * 100 + $0) })
         s.connectionsWhileScanningCount = n % 4 + 3
         s.lastLinkChange = n % 2 == 0 ? Timestamp(nanoseconds: Int64(n)) : nil
         s.phys.append(ScanPHYParameters(phy: ScanPHYParameters.phyCoded, isActive: true, interval: 96, window: UInt16(n % 48)))
@@ -54,6 +54,27 @@ struct ScanSessionsTests {
             #expect(Self.text(ScanSession.read(from: spill, at: at)) == Self.text(s))
         }
         #expect(spill.failure == nil)
+    }
+
+    @Test("a scan's thousands of connections set aside a chunk at a time, read back whole, copied to another file")
+    func connectionsSetAside() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        let spill = try Spill(directory: directory, name: "scan-test"), other = try Spill(directory: directory, name: "scan-test")
+        let n = 2 * RecordRefList.chunkLength + 17
+        var s = Self.session(1)
+        s.connectionsWhileScanning = RecordRefList(settingAsideIn: spill)
+        for k in 0..<n { s.connectionsWhileScanning.append(Self.ref(k)) }
+        // Two chunks in the file, the rest in memory; read in order.
+        #expect(s.connectionsWhileScanning.count == n)
+        #expect(s.connectionsWhileScanning.map(\.number) == Array(0..<n))
+        // The session written after them (the chunks stay where they are) or to another file (written anew).
+        for target in [spill, other] {
+            let at = ScanSession.append(s, to: target)
+            let back = ScanSession.read(from: target, at: at)
+            #expect(back.connectionsWhileScanning.map(\.number) == Array(0..<n))
+            #expect(Self.text(back) == Self.text(s))
+        }
+        #expect(spill.failure == nil && other.failure == nil)
     }
 
     @Test("sessions past the latest few are set aside, read and changed in place like an array's")

@@ -65,7 +65,9 @@ enum AuditHTMLEnergy {
     static func shown(_ r: EnergyReport) -> [Activity] {
         let fixed = activities(r)
         // An activity's place among `fixed` (from 0), or -1 − a connection's place among the report's links.
-        var keys: [(charge: Double, activity: Int32)] = fixed.indices.map { (fixed[$0].cost.chargeMC, Int32($0)) }
+        var keys: [(charge: Double, activity: Int32)] = []
+        keys.reserveCapacity(fixed.count + r.links.count)  // once: growing would copy them, and hold twice as many
+        for i in fixed.indices { keys.append((fixed[i].cost.chargeMC, Int32(i))) }
         for position in r.links.indices {
             let l = r.links[position]
             guard l.modelled else { continue }

@@ -43,7 +43,8 @@ public enum TimelineReport {
                 }
             }
             members.array("failed_connections", model.failedConnections, failedConnectionJSON)
-            members.array("scans", model.scans, ScanSessionJSON.object)
+            // Member by member: a scan left on through a long capture lists hundreds of thousands of connections.
+            members.objects("scans", model.scans) { s, scan in ScanSessionJSON.write(s, timestampDigits: 6, to: &scan) }
             members.array("advertising", model.ownAdvertising, advertisingJSON)
             for (key, value) in extra { members.member(key, value) }
         }

@@ -98,8 +98,9 @@ public struct ScanSession: Sendable {
     /// have kept from the host.
     public var redundantReports: Int { max(0, reports - uniqueDevices - min(scanResponses, uniqueDevices)) }
     /// Connections that came up while this session was on (the LE (Enhanced) Connection Complete records): the
-    /// first `TrackerOptions.connectionsWhileScanningListed` of them.
-    public var connectionsWhileScanning: [RecordRef]
+    /// first `TrackerOptions.connectionsWhileScanningListed` of them (set aside a chunk at a time with the
+    /// sessions, `RecordRefList`: a scan left on through a long capture lists hundreds of thousands).
+    public var connectionsWhileScanning: RecordRefList
     /// How many connections came up while this session was on, listed or not.
     public var connectionsWhileScanningCount = 0
     /// When a link on the controller last came up or went down before this session started: a scan stopped and

@@ -75,7 +75,7 @@ struct ScanSessionBytes {
         reportsFromUncountedDevices = s.reportsFromUncountedDevices
         lateReports = s.lateReports
         phyCount = Int32(s.phys.count)
-        connectionCount = Int32(s.connectionsWhileScanning.count)
+        connectionCount = Int32(clamping: s.connectionsWhileScanning.count)
         deviceCount = Int32(s.reportsPerDevice.count)
     }
 }
@@ -84,7 +84,7 @@ extension ScanSession: SetAsideValue {
     public static func append(_ s: ScanSession, to spill: Spill) -> Int64 {
         let at = spill.append(plain: ScanSessionBytes(s))
         spill.append(plain: s.phys)
-        spill.append(plain: s.connectionsWhileScanning)
+        s.connectionsWhileScanning.append(to: spill)
         spill.append(plain: s.reportsPerDevice)
         return at
     }
@@ -93,12 +93,12 @@ extension ScanSession: SetAsideValue {
         var cursor = spill.cursor(at: offset)
         let head = cursor.next(ScanSessionBytes.self)
         let phys = cursor.next(ScanPHYParameters.self, count: Int(head.phyCount))
-        let connections = cursor.next(RecordRef.self, count: Int(head.connectionCount))
+        let connections = RecordRefList.read(&cursor)
         let devices = cursor.next(DeviceReportCount.self, count: Int(head.deviceCount))
         return ScanSession(head, phys: phys, connections: connections, devices: devices)
     }
 
-    init(_ r: ScanSessionBytes, phys: [ScanPHYParameters], connections: [RecordRef], devices: [DeviceReportCount]) {
+    init(_ r: ScanSessionBytes, phys: [ScanPHYParameters], connections: RecordRefList, devices: [DeviceReportCount]) {
         controller = r.controller
         start = r.start
         end = r.end

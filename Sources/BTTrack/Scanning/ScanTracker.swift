@@ -377,8 +377,10 @@ public struct ScanTracker {
 
     mutating func open(_ c: Int, at: RecordRef, parameters: ScanParameters, enable: ScanEnable, implicit: Bool) {
         let open = controllers.compactMap(\.current)
-        sessions.append(ScanSession(controller: controllers[c].controller, start: at, parameters: parameters,
-                                    enable: enable, implicitStart: implicit), isOpen: open.contains)
+        var session = ScanSession(controller: controllers[c].controller, start: at, parameters: parameters,
+                                  enable: enable, implicitStart: implicit)
+        session.connectionsWhileScanning = RecordRefList(settingAsideIn: sessions.fileForLists)
+        sessions.append(session, isOpen: open.contains)
         controllers[c].current = sessions.count - 1
         sessions[sessions.count - 1].offloadedFilters = controllers[c].filterOffload.isActive
         sessions[sessions.count - 1].lastLinkChange = controllers[c].lastLinkChange

@@ -58,7 +58,7 @@ struct GATTCommand: ParsableCommand {
         var single = false
         // No scan's devices are listed and no app scan is built: the report reads links alone.
         let failed = try Tracking.each(files, label: "gatt", anonymizing: anonymizing, retirement: retirement,
-                                       scanDevicesListed: 0, buildsAppScans: false, resolved: { single = $0 == 1 && !$1 }) { input, model in
+                                       scanDevicesListed: 0, connectionsWhileScanningListed: 0, buildsAppScans: false, resolved: { single = $0 == 1 && !$1 }) { input, model in
             if let failure = judged.records.failure {
                 Diagnostics.error(file: input.path, "cannot set the judged links' GATT aside in \(directory): \(failure)")
                 throw ExitStatus.inputUnreadable

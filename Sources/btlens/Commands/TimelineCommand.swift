@@ -13,7 +13,8 @@ enum Tracking {
     /// Progress goes on a line of its own named `label` (the command), or into `within`, a file of the caller's.
     static func each(_ paths: [String], label: String, within outer: Progress.Reading? = nil,
                      anonymizing: AnonymizeOptions = AnonymizeOptions(),
-                     retirement: () -> LinkRetirement? = { nil }, scanDevicesListed: Int = .max, buildsAppScans: Bool = true,
+                     retirement: () -> LinkRetirement? = { nil }, scanDevicesListed: Int = .max,
+                     connectionsWhileScanningListed: Int = .max, buildsAppScans: Bool = true,
                      resolved: (_ inputs: Int, _ failed: Bool) -> Void = { _, _ in },
                      _ body: (CaptureInput, CaptureModel) throws -> Void) throws -> Bool {
         var (inputs, failed) = InputFiles.resolve(paths)
@@ -30,6 +31,7 @@ enum Tracking {
             var options = TrackerOptions.withoutAdvertisers
             options.retirement = retirement()
             options.scanDevicesListed = scanDevicesListed
+            options.connectionsWhileScanningListed = connectionsWhileScanningListed
             options.buildsAppScans = buildsAppScans
             options.setScanSessionsAside()
             // The caller's file is this capture's bytes only when it is a plain file.
