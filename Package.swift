@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // YAML for the audit configuration file.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // A heap for the rules that sweep links in time order.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // System libraries (Debian: libpcap-dev, libbluetooth-dev).
@@ -45,7 +47,8 @@ let package = Package(
         .target(name: "BTEnergy", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", .product(name: "Yams", package: "Yams")]),
         // Best-practice rules over the tracking model, one file per rule; each finding priced by BTEnergy.
         .target(name: "BTRules", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy",
-                                               .product(name: "Yams", package: "Yams")]),
+                                               .product(name: "Yams", package: "Yams"),
+                                               .product(name: "HeapModule", package: "swift-collections")]),
         // Output shapes (stats JSON, decode lines, timelines, devices, GATT trees, audit reports).
         .target(name: "BTReport", dependencies: ["BTWire", "BTCapture", "BTDecode", "BTTrack", "BTEnergy", "BTRules"],
                 exclude: ["Schemas"]),

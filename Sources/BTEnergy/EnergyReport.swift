@@ -290,7 +290,6 @@ public struct EnergyReport: Sendable {
                               phone: energy.scanCost(s, duration: Self.seconds(s.start.timestamp, end))))
         }
         advertising = model.ownAdvertising.emptyCopy(of: Advertising.self)
-        advertising = model.ownAdvertising.emptyCopy(of: Advertising.self)
         for a in model.ownAdvertising {
             let end = a.end?.timestamp ?? captureEnd
             advertising.append(Advertising(session: a, start: a.start.timestamp, end: end,
@@ -664,7 +663,4 @@ extension EnergyReport.Advertising: SetAsideValue {
     }
 }
 
-extension EnergyReport.Scan: SetAsideValue {
-    public static func append(_ scan: EnergyReport.Scan, to spill: Spill) -> Int64 { spill.append(plain: scan) }
-    public static func read(from spill: Spill, at offset: Int64) -> EnergyReport.Scan { spill.read(plain: Self.self, at: offset) }
-}
+extension EnergyReport.Scan: PlainSetAsideValue {}

@@ -8,6 +8,14 @@ public protocol SetAsideValue: Sendable {
     static func read(from spill: Spill, at offset: Int64) -> Self
 }
 
+/// A plain value (no reference in it: `Spill.append(plain:)`) set aside as its bytes.
+public protocol PlainSetAsideValue: SetAsideValue {}
+
+extension PlainSetAsideValue {
+    public static func append(_ value: Self, to spill: Spill) -> Int64 { spill.append(plain: value) }
+    public static func read(from spill: Spill, at offset: Int64) -> Self { spill.read(plain: Self.self, at: offset) }
+}
+
 /// Values in order, as the model holds its scan sessions and the app's scans: in memory, or — when made with a
 /// directory — all but the latest few set aside in an unlinked file there, memory keeping about 4 bytes for each.
 /// Readers index and iterate them like an array; a value read from the file is decoded on each access. A capture

@@ -137,10 +137,16 @@ public final class Spill: @unchecked Sendable {
     }
 
     private func readDirectly(_ handle: UnsafeMutablePointer<FILE>, at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        readFully(handle, buffer.baseAddress!, count: buffer.count, at: offset)
+    }
+
+    /// Reads `count` bytes at `offset` into `p`, what is buffered written out first; false (and `failure` says
+    /// why) when they are not all there.
+    private func readFully(_ handle: UnsafeMutablePointer<FILE>, _ p: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Bool {
         fflush(handle)
         var done = 0
-        while done < buffer.count {
-            let n = pread(fileno(handle), buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+        while done < count {
+            let n = pread(fileno(handle), p + done, count - done, off_t(offset) + off_t(done))
             if n <= 0 {
                 if failure == nil { failure = n < 0 ? String(cString: strerror(errno)) : "spill file ended early" }
                 return false
@@ -163,21 +169,11 @@ public final class Spill: @unchecked Sendable {
             let sequential = offset == lastEnd
             lastEnd = offset + Int64(buffer.count)
             guard sequential else { return readDirectly(handle, at: offset, into: buffer) }
-            fflush(handle)
             if window == nil { window = .allocate(byteCount: readAhead, alignment: 16) }
             let wanted = Int(min(Int64(readAhead), size - offset))
-            var done = 0
-            while done < wanted {
-                let n = pread(fileno(handle), window! + done, wanted - done, off_t(offset) + off_t(done))
-                if n <= 0 {
-                    windowCount = 0
-                    if failure == nil { failure = n < 0 ? String(cString: strerror(errno)) : "spill file ended early" }
-                    return false
-                }
-                done += n
-            }
             windowStart = offset
-            windowCount = done
+            windowCount = readFully(handle, window!, count: wanted, at: offset) ? wanted : 0
+            guard windowCount > 0 else { return false }
         }
         buffer.baseAddress!.copyMemory(from: window! + Int(offset - windowStart), byteCount: buffer.count)
         return true

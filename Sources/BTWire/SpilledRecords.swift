@@ -50,8 +50,7 @@ public final class SpilledRecords: @unchecked Sendable {
     /// Puts the records in id order (once every record is written).
     public func sortByID() {
         guard !sorted else { return }
-        var order = Array(0..<Int32(ids.count))
-        order.sort { ids[Int($0)] < ids[Int($1)] }
+        guard let order = ids.placesInOrder() else { sorted = true; return }
         ids = order.map { ids[Int($0)] }
         let written = offsets
         offsets = PackedOffsets(order.lazy.map { written[Int($0)] })

@@ -92,19 +92,9 @@ public enum RepeatedEpisodes {
     /// and the span from the first start to the last end. Sums are taken in Double: a damaged capture's absurd
     /// timestamps must not overflow them.
     public static func rhythm(starts: [Int64], ends: [Int64]) -> String {
-        guard let first = starts.first, let last = starts.last, let lastEnd = ends.max() else { return "" }
-        let total = zip(starts, ends).reduce(0.0) { $0 + Double($1.1 - $1.0) }
-        return rhythm(count: starts.count, firstStart: first, lastStart: last, latestEnd: lastEnd, totalNanoseconds: total)
-    }
-
-    /// `rhythm(starts:ends:)` from what it reads of the episodes: how many, the first and last starts, the latest
-    /// end and their lengths added in order.
-    public static func rhythm(count: Int, firstStart first: Int64, lastStart last: Int64, latestEnd lastEnd: Int64,
-                              totalNanoseconds total: Double) -> String {
-        guard count > 0 else { return "" }
-        var text = ", \(length(Int64(saturating: total / Double(max(1, count))))) each"
-        if count > 1 { text += ", every \(length((last - first) / Int64(count - 1))) on average" }
-        return text + ", \(TimeFormat.human(.nanoseconds(lastEnd - first))) in all"
+        var rhythm = EpisodeRhythm()
+        for (start, end) in zip(starts, ends) { rhythm.add(start: start, end: end) }
+        return rhythm.text
     }
 }
 
@@ -176,9 +166,11 @@ public struct EpisodeRhythm {
         totalNanoseconds += Double(end - start)
     }
 
-    /// `RepeatedEpisodes.rhythm(starts:ends:)` of the episodes added.
+    /// ", 1.28 s each, every 30 s on average, 5m 2s in all"; empty for no episode.
     public var text: String {
-        RepeatedEpisodes.rhythm(count: count, firstStart: firstStart, lastStart: lastStart, latestEnd: latestEnd,
-                                totalNanoseconds: totalNanoseconds)
+        guard count > 0 else { return "" }
+        var text = ", \(RepeatedEpisodes.length(Int64(saturating: totalNanoseconds / Double(count)))) each"
+        if count > 1 { text += ", every \(RepeatedEpisodes.length((lastStart - firstStart) / Int64(count - 1))) on average" }
+        return text + ", \(TimeFormat.human(.nanoseconds(latestEnd - firstStart))) in all"
     }
 }

@@ -89,12 +89,7 @@ public enum GATTReport {
 
     /// `text` a line at a time (each without its newline), a peer at a time (`btlens gatt`).
     public static func write(file: String, peers list: [Peer], line: (String) -> Void) {
-        line(file)
-        if list.isEmpty { line("  no GATT traffic in this capture") }
-        for peer in list {
-            line("")
-            peerLines(peer).forEach(line)
-        }
+        write(file: file, forEachPeer: { list.forEach($0) }, line: line)
     }
 
     /// `write`, the peers handed over one at a time by `forEachPeer` (`GATTLinkSpill.forEachPeer`): a capture of
@@ -194,10 +189,7 @@ public enum GATTReport {
 
     /// The same object written a peer at a time at nesting `level` (`btlens gatt --json`).
     public static func writeJSON(file: String, peers list: [Peer], to writer: JSONStreamWriter, level: Int = 0) {
-        writer.object(level: level) { members in
-            members.member("file", .string(file))
-            members.array("peers", list, peerJSON)
-        }
+        writeJSON(file: file, forEachPeer: { list.forEach($0) }, to: writer, level: level)
     }
 
     /// `writeJSON`, the peers handed over one at a time by `forEachPeer`.

@@ -404,14 +404,13 @@ public enum TimelineReport {
 
     /// Links whose lines are alike (`TimelineFolding.likeness`), `RepeatedEpisodes.minimumRepeats` or more: the first
     /// of each group is printed, the others fold into one entry after it. Found in a first pass over the links that
-    /// keeps a hash of each link's likeness, not its lines.
-    /// Links alike (`TimelineFolding.likeness`), found in a first pass over the links: per likeness its first
-    /// link and what the entry says of the others (not the links themselves: a long capture's links are nearly
-    /// all alike something, and 100,000 summaries are 12.8 MB), and per link which likeness it has.
+    /// keeps a hash of each link's likeness, not its lines: per likeness its first link and what the entry says of
+    /// the others (not the links themselves: a long capture's links are nearly all alike something, and 100,000
+    /// summaries are 12.8 MB), and per link which likeness it has.
     struct AlikeLinks {
         /// What the folded entry says of a group's links after its first.
         struct Members {
-            var count = 0
+            var count: Int { rhythm.count }
             /// The first ones' ids (`TimelineFolding.namedConnections`).
             var named: [Int32] = []
             /// Their peers in order of appearance, the first `TimelineFolding.namedPeers`.
@@ -423,7 +422,6 @@ public enum TimelineReport {
             var rhythm = EpisodeRhythm()
 
             mutating func add(_ link: LinkSummary, end: Int64) {
-                count += 1
                 rhythm.add(start: link.start.timestamp.nanoseconds, end: end)
                 if named.count < TimelineFolding.namedConnections { named.append(Int32(clamping: link.id)) }
                 guard let p = link.peerAddress, !counted.contains(p) else { return }

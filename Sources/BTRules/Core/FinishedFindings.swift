@@ -145,7 +145,4 @@ struct FinishedFindings {
     }
 }
 
-extension FindingKey: SetAsideValue {
-    public static func append(_ key: FindingKey, to spill: Spill) -> Int64 { spill.append(plain: key) }
-    public static func read(from spill: Spill, at offset: Int64) -> FindingKey { spill.read(plain: FindingKey.self, at: offset) }
-}
+extension FindingKey: PlainSetAsideValue {}

@@ -1,6 +1,7 @@
 import BTWire
 import BTCapture
 import BTTrack
+import HeapModule
 
 /// BTL001: the app's scan still on more than 2 s after a connection came up, or run while the app was connected
 /// without leading to a new connection. Judges the app's scans (`AppScan`), not the controller's: on Android the
@@ -31,7 +32,7 @@ public struct ScanAfterConnectRule: Rule {
         let joined = all.indices.filter { let c = all[$0]; return c.transport == .le && c.implicitStart && c.clientDriven && model.isAppLink(c) }
         let starts = model.linkStarts
         var upAt = LinkUpAt(all, links + joined, implicitStarts: links.count, end: model.endTime.nanoseconds,
-                            sweeping: Self.inOrder(model.appScans.lazy.map(\.start.timestamp.nanoseconds)))
+                            askedInOrder: LinkUpAt.inOrder(model.appScans.lazy.map(\.start.timestamp.nanoseconds)))
         var repeats = RepeatNumbering()
         for scan in model.appScans {
             let from = scan.start.timestamp.nanoseconds
@@ -77,12 +78,6 @@ public struct ScanAfterConnectRule: Rule {
         }
     }
 
-    static func inOrder<S: Sequence<Int64>>(_ times: S) -> Bool {
-        var last = Int64.min
-        for t in times { if t < last { return false }; last = t }
-        return true
-    }
-
     /// The first of `candidates` (indexes into `all`, in order) up at a time on a controller: started before it
     /// (those from `implicitStarts` on were up before the capture began) and ended after it. Asked at times in
     /// order (`sweeping`) about candidates that started in order, it sweeps them once, a heap per controller
@@ -96,26 +91,24 @@ public struct ScanAfterConnectRule: Rule {
         let sweeping: Bool
         /// Candidates before `next` (and every implicit start) are in `started`, by place among the candidates.
         var next = 0
-        var started: [UInt16: [Int32]] = [:]
+        var started: [UInt16: Heap<Int32>] = [:]
 
-        init(_ all: LinkSummaries, _ candidates: [Int], implicitStarts: Int, end: Int64, sweeping: Bool) {
+        /// `askedInOrder`: whether the times asked about come in order.
+        init(_ all: LinkSummaries, _ candidates: [Int], implicitStarts: Int, end: Int64, askedInOrder: Bool) {
             self.all = all
             self.candidates = candidates
             self.implicitStarts = implicitStarts
             self.end = end
-            var inOrder = sweeping
-            if inOrder {
-                var last = Int64.min
-                for i in candidates.prefix(implicitStarts) {
-                    let c = all[i]
-                    if c.implicitStart || c.start.timestamp.nanoseconds < last { inOrder = false; break }
-                    last = c.start.timestamp.nanoseconds
-                }
+            sweeping = askedInOrder && Self.inOrder(candidates.prefix(implicitStarts).lazy.map { all[$0].start.timestamp.nanoseconds })
+            if sweeping {
+                for k in implicitStarts..<candidates.count { started[all[candidates[k]].controller, default: []].insert(Int32(k)) }
             }
-            self.sweeping = inOrder
-            if inOrder {
-                for k in implicitStarts..<candidates.count { Self.push(Int32(k), into: &started[all[candidates[k]].controller, default: []]) }
-            }
+        }
+
+        static func inOrder<S: Sequence<Int64>>(_ times: S) -> Bool {
+            var last = Int64.min
+            for t in times { if t < last { return false }; last = t }
+            return true
         }
 
         private func isUp(_ c: LinkSummary, controller: UInt16, at t: Int64) -> Bool {
@@ -131,41 +124,16 @@ public struct ScanAfterConnectRule: Rule {
             while next < implicitStarts {
                 let c = all[candidates[next]]
                 guard c.start.timestamp.nanoseconds < t else { break }
-                Self.push(Int32(next), into: &started[c.controller, default: []])
+                started[c.controller, default: []].insert(Int32(next))
                 next += 1
             }
             // Those ended by `t` are ended for every later time: gone for good.
-            while let top = started[controller]?.first {
+            while let top = started[controller]?.min {
                 let c = all[candidates[Int(top)]]
                 if (c.end?.timestamp.nanoseconds ?? end) > t { return c }
-                Self.popFirst(&started[controller]!)
+                started[controller]!.removeMin()
             }
             return nil
-        }
-
-        /// A binary min-heap of places among the candidates.
-        static func push(_ k: Int32, into heap: inout [Int32]) {
-            heap.append(k)
-            var i = heap.count - 1
-            while i > 0, heap[(i - 1) / 2] > heap[i] {
-                heap.swapAt(i, (i - 1) / 2)
-                i = (i - 1) / 2
-            }
-        }
-
-        static func popFirst(_ heap: inout [Int32]) {
-            heap.swapAt(0, heap.count - 1)
-            heap.removeLast()
-            var i = 0
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var smallest = i
-                if l < heap.count, heap[l] < heap[smallest] { smallest = l }
-                if r < heap.count, heap[r] < heap[smallest] { smallest = r }
-                guard smallest != i else { return }
-                heap.swapAt(i, smallest)
-                i = smallest
-            }
         }
     }
 

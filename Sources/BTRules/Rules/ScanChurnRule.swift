@@ -27,14 +27,14 @@ public struct ScanChurnRule: Rule {
         let maximum = max(1, Int(saturating: context.option("maximum_starts")))
         let window = max(0, Int64(saturating: context.option("window_seconds") * 1e9))
         var findings: [Finding] = []
-        // Each start of the app's scans: an Android client's every start (its filter added again), while the
-        // restarts that keep a scan going without clients (the stack's schedule) are one start.
-        // By when they were asked for: each restart looks up those asked for around it, not every connection.
+        // Each connection's request (or start) and end, by the first: a restart looks up those asked for around it.
         var links: [(asked: Int64, ended: Int64)] = model.links.map { c in
             ((c.connectRequestedTime ?? c.start.timestamp).nanoseconds, (c.end?.timestamp ?? model.endTime).nanoseconds)
         }
         links.sort { $0.asked < $1.asked }
-        // The starts that count, per controller: 16 bytes each (a capture of tens of thousands of scans).
+        // The starts that count, per controller: 16 bytes each (a capture of tens of thousands of scans). Each
+        // start of the app's scans: an Android client's every start (its filter added again), while the restarts
+        // that keep a scan going without clients (the stack's schedule) are one start.
         var byController: [UInt16: [Start]] = [:]
         // The end of each controller's previous start's scan (nil: none yet, or it went on).
         var previousEnd: [UInt16: Int64?] = [:]

@@ -118,26 +118,12 @@ public struct LinkSummary: Sendable {
     public var shortLinkName: String { LinkName.of(handle: handle, accessAddress: accessAddress, short: true) }
 }
 
-extension LinkSummary: SetAsideValue {
-    public static func append(_ summary: LinkSummary, to spill: Spill) -> Int64 { spill.append(plain: summary) }
-    public static func read(from spill: Spill, at offset: Int64) -> LinkSummary { spill.read(plain: Self.self, at: offset) }
-}
+extension LinkSummary: PlainSetAsideValue {}
 
 extension SetAsideArray where Element == LinkSummary {
     /// The places of the summaries in id order (position k holds the summary at `order[k]`), or nil when they are
     /// in id order already. Reads each summary once, in the order stored; keeps 4 bytes per summary, not a copy.
-    func orderByID() -> [Int32]? {
-        var ids = [Int32](repeating: 0, count: count)
-        var sorted = true
-        for (k, s) in enumerated() {
-            ids[k] = Int32(clamping: s.id)
-            if k > 0 && ids[k - 1] > ids[k] { sorted = false }
-        }
-        guard !sorted else { return nil }
-        var order = (0..<Int32(count)).map { $0 }
-        order.sort { ids[Int($0)] < ids[Int($1)] }
-        return order
-    }
+    func orderByID() -> [Int32]? { map { Int32(clamping: $0.id) }.placesInOrder() }
 }
 
 /// Every link of a model as `LinkSummary`, in id order, without making an array of them: the summaries the

@@ -240,8 +240,8 @@ public final class CaptureTracker {
         scans.connectionsWhileScanningListed = options.connectionsWhileScanningListed
         scans.notesBoundaries = options.retirement?.interest != nil
         scans.trimsDevices = options.scanDevicesListed != Int.max
-        if let directory = options.scanSessionSpillDirectory { scans.sessions = ScanSessions(spillingTo: directory, kept: options.scanSessionsKept) }
         if let directory = options.scanSessionSpillDirectory {
+            scans.sessions = ScanSessions(spillingTo: directory, kept: options.scanSessionsKept)
             ownAdvertising.sessions = AdvertisingSessions(spillingTo: directory, kept: options.scanSessionsKept)
         }
     }
