@@ -19,8 +19,8 @@ struct LinkRetirementTests {
     /// closes and let go but for its summary in batches of `letGoBatch`.
     /// `setAside`: a directory where the tracker sets the links' summaries aside (`TrackerOptions
     /// .scanSessionSpillDirectory`), the latest `kept` staying in memory.
-    static func audit(_ path: String, window: Int?, letGoBatch: Int = 1, linkThread: LinkThreadPolicy = .whenTwoProcessors,
-                      setAside: String? = nil, kept: Int = 64) throws
+    static func audit(_ path: String, window: Int?, wholeBudget: Int = LinkRetirement.defaultWholeBudget, letGoBatch: Int = 1,
+                      linkThread: LinkThreadPolicy = .whenTwoProcessors, setAside: String? = nil, kept: Int = 64) throws
         -> (report: String, chargeMC: Double, retirement: LinkRetirement?, model: CaptureModel?) {
         let auditor = Auditor()
         var captures: [AuditedCapture] = []
@@ -34,7 +34,7 @@ struct LinkRetirementTests {
             options.scanSessionSpillDirectory = setAside
             options.scanSessionsKept = kept
             let judgement = window.map { _ in auditor.linkJudgement(pricing: true) }
-            retirement = judgement.map { $0.retirement(window: window ?? 0, letGoBatch: letGoBatch) }
+            retirement = judgement.map { $0.retirement(window: window ?? 0, wholeBudget: wholeBudget, letGoBatch: letGoBatch) }
             options.retirement = retirement
             var collector = TrackingCollector(options: options)
             let model = try capture.accept(&collector)
@@ -145,6 +145,29 @@ struct LinkRetirementTests {
         // The capture is one a rule has something to say about: the comparison is not between two empty reports.
         #expect(atEnd.report.contains("BTL006"))
         #expect(atEnd.report.contains("BTL005"))
+    }
+
+    @Test("links holding much history: at most the budget's worth held whole however wide the window, the same findings")
+    func boundedByTheBudget() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.manyLinksFile(in: directory)
+        let atEnd = try Self.audit(path, window: nil)
+        let budget = 64 << 10
+        let early = try Self.audit(path, window: LinkRetirement.defaultWindow, wholeBudget: budget)
+        let retirement = try #require(early.retirement)
+        // The window alone would hold 1,024 links whole and judge the first 1,976; the budget holds a few dozen.
+        #expect(retirement.mostWhole > 1 && retirement.mostWhole < 200)
+        #expect(retirement.judged > Self.links - 200)
+        // It is exceeded by one link's history at most: the newest finished link waits whole to be judged.
+        // Every link stays (slim, with its database), as with the window alone.
+        #expect(early.model?.connections.count == Self.links)
+        #expect(retirement.mostWholeBytes > budget / 2 && retirement.mostWholeBytes <= budget + 16 << 10)
+        #expect(early.report == atEnd.report)
+        #expect(abs(early.chargeMC - atEnd.chargeMC) <= 1e-9 * max(1, abs(atEnd.chargeMC)))
+        // A budget too small for any link still keeps the newest finished one whole, as a window of one does.
+        let tiny = try Self.audit(path, window: LinkRetirement.defaultWindow, wholeBudget: 0)
+        #expect(tiny.retirement?.mostWhole == 1)
+        #expect(tiny.report == atEnd.report)
     }
 
     /// A soak test of ever new peers: one scan left on while the app connects to a new address every couple of

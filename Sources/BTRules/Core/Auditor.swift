@@ -149,9 +149,10 @@ public final class LinkJudgement: @unchecked Sendable {
     /// The tracker's side: judges with this judgement. The capture-wide rules read judged links' summaries
     /// (`CaptureModel.links`), so a judged link is kept slim only when more of it may still be read
     /// (`LinkRetirement.Keeping.summary`).
-    public func retirement(window: Int = LinkRetirement.defaultWindow,
+    public func retirement(window: Int = LinkRetirement.defaultWindow, wholeBudget: Int = LinkRetirement.defaultWholeBudget,
                            letGoBatch: Int = LinkRetirement.defaultLetGoBatch) -> LinkRetirement {
-        LinkRetirement(window: window, keeping: .summary, interest: interest, letGoBatch: letGoBatch) { [self] c, kept in
+        LinkRetirement(window: window, wholeBudget: wholeBudget, keeping: .summary, interest: interest,
+                       letGoBatch: letGoBatch) { [self] c, kept in
             judge(c, kept: kept)
         }
     }

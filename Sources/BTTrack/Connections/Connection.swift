@@ -73,6 +73,8 @@ public final class Connection: @unchecked Sendable {
     /// Judged by the per-link rules before the capture ended and slimmed (`LinkRetirement`): its events,
     /// series, runs and ATT working state are gone; what capture-wide rules and the energy total read is kept.
     @exclusivity(unchecked) public internal(set) var isJudged = false
+    /// `historyBytes` when the link finished, while it waits whole to be judged (`LinkRetirement.wholeBudget`).
+    @exclusivity(unchecked) var heldHistoryBytes = 0
     @exclusivity(unchecked) public internal(set) var role: ConnectionRole = .unknown
     @exclusivity(unchecked) public internal(set) var peerAddress: BDAddr?
     @exclusivity(unchecked) public internal(set) var peerAddressType: AddressType?
@@ -455,6 +457,23 @@ public final class Connection: @unchecked Sendable {
     /// showed its peer's identity address (which ties the peer's other addresses together when databases are
     /// shared at the capture's end).
     var isReadAfterJudgement: Bool { !gatt.isEmpty || !discoveries.isEmpty || peerIdentityAddress != nil }
+
+    /// About what the history a finished link keeps until judged costs: its events, runs (with their cited
+    /// records), series, phases and answered requests. Read once, when it finishes.
+    var historyBytes: Int {
+        var bytes = events.capacity * MemoryLayout<TimelineEvent>.stride
+            + runs.capacity * MemoryLayout<ActivityRun>.stride
+            + series.capacity * MemoryLayout<ActivitySeries>.stride
+            + closedPhases.capacity * MemoryLayout<LinkPhase>.stride
+            + attTransactions.capacity * MemoryLayout<ATTTransaction>.stride
+        for run in runs where run.records.capacity > 0 {
+            bytes += run.records.capacity * MemoryLayout<RecordRef>.stride + Self.arrayHeaderBytes
+        }
+        return bytes
+    }
+
+    /// What an array's storage holds beside its elements (object header, count and capacity).
+    static let arrayHeaderBytes = 32
 
     static func hasSlack<T>(_ array: [T]) -> Bool { array.capacity - array.count > max(8, array.count / 4) }
 

@@ -5,7 +5,10 @@ import BTWire
 ///
 /// A finished link stays whole until `window` later links have finished: until then a later link to the same
 /// peer may still teach it the peer's GATT database (`GATTKnowledge`), exactly as when the whole capture is
-/// judged at its end. Past the window the oldest finished link is judged with what the capture showed so far
+/// judged at its end. The finished links held whole also stay within `wholeBudget` bytes of history: a long busy
+/// link holds thousands of events (up to `TrackerOptions.maximumEventsPerConnection`, 1.4 MB), so a window
+/// counted in links alone would grow with the capture when its links are long. Past the window (or the budget, the
+/// newest finished link always staying whole) the oldest finished link is judged with what the capture showed so far
 /// (its peer's discoveries before it and those among the links still whole), its ownership decided, the
 /// per-link rules run on it (`judge`), and it is slimmed (`Connection.slim`). A capture with fewer finished
 /// links than the window is judged exactly as it would be at its end.
@@ -16,8 +19,13 @@ public final class LinkRetirement: @unchecked Sendable {
     /// Finished links kept whole. A link costs about 6 kB whole on a busy capture (its events, series and
     /// runs), so the window costs at most a few megabytes; real captures seldom hold more links than this.
     public static let defaultWindow = 1024
+    /// The history the finished links held whole may cost at once (`Connection.historyBytes`): about 700 busy
+    /// short links, or two long links at the event cap.
+    public static let defaultWholeBudget = 4 << 20
 
     public let window: Int
+    /// Bytes of history the finished links held whole may cost before the oldest is judged early.
+    public let wholeBudget: Int
     /// Runs the per-link rules on a link; `kept` = it stays in the model (beyond `maximumConnections` it does
     /// not, and nothing else will read it).
     let judge: (Connection, _ kept: Bool) -> Void
@@ -29,6 +37,8 @@ public final class LinkRetirement: @unchecked Sendable {
     @exclusivity(unchecked) public internal(set) var judgedWithoutDatabase = 0
     /// The most finished links held whole at once: at most `window` (what bounds memory).
     @exclusivity(unchecked) public internal(set) var mostWhole = 0
+    /// The most history they held at once (`Connection.historyBytes`): at most `wholeBudget` and one link's.
+    @exclusivity(unchecked) public internal(set) var mostWholeBytes = 0
 
     /// What stays of a judged link (`Keeping`).
     public let keeping: Keeping
@@ -42,9 +52,11 @@ public final class LinkRetirement: @unchecked Sendable {
     /// With `Keeping.summary`: which summaries the capture-wide rules may read (nil: all of them).
     public let interest: LinkInterest?
 
-    public init(window: Int = LinkRetirement.defaultWindow, keeping: Keeping = .slim, interest: LinkInterest? = nil,
+    public init(window: Int = LinkRetirement.defaultWindow, wholeBudget: Int = LinkRetirement.defaultWholeBudget,
+                keeping: Keeping = .slim, interest: LinkInterest? = nil,
                 letGoBatch: Int = LinkRetirement.defaultLetGoBatch, judge: @escaping (Connection, _ kept: Bool) -> Void) {
         self.window = max(1, window)
+        self.wholeBudget = max(0, wholeBudget)
         self.keeping = keeping
         self.interest = keeping == .summary ? interest : nil
         self.letGoBatch = max(1, letGoBatch)
@@ -70,6 +82,8 @@ public final class LinkRetirement: @unchecked Sendable {
 struct RetirementState {
     /// Index into `ConnectionTracker.finished` of the oldest link not yet judged.
     var next = 0
+    /// The history the finished links not yet judged hold (`Connection.historyBytes` when each finished).
+    var wholeBytes = 0
     /// Finished links that discovered a database of their own, by peer (`GATTKnowledge.peerKey`), in close order.
     var discoverers: [BDAddr: [Int]] = [:]
     /// Identity addresses learnt so far (SMP Identity Address Information, Enhanced Connection Complete).
@@ -123,6 +137,8 @@ struct RetirementState {
 
     /// A link joined the finished ones at `index`.
     mutating func finished(_ c: Connection, at index: Int) {
+        c.heldHistoryBytes = c.historyBytes
+        wholeBytes += c.heldHistoryBytes
         if let address = c.peerAddress, let identity = c.peerIdentityAddress { identityOf[address] = identity }
         if !c.gatt.isEmpty && c.gatt.inheritedFrom == nil, let key = key(c) {
             discoverers[key, default: []].append(index)
@@ -133,9 +149,12 @@ struct RetirementState {
 extension ConnectionTracker {
     /// Judges the oldest finished links until at most the window's worth are left whole.
     mutating func judgeOldFinishedLinks(_ retirement: LinkRetirement, now: Int64) {
-        while finished.count - retiring.next > retirement.window {
+        retirement.mostWholeBytes = max(retirement.mostWholeBytes, retiring.wholeBytes)
+        while finished.count - retiring.next > retirement.window
+            || (retiring.wholeBytes > retirement.wholeBudget && finished.count - retiring.next > 1) {
             let c = finished[retiring.next]
             retiring.next += 1
+            retiring.wholeBytes -= c.heldHistoryBytes
             judgeEarly(c, retirement)
         }
         retirement.mostWhole = max(retirement.mostWhole, finished.count - retiring.next)
