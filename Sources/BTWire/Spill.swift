@@ -269,6 +269,36 @@ public final class Spill: @unchecked Sendable {
         }
     }
 
+    /// The `count` bytes of text at `offset` handed to `body` a piece of at most about `chunk` bytes at a time, each
+    /// piece ending between characters (text read back whole would cost its size in memory at once).
+    public func readText(at offset: Int64, count: Int, chunk: Int = Spill.chunk, _ body: (String) -> Void) {
+        var at = offset
+        let end = offset + Int64(max(0, count))
+        var bytes = [UInt8](repeating: 0, count: max(4, chunk))
+        while at < end {
+            var n = Int(min(Int64(bytes.count), end - at))
+            guard bytes.withUnsafeMutableBytes({ read(at: at, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<n])) }) else { return }
+            // A piece that would end inside a character ends before it instead.
+            if at + Int64(n) < end {
+                var lead = n - 1
+                while lead > 0 && bytes[lead] & 0xC0 == 0x80 { lead -= 1 }  // continuation bytes: 0b10xxxxxx
+                if lead > 0 && lead + Self.utf8Length(lead: bytes[lead]) > n { n = lead }
+            }
+            body(String(decoding: bytes[0..<n], as: UTF8.self))
+            at += Int64(n)
+        }
+    }
+
+    /// The bytes of the UTF-8 character that `lead` begins (1 for a byte that begins none).
+    static func utf8Length(lead: UInt8) -> Int {
+        switch lead {
+        case 0xF0...: 4
+        case 0xE0...: 3
+        case 0xC0...: 2
+        default: 1
+        }
+    }
+
     /// Hands every byte appended so far to `body`, in chunks of at most `chunk` bytes, in order.
     public func copy(chunk: Int = Spill.chunk, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let chunk = max(1, chunk)

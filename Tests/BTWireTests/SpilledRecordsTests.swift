@@ -12,6 +12,29 @@ struct SpilledRecordsTests {
         var c: Double?
     }
 
+    @Test("text read back a piece at a time: whole characters in each piece, the same text joined, in a file and in memory")
+    func textInPieces() throws {
+        let directory = try TemporaryDirectory()
+        // One-, two-, three- and four-byte characters, so that every piece size cuts some of them.
+        let text = String(repeating: "a é → 🔋 \n", count: 40)
+        for path in [directory.path, nil] as [String?] {
+            let spill = try Spill(directory: path)
+            spill.append("before")
+            let at = spill.append(text)
+            spill.append("after")
+            for chunk in [4, 5, 6, 7, 64, 1 << 16] {
+                var pieces: [String] = []
+                spill.readText(at: at, count: text.utf8.count, chunk: chunk) { pieces.append($0) }
+                #expect(pieces.joined() == text, "pieces of \(chunk)")
+                #expect(pieces.allSatisfy { !$0.contains("\u{FFFD}") && $0.utf8.count <= max(4, chunk) })
+                #expect(pieces.count >= text.utf8.count / max(4, chunk))
+            }
+            var none: [String] = []
+            spill.readText(at: at, count: 0) { none.append($0) }
+            #expect(none.isEmpty)
+        }
+    }
+
     @Test("records written out of id order are found by id, in a file and in memory; plain values read back as written")
     func byID() throws {
         let directory = try TemporaryDirectory()

@@ -20,29 +20,30 @@ public final class TimelineLinkJSON: @unchecked Sendable {
         records = SpilledRecords(directory: spillDirectory)
     }
 
-    /// A judged link's record: this header, its phases, then its object's text. The phases and parameters name
-    /// the phase of a quality report about it (`QualityReportText`), added when it is written.
+    /// A judged link's record: its object's text, then (where the record begins) this header and its phases. The
+    /// phases and parameters name the phase of a quality report about it (`QualityReportText`), added when it is
+    /// written.
     struct Header {
         var link: LinkSummary
         var parameters: ConnectionParameters?
         var phaseCount: Int32
+        /// The object's text, just before the header.
         var textBytes: Int64
     }
 
     /// Serialises a judged link's object (as the whole capture's report would at the end), its closing brace left
-    /// for `write`, and sets it aside.
+    /// for `write`, and sets it aside: written as it is made, a member and an event at a time.
     public func keep(_ c: Connection) {
         guard connectionFilter == nil || connectionFilter == c.id else { return }
-        var text = ""
-        TimelineReport.connectionJSON(c, captureEnd: c.end?.timestamp, qualityReports: [], seriesAndEvents: true)
-            .write(to: &text, indent: 2, level: Self.level)
-        text.removeLast(Self.closing.count)
-        records.begin(id: c.id)
         let spill = records.spill
+        let textStart = spill.size
+        var members = JSONStreamWriter.Members(writer: JSONStreamWriter { spill.append($0) }, level: Self.level)
+        TimelineReport.connectionMembers(c, captureEnd: c.end?.timestamp, qualityReports: [], seriesAndEvents: true, to: &members)
+        let textBytes = spill.size - textStart
+        records.begin(id: c.id)
         spill.append(plain: Header(link: LinkSummary(c), parameters: c.parameters, phaseCount: Int32(c.phases.count),
-                                   textBytes: Int64(text.utf8.count)))
+                                   textBytes: textBytes))
         spill.append(plain: c.phases)
-        spill.append(text)
     }
 
     /// "\n    }": how an object at `level` ends.
@@ -61,28 +62,27 @@ public final class TimelineLinkJSON: @unchecked Sendable {
     }
 
     /// Writes the object whose record is `i`th in id order at nesting `level`, with the quality reports of
-    /// `reports` about it as its last member.
+    /// `reports` about it as its last member: the text set aside a piece at a time.
     func write(at i: Int, reports: [QualityReport], level: Int, to writer: JSONStreamWriter) {
         let spill = records.spill
-        var cursor = spill.cursor(at: records.offsets[i])
-        let header = cursor.next(Header.self)
-        let phasesAt = cursor.offset
-        cursor.skip(LinkPhase.self, count: Int(header.phaseCount))
-        var text = cursor.text(count: Int(header.textBytes))
+        let at = records.offsets[i]
+        let header = spill.read(plain: Header.self, at: at)
+        let phasesAt = at + Int64(MemoryLayout<Header>.stride)
+        // Serialised for a capture's report at the top; deeper (in an array of captures), every line goes further in.
+        let indented: (String) -> String = level > Self.level
+            ? { [pad = "\n" + String(repeating: " ", count: 2 * (level - Self.level))] in
+                $0.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: pad) }
+            : { $0 }
+        spill.readText(at: at - header.textBytes, count: Int(header.textBytes)) { writer.raw(indented($0)) }
+        var tail = ""
         let about = QualityReport.about(header.link, in: reports)
         if !about.isEmpty {
             let phases = spill.read(plain: LinkPhase.self, count: Int(header.phaseCount), at: phasesAt)
-            var member = ",\n" + String(repeating: " ", count: 2 * (Self.level + 1)) + "\"quality_reports\": "
+            tail = ",\n" + String(repeating: " ", count: 2 * (Self.level + 1)) + "\"quality_reports\": "
             TimelineReport.qualityReportsJSON(about) { QualityReportText.line($0, phases: phases, parameters: header.parameters) }
-                .write(to: &member, indent: 2, level: Self.level + 1)
-            text += member
+                .write(to: &tail, indent: 2, level: Self.level + 1)
         }
-        text += Self.closing
-        // Serialised for a capture's report at the top; deeper (in an array of captures), every line goes further in.
-        if level > Self.level {
-            text = text.split(separator: "\n", omittingEmptySubsequences: false)
-                .joined(separator: "\n" + String(repeating: " ", count: 2 * (level - Self.level)))
-        }
-        writer.raw(text)
+        tail += Self.closing
+        writer.raw(indented(tail))
     }
 }

@@ -38,7 +38,10 @@ public enum TimelineReport {
                     if let record, let judged {
                         judged.write(at: record, reports: model.qualityReports, level: array.level + 1, to: writer)
                     } else if let c {
-                        writer.value(connectionJSON(c, model: model), level: array.level + 1)
+                        writer.object(level: array.level + 1) { link in
+                            connectionMembers(c, captureEnd: model.lastTimestamp, qualityReports: QualityReport.about(c, in: model.qualityReports),
+                                              seriesAndEvents: true, to: &link)
+                        }
                     }
                 }
             }
@@ -77,37 +80,45 @@ public enum TimelineReport {
     /// `reports`: the quality reports about the link (`QualityReport.about`).
     static func connectionJSON(_ c: Connection, captureEnd: Timestamp?, qualityReports reports: [QualityReport],
                                seriesAndEvents: Bool) -> JSONValue {
+        var members = JSONMembers()
+        connectionMembers(c, captureEnd: captureEnd, qualityReports: reports, seriesAndEvents: seriesAndEvents, to: &members)
+        return members.value
+    }
+
+    /// The members of a link's object in order, each made when `sink` takes it: streamed, a link's events are
+    /// written one at a time (a long link's 20,000 are never one tree).
+    static func connectionMembers<Sink: JSONMemberSink>(_ c: Connection, captureEnd: Timestamp?, qualityReports reports: [QualityReport],
+                                                        seriesAndEvents: Bool, to m: inout Sink) {
         let duration = c.duration(captureEnd: captureEnd)
         let t = c.transactions
         func optional<T>(_ v: T?, _ f: (T) -> JSONValue) -> JSONValue { v.map(f) ?? .null }
-        var m: [(String, JSONValue)] = []
-        m.append(("id", .int(c.id)))
-        m.append(("handle", .string(Hex.u16(c.handle))))
-        m.append(("controller", .int(Int(c.controller))))
-        m.append(("transport", .string(c.transport.rawValue)))
-        m.append(("peer_address", optional(c.peerAddress) { .string($0.description) }))
-        m.append(("peer_address_type", optional(c.peerAddressType) { .string($0.description) }))
-        m.append(("role", .string(c.role.rawValue)))
-        m.append(("start", .number(c.start.timestamp.decimalString())))
-        m.append(("connect_requested", optional(c.connectRequested) { .number($0.timestamp.decimalString()) }))
-        m.append(("end", optional(c.end) { .number($0.timestamp.decimalString()) }))
-        m.append(("duration_s", optional(duration) { seconds(Int64(saturating: $0.seconds * 1e9)) }))
-        m.append(("disconnect_reason", optional(c.disconnectReason) { .string(Hex.u8($0.rawValue)) }))
-        m.append(("disconnect_reason_name", optional(c.disconnectReason) { .string($0.description) }))
-        m.append(("disconnect_requested_by_host", .bool(c.disconnectRequestedLocally)))
-        m.append(("implicit_start", .bool(c.implicitStart)))
-        m.append(("open", .bool(c.isOpen)))
-        m.append(("start_record", .int(c.start.number)))
-        m.append(("scanning_at_connect", .bool(c.scanningAtConnect)))
-        m.append(("parameters", optional(c.parameters, TimelineEventDescription.parametersJSON)))
-        m.append(("acl_packets", .object([("sent", .int(c.aclPacketsSent)), ("received", .int(c.aclPacketsReceived))])))
-        m.append(("mtu", .int(c.mtu)))
-        m.append(("eatt_bearers", .int(c.enhancedATT.opened)))
-        m.append(("eatt_mtu", optional(c.enhancedATT.mtu) { .int($0) }))
-        m.append(("encrypted", .bool(c.encrypted)))
-        m.append(("air", AirLinkDescription.json(c)))
-        m.append(("gatt_inherited_from", optional(c.gatt.inheritedFrom) { .int($0) }))
-        m.append(("gatt_origin", c.gatt.isEmpty ? .null : .string(c.gatt.origin.rawValue)))
+        m.member("id", .int(c.id))
+        m.member("handle", .string(Hex.u16(c.handle)))
+        m.member("controller", .int(Int(c.controller)))
+        m.member("transport", .string(c.transport.rawValue))
+        m.member("peer_address", optional(c.peerAddress) { .string($0.description) })
+        m.member("peer_address_type", optional(c.peerAddressType) { .string($0.description) })
+        m.member("role", .string(c.role.rawValue))
+        m.member("start", .number(c.start.timestamp.decimalString()))
+        m.member("connect_requested", optional(c.connectRequested) { .number($0.timestamp.decimalString()) })
+        m.member("end", optional(c.end) { .number($0.timestamp.decimalString()) })
+        m.member("duration_s", optional(duration) { seconds(Int64(saturating: $0.seconds * 1e9)) })
+        m.member("disconnect_reason", optional(c.disconnectReason) { .string(Hex.u8($0.rawValue)) })
+        m.member("disconnect_reason_name", optional(c.disconnectReason) { .string($0.description) })
+        m.member("disconnect_requested_by_host", .bool(c.disconnectRequestedLocally))
+        m.member("implicit_start", .bool(c.implicitStart))
+        m.member("open", .bool(c.isOpen))
+        m.member("start_record", .int(c.start.number))
+        m.member("scanning_at_connect", .bool(c.scanningAtConnect))
+        m.member("parameters", optional(c.parameters, TimelineEventDescription.parametersJSON))
+        m.member("acl_packets", .object([("sent", .int(c.aclPacketsSent)), ("received", .int(c.aclPacketsReceived))]))
+        m.member("mtu", .int(c.mtu))
+        m.member("eatt_bearers", .int(c.enhancedATT.opened))
+        m.member("eatt_mtu", optional(c.enhancedATT.mtu) { .int($0) })
+        m.member("encrypted", .bool(c.encrypted))
+        m.member("air", AirLinkDescription.json(c))
+        m.member("gatt_inherited_from", optional(c.gatt.inheritedFrom) { .int($0) })
+        m.member("gatt_origin", c.gatt.isEmpty ? .null : .string(c.gatt.origin.rawValue))
         var att: [(String, JSONValue)] = []
         att.append(("pdus", .int(c.attOpcodeCounts.total)))
         att.append(("transactions", .int(t.completed + t.errors)))
@@ -116,16 +127,15 @@ public enum TimelineReport {
         att.append(("unanswered_at_end", .int(t.unansweredAtEnd)))
         att.append(("mean_latency_ms", optional(t.meanLatency) { .number(Format.ms(TimelineEventDescription.ms($0))) }))
         att.append(("max_latency_ms", .number(Format.ms(TimelineEventDescription.ms(t.maximumLatency)))))
-        m.append(("att", .object(att)))
+        m.member("att", .object(att))
         if seriesAndEvents {
             let cited = c.recordsOfEverySeries()
-            m.append(("series", .array(c.series.indices.map { seriesJSON(at: $0, records: cited[$0], in: c) })))
-            m.append(("events", .array(c.events.map { eventJSON($0, in: c) })))
+            m.array("series", c.series.indices) { seriesJSON(at: $0, records: cited[$0], in: c) }
+            m.array("events", c.events) { eventJSON($0, in: c) }
         }
-        m.append(("dropped_events", .int(c.droppedEvents)))
+        m.member("dropped_events", .int(c.droppedEvents))
         // Only on links with some: older readers' output stays as it was.
-        if !reports.isEmpty { m.append(("quality_reports", qualityReportsJSON(reports) { QualityReportText.line($0, in: c) })) }
-        return .object(m)
+        if !reports.isEmpty { m.member("quality_reports", qualityReportsJSON(reports) { QualityReportText.line($0, in: c) }) }
     }
 
     /// A link's quality reports, `summary` giving each one's line.
