@@ -27,11 +27,18 @@ public struct ScanAfterConnectRule: Rule {
         let grace = Int64(saturating: context.option("grace_seconds") * 1e9)
         let all = model.links
         // Indexes into `all`: a copy of each summary would cost as much memory as the summaries.
-        let links = all.indices.filter { let c = all[$0]; return c.transport == .le && !c.implicitStart && model.isAppLink(c) }
-        // Links up before the capture began count as up all along when the phone's client drove them.
-        let joined = all.indices.filter { let c = all[$0]; return c.transport == .le && c.implicitStart && c.clientDriven && model.isAppLink(c) }
+        // The app's LE links the capture saw start, then those up before it began, which count as up all along when
+        // the phone's client drove them: indexes into `all` (a copy of each summary would cost as much memory).
+        var candidates: [Int32] = [], joined: [Int32] = []
+        for i in all.indices {
+            let c = all[i]
+            guard c.transport == .le && model.isAppLink(c) else { continue }
+            if !c.implicitStart { candidates.append(Int32(i)) } else if c.clientDriven { joined.append(Int32(i)) }
+        }
+        let seenStarting = candidates.count
+        candidates += joined
         let starts = model.linkStarts
-        var upAt = LinkUpAt(all, links + joined, implicitStarts: links.count, end: model.endTime.nanoseconds,
+        var upAt = LinkUpAt(all, candidates, implicitStarts: seenStarting, end: model.endTime.nanoseconds,
                             askedInOrder: LinkUpAt.inOrder(model.appScans.lazy.map(\.start.timestamp.nanoseconds)))
         var repeats = RepeatNumbering()
         for scan in model.appScans {
@@ -40,19 +47,27 @@ public struct ScanAfterConnectRule: Rule {
             guard until > from else { continue }
             let session = model.scans[scan.pricedSession]
             let kind = "\(scan.isActive ? "active" : "passive"), \(Self.duty(scan))"
-            // The app's links that came up during the scan, in id order. The first keeps its summary (the model
-            // keeps the first after each scan boundary whole); the rest may be known by their start alone.
-            let came = starts.started(controller: scan.controller, from: from, until: until).filter(\.isAppLE)
-            if let firstCame = came.first(where: { $0.summary != nil }), let firstIndex = firstCame.summary {
+            // The app's links that came up during the scan: how many, the first by id that kept its summary (the
+            // model keeps the first after each scan boundary whole; the rest may be known by their start alone), and
+            // the smallest ids, one more than are named (the first is not named among the others).
+            var cameCount = 0
+            var firstCame: LinkStarts.Started?
+            var smallestCame: [Int] = []
+            starts.forEachStarted(controller: scan.controller, from: from, until: until) { l in
+                guard l.isAppLE else { return }
+                cameCount += 1
+                if l.summary != nil, l.id < firstCame?.id ?? .max { firstCame = l }
+                smallestCame = Self.smallest(smallestCame, adding: l.id, keeping: Self.namedConnections + 1)
+            }
+            if let firstCame, let firstIndex = firstCame.summary {
                 let first = all[firstIndex]
                 // One finding per scan span, from the first connection it outlived: no span is charged twice.
                 let after = until.minusSaturating(first.start.timestamp.nanoseconds)
                 guard after > grace else { continue }
                 let stillOn = scan.end == nil ? " and was still on when the capture ended" : ""
-                var named: [Int] = []
-                for l in came where l.id != firstCame.id { named = Self.smallest(named, adding: l.id) }
-                let others = came.count - 1
-                let also = others == 0 ? "" : " (\(others == 1 ? "connection" : "connections") \(Self.listed(named, count: others)) came up during it too)"
+                let named = smallestCame.filter { $0 != firstCame.id }.prefix(Self.namedConnections)
+                let others = cameCount - 1
+                let also = others == 0 ? "" : " (\(others == 1 ? "connection" : "connections") \(Self.listed(Array(named), count: others)) came up during it too)"
                 var records = [scan.start, first.start]
                 if let end = scan.end { records.append(end) }
                 found(Finding(
@@ -85,7 +100,7 @@ public struct ScanAfterConnectRule: Rule {
     /// A capture of 100,000 links and as many scans is then read once, not once per scan.
     struct LinkUpAt {
         let all: LinkSummaries
-        let candidates: [Int]
+        let candidates: [Int32]
         let implicitStarts: Int
         let end: Int64
         let sweeping: Bool
@@ -94,14 +109,14 @@ public struct ScanAfterConnectRule: Rule {
         var started: [UInt16: Heap<Int32>] = [:]
 
         /// `askedInOrder`: whether the times asked about come in order.
-        init(_ all: LinkSummaries, _ candidates: [Int], implicitStarts: Int, end: Int64, askedInOrder: Bool) {
+        init(_ all: LinkSummaries, _ candidates: [Int32], implicitStarts: Int, end: Int64, askedInOrder: Bool) {
             self.all = all
             self.candidates = candidates
             self.implicitStarts = implicitStarts
             self.end = end
-            sweeping = askedInOrder && Self.inOrder(candidates.prefix(implicitStarts).lazy.map { all[$0].start.timestamp.nanoseconds })
+            sweeping = askedInOrder && Self.inOrder(candidates.prefix(implicitStarts).lazy.map { all[Int($0)].start.timestamp.nanoseconds })
             if sweeping {
-                for k in implicitStarts..<candidates.count { started[all[candidates[k]].controller, default: []].insert(Int32(k)) }
+                for k in implicitStarts..<candidates.count { started[all[Int(candidates[k])].controller, default: []].insert(Int32(k)) }
             }
         }
 
@@ -118,18 +133,18 @@ public struct ScanAfterConnectRule: Rule {
 
         mutating func first(controller: UInt16, upAt t: Int64) -> LinkSummary? {
             guard sweeping else {
-                for i in candidates { let c = all[i]; if isUp(c, controller: controller, at: t) { return c } }
+                for i in candidates { let c = all[Int(i)]; if isUp(c, controller: controller, at: t) { return c } }
                 return nil
             }
             while next < implicitStarts {
-                let c = all[candidates[next]]
+                let c = all[Int(candidates[next])]
                 guard c.start.timestamp.nanoseconds < t else { break }
                 started[c.controller, default: []].insert(Int32(next))
                 next += 1
             }
             // Those ended by `t` are ended for every later time: gone for good.
             while let top = started[controller]?.min {
-                let c = all[candidates[Int(top)]]
+                let c = all[Int(candidates[Int(top)])]
                 if (c.end?.timestamp.nanoseconds ?? end) > t { return c }
                 started[controller]!.removeMin()
             }
@@ -148,13 +163,13 @@ public struct ScanAfterConnectRule: Rule {
         return total > namedConnections ? "\(named) and \(total - namedConnections) more" : named
     }
 
-    /// `kept` (the smallest ids so far, in order) with `id`, if it is among the `namedConnections` smallest: a scan
+    /// `kept` (the smallest ids so far, in order) with `id`, if it is among the `limit` smallest: a scan
     /// left on for hours outlives thousands of links, added one at a time.
-    static func smallest(_ kept: [Int], adding id: Int) -> [Int] {
-        guard kept.count < namedConnections || id < kept[kept.count - 1] else { return kept }
+    static func smallest(_ kept: [Int], adding id: Int, keeping limit: Int = namedConnections) -> [Int] {
+        guard kept.count < limit || id < kept[kept.count - 1] else { return kept }
         var kept = kept
         kept.insert(id, at: kept.firstIndex { $0 > id } ?? kept.count)
-        if kept.count > namedConnections { kept.removeLast() }
+        if kept.count > limit { kept.removeLast() }
         return kept
     }
 

@@ -15,7 +15,7 @@ public struct LinkStarts: Sendable {
     }
 
     /// Per controller, the kept summaries' (start, index), in start and index order.
-    private var kept: [UInt16: [(start: Int64, index: Int)]] = [:]
+    private var kept: [UInt16: [(start: Int64, index: Int32)]] = [:]
     private let summaries: LinkSummaries
     private let letGo: [LetGoLink]
 
@@ -24,7 +24,7 @@ public struct LinkStarts: Sendable {
         letGo = model.letGoLinks
         for i in summaries.indices {
             let link = summaries[i]
-            kept[link.controller, default: []].append((link.start.timestamp.nanoseconds, i))
+            kept[link.controller, default: []].append((link.start.timestamp.nanoseconds, Int32(i)))
         }
         for key in kept.keys { kept[key]!.sort { ($0.start, $0.index) < ($1.start, $1.index) } }
     }
@@ -32,19 +32,25 @@ public struct LinkStarts: Sendable {
     /// The links of `controller` that started at or after `from` and before `until`, in id order.
     public func started(controller: UInt16, from: Int64, until: Int64) -> [Started] {
         var found: [Started] = []
+        forEachStarted(controller: controller, from: from, until: until) { found.append($0) }
+        return found.sorted { $0.id < $1.id }
+    }
+
+    /// `started`'s links in no particular order, none copied: a scan left on for hours saw hundreds of thousands.
+    public func forEachStarted(controller: UInt16, from: Int64, until: Int64, _ body: (Started) -> Void) {
         if let list = kept[controller] {
             var i = list.partitioningIndex { $0.start >= from }
             while i < list.count, list[i].start < until {
-                let link = summaries[list[i].index]
-                found.append(Started(id: link.id, start: list[i].start,
-                                     isAppLE: link.transport == .le && !link.implicitStart && link.ownership.isApp, summary: list[i].index))
+                let index = Int(list[i].index)
+                let link = summaries[index]
+                body(Started(id: link.id, start: list[i].start,
+                             isAppLE: link.transport == .le && !link.implicitStart && link.ownership.isApp, summary: index))
                 i += 1
             }
         }
         for link in letGo(controller: controller, from: from, until: until) {
-            found.append(Started(id: Int(link.id), start: link.start.nanoseconds, isAppLE: link.isAppLE, summary: nil))
+            body(Started(id: Int(link.id), start: link.start.nanoseconds, isAppLE: link.isAppLE, summary: nil))
         }
-        return found.sorted { $0.id < $1.id }
     }
 
     /// Whether a link of `controller` started at or after `from` and at or before `through`.
