@@ -27,9 +27,9 @@ public enum TimelineFolding {
     /// 1m 47s (no ATT traffic)" is "idle (no ATT traffic)". A value (after ", last ") and a setting (an interval,
     /// a timeout) are part of the description.
     public static func key(_ text: String) -> String {
-        let valueStart = text.range(of: ", last ")
-        let head = valueStart.map { text[..<$0.lowerBound] } ?? text[...]
-        let tokens = head.split(separator: " ", omittingEmptySubsequences: false)
+        let valueStart = lastValue(in: text)
+        let head = valueStart.map { text[..<$0] } ?? text[...]
+        let tokens = words(head)
         var out: [String] = []
         var i = 0
         while i < tokens.count {
@@ -81,7 +81,48 @@ public enum TimelineFolding {
             out.append(String(token))
             i += 1
         }
-        return out.joined(separator: " ") + (valueStart.map { String(text[$0.lowerBound...]) } ?? "")
+        return out.joined(separator: " ") + (valueStart.map { String(text[$0...]) } ?? "")
+    }
+
+    /// Where ", last " (a value) begins in `text`: ASCII, so its bytes are found where its characters are.
+    static func lastValue(in text: String) -> String.Index? {
+        let utf8 = text.utf8
+        guard utf8.count >= lastValueMark.count else { return nil }
+        var i = utf8.startIndex
+        let end = utf8.index(utf8.endIndex, offsetBy: 1 - lastValueMark.count)
+        while i < end {
+            if utf8[i] == lastValueMark[0], utf8[i...].starts(with: lastValueMark) { return i }
+            utf8.formIndex(after: &i)
+        }
+        return nil
+    }
+
+    static let lastValueMark = Array(", last ".utf8)
+
+    /// `text` split at every space. An ASCII text (most lines) is split at its space bytes: each is a character of
+    /// its own there, and finding them needs no grapheme breaking, which was most of folding a timeline's time.
+    static func words(_ text: Substring) -> [Substring] {
+        let utf8 = text.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 }) else { return text.split(separator: " ", omittingEmptySubsequences: false) }
+        var out: [Substring] = []
+        var start = utf8.startIndex, i = start
+        while i < utf8.endIndex {
+            if utf8[i] == UInt8(ascii: " ") {
+                out.append(text[start..<i])
+                start = utf8.index(after: i)
+            }
+            utf8.formIndex(after: &i)
+        }
+        out.append(text[start...])
+        return out
+    }
+
+    /// Whether `token` cannot begin with a number: its first byte is ASCII and no digit (a character beginning
+    /// there is a number only if that byte is one). Checked before the characters, as most tokens are words.
+    @inline(__always)
+    static func beginsWithNonDigit(_ token: Substring) -> Bool {
+        guard let b = token.utf8.first else { return true }
+        return b < 0x80 && !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
     }
 
     /// The noun after a count of one in the plural, and how many tokens it took: "write without response" →
@@ -105,16 +146,17 @@ public enum TimelineFolding {
 
     static func isCount(_ token: Substring) -> Bool {
         // The first character first: most tokens are words, and fail there.
-        token.first?.isNumber == true && token.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ",") }
+        !beginsWithNonDigit(token) && token.first?.isNumber == true && token.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ",") }
     }
 
     /// Tokens a time takes at `i` ("450 ms", "2.7 s", "4.4 Hz", "1m 47s", "5h 16m", with parentheses or a comma
     /// around), or nil.
     static func durationLength(_ tokens: [Substring], at i: Int) -> Int? {
         guard i + 1 < tokens.count else { return nil }
-        let number = trimmed(tokens[i])
         // Every time begins with a digit: most tokens are words, and fail on their first character.
-        guard let first = number.first, first.isNumber else { return nil }
+        guard !beginsWithNonDigit(tokens[i]) || tokens[i].utf8.first == UInt8(ascii: "(") else { return nil }
+        let number = trimmed(tokens[i])
+        guard !beginsWithNonDigit(number), let first = number.first, first.isNumber else { return nil }
         let unit = trimmed(tokens[i + 1])
         if number.allSatisfy({ $0.isNumber || $0 == "." || $0 == "," }), timeUnits.contains(unit) {
             return 2
@@ -129,6 +171,12 @@ public enum TimelineFolding {
     static let timeUnits: Set<Substring> = ["µs", "ms", "s", "Hz", "kHz"]
 
     static func trimmed(_ t: Substring) -> Substring {
+        // Nothing to trim when the first byte is no "(" and the last none of ")", ",", ";": a character that is
+        // one of them begins (and ends) with that byte.
+        if let f = t.utf8.first, let l = t.utf8.last, f != UInt8(ascii: "("),
+           l != UInt8(ascii: ")"), l != UInt8(ascii: ","), l != UInt8(ascii: ";") {
+            return t
+        }
         var t = t
         while let f = t.first, f == "(" { t = t.dropFirst() }
         while let l = t.last, l == ")" || l == "," || l == ";" { t = t.dropLast() }
@@ -218,7 +266,7 @@ public enum TimelineFolding {
     static func anonymous(_ text: String, heading: Bool = false) -> String {
         var out: [Substring] = []
         var dropNext = false
-        for token in text.split(separator: " ", omittingEmptySubsequences: false) {
+        for token in words(text[...]) {
             if dropNext { dropNext = false; continue }
             let t = trimmed(token)
             if heading && (t == "handle" || t == "AA") { out.append(token); dropNext = true; continue }
