@@ -141,22 +141,27 @@ public final class GATTLinkSpill: @unchecked Sendable {
             links.append((Self.peer(address: c.peerAddress, id: c.id), Int32(clamping: c.id), Int32(-1 - i)))
         }
         links.sort { ($0.peer, $0.id) < ($1.peer, $1.id) }
-        // Each peer's links, the peers in the order of their first link.
-        var peers: [(first: Int32, start: Int32, end: Int32)] = []
+        // Each link then takes its peer's first id in place of the peer, and sorted again the peers' links are
+        // together, the peers in the order of their first link: no list of peers beside the links.
         var start = 0
         while start < links.count {
             var end = start + 1
             while end < links.count && links[end].peer == links[start].peer { end += 1 }
-            peers.append((links[start].id, Int32(start), Int32(end)))
+            let first = UInt64(UInt32(bitPattern: links[start].id))
+            for k in start..<end { links[k].peer = first }
             start = end
         }
-        peers.sort { $0.first < $1.first }
-        for p in peers {
+        links.sort { ($0.peer, $0.id) < ($1.peer, $1.id) }
+        start = 0
+        while start < links.count {
+            var end = start + 1
+            while end < links.count && links[end].peer == links[start].peer { end += 1 }
             let gathering = GATTPeers()
-            for l in links[Int(p.start)..<Int(p.end)] {
+            for l in links[start..<end] {
                 if l.source >= 0 { add(record: Int(l.source), to: gathering) } else { gathering.add(others[Int(-1 - l.source)]) }
             }
             for peer in gathering.list() { body(peer) }
+            start = end
         }
     }
 }

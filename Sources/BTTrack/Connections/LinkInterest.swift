@@ -2,7 +2,7 @@ import BTWire
 import BTCapture
 
 /// Which judged links the capture-wide rules may still read, so that `btlens audit` keeps the summaries of those
-/// alone (`LinkRetirement.Keeping.summary`) and, of every other link let go, 24 bytes (`LetGoLink`): a soak test of
+/// alone (`LinkRetirement.Keeping.summary`) and, of every other link let go, 16 bytes (`LetGoLink`): a soak test of
 /// ever new peers then costs the same memory at 10 GB as at 1 GB.
 ///
 /// The rules say what they read in the model's terms (times around the app's scans, a peer's links together); the
@@ -36,8 +36,6 @@ public struct LinkInterest: Sendable {
 /// What stays of a judged link let go without its summary (`LinkInterest`): enough to count it among the links
 /// that came up during a scan and to number it among the others.
 public struct LetGoLink: Sendable {
-    /// The record that started it.
-    public var startNumber: Int
     public var start: Timestamp
     public var id: Int32
     public var controller: UInt16
@@ -50,7 +48,6 @@ public struct LetGoLink: Sendable {
     }
 
     init(_ s: LinkSummary) {
-        startNumber = s.start.number
         start = s.start.timestamp
         id = Int32(clamping: s.id)
         controller = s.controller

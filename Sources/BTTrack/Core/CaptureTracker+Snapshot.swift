@@ -31,12 +31,11 @@ extension CaptureTracker {
         var letGo = connections.retiring.letGoLinks
         LetGoLink.sortForModel(&letGo)
         if let air {
-            // Air links are numbered with the HCI ones only when both exist (`merge`): copies, so the tracker's
-            // own numbering stays.
-            let airLinks = links(air.links)
-            all = all.isEmpty ? airLinks
-                : Self.merge(all.map { $0.snapshotCopy(finishingAt: nil) }, airLinks.map { $0.snapshotCopy(finishingAt: nil) },
-                             summaries: &summaries, letGo: &letGo)
+            // Numbered as the finished model numbers them (`finish`), on copies, so the tracker's own numbering stays.
+            let hci = all.map { $0.snapshotCopy(finishingAt: nil) }, airLinks = links(air.links).map { $0.snapshotCopy(finishingAt: nil) }
+            all = connections.judgedBeforeAirLinks
+                ? Self.numberedAfter(hci, airLinks, summaries: summaries, letGo: letGo)
+                : Self.merge(hci, airLinks)
         }
         var scans = self.scans
         var advertisers = self.advertisers

@@ -480,13 +480,15 @@ public final class CaptureTracker {
         var result = connections.finish(at: last)
         var summaries = result.summaries
         result.summaries = nil
-        var letGo = connections.takeLetGoLinks()
+        let letGo = connections.takeLetGoLinks()
         var airRecords = 0, unfollowed = 0
         if let air {
             let links = air.finish(at: last)
+            // Links judged before the first air record keep their numbers (what judging wrote names them by); with
+            // none judged, nothing was let go and every link is numbered by when it started.
             result.connections = connections.judgedBeforeAirLinks
                 ? Self.numberedAfter(result.connections, links.connections, summaries: summaries, letGo: letGo)
-                : Self.merge(result.connections, links.connections, summaries: &summaries, letGo: &letGo)
+                : Self.merge(result.connections, links.connections)
             result.dropped += links.dropped
             airRecords = air.records
             unfollowed = air.unfollowedRequests
@@ -508,31 +510,6 @@ public final class CaptureTracker {
         guard let air, !air.links.failed.isEmpty else { return connections.failed }
         guard !connections.failed.isEmpty else { return air.links.failed }
         return (connections.failed + air.links.failed).sorted { $0.at.number < $1.at.number }
-    }
-
-    /// `merge`, when links judged and let go (`summaries`, HCI links) are numbered with them.
-    /// `letGo`: the judged links let go without their summary, renumbered too.
-    static func merge(_ hci: [Connection], _ air: [Connection], summaries: inout SetAsideArray<LinkSummary>?,
-                      letGo: inout [LetGoLink]) -> [Connection] {
-        guard !air.isEmpty, !(summaries?.isEmpty ?? true) || !letGo.isEmpty else { return merge(hci, air) }
-        var dropped = summaries ?? SetAsideArray()
-        summaries = nil
-        // `summary`: an index into `dropped`, or -1 - an index into `letGo`.
-        var order: [(number: Int, id: Int, link: Connection?, summary: Int)] =
-            (hci + air).map { ($0.start.number, $0.id, $0, 0) } + dropped.indices.map { (dropped[$0].start.number, dropped[$0].id, nil, $0) }
-            + letGo.indices.map { (letGo[$0].startNumber, Int(letGo[$0].id), nil, -1 - $0) }
-        order.sort { ($0.number, $0.id) < ($1.number, $1.id) }
-        for (i, entry) in order.enumerated() {
-            if let c = entry.link {
-                c.id = i + 1
-            } else if entry.summary >= 0 {
-                dropped[entry.summary].id = i + 1
-            } else {
-                letGo[-1 - entry.summary].id = Int32(clamping: i + 1)
-            }
-        }
-        summaries = dropped
-        return order.compactMap(\.link)
     }
 
     /// The air links numbered after every HCI link, which keeps its number: links were judged before the capture's
