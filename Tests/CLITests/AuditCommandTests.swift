@@ -53,6 +53,13 @@ struct AuditCommandTests {
         try "old".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try run(["audit", "--fail-on", "never", "-o", file, Self.wasteful]).status == 0)
         #expect(try String(contentsOfFile: file, encoding: .utf8).contains("connection #"))
+        // A device that takes nothing (a full disk): one line naming it, the exit code of an unwritable output,
+        // and what could not be written is not kept (it once piled up in memory, the whole report).
+        for format in ["text", "json", "html"] {
+            let full = try run(["audit", "--format", format, "--fail-on", "never", "-o", "/dev/full", Self.wasteful])
+            #expect(full.status == 3, "\(format): \(full.stderr)")
+            #expect(full.stderr.split(separator: "\n").filter { $0.contains("/dev/full: cannot write the report") }.count == 1)
+        }
     }
 
     @Test("every format is produced; JSON and SARIF are valid against their schemas")

@@ -445,11 +445,14 @@ struct AuditCommand: ParsableCommand {
         buffer.reserveCapacity(1 << 16)
         var failure: Error?
         func flush() {
-            guard failure == nil, !buffer.isEmpty else { return }
-            do { try handle.write(contentsOf: buffer) } catch { failure = error }
+            if failure == nil, !buffer.isEmpty {
+                do { try handle.write(contentsOf: buffer) } catch { failure = error }
+            }
             buffer.removeAll(keepingCapacity: true)
         }
         body { text in
+            // Once a write failed (a full disk) the rest is not kept: the report would otherwise pile up in memory.
+            guard failure == nil else { return }
             buffer.append(contentsOf: text.utf8)
             if buffer.count >= 1 << 16 { flush() }
         }
