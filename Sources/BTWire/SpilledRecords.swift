@@ -1,5 +1,5 @@
 /// Records set aside in a `Spill` while a capture is read, each under an id (a link's), and read back by id once
-/// all are written: memory keeps about 8 bytes per record (its id and where it begins, `PackedOffsets`). A record's writer appends
+/// all are written: memory keeps about 6 bytes per record (its id and where it begins, `PackedIDs`, `PackedOffsets`). A record's writer appends
 /// its bytes to `spill` right after `begin(id:)`.
 public final class SpilledRecords: @unchecked Sendable {
     public let spill: Spill
@@ -7,7 +7,7 @@ public final class SpilledRecords: @unchecked Sendable {
     public let spillError: SpillError?
     public var spillFailure: String? { spillError.map { "\($0)" } }
     /// Each record's id and where it begins: in the order written until `sortByID`.
-    public private(set) var ids: [Int32] = []
+    public private(set) var ids = PackedIDs()
     public private(set) var offsets = PackedOffsets()
     private var sorted = true
 
@@ -51,9 +51,10 @@ public final class SpilledRecords: @unchecked Sendable {
     public func sortByID() {
         guard !sorted else { return }
         guard let order = ids.placesInOrder() else { sorted = true; return }
-        ids = order.map { ids[Int($0)] }
-        let written = offsets
-        offsets = PackedOffsets(order.lazy.map { written[Int($0)] })
+        let written = ids
+        ids = PackedIDs(order.lazy.map { written[Int($0)] })
+        let at = offsets
+        offsets = PackedOffsets(order.lazy.map { at[Int($0)] })
         sorted = true
     }
 

@@ -34,6 +34,24 @@ struct PackedOffsetsTests {
         #expect(PackedOffsets(plain).elementsEqual(plain))
     }
 
+    @Test("link ids in close order and in id order in 2 bytes each, those far from their block's first kept whole")
+    func ids() throws {
+        // Links close near id order, now and then one long after its neighbours (a link up for hours).
+        var closeOrder: [Int32] = []
+        for id in Int32(1)...5000 where id % 250 != 7 { closeOrder.append(id) }
+        for (k, id) in stride(from: Int32(7), through: 5000, by: 250).enumerated() { closeOrder.insert(id, at: min(closeOrder.count, 40 * k + 4000)) }
+        closeOrder.append(Int32.max - 3)  // far beyond every other: a 16-bit difference cannot reach it
+        let packed = PackedIDs(closeOrder)
+        #expect(Array(packed) == closeOrder)
+        #expect(packed.whole.count == 1)
+        let order = try #require(packed.placesInOrder())
+        let sorted = PackedIDs(order.map { packed[Int($0)] })
+        #expect(Array(sorted) == closeOrder.sorted())
+        #expect(sorted.placesInOrder() == nil)
+        let empty: PackedIDs = []
+        #expect(empty.isEmpty && empty.placesInOrder() == nil)
+    }
+
     @Test("a spill read ahead reads what was written, in order, here and there, and after more was appended")
     func readAhead() throws {
         let directory = try TemporaryDirectory()

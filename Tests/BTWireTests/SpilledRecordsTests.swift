@@ -47,7 +47,7 @@ struct SpilledRecordsTests {
                 records.spill.append("link \(id)")
             }
             records.sortByID()
-            #expect(records.ids == [2, 5, 7, 9] && records.index(of: 4) == nil && records.index(of: 10) == nil)
+            #expect(Array(records.ids) == [2, 5, 7, 9] && records.index(of: 4) == nil && records.index(of: 10) == nil)
             for id in [2, 5, 7, 9] {
                 let i = try #require(records.index(of: id))
                 let value = records.spill.read(plain: Plain.self, at: records.offsets[i])

@@ -20,7 +20,8 @@ struct LinkRetirementTests {
     /// `setAside`: a directory where the tracker sets the links' summaries aside (`TrackerOptions
     /// .scanSessionSpillDirectory`), the latest `kept` staying in memory.
     static func audit(_ path: String, window: Int?, wholeBudget: Int = LinkRetirement.defaultWholeBudget, letGoBatch: Int = 1,
-                      linkThread: LinkThreadPolicy = .whenTwoProcessors, setAside: String? = nil, kept: Int = 64) throws
+                      linkThread: LinkThreadPolicy = .whenTwoProcessors, setAside: String? = nil, kept: Int = 64,
+                      maximumConnections: Int? = nil) throws
         -> (report: String, chargeMC: Double, retirement: LinkRetirement?, model: CaptureModel?) {
         let auditor = Auditor()
         var captures: [AuditedCapture] = []
@@ -33,6 +34,7 @@ struct LinkRetirementTests {
             options.linkThread = linkThread
             options.scanSessionSpillDirectory = setAside
             options.scanSessionsKept = kept
+            if let maximumConnections { options.maximumConnections = maximumConnections }
             let judgement = window.map { _ in auditor.linkJudgement(pricing: true) }
             retirement = judgement.map { $0.retirement(window: window ?? 0, wholeBudget: wholeBudget, letGoBatch: letGoBatch) }
             options.retirement = retirement
@@ -170,6 +172,42 @@ struct LinkRetirementTests {
         #expect(tiny.report == atEnd.report)
     }
 
+    /// A scan started for each link and stopped once it is up: two scan boundaries a link, thousands of them.
+    static let scanPerLink = Scenario(
+        name: "scan-per-link", summary: "3,000 links, each found by a scan of its own", seed: 0x5343_414E) { s in
+        s.setUpController()
+        let parameters = ConnectionParameters.interval(
+            minMicroseconds: Micros.ms(30), maxMicroseconds: Micros.ms(45), timeoutMicroseconds: Micros.seconds(4))
+        let scanInterval = HCIUnits.slots(microseconds: Micros.ms(60))
+        for i in 0..<3000 {
+            s.startScan(active: true, interval: scanInterval, window: scanInterval / 2, filterDuplicates: true)
+            s.wait(ms: 500)
+            let peer = PeerAddress(BDAddr(rawValue: 0xC1_00_00_00_00_00 | UInt64(i)), type: LEParameter.randomAddress)
+            let link = s.connect(to: peer, handle: 0x0040 + UInt16(i % 64), parameters: parameters,
+                                 scanInterval: scanInterval, scanWindow: scanInterval)
+            s.stopScan()
+            s.wait(seconds: 1)
+            s.disconnect(link)
+            s.wait(ms: 300)
+        }
+    }
+
+    @Test("past the cap on finished links, the scan boundaries remembered stay bounded by the links still waiting")
+    func boundariesPastTheCap() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("scan-per-link.btsnoop")
+        try Self.scanPerLink.write(to: path)
+        let capped = try Self.audit(path, window: 16, letGoBatch: 64, maximumConnections: 300)
+        let retirement = try #require(capped.retirement)
+        // 6,000 boundaries in all; those after the 300th link's would only pile up (no later link joins the model).
+        #expect(retirement.mostScanBoundaries > 100 && retirement.mostScanBoundaries < 1000, "\(retirement.mostScanBoundaries)")
+        #expect(capped.model?.linkCount == 300)
+        // The same findings as judging the capped capture at its end.
+        let atEnd = try Self.audit(path, window: nil, maximumConnections: 300)
+        #expect(capped.report == atEnd.report)
+        #expect(atEnd.report.contains("\"findings\""))
+    }
+
     /// A soak test of ever new peers: one scan left on while the app connects to a new address every couple of
     /// seconds (restarting the scan now and then), and reconnects to one sensor each 400th link.
     static let newPeers = Scenario(
@@ -196,7 +234,7 @@ struct LinkRetirementTests {
     }
     static let newPeerLinks = 5_000
 
-    @Test("links to ever new peers: let go but for 24 bytes when no capture-wide rule reads them, the same findings")
+    @Test("links to ever new peers: let go but for 16 bytes when no capture-wide rule reads them, the same findings")
     func newPeersLetGo() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("new-peers.btsnoop")

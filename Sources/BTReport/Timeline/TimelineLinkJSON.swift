@@ -50,7 +50,7 @@ public final class TimelineLinkJSON: @unchecked Sendable {
     static let closing = "\n" + String(repeating: " ", count: 2 * level) + "}"
 
     /// The ids of the links set aside, in id order.
-    var ids: [Int32] {
+    var ids: PackedIDs {
         records.sortByID()
         return records.ids
     }

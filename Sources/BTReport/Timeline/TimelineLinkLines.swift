@@ -82,7 +82,7 @@ public final class TimelineLinkLines: @unchecked Sendable {
     }
 
     /// The ids of the judged links set aside, in id order.
-    var ids: [Int32] {
+    var ids: PackedIDs {
         records.sortByID()
         return records.ids
     }

@@ -391,7 +391,7 @@ public enum TimelineReport {
     /// The model's links and those set aside when they were judged (`ids`: their records' ids, in id order), in id
     /// order: `body` gets a link's record (its place in `ids`) when it was set aside, else the model's link.
     /// `id`: that link alone; `limit`: the first links only.
-    static func inIDOrder(_ connections: [Connection], setAside ids: [Int32], id: Int? = nil, limit: Int = .max,
+    static func inIDOrder(_ connections: [Connection], setAside ids: PackedIDs, id: Int? = nil, limit: Int = .max,
                           _ body: (_ record: Int?, _ whole: Connection?) -> Void) {
         var i = 0, k = 0, n = 0
         while n < limit && (i < connections.count || k < ids.count) {

@@ -201,6 +201,9 @@ public struct ConnectionTracker {
             if let retirement = options.retirement {
                 judgeEarly(c, retirement, kept: false)
                 retiring.returning.remove(Int32(clamping: c.id))  // no summary of it is ever kept
+                if retiring.boundariesReadUntil == nil, let interest = retirement.interest {
+                    retiring.boundariesReadUntil = boundariesReadUntil(interest)
+                }
             }
             if recentlyClosedPastLimit.count >= 2 * max(1, options.maximumOpenConnections) {
                 recentlyClosedPastLimit.removeFirst(recentlyClosedPastLimit.count / 2)
@@ -650,10 +653,22 @@ public struct ConnectionTracker {
     /// what the rules read.
     mutating func scanBoundary(controller: UInt16, _ t: Int64) {
         guard let interest = options.retirement?.interest else { return }
+        // Past the cap on finished links none joins the model: what the links still waiting can look at ends with them.
+        if let until = retiring.boundariesReadUntil, t > until { return }
         retiring.scanBoundaries.insert(controller: controller, t)
+        options.retirement?.mostScanBoundaries = max(options.retirement?.mostScanBoundaries ?? 0, retiring.scanBoundaries.count)
         if retiring.scanBoundaries.count >= retiring.scanBoundariesPruned {
             forgetScanBoundaries(before: earliestAskedNotLetGo().minusSaturating(interest.scanEndAroundRequest.before))
         }
+    }
+
+    /// The latest scan boundary a link not yet let go can look at (`readsSummary`: around when it was asked for,
+    /// while it was up), once no other link can join the model (`maximumConnections`): the finished links waiting
+    /// are all that will be let go, and boundaries after them would only pile up.
+    func boundariesReadUntil(_ interest: LinkInterest) -> Int64 {
+        var latest = Int64.min
+        for c in finished[retiring.examined...] { latest = max(latest, (c.end ?? c.start).timestamp.nanoseconds) }
+        return latest.plusSaturating(interest.scanEndAroundRequest.after)
     }
 
     /// The earliest time a link not yet let go was asked for or started (the open links, the finished ones not

@@ -37,6 +37,9 @@ public final class LinkRetirement: @unchecked Sendable {
     @exclusivity(unchecked) public internal(set) var judgedWithoutDatabase = 0
     /// The most finished links held whole at once: at most `window` (what bounds memory).
     @exclusivity(unchecked) public internal(set) var mostWhole = 0
+    /// The most scan boundaries remembered at once to decide which summaries to keep (`LinkInterest`): bounded by
+    /// what the links not yet let go can look at, not by the capture's scans.
+    @exclusivity(unchecked) public internal(set) var mostScanBoundaries = 0
     /// The most history they held at once (`Connection.historyBytes`): at most `wholeBudget` and one link's.
     @exclusivity(unchecked) public internal(set) var mostWholeBytes = 0
 
@@ -104,6 +107,8 @@ struct RetirementState {
     /// How many boundaries make the tracker forget those no link can look at any more (`forgetScanBoundaries`).
     var scanBoundariesPruned = RetirementState.scanBoundariesKeptAtLeast
     static let scanBoundariesKeptAtLeast = 4096
+    /// Set when the first link closed past the cap on finished links: no boundary after it is remembered.
+    var boundariesReadUntil: Int64?
     /// Each remembered peer's latest link (by peer address, any controller or transport: a superset of how the
     /// rules group a peer's links), with its summary once it was let go and nothing else reads it: the peer may
     /// return (a reconnection reads it then), and when the peer is forgotten it is let go (`LetGoLink`).
