@@ -20,6 +20,8 @@ public struct PackedIntegers<Value: FixedWidthInteger & SignedInteger & Sendable
     public init() {}
 
     public init<S: Sequence<Value>>(_ values: S) {
+        // Room for them all at once: grown by doubling, the arrays would hold up to twice what they need.
+        reserveCapacity(values.underestimatedCount)
         for v in values { append(v) }
     }
 

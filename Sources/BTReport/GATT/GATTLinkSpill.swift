@@ -128,40 +128,83 @@ public final class GATTLinkSpill: @unchecked Sendable {
 
     /// The peers of the links set aside and of `others` (the model's links not judged early), in the order
     /// `GATTReport.peers` gives them, each made when it is handed to `body` and let go after.
+    ///
+    /// Each link is 8 bytes while the peers are gathered: its place among all the links in id order, and beside it
+    /// first a hash of its peer (links sorted by it fall together with their peer's, and a rare collision is told
+    /// apart by the peers themselves), then its peer's first place (sorted again, each peer's links are together,
+    /// the peers in the order of their first link).
     public func forEachPeer(others: [Connection], _ body: (GATTReport.Peer) -> Void) {
-        // Each link by peer and id: a record's place (from 0), or -1 − a place in `others`.
-        var links: [(peer: UInt64, id: Int32, source: Int32)] = []
-        links.reserveCapacity(records.count + others.count)  // once: growing would copy them, and hold twice as many
+        records.sortByID()
+        var others = others.filter(GATTReport.showsGATT)
+        if zip(others, others.dropFirst()).contains(where: { $0.id > $1.id }) { others.sort { $0.id < $1.id } }
         let spill = records.spill
-        for i in 0..<records.count {
-            let header = spill.read(plain: Header.self, at: records.offsets[i])
-            links.append((Self.peer(address: header.address, id: header.id), Int32(clamping: header.id), Int32(i)))
+        func recordPeer(_ k: Int) -> UInt64 {
+            let header = spill.read(plain: Header.self, at: records.offsets[k])
+            return Self.peer(address: header.address, id: header.id)
         }
-        for (i, c) in others.enumerated() where GATTReport.showsGATT(c) {
-            links.append((Self.peer(address: c.peerAddress, id: c.id), Int32(clamping: c.id), Int32(-1 - i)))
+        // Places in id order: the records' and the others' merged. `otherPlaces`: the others', in order.
+        var links: [UInt64] = []
+        links.reserveCapacity(records.count + others.count)  // once: growing would copy them, and hold twice as many
+        var otherPlaces: [UInt32] = []
+        var k = 0, j = 0
+        while k < records.count || j < others.count {
+            let place = UInt64(links.count)
+            let peer: UInt64
+            if j < others.count && (k == records.count || others[j].id < Int(records.ids[k])) {
+                peer = Self.peer(address: others[j].peerAddress, id: others[j].id)
+                otherPlaces.append(UInt32(place))
+                j += 1
+            } else {
+                peer = recordPeer(k)
+                k += 1
+            }
+            links.append(UInt64(Self.hash(peer)) << 32 | place)
         }
-        links.sort { ($0.peer, $0.id) < ($1.peer, $1.id) }
-        // Each link then takes its peer's first id in place of the peer, and sorted again the peers' links are
-        // together, the peers in the order of their first link: no list of peers beside the links.
+        /// The record (k ≥ 0) or other (−1 − j) at a place.
+        func source(_ place: UInt32) -> Int {
+            let j = otherPlaces.partitioningIndex { $0 >= place }
+            return j < otherPlaces.count && otherPlaces[j] == place ? -1 - j : Int(place) - j
+        }
+        func peer(at place: UInt32) -> UInt64 {
+            let s = source(place)
+            return s >= 0 ? recordPeer(s) : Self.peer(address: others[-1 - s].peerAddress, id: others[-1 - s].id)
+        }
+        links.sort()
+        // Each link's hash becomes its peer's first place.
         var start = 0
         while start < links.count {
             var end = start + 1
-            while end < links.count && links[end].peer == links[start].peer { end += 1 }
-            let first = UInt64(UInt32(bitPattern: links[start].id))
-            for k in start..<end { links[k].peer = first }
+            while end < links.count && links[end] >> 32 == links[start] >> 32 { end += 1 }
+            if end - start == 1 {
+                let place = links[start] & 0xFFFF_FFFF
+                links[start] = place << 32 | place
+            } else {
+                var first: [UInt64: UInt64] = [:]  // a peer's first place, for the peers of one hash
+                for i in start..<end {
+                    let place = links[i] & 0xFFFF_FFFF
+                    let p = peer(at: UInt32(place))
+                    let f = first[p] ?? place
+                    first[p] = f
+                    links[i] = f << 32 | place
+                }
+            }
             start = end
         }
-        links.sort { ($0.peer, $0.id) < ($1.peer, $1.id) }
+        links.sort()
         start = 0
         while start < links.count {
             var end = start + 1
-            while end < links.count && links[end].peer == links[start].peer { end += 1 }
+            while end < links.count && links[end] >> 32 == links[start] >> 32 { end += 1 }
             let gathering = GATTPeers()
             for l in links[start..<end] {
-                if l.source >= 0 { add(record: Int(l.source), to: gathering) } else { gathering.add(others[Int(-1 - l.source)]) }
+                let s = source(UInt32(l & 0xFFFF_FFFF))
+                if s >= 0 { add(record: s, to: gathering) } else { gathering.add(others[-1 - s]) }
             }
             for peer in gathering.list() { body(peer) }
             start = end
         }
     }
+
+    /// A peer's number spread over 32 bits (`forEachPeer` sorts links by it).
+    static func hash(_ peer: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: (peer &* 0x9E37_79B9_7F4A_7C15) >> 32) }
 }

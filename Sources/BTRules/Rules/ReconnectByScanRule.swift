@@ -35,15 +35,15 @@ public struct ReconnectByScanRule: Rule {
         // its own, so nothing is kept per peer across the capture (a soak test meets a new random address per link).
         let all = model.links
         // Each link's sort keys, read once (a summary is read whole): its start, and its controller and peer as
-        // one number (nil without a peer); positions in start order, then grouped. 24 bytes a link, and positions
-        // as 32-bit numbers: a long capture holds hundreds of thousands of links.
+        // one number (`noPeer` without a peer); positions in start order, then grouped. 16 bytes a link, and
+        // positions as 32-bit numbers: a long capture holds hundreds of thousands of links.
         let keys = all.map { c in
-            (start: c.start.timestamp.nanoseconds, peer: c.peerAddress.map { UInt64(c.controller) << 48 | $0.rawValue })
+            (start: c.start.timestamp.nanoseconds, peer: c.peerAddress.map { UInt64(c.controller) << 48 | $0.rawValue } ?? Self.noPeer)
         }
         let ordered = keys.indices.map { Int32($0) }.sorted { keys[Int($0)].start < keys[Int($1)].start }
-        var byPeer = Array(ordered.indices.lazy.filter { keys[Int(ordered[$0])].peer != nil }.map { Int32($0) })
+        var byPeer = Array(ordered.indices.lazy.filter { keys[Int(ordered[$0])].peer != Self.noPeer }.map { Int32($0) })
         byPeer.sort { a, b in
-            let x = keys[Int(ordered[Int(a)])].peer!, y = keys[Int(ordered[Int(b)])].peer!
+            let x = keys[Int(ordered[Int(a)])].peer, y = keys[Int(ordered[Int(b)])].peer
             if x != y { return x < y }
             return a < b
         }
@@ -52,7 +52,7 @@ public struct ReconnectByScanRule: Rule {
         var reconnections: [(position: Int32, link: Int32, previous: Int32)] = []
         var groupStart = 0
         while groupStart < byPeer.count {
-            let first = keys[Int(ordered[Int(byPeer[groupStart])])].peer!
+            let first = keys[Int(ordered[Int(byPeer[groupStart])])].peer
             var groupEnd = groupStart + 1
             while groupEnd < byPeer.count, keys[Int(ordered[Int(byPeer[groupEnd])])].peer == first { groupEnd += 1 }
             defer { groupStart = groupEnd }
@@ -87,6 +87,10 @@ public struct ReconnectByScanRule: Rule {
             found(finding)
         }
     }
+
+    /// A link without a peer address, among the keys of controller and peer (controller 0xFFFF and address
+    /// FF:FF:FF:FF:FF:FF, which no controller index and no device address is).
+    static let noPeer = UInt64.max
 
     /// The finding for `c` when the app scanned between `previous`'s end and `c`'s start: a scan it started after
     /// the disconnect, or one that was on at the disconnect, ran on for `minimumScanAfterDisconnect` and stopped
