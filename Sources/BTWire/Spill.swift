@@ -274,7 +274,8 @@ public final class Spill: @unchecked Sendable {
     public func readText(at offset: Int64, count: Int, chunk: Int = Spill.chunk, _ body: (String) -> Void) {
         var at = offset
         let end = offset + Int64(max(0, count))
-        var bytes = [UInt8](repeating: 0, count: max(4, chunk))
+        // No larger than the text: most objects are a few kilobytes, and a buffer is made per call.
+        var bytes = [UInt8](repeating: 0, count: max(4, min(chunk, count)))
         while at < end {
             var n = Int(min(Int64(bytes.count), end - at))
             guard bytes.withUnsafeMutableBytes({ read(at: at, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<n])) }) else { return }

@@ -1,6 +1,6 @@
 /// Records set aside in a `Spill` while a capture is read, each under an id (a link's), and read back by id once
-/// all are written: memory keeps about 6 bytes per record (its id and where it begins, `PackedIDs`, `PackedOffsets`). A record's writer appends
-/// its bytes to `spill` right after `begin(id:)`.
+/// all are written: memory keeps about 6 bytes per record (its id and where it begins: `PackedIDs`,
+/// `PackedOffsets`). A record's writer appends its bytes to `spill` right after `begin(id:)`.
 public final class SpilledRecords: @unchecked Sendable {
     public let spill: Spill
     /// Why the spill is memory rather than a file (it could not be made in the directory given).

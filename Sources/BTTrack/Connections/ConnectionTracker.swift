@@ -652,11 +652,11 @@ public struct ConnectionTracker {
     /// A scan boundary (`ScanBoundaries`) of `controller` at `t` (nanoseconds), when judged links are let go by
     /// what the rules read.
     mutating func scanBoundary(controller: UInt16, _ t: Int64) {
-        guard let interest = options.retirement?.interest else { return }
+        guard let retirement = options.retirement, let interest = retirement.interest else { return }
         // Past the cap on finished links none joins the model: what the links still waiting can look at ends with them.
         if let until = retiring.boundariesReadUntil, t > until { return }
         retiring.scanBoundaries.insert(controller: controller, t)
-        options.retirement?.mostScanBoundaries = max(options.retirement?.mostScanBoundaries ?? 0, retiring.scanBoundaries.count)
+        retirement.mostScanBoundaries = max(retirement.mostScanBoundaries, retiring.scanBoundaries.count)
         if retiring.scanBoundaries.count >= retiring.scanBoundariesPruned {
             forgetScanBoundaries(before: earliestAskedNotLetGo().minusSaturating(interest.scanEndAroundRequest.before))
         }
