@@ -12,8 +12,9 @@ public protocol SetAsideValue: Sendable {
 public protocol PlainSetAsideValue: SetAsideValue {}
 
 extension PlainSetAsideValue {
-    public static func append(_ value: Self, to spill: Spill) -> Int64 { spill.append(plain: value) }
-    public static func read(from spill: Spill, at offset: Int64) -> Self { spill.read(plain: Self.self, at: offset) }
+    // Inlinable, so the reads are made for the type (no generic type lookups at run time per value).
+    @inlinable public static func append(_ value: Self, to spill: Spill) -> Int64 { spill.append(plain: value) }
+    @inlinable public static func read(from spill: Spill, at offset: Int64) -> Self { spill.read(plain: Self.self, at: offset) }
 }
 
 /// Values in order, as the model holds its scan sessions and the app's scans: in memory, or — when made with a

@@ -26,9 +26,13 @@ public final class Spill: @unchecked Sendable {
     private var window: UnsafeMutableRawPointer?
     private var windowStart: Int64 = 0
     private var windowCount = 0
-    /// Where the last read outside the window ended: a read starting there reads a window ahead, any other
-    /// only what it asks (values looked up here and there would otherwise read a window each).
+    /// Where the last read outside the window ended: a read starting there, or within a window's length past the
+    /// window, reads a window ahead; any other only what it asks (values looked up here and there would otherwise
+    /// read a window each).
     private var lastEnd: Int64 = -1
+    /// Bytes were appended since the file's buffer was last written out: a read writes it out first (only
+    /// then: `fflush` takes the file's lock even with nothing to write, and reads come a value at a time).
+    private var unflushed = false
     /// Reads may come from several threads once the writing is done: the window is theirs in turn.
     private let windowLock: UnsafeMutablePointer<pthread_mutex_t>
 
@@ -111,6 +115,7 @@ public final class Spill: @unchecked Sendable {
                 return bytes.count
             case .file(let handle):
                 guard failure == nil else { return 0 }
+                unflushed = true
                 if fwrite(bytes.baseAddress, 1, bytes.count, handle) != bytes.count {
                     failure = String(cString: strerror(errno))
                 }
@@ -143,7 +148,10 @@ public final class Spill: @unchecked Sendable {
     /// Reads `count` bytes at `offset` into `p`, what is buffered written out first; false (and `failure` says
     /// why) when they are not all there.
     private func readFully(_ handle: UnsafeMutablePointer<FILE>, _ p: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Bool {
-        fflush(handle)
+        if unflushed {
+            unflushed = false
+            fflush(handle)
+        }
         var done = 0
         while done < count {
             let n = pread(fileno(handle), p + done, count - done, off_t(offset) + off_t(done))
@@ -166,13 +174,19 @@ public final class Spill: @unchecked Sendable {
                 if failure == nil { failure = "spill file ended early" }
                 return false
             }
-            let sequential = offset == lastEnd
+            // In order: where the last read outside the window ended, or not far past the window (values read
+            // in order with some skipped).
+            let windowEnd = windowStart + Int64(windowCount)
+            let sequential = offset == lastEnd || (windowCount > 0 && offset >= windowEnd && offset < windowEnd + Int64(readAhead))
             lastEnd = offset + Int64(buffer.count)
             guard sequential else { return readDirectly(handle, at: offset, into: buffer) }
             if window == nil { window = .allocate(byteCount: readAhead, alignment: 16) }
-            let wanted = Int(min(Int64(readAhead), size - offset))
-            windowStart = offset
-            windowCount = readFully(handle, window!, count: wanted, at: offset) ? wanted : 0
+            // A little of what is before the read too: values read in order are often read with one just before
+            // them (a link and the one before it of the same peer).
+            let behind = buffer.count + readAhead / 8 <= readAhead ? min(offset, Int64(readAhead / 8)) : 0
+            windowStart = offset - behind
+            let wanted = Int(min(Int64(readAhead), size - windowStart))
+            windowCount = readFully(handle, window!, count: wanted, at: windowStart) ? wanted : 0
             guard windowCount > 0 else { return false }
         }
         buffer.baseAddress!.copyMemory(from: window! + Int(offset - windowStart), byteCount: buffer.count)
@@ -181,7 +195,7 @@ public final class Spill: @unchecked Sendable {
 
     /// Appends a value of a plain type (no reference in it) as its bytes, padded to its stride; returns where
     /// it begins.
-    @discardableResult
+    @discardableResult @inlinable
     public func append<T>(plain value: T) -> Int64 {
         precondition(_isPOD(T.self), "only plain values are set aside as bytes")
         return withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { p in
@@ -195,6 +209,7 @@ public final class Spill: @unchecked Sendable {
 
     /// The plain value appended at `offset` (`append(plain:)`); zeros when it cannot be read back (`failure`
     /// says why): a wrong value, never a crash.
+    @inlinable
     public func read<T>(plain type: T.Type, at offset: Int64) -> T {
         precondition(_isPOD(T.self), "only plain values are set aside as bytes")
         return withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { p in
@@ -206,6 +221,7 @@ public final class Spill: @unchecked Sendable {
 
     /// The `count` plain values appended one after the other at `offset`; none when they cannot be read back
     /// (`failure` says why).
+    @inlinable
     public func read<T>(plain type: T.Type, count: Int, at offset: Int64) -> [T] {
         precondition(_isPOD(T.self), "only plain values are set aside as bytes")
         let count = max(0, count)
@@ -215,7 +231,7 @@ public final class Spill: @unchecked Sendable {
     }
 
     /// Appends the values of a plain type one after the other; returns where they begin.
-    @discardableResult
+    @discardableResult @inlinable
     public func append<T>(plain values: [T]) -> Int64 {
         precondition(_isPOD(T.self), "only plain values are set aside as bytes")
         return values.withUnsafeBytes { append($0) }
@@ -225,39 +241,51 @@ public final class Spill: @unchecked Sendable {
     public func cursor(at offset: Int64) -> Cursor { Cursor(spill: self, offset: offset) }
 
     /// Where the next value is read (`Spill.cursor(at:)`); each read moves past what it read.
+    /// Its reads are inlinable, so each is made for its type where it is used: a generic read looked the array
+    /// type up at run time on every value.
     public struct Cursor {
         public let spill: Spill
-        public private(set) var offset: Int64
+        @usableFromInline var position: Int64
+        public var offset: Int64 { position }
+
+        @usableFromInline init(spill: Spill, offset: Int64) {
+            self.spill = spill
+            position = offset
+        }
 
         /// The plain value here.
+        @inlinable
         public mutating func next<T>(_ type: T.Type) -> T {
-            defer { offset += Int64(MemoryLayout<T>.stride) }
-            return spill.read(plain: type, at: offset)
+            defer { position += Int64(MemoryLayout<T>.stride) }
+            return spill.read(plain: type, at: position)
         }
 
         /// The `count` plain values here (none for a count below 1).
+        @inlinable
         public mutating func next<T>(_ type: T.Type, count: Int) -> [T] {
             let count = max(0, count)
-            defer { offset += Int64(count) * Int64(MemoryLayout<T>.stride) }
-            return spill.read(plain: type, count: count, at: offset)
+            defer { position += Int64(count) * Int64(MemoryLayout<T>.stride) }
+            return spill.read(plain: type, count: count, at: position)
         }
 
         /// The `count` bytes here as text.
         public mutating func text(count: Int) -> String {
             let count = max(0, count)
-            defer { offset += Int64(count) }
-            return spill.read(at: offset, count: count)
+            defer { position += Int64(count) }
+            return spill.read(at: position, count: count)
         }
 
         /// Moves past `count` plain values of `type` without reading them.
+        @inlinable
         public mutating func skip<T>(_ type: T.Type, count: Int) {
-            offset += Int64(max(0, count)) * Int64(MemoryLayout<T>.stride)
+            position += Int64(max(0, count)) * Int64(MemoryLayout<T>.stride)
         }
     }
 
     /// Writes out what is buffered, so a full disk shows in `failure` before the bytes are needed.
     public func flush() {
         guard case .file(let handle) = backing, failure == nil else { return }
+        unflushed = false
         if fflush(handle) != 0 { failure = String(cString: strerror(errno)) }
     }
 

@@ -176,7 +176,21 @@ struct KeyTable<Key: PackedKey>: Sendable {
     /// Forgets every key but keeps the grown storage, so the next user (scan session) does not allocate again.
     mutating func removeAll() {
         guard count > 0 else { return }
-        for i in words.indices { words[i] = 0 }
+        words.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         count = 0
+    }
+
+    /// Inserts `key` (with value 0) when absent and there is room: the table as a set.
+    @inline(__always)
+    mutating func insert(_ key: Key) {
+        _ = findOrInsert(key, value: 0)
+    }
+
+    /// Exchanges this table's keys and values with `other`'s, storage and all (each keeps its limit): a table
+    /// handed on whole without copying it.
+    mutating func exchangeStorage(with other: inout KeyTable) {
+        swap(&words, &other.words)
+        swap(&count, &other.count)
+        swap(&shift, &other.shift)
     }
 }

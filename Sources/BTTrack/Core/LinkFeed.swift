@@ -391,7 +391,7 @@ private final class LinkTrackers {
     init(links: ConnectionTracker) {
         self.links = links
         let options = links.options
-        deviceTallies = options.scanSessionSpillDirectory.map { SetAsideArray(spillingTo: $0, kept: options.scanSessionsKept) }
+        deviceTallies = options.scanSessionSpillDirectory.map { SetAsideArray(spillingTo: $0, kept: options.scanSessionsKept, readAhead: Spill.readAheadWindow) }
             ?? SetAsideArray()
     }
 
@@ -422,9 +422,7 @@ private final class LinkTrackers {
         case .deviceTallyEnd:
             let t = tallyIndex(h.code)
             let piece = ScanPiece(rawValue: first.loadUnaligned(fromByteOffset: MemoryLayout<Int>.stride, as: Int.self)) ?? .whole
-            var summary = tallies[t].tally.summary(sorted: piece == .whole)
-            tallies[t].tally.removeAll()
-            summary.scanDevices = links.scanDevices.ended(&summary.reportsPerDevice, controller: h.code, piece: piece)
+            let summary = links.scanDevices.ended(&tallies[t].tally, controller: h.code, piece: piece)
             deviceTallies.append(SessionDeviceCounts(session: first.loadUnaligned(as: Int.self), summary: summary))
         case .place:
             break  // taken by `run`

@@ -59,6 +59,17 @@ struct DeviceTally {
                        uniqueDevicesIsEstimate: uncounted.insertions > 0, reportsFromUncountedDevices: uncountedReports)
     }
 
+    /// Per-device counts of the devices `keep` keeps, in table order; the summary's other fields count them all.
+    func summary(keeping keep: (DeviceKey) -> Bool) -> Summary {
+        var list: [DeviceReportCount] = []
+        devices.forEach { key, reports in
+            guard keep(key) else { return }
+            list.append(DeviceReportCount(address: key.address, addressType: key.addressType, reports: Int(max(0, reports))))
+        }
+        return Summary(reportsPerDevice: list, uniqueDevices: devices.count + uncounted.estimate,
+                       uniqueDevicesIsEstimate: uncounted.insertions > 0, reportsFromUncountedDevices: uncountedReports)
+    }
+
     /// Most reports first, ties by address and type, compared as two integers (reports counted down from the top,
     /// then address and type packed): comparing the fields one by one cost twice as much.
     static func order(_ list: inout [DeviceReportCount]) {

@@ -17,8 +17,11 @@ struct ScanDeviceKeeping {
     /// takes for a peer keeps its count, which changes nothing: a trimmed list is the whole list's order with
     /// entries left out, and no reader looks for a device that was no link's peer.
     var peers = PeerFilter()
-    /// The distinct devices (`DeviceKey`) of each controller's app scan going on.
-    var scans: [UInt16: Set<UInt64>] = [:]
+    /// The distinct devices of each controller's app scan going on (keys only; a table, not a `Set`: hashing
+    /// every device of every session with SipHash was a tenth of the link thread's time on a capture of
+    /// thousands of scans).
+    /// Per controller, in the order first seen (a capture nearly always has one: looked up without hashing).
+    var scans: [(controller: UInt16, devices: KeyTable<DeviceKey>)] = []
 
     init(listed: Int = Int.max) { self.listed = listed }
 
@@ -35,16 +38,14 @@ struct ScanDeviceKeeping {
     /// `listed` and the peers', most reports first.
     mutating func ended(_ list: inout [DeviceReportCount], controller: UInt16, piece: ScanPiece) -> Int? {
         guard piece != .whole else {
-            scans[controller] = nil
+            scans.removeAll { $0.controller == controller }
             return nil
         }
-        // Taken out of the dictionary, so inserting does not copy it (a copy per session was most of this work);
-        // a first piece reuses the storage of the scan before.
-        var devices = scans.removeValue(forKey: controller) ?? []
-        if piece == .first { devices.removeAll(keepingCapacity: true) }
-        devices.reserveCapacity(devices.count + list.count)
-        for d in list { devices.insert(DeviceKey(address: d.address, type: d.addressType).rawValue) }
-        scans[controller] = devices
+        let c = scan(of: controller)
+        // A first piece reuses the storage of the scan before.
+        if piece == .first { scans[c].devices.removeAll() }
+        for d in list { scans[c].devices.insert(DeviceKey(address: d.address, type: d.addressType)) }
+        let count = scans[c].devices.count
         if listed == 0 {
             // No report lists a scan's devices (the audit): the peers' counts alone, ordered among themselves.
             // A new array: removing in place would keep the whole list's storage.
@@ -58,7 +59,39 @@ struct ScanDeviceKeeping {
                 list = kept
             }
         }
-        return devices.count
+        return count
+    }
+
+    /// A session of `controller` ended with the counts in `tally`, which is emptied for the next session: its
+    /// summary, trimmed as `ended(_:controller:piece:)` trims, made without listing the devices it leaves out
+    /// when no report lists them (the audit). A first piece takes the tally's table as its app scan's devices.
+    mutating func ended(_ tally: inout DeviceTally, controller: UInt16, piece: ScanPiece) -> DeviceTally.Summary {
+        defer { tally.removeAll() }
+        guard piece != .whole, listed == 0 else {
+            var summary = tally.summary(sorted: piece == .whole)
+            summary.scanDevices = ended(&summary.reportsPerDevice, controller: controller, piece: piece)
+            return summary
+        }
+        let peers = self.peers
+        var summary = tally.summary { peers.contains($0.address.rawValue) }
+        DeviceTally.order(&summary.reportsPerDevice)
+        let c = scan(of: controller)
+        if piece == .first {
+            // The tally's table is this piece's devices: exchanged, not copied; the tally empties what it gets.
+            scans[c].devices.exchangeStorage(with: &tally.devices)
+        } else {
+            tally.devices.forEach { key, _ in scans[c].devices.insert(key) }
+        }
+        summary.scanDevices = scans[c].devices.count
+        return summary
+    }
+
+    /// The index in `scans` of `controller`'s app scan, made empty when it has none: as many devices as its
+    /// pieces list.
+    private mutating func scan(of controller: UInt16) -> Int {
+        if let c = scans.firstIndex(where: { $0.controller == controller }) { return c }
+        scans.append((controller, KeyTable(limit: Int.max)))
+        return scans.count - 1
     }
 }
 
@@ -75,21 +108,30 @@ enum ScanPiece: Int {
 
 /// The links' peers: an exact set of 48-bit addresses while they are few, then a Bloom filter (no false
 /// negatives, a fixed 1 MiB). Most captures have a few peers: a 1 MiB table allocated and zeroed for them was a
-/// large share of tracking a capture of a few packets (the fuzz harness tracks hundreds a second).
+/// large share of tracking a capture of a few packets (the fuzz harness tracks hundreds a second). The exact set
+/// is a `KeyTable`: every device of every scan session is looked up here.
 struct PeerFilter {
-    private var few: Set<UInt64> = []
+    private var few = KeyTable<PeerKey>(limit: Self.exactLimit + 1)
     private var words: [UInt64] = []
     static let wordCount = 1 << 17
-    /// Peers held exactly before the filter takes over (a set of about 100 KB).
+    /// Peers held exactly before the filter takes over (a table of about 130 KB).
     static let exactLimit = 4_096
+
+    /// An address as a key of the exact set: its 48 bits and a bit above them always set (no key is 0).
+    struct PeerKey: PackedKey {
+        let rawValue: UInt64
+        init(rawValue: UInt64) { self.rawValue = rawValue }
+        init(address: UInt64) { rawValue = address | 1 << 63 }
+        var address: UInt64 { rawValue & ~(1 << 63) }
+    }
 
     mutating func insert(_ address: UInt64) {
         if words.isEmpty {
-            few.insert(address)
+            few.insert(PeerKey(address: address))
             guard few.count > Self.exactLimit else { return }
             words = [UInt64](repeating: 0, count: Self.wordCount)
-            for a in few { set(a) }
-            few = []
+            few.forEach { key, _ in set(key.address) }
+            few = KeyTable(limit: 1)
             return
         }
         set(address)
@@ -101,7 +143,7 @@ struct PeerFilter {
     }
 
     func contains(_ address: UInt64) -> Bool {
-        guard !words.isEmpty else { return few.contains(address) }
+        guard !words.isEmpty else { return few.slot(of: PeerKey(address: address)) != nil }
         let (a, b, c) = Self.bits(address)
         return isSet(a) && isSet(b) && isSet(c)
     }
