@@ -57,19 +57,19 @@ extension EnergyReport {
 
         static let none = JudgedLinks(records: SpilledRecords(directory: nil))
 
-        var count: Int { records.offsets.count }
+        var count: Int { records.count }
 
         /// The header of the `i`th judged link. A read that fails (the spill's `failure` says why, and `energy`
         /// reports it) gives zeros: a link without phases, not a crash.
         func header(_ i: Int) -> EnergyLinkRows.Header {
-            records.spill.read(plain: EnergyLinkRows.Header.self, at: records.offsets[i])
+            records.spill.read(plain: EnergyLinkRows.Header.self, at: records.offset(at: i))
         }
 
         /// The `i`th judged link, read back whole.
         func link(_ i: Int) -> Link {
             let header = header(i)
             let phases = records.spill.read(plain: LinkTable.PhaseRow.self, count: Int(header.row.phaseCount),
-                                            at: records.offsets[i] + Int64(MemoryLayout<EnergyLinkRows.Header>.stride))
+                                            at: records.offset(at: i) + Int64(MemoryLayout<EnergyLinkRows.Header>.stride))
             return LinkTable.link(header.row, phases: phases[...], heard: header.heard)
         }
     }

@@ -5,8 +5,9 @@ import BTEnergy
 
 /// What the HTML report draws and prints of the links judged before the capture ended (`LinkRetirement`), made
 /// when each link is judged and set aside until the page is written, so that the audit lets its links go as the
-/// other formats do. The records wait in one temporary file; memory keeps 12 bytes per judged link and kind of
-/// record and, for the connection panels' budget, the line counts of the first links.
+/// other formats do. The records wait in one temporary file; memory keeps 6 bytes per judged link (the index of
+/// its phases, through which its priced row and GATT, written just before, are found) and, for the connection
+/// panels' budget, the line counts of the first links.
 ///
 /// - the link's timeline phases (`AuditHTMLTimeline.phases`), with its summary and end (`records`);
 /// - its priced row for the energy panel and the timeline's lanes (`rows`, `EnergyLinkRows`);
@@ -55,8 +56,9 @@ public final class AuditHTMLLinks: @unchecked Sendable {
         // directory of captures holds one open file per capture for them.
         records = SpilledRecords(directory: spillDirectory)
         lines = TimelineLinkLines(records: SpilledRecords(sharing: records))
-        rows = EnergyLinkRows(energy: energy, records: SpilledRecords(sharing: records))
-        gatt = GATTLinkSpill(records: records)
+        // Each priced row and GATT is written just before its link's phases and found through their index.
+        rows = EnergyLinkRows(energy: energy, records: SpilledRecords(following: records))
+        gatt = GATTLinkSpill(records: SpilledRecords(following: records))
     }
 
     /// Why the records are in memory rather than a file, when they are.
@@ -102,7 +104,7 @@ public final class AuditHTMLLinks: @unchecked Sendable {
     /// The judged link of the `i`th record in id order (after `records.sortByID()`): its summary, end, phases
     /// and how many of them are events.
     func link(at i: Int) -> (link: LinkSummary, end: Timestamp, phases: [AuditHTMLTimeline.Phase], events: Int) {
-        var cursor = records.spill.cursor(at: records.offsets[i])
+        var cursor = records.spill.cursor(at: records.offset(at: i))
         let header = cursor.next(Header.self)
         let heads = cursor.next(PhaseHeader.self, count: Int(header.phaseCount))
         let bytes = cursor.next(UInt8.self, count: heads.reduce(0) { $0 + max(0, Int($1.titleBytes)) })
@@ -119,7 +121,7 @@ public final class AuditHTMLLinks: @unchecked Sendable {
     /// The header of the `i`th record in id order: what the lanes' packing reads.
     func header(at i: Int) -> (link: LinkSummary, end: Timestamp, firstStart: Timestamp, events: Int) {
         let spill = records.spill
-        let at = records.offsets[i]
+        let at = records.offset(at: i)
         let header = spill.read(plain: Header.self, at: at)
         let first = header.phaseCount > 0 ? spill.read(plain: PhaseHeader.self, at: at + Int64(MemoryLayout<Header>.stride)).start
             : header.link.start.timestamp

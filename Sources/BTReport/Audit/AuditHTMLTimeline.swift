@@ -48,7 +48,8 @@ struct AuditHTMLTimeline {
         var kind: String
         var connection: Int?
         var source: Source
-        var findings: [Int]
+        /// Places among the findings (4 bytes each: a long capture's lanes hold a finding per link).
+        var findings: [Int32]
         var cost: RadioCost
     }
 
@@ -74,25 +75,27 @@ struct AuditHTMLTimeline {
         linkAlone = Array(repeating: false, count: page.count)
         // Findings by connection (pairs of link id and finding, in finding order within a link); one on no
         // connection goes on the lane of its rule's category: advertising, connection attempts, or else scanning.
-        var byConnection: [(id: Int, finding: Int32)] = []
-        var byLane: [String: [Int]] = [:]
+        // 8 bytes a finding: a long capture has one per link.
+        var byConnection: [(id: Int32, finding: Int32)] = []
+        var byLane: [String: [Int32]] = [:]
         let categories = Dictionary(RuleRegistry.descriptions.map { ($0.id, $0.category) }, uniquingKeysWith: { a, _ in a })
         let hasAdvertising = !model.ownAdvertising.isEmpty, hasAttempts = !model.failedConnections.isEmpty
         for i in findings.indices {
             let f = findings[i]
-            if let c = f.connection { byConnection.append((c.id, Int32(i))); continue }
+            if let c = f.connection { byConnection.append((Int32(clamping: c.id), Int32(i))); continue }
             switch categories[f.id] {
-            case .advertising? where hasAdvertising: byLane["advertising", default: []].append(i)
-            case .connection? where hasAttempts: byLane["attempts", default: []].append(i)
-            default: byLane["scanning", default: []].append(i)
+            case .advertising? where hasAdvertising: byLane["advertising", default: []].append(Int32(i))
+            case .connection? where hasAttempts: byLane["attempts", default: []].append(Int32(i))
+            default: byLane["scanning", default: []].append(Int32(i))
             }
         }
         byConnection.sort { ($0.id, $0.finding) < ($1.id, $1.finding) }
-        func findingsOf(_ id: Int) -> [Int] {
+        func findingsOf(_ id: Int) -> [Int32] {
+            let id = Int32(clamping: id)
             var i = byConnection.partitioningIndex { $0.id >= id }
-            var out: [Int] = []
+            var out: [Int32] = []
             while i < byConnection.count && byConnection[i].id == id {
-                out.append(Int(byConnection[i].finding))
+                out.append(byConnection[i].finding)
                 i += 1
             }
             return out
@@ -268,7 +271,7 @@ struct AuditHTMLTimeline {
             }
             members.elements("findings") { marks in
                 for (l, lane) in lanes.enumerated() {
-                    for i in lane.findings {
+                    for i in lane.findings.lazy.map(Int.init) {
                         let f = findings[i]
                         marks.next()
                         writer.value(.object([

@@ -190,7 +190,7 @@ public final class FactsLinkRows: @unchecked Sendable {
         var count: Int { records?.count ?? 0 }
 
         /// The record at `position` in id order.
-        subscript(position position: Int) -> Parts { Parts(id: records!.ids[position], offset: records!.offsets[position]) }
+        subscript(position position: Int) -> Parts { Parts(id: records!.ids[position], offset: records!.offset(at: position)) }
 
         subscript(id: Int) -> Parts? { records?.index(of: id).map { self[position: $0] } }
     }

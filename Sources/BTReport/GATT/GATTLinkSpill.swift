@@ -70,14 +70,10 @@ public final class GATTLinkSpill: @unchecked Sendable {
         records = SpilledRecords(directory: spillDirectory)
     }
 
-    /// The links' GATT set aside among other records (`SpilledRecords(sharing:)`).
-    convenience init(records: SpilledRecords) {
-        self.init(spillDirectory: nil, sharing: records)
-    }
-
-    private init(spillDirectory: String?, sharing: SpilledRecords?) {
+    /// The links' GATT set aside among other records (`records`: made `sharing:` or `following:` another kind's).
+    init(records: SpilledRecords) {
         precondition(_isPOD(Header.self), "set aside as bytes")
-        records = sharing.map(SpilledRecords.init(sharing:)) ?? SpilledRecords(directory: spillDirectory)
+        self.records = records
     }
 
     /// Sets aside the GATT of a judged link, when it shows any (`GATTReport.showsGATT`).
@@ -107,7 +103,7 @@ public final class GATTLinkSpill: @unchecked Sendable {
 
     /// Adds the link of the `i`th record (in the order written) to `peers`.
     private func add(record i: Int, to peers: GATTPeers) {
-        var cursor = records.spill.cursor(at: records.offsets[i])
+        var cursor = records.spill.cursor(at: records.offset(at: i))
         let header = cursor.next(Header.self)
         func read<T>(_ type: T.Type, _ count: Int32) -> [T] { cursor.next(type, count: Int(count)) }
         func database(_ p: Parts) -> GATTDatabase {
@@ -139,7 +135,7 @@ public final class GATTLinkSpill: @unchecked Sendable {
         if zip(others, others.dropFirst()).contains(where: { $0.id > $1.id }) { others.sort { $0.id < $1.id } }
         let spill = records.spill
         func recordPeer(_ k: Int) -> UInt64 {
-            let header = spill.read(plain: Header.self, at: records.offsets[k])
+            let header = spill.read(plain: Header.self, at: records.offset(at: k))
             return Self.peer(address: header.address, id: header.id)
         }
         // Places in id order: the records' and the others' merged. `otherPlaces`: the others', in order.

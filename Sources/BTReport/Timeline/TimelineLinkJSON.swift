@@ -65,7 +65,7 @@ public final class TimelineLinkJSON: @unchecked Sendable {
     /// `reports` about it as its last member: the text set aside a piece at a time.
     func write(at i: Int, reports: [QualityReport], level: Int, to writer: JSONStreamWriter) {
         let spill = records.spill
-        let at = records.offsets[i]
+        let at = records.offset(at: i)
         let header = spill.read(plain: Header.self, at: at)
         let phasesAt = at + Int64(MemoryLayout<Header>.stride)
         // Serialised for a capture's report at the top; deeper (in an array of captures), every line goes further in.

@@ -101,7 +101,7 @@ public final class TimelineLinkLines: @unchecked Sendable {
 
     /// The judged link whose record is `i`th in id order (after `records.sortByID()`).
     func link(at i: Int) -> Link {
-        var cursor = records.spill.cursor(at: records.offsets[i])
+        var cursor = records.spill.cursor(at: records.offset(at: i))
         let header = cursor.next(Header.self)
         let phases = cursor.next(LinkPhase.self, count: Int(header.phaseCount))
         let heads = cursor.next(LineHeader.self, count: Int(header.lineCount))
