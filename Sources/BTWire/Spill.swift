@@ -33,7 +33,8 @@ public final class Spill: @unchecked Sendable {
     /// Bytes were appended since the file's buffer was last written out: a read writes it out first (only
     /// then: `fflush` takes the file's lock even with nothing to write, and reads come a value at a time).
     private var unflushed = false
-    /// Reads may come from several threads once the writing is done: the window is theirs in turn.
+    /// Reads may come from several threads once the writing is done: the file's position, the window and what
+    /// is left to write out are theirs in turn.
     private let windowLock: UnsafeMutablePointer<pthread_mutex_t>
 
     /// A spill in `directory` (the export's output directory: where the rows are going anyway), or in memory.
@@ -136,6 +137,9 @@ public final class Spill: @unchecked Sendable {
             stored.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(offset)..<Int(offset) + buffer.count])) }
             return true
         case .file(let handle):
+            // Reads may come from several threads once the writing is done: one at a time.
+            pthread_mutex_lock(windowLock)
+            defer { pthread_mutex_unlock(windowLock) }
             if readAhead > 0 && buffer.count <= readAhead { return readThroughWindow(handle, at: offset, into: buffer) }
             return readDirectly(handle, at: offset, into: buffer)
         }
@@ -167,8 +171,6 @@ public final class Spill: @unchecked Sendable {
     /// `read(at:into:)` from the window read ahead, reading the next window when the bytes are not all in it.
     private func readThroughWindow(_ handle: UnsafeMutablePointer<FILE>, at offset: Int64,
                                    into buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        pthread_mutex_lock(windowLock)
-        defer { pthread_mutex_unlock(windowLock) }
         if offset < windowStart || offset + Int64(buffer.count) > windowStart + Int64(windowCount) {
             guard offset >= 0, offset + Int64(buffer.count) <= size else {
                 if failure == nil { failure = "spill file ended early" }
@@ -284,7 +286,10 @@ public final class Spill: @unchecked Sendable {
 
     /// Writes out what is buffered, so a full disk shows in `failure` before the bytes are needed.
     public func flush() {
-        guard case .file(let handle) = backing, failure == nil else { return }
+        guard case .file(let handle) = backing else { return }
+        pthread_mutex_lock(windowLock)
+        defer { pthread_mutex_unlock(windowLock) }
+        guard failure == nil else { return }
         unflushed = false
         if fflush(handle) != 0 { failure = String(cString: strerror(errno)) }
     }

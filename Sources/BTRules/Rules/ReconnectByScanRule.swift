@@ -115,8 +115,13 @@ public struct ReconnectByScanRule: Rule {
         let from = max(scan.start.timestamp, ended.timestamp)
         let scanned = max(0, min(c.start.timestamp.nanoseconds, (scan.endTimestamp ?? c.start.timestamp).nanoseconds)
             .minusSaturating(from.nanoseconds))
-        let fromPeer = scan.sessions.reduce(0) { n, i in
-            n + model.scans[i].reportsPerDevice.reduce(0) { $0 + ($1.address == peer ? $1.reports : 0) }
+        // Each session read once (from a file on a long capture), the priced one among them.
+        var fromPeer = 0
+        var priced: ScanSession?
+        for i in scan.sessions {
+            let session = model.scans[i]
+            fromPeer += session.reportsPerDevice.reduce(0) { $0 + ($1.address == peer ? $1.reports : 0) }
+            if i == scan.pricedSession { priced = session }
         }
         let ofPeer = scan.reports > 0 ? ", \(fromPeer) of them from \(peer)" : ""
         let how = scan.start.timestamp < ended.timestamp ? "kept scanning" : "scanned again"
@@ -124,7 +129,7 @@ public struct ReconnectByScanRule: Rule {
             rule: Self.description, controller: c.controller, connection: c, start: from,
             end: c.start.timestamp, records: [ended, scan.start, c.start],
             message: "After \(RuleText.connection(previous)) ended, the app \(how) (\(RuleText.seconds(scanned)), \(Plural.of(scan.reports, "report"))\(ofPeer)) to reconnect to \(peer) as \(RuleText.connection(c)).")
-                .costing(RuleCost.scanning(model.scans[scan.pricedSession], seconds: Double(scanned) / 1e9, context))
+                .costing(RuleCost.scanning(priced ?? model.scans[scan.pricedSession], seconds: Double(scanned) / 1e9, context))
     }
 
     /// The app's scans' starts and ends on one controller, in their order.
