@@ -81,4 +81,38 @@ struct IdleFastIntervalRuleTests {
         #expect(findings(IdleFastIntervalRule.self, gap).count == 1)
         #expect(findings(IdleFastIntervalRule.self, gap, options: ["idle_seconds": 2]).count == 1)
     }
+
+    @Test("a link of many interval changes: each idle stretch judged at the interval of its own piece")
+    func manyChanges() throws {
+        // Forty rounds of: fast, 6 s without traffic, slow, 6 s without traffic, a write. Only the fast pieces
+        // count, each cut where the interval changed (the walk over the changes starts past those behind it).
+        let rounds = 40
+        let model = ScriptTracker.model { s in
+            let att = RuleScript.connect(s)
+            func parameters(_ interval: UInt16) -> BTScenario.ConnectionParameters {
+                BTScenario.ConnectionParameters(intervalMin: interval, intervalMax: interval,
+                                                supervisionTimeout: HCIUnits.supervisionTimeout(microseconds: Micros.seconds(2)))
+            }
+            let slow = HCIUnits.connectionInterval(microseconds: 100_000)
+            for round in 0..<rounds {
+                s.updateConnection(att.connection, parameters: parameters(RuleScript.fastInterval))
+                s.wait(seconds: 6)
+                s.updateConnection(att.connection, parameters: parameters(slow))
+                s.wait(seconds: 6)
+                Self.write(att, [UInt8(truncatingIfNeeded: round), 0])
+            }
+            s.wait(seconds: 1)
+            s.disconnect(att.connection)
+        }
+        let c = try #require(model.connections.first)
+        #expect(c.events.filter { if case .parametersChanged = $0.kind { true } else { false } }.count == 2 * rounds)
+        let found = findings(IdleFastIntervalRule.self, model)
+        let f = try #require(found.first)
+        #expect(found.count == 1)
+        #expect(f.message.contains("in \(rounds) idle stretches"), "\(f.message)")
+        // 6 s at 7.5 ms per round, and the few connection events each update waits for its instant.
+        let words = f.message.split(separator: " ")
+        let idle = try #require(words.firstIndex(of: "for").flatMap { Int(words[$0 + 1]) })
+        #expect((240...245).contains(idle), "\(f.message)")
+    }
 }

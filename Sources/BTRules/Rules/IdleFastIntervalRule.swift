@@ -49,14 +49,33 @@ public struct IdleFastIntervalRule: Rule {
                 guard let i, i <= maximum, t - from.timestamp.nanoseconds > idleLimit else { return }
                 stretches.add(from: from, to: t, interval: i)
             }
+            // Changes at or before the latest activity never count again (it only moves forward): in time order
+            // (nearly always), the walk starts past them, so a link of thousands of changes and tens of thousands
+            // of events is not walked once per event.
+            let inOrder = zip(changes, changes.dropFirst()).allSatisfy { $0.at.timestamp <= $1.at.timestamp }
+            var passed = 0
             func consider(until t: Int64) {
                 var from = lastActivity
                 var current = interval
-                for change in changes where change.at.timestamp.nanoseconds > from.timestamp.nanoseconds
-                    && change.at.timestamp.nanoseconds < t {
+                func cut(at change: (at: RecordRef, interval: Double)) {
                     judge(from: from, until: change.at.timestamp.nanoseconds, at: current)
                     from = change.at
                     current = change.interval
+                }
+                if inOrder {
+                    while passed < changes.count && changes[passed].at.timestamp.nanoseconds <= from.timestamp.nanoseconds {
+                        passed += 1
+                    }
+                    var j = passed
+                    while j < changes.count && changes[j].at.timestamp.nanoseconds < t {
+                        if changes[j].at.timestamp.nanoseconds > from.timestamp.nanoseconds { cut(at: changes[j]) }
+                        j += 1
+                    }
+                } else {
+                    for change in changes where change.at.timestamp.nanoseconds > from.timestamp.nanoseconds
+                        && change.at.timestamp.nanoseconds < t {
+                        cut(at: change)
+                    }
                 }
                 judge(from: from, until: t, at: current)
             }
