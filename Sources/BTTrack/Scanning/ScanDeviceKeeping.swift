@@ -17,10 +17,9 @@ struct ScanDeviceKeeping {
     /// takes for a peer keeps its count, which changes nothing: a trimmed list is the whole list's order with
     /// entries left out, and no reader looks for a device that was no link's peer.
     var peers = PeerFilter()
-    /// The distinct devices of each controller's app scan going on (keys only; a table, not a `Set`: hashing
-    /// every device of every session with SipHash was a tenth of the link thread's time on a capture of
-    /// thousands of scans).
-    /// Per controller, in the order first seen (a capture nearly always has one: looked up without hashing).
+    /// The distinct devices of each controller's app scan going on, controllers in the order first seen (a capture
+    /// nearly always has one). Keys only, in a table rather than a `Set`: hashing every device of every session
+    /// with SipHash was a tenth of the link thread's time on a capture of thousands of scans.
     var scans: [(controller: UInt16, devices: KeyTable<DeviceKey>)] = []
 
     init(listed: Int = Int.max) { self.listed = listed }
