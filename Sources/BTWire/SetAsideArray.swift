@@ -60,8 +60,9 @@ public struct SetAsideArray<Element: SetAsideValue>: RandomAccessCollection, Sen
 
     /// Values set aside in `directory` once `kept` newer ones follow, at least one (in memory, as bytes, when the
     /// file cannot be made: `spillError` says why).
-    /// `readAhead`: read the file a window at a time (`Spill.readAhead`), for values mostly read in order.
-    public init(spillingTo directory: String, kept: Int = Self.recentKept, readAhead: Int = 0) {
+    /// `readAhead`: bytes read from the file at once when values are read in order (`Spill.readAhead`); a value
+    /// read here and there costs a read of its own either way.
+    public init(spillingTo directory: String, kept: Int = Self.recentKept, readAhead: Int = Spill.readAheadWindow) {
         self.kept = Swift.max(1, kept)
         self.directory = directory
         let made = Spill.fileOrMemory(in: directory, readAhead: readAhead)

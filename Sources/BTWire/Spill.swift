@@ -33,16 +33,16 @@ public final class Spill: @unchecked Sendable {
     /// Bytes were appended since the file's buffer was last written out: a read writes it out first (only
     /// then: `fflush` takes the file's lock even with nothing to write, and reads come a value at a time).
     private var unflushed = false
-    /// Reads may come from several threads once the writing is done: the file's position, the window and what
-    /// is left to write out are theirs in turn.
-    private let windowLock: UnsafeMutablePointer<pthread_mutex_t>
+    /// Reads (and flushes) may come from several threads once the writing is done: the window and what is left
+    /// to write out are theirs in turn.
+    private let readLock: UnsafeMutablePointer<pthread_mutex_t>
 
     /// A spill in `directory` (the export's output directory: where the rows are going anyway), or in memory.
     /// `name`: what the temporary file would be called, were its name not removed at once.
     public init(directory: String?, name: String = "rows", readAhead: Int = 0) throws {
         self.readAhead = max(0, readAhead)
-        windowLock = .allocate(capacity: 1)
-        pthread_mutex_init(windowLock, nil)
+        readLock = .allocate(capacity: 1)
+        pthread_mutex_init(readLock, nil)
         guard let directory else {
             backing = .memory([])
             return
@@ -51,7 +51,7 @@ public final class Spill: @unchecked Sendable {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
             let cause = String(cString: strerror(errno))
-            Self.release(windowLock)
+            Self.release(readLock)
             throw SpillError(path: directory, cause: cause)
         }
         // The open descriptor keeps the bytes; the name is not needed once it is open.
@@ -59,7 +59,7 @@ public final class Spill: @unchecked Sendable {
         guard let handle = fdopen(fd, "w+") else {
             let cause = String(cString: strerror(errno))
             close(fd)
-            Self.release(windowLock)
+            Self.release(readLock)
             throw SpillError(path: directory, cause: cause)
         }
         backing = .file(handle)
@@ -85,7 +85,7 @@ public final class Spill: @unchecked Sendable {
     deinit {
         if case .file(let handle) = backing { fclose(handle) }
         window?.deallocate()
-        Self.release(windowLock)
+        Self.release(readLock)
     }
 
     private static func release(_ lock: UnsafeMutablePointer<pthread_mutex_t>) {
@@ -138,8 +138,8 @@ public final class Spill: @unchecked Sendable {
             return true
         case .file(let handle):
             // Reads may come from several threads once the writing is done: one at a time.
-            pthread_mutex_lock(windowLock)
-            defer { pthread_mutex_unlock(windowLock) }
+            pthread_mutex_lock(readLock)
+            defer { pthread_mutex_unlock(readLock) }
             if readAhead > 0 && buffer.count <= readAhead { return readThroughWindow(handle, at: offset, into: buffer) }
             return readDirectly(handle, at: offset, into: buffer)
         }
@@ -287,8 +287,8 @@ public final class Spill: @unchecked Sendable {
     /// Writes out what is buffered, so a full disk shows in `failure` before the bytes are needed.
     public func flush() {
         guard case .file(let handle) = backing else { return }
-        pthread_mutex_lock(windowLock)
-        defer { pthread_mutex_unlock(windowLock) }
+        pthread_mutex_lock(readLock)
+        defer { pthread_mutex_unlock(readLock) }
         guard failure == nil else { return }
         unflushed = false
         if fflush(handle) != 0 { failure = String(cString: strerror(errno)) }

@@ -177,7 +177,7 @@ extension ConnectionTracker {
             retiring.summariesMade = true
             if let directory = options.scanSessionSpillDirectory {
                 // Read back in order by the rules, a summary at a time: a window read at once.
-                retiring.summaries = SetAsideArray(spillingTo: directory, kept: options.scanSessionsKept, readAhead: Spill.readAheadWindow)
+                retiring.summaries = SetAsideArray(spillingTo: directory, kept: options.scanSessionsKept)
             } else {
                 // Room for every link the model may keep, once: growing by doubling would copy the summaries and
                 // hold up to twice their size; pages not written to are never resident. The links still open or

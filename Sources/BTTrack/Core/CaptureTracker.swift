@@ -241,8 +241,8 @@ public final class CaptureTracker {
         scans.notesBoundaries = options.retirement?.interest != nil
         scans.trimsDevices = options.scanDevicesListed != Int.max
         if let directory = options.scanSessionSpillDirectory {
-            scans.sessions = ScanSessions(spillingTo: directory, kept: options.scanSessionsKept, readAhead: Spill.readAheadWindow)
-            ownAdvertising.sessions = AdvertisingSessions(spillingTo: directory, kept: options.scanSessionsKept, readAhead: Spill.readAheadWindow)
+            scans.sessions = ScanSessions(spillingTo: directory, kept: options.scanSessionsKept)
+            ownAdvertising.sessions = AdvertisingSessions(spillingTo: directory, kept: options.scanSessionsKept)
         }
     }
 
@@ -559,7 +559,7 @@ public final class CaptureTracker {
         (model.appScans, model.backgroundScanning, model.unattributedScanning) = AppScans.build(
             sessions: scans, clients: model.scanClients, clientControllers: controllers,
             captureEnd: last?.timestamp,
-            into: options.scanSessionSpillDirectory.map { AppScanList(spillingTo: $0, kept: options.scanSessionsKept, readAhead: Spill.readAheadWindow) } ?? AppScanList())
+            into: options.scanSessionSpillDirectory.map { AppScanList(spillingTo: $0, kept: options.scanSessionsKept) } ?? AppScanList())
         return model
     }
 }

@@ -391,7 +391,7 @@ private final class LinkTrackers {
     init(links: ConnectionTracker) {
         self.links = links
         let options = links.options
-        deviceTallies = options.scanSessionSpillDirectory.map { SetAsideArray(spillingTo: $0, kept: options.scanSessionsKept, readAhead: Spill.readAheadWindow) }
+        deviceTallies = options.scanSessionSpillDirectory.map { SetAsideArray(spillingTo: $0, kept: options.scanSessionsKept) }
             ?? SetAsideArray()
     }
 
