@@ -202,7 +202,7 @@ struct ControllerTrace {
     func counters(process: UInt64) throws {
         let r = capture.energy
         // The links drawn as they were judged added theirs then (taken, not copied: the stream lets go of it).
-        var charge = capture.streamed?.takeCharge(of: controller) ?? RadioCharge()
+        var charge = capture.streamed?.takeCharge(of: controller) ?? RadioCharge(spillDirectory: capture.streamed?.spillDirectory)
         for s in r.scans where s.session.controller == controller { charge.add(phone: s.start, s.end, s.phone.chargeMC) }
         for a in r.advertising where a.session.controller == controller { charge.add(phone: a.start, a.end, a.phone.chargeMC) }
         for l in r.links where l.connection.controller == controller && capture.streamed?.connectionTracks[l.connection.id] == nil {

@@ -20,6 +20,8 @@ public final class LinkTraceStream: @unchecked Sendable {
     let index: Int
     let judgement: LinkJudgement
     let energy: EnergyModel
+    /// Where the charge counters set their changes aside (`StepCounter`); nil keeps them in memory.
+    let spillDirectory: String?
     /// The capture's first record's time, for the trace's clock if this capture writes first: set on the reading
     /// thread, read on the link thread.
     private var start: Int64?
@@ -33,12 +35,14 @@ public final class LinkTraceStream: @unchecked Sendable {
     /// The first write that failed; nothing more is written after it (`rethrowFailure`).
     private var failure: (any Error)?
 
-    public init(writer: PerfettoTraceWriter, file: String, index: Int, judgement: LinkJudgement, energy: EnergyModel) {
+    public init(writer: PerfettoTraceWriter, file: String, index: Int, judgement: LinkJudgement, energy: EnergyModel,
+                spillDirectory: String? = nil) {
         self.writer = writer
         self.file = file
         self.index = index
         self.judgement = judgement
         self.energy = energy
+        self.spillDirectory = spillDirectory
     }
 
     /// Links drawn before the capture's end.
@@ -99,6 +103,6 @@ public final class LinkTraceStream: @unchecked Sendable {
         let track = try ConnectionTrack(writer: writer, captureEnd: end.nanoseconds).draw(c, process: process)
         connectionTracks[c.id] = track
         for f in findings where f.connection?.id == c.id { try writer.finding(f, on: track) }
-        charge[c.controller, default: RadioCharge()].add(EnergyReport.link(c, captureEnd: end, energy: energy))
+        charge[c.controller, default: RadioCharge(spillDirectory: spillDirectory)].add(EnergyReport.link(c, captureEnd: end, energy: energy))
     }
 }

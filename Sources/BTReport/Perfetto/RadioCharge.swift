@@ -6,8 +6,14 @@ import BTEnergy
 /// phone's (scans, advertising, links) and the peripherals' (links the phone is central of). Links drawn as they
 /// are judged add theirs then (`LinkTraceStream`); the rest is added at the capture's end.
 struct RadioCharge {
-    var phone = StepCounter()
-    var peripheral = StepCounter()
+    var phone: StepCounter
+    var peripheral: StepCounter
+
+    /// `spillDirectory`: where the counters set their changes aside (`StepCounter`); nil keeps them in memory.
+    init(spillDirectory: String? = nil) {
+        phone = StepCounter(spillDirectory: spillDirectory)
+        peripheral = StepCounter(spillDirectory: spillDirectory)
+    }
 
     mutating func add(phone start: Timestamp, _ end: Timestamp, _ mC: Double) {
         phone.add(start: start.nanoseconds, end: end.nanoseconds, total: mC)

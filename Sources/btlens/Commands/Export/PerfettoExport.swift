@@ -48,7 +48,7 @@ enum PerfettoExport {
                 options.setScanSessionsAside()
                 let judgement = auditor.linkJudgement()
                 let stream = LinkTraceStream(writer: writer, file: input.displayName, index: index, judgement: judgement,
-                                             energy: auditor.energy)
+                                             energy: auditor.energy, spillDirectory: TemporaryFiles.directory)
                 options.retirement = stream.retirement(window: AuditCommand.retirementWindow)
                 let advertising = AdvertisingSampler()
                 var collector = TrackingCollector(options: options, progress: reading.update)
