@@ -39,6 +39,8 @@ public struct CaptureTrace {
     var controllers: [UInt16] {
         var set = Set<UInt16>()
         for c in model.connections { set.insert(c.controller) }
+        // Drawn links, let go before the end.
+        if let streamed { for c in streamed.processes.keys { set.insert(c) } }
         for s in model.scans { set.insert(s.controller) }
         for a in model.ownAdvertising { set.insert(a.controller) }
         for f in model.failedConnections { set.insert(f.at.controller) }
@@ -141,7 +143,7 @@ struct ControllerTrace {
         for f in capture.findings where f.controller == controller {
             if let streamed, streamed.drew(f) { continue }
             let at = f.start.nanoseconds
-            var track = f.connection.flatMap { connectionTracks[$0.id] }
+            var track = f.connection.flatMap { connectionTracks[$0.id] ?? capture.streamed?.connectionTracks[$0.id] }
             if track == nil { track = placed.first { $0.start <= at && at <= $0.end }?.track }
             if track == nil {
                 if findingsTrack == nil { findingsTrack = try writer.track(name: "Findings", parent: process, rank: Rank.findings.rawValue) }
@@ -246,6 +248,7 @@ struct ControllerTrace {
         guard let sampler = capture.advertising else { return }
         let model = capture.model
         var peers = Set(model.connections.filter { $0.controller == controller }.compactMap(\.peerAddress))
+        for p in capture.streamed?.drawnPeers ?? [] where p.controller == controller { peers.insert(p.address) }
         peers.formUnion(model.failedConnections.filter { $0.at.controller == controller }.compactMap(\.peerAddress))
         var keys = sampler.samples.keys.filter { $0.controller == controller && peers.contains($0.address) }
         if keys.isEmpty {

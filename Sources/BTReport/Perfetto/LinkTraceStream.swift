@@ -32,6 +32,9 @@ public final class LinkTraceStream: @unchecked Sendable {
     private(set) var connectionTracks: [Int: UInt64] = [:]
     /// The drawn links' charge, by controller.
     private(set) var charge: [UInt16: RadioCharge] = [:]
+    /// The drawn links' peers: the trace's RSSI tracks are those of the advertisers the app connected to, and a
+    /// drawn link is let go (`LinkRetirement.Keeping.summary`), so the end reads its peer here.
+    private(set) var drawnPeers = Set<AdvertisingSampler.Key>()
     /// The first write that failed; nothing more is written after it (`rethrowFailure`).
     private var failure: (any Error)?
 
@@ -48,9 +51,10 @@ public final class LinkTraceStream: @unchecked Sendable {
     /// Links drawn before the capture's end.
     public var drawn: Int { connectionTracks.count }
 
-    /// The tracker's side (`TrackerOptions.retirement`): judges each link with `judgement`, then draws it.
+    /// The tracker's side (`TrackerOptions.retirement`): judges each link with `judgement`, then draws it and lets
+    /// it go, keeping what the capture-wide rules read (as `audit` does).
     public func retirement(window: Int = LinkRetirement.defaultWindow) -> LinkRetirement {
-        LinkRetirement(window: window) { [self] c, kept in judged(c, kept: kept) }
+        LinkRetirement(window: window, keeping: .summary, interest: judgement.interest) { [self] c, kept in judged(c, kept: kept) }
     }
 
     /// The time of the capture's first record (the reading thread calls this once, with it).
@@ -79,7 +83,9 @@ public final class LinkTraceStream: @unchecked Sendable {
     func judged(_ c: Connection, kept: Bool) {
         let findings = judgement.judge(c, kept: kept)
         // A link beyond the model's cap is in no report: only its findings are (at the end, with the others').
-        guard kept, failure == nil else { return }
+        guard kept else { return }
+        if let peer = c.peerAddress { drawnPeers.insert(AdvertisingSampler.Key(controller: c.controller, address: peer)) }
+        guard failure == nil else { return }
         do { try draw(c, findings: findings) } catch { failure = error }
     }
 
