@@ -22,7 +22,7 @@ build: deps
 	$(SWIFT) build --product btlens
 
 # Release builds optimise across modules (readers, decoders, tracking): the per-packet calls between them are
-# inlined and specialised, which takes every command 5-15 % less time (docs/PERFORMANCE.md). Passed here, not in
+# inlined and specialised, which takes every command 3-13 % less time (docs/PERFORMANCE.md). Passed here, not in
 # Package.swift, so that packages depending on the library are not built with an unsafe flag.
 RELEASE_FLAGS ?= -Xswiftc -cross-module-optimization
 release: deps
