@@ -5,8 +5,10 @@ import BTDecode
 /// Advertising over time, for the Perfetto export's counters: the advertising reports the host received in each
 /// second (per controller), and advertisers' RSSI, sampled from advertising reports (HCI) and advertising PDUs
 /// heard on the air. Which advertisers matter (the peers the app connected to) is known only at the end, so every
-/// advertiser is sampled, at most once per `minimumInterval`, within a fixed budget of samples: memory stays
-/// bounded whatever the capture (the report counts take 16 bytes per second with reports).
+/// advertiser is sampled, at most once per `minimumInterval`, within a fixed budget of samples. With a spill
+/// directory the samples wait in a temporary file as they are taken (16 bytes each), and memory keeps a few words
+/// per advertiser: `samples(of:_:)` sorts those of the advertisers drawn in sorted runs (`SortedRuns`). The report
+/// counts take 16 bytes per second with reports.
 public final class AdvertisingSampler {
     public struct Key: Hashable, Sendable {
         public var controller: UInt16
@@ -20,8 +22,10 @@ public final class AdvertisingSampler {
 
     /// One sample per advertiser per second is what a counter track can show over minutes to hours.
     public static let minimumInterval: Int64 = 1_000_000_000
-    /// Samples kept in all (16 bytes each): past this, advertisers are no longer sampled.
+    /// Samples kept in all: past this, advertisers are no longer sampled.
     public static let budget = 1_000_000
+    /// Samples of the advertisers drawn sorted in memory at once before runs are set aside (24 bytes each).
+    public static let defaultRunLength = 1 << 16
 
     /// Advertising reports received in one second (Unix time, whole seconds).
     public struct Second: Sendable {
@@ -29,13 +33,76 @@ public final class AdvertisingSampler {
         public var reports: Int
     }
 
+    /// What is known of one advertiser sampled: its number (its samples carry it), its last sample's time and how
+    /// many it has.
+    struct Sampled {
+        var number: UInt32
+        var last: Int64
+        var count: Int
+    }
+
+    /// One sample as set aside: the advertiser's number (`Sampled.number`) with it.
+    struct Entry {
+        var nanoseconds: Int64
+        var advertiser: UInt32
+        var dBm: Int8
+    }
+
     public private(set) var reportsPerSecond: [UInt16: [Second]] = [:]
-    public private(set) var samples: [Key: [Sample]] = [:]
+    private var sampled: [Key: Sampled] = [:]
+    /// The samples in the order taken.
+    private let entries: Spill
+    private let spillDirectory: String?
+    private let runLength: Int
     public private(set) var kept = 0
     /// Reports not sampled because the budget was spent.
     public private(set) var overBudget = 0
 
-    public init() {}
+    /// `spillDirectory`: where the samples wait (an unlinked temporary file); nil keeps them in memory.
+    /// `runLength`: samples sorted at once before a run is set aside there.
+    public init(spillDirectory: String? = nil, runLength: Int = AdvertisingSampler.defaultRunLength) {
+        self.spillDirectory = spillDirectory
+        self.runLength = runLength
+        entries = Spill.fileOrMemory(in: spillDirectory, readAhead: Spill.readAheadWindow).spill
+    }
+
+    /// The advertisers sampled, with how many samples each has.
+    public var advertisers: [(key: Key, samples: Int)] { sampled.map { ($0.key, $0.value.count) } }
+
+    /// Hands over the samples of each advertiser of `keys` in turn, in the order of `keys`, each advertiser's in
+    /// the order taken: `begin` before an advertiser's first. Advertisers not sampled are skipped.
+    public func samples(of keys: [Key], begin: (Key) throws -> Void, _ body: (Sample) throws -> Void) throws {
+        var rank: [UInt32: Int] = [:]
+        for (i, key) in keys.enumerated() { if let s = sampled[key], rank[s.number] == nil { rank[s.number] = i } }
+        guard !rank.isEmpty else { return }
+        // (rank, order taken): every advertiser's samples together, in the order of `keys`.
+        typealias Ranked = (rank: Int, sequence: Int, nanoseconds: Int64, dBm: Int8)
+        let order: (Ranked, Ranked) -> Bool = { ($0.rank, $0.sequence) < ($1.rank, $1.sequence) }
+        var runs = SortedRuns<Ranked>(directory: spillDirectory, runLength: runLength)
+        entries.flush()
+        let stride = MemoryLayout<Entry>.stride
+        let slice = Spill.readAheadWindow / stride
+        var sequence = 0
+        while sequence < kept {
+            let read = entries.read(plain: Entry.self, count: min(slice, kept - sequence), at: Int64(sequence * stride))
+            if read.isEmpty { break }  // cannot be read back: `failure` below
+            for e in read {
+                if let r = rank[e.advertiser] { runs.append((r, sequence, e.nanoseconds, e.dBm)) { order } }
+                sequence += 1
+            }
+        }
+        var current: Int?
+        try runs.drain(by: order) { s in
+            if s.rank != current {
+                try begin(keys[s.rank])
+                current = s.rank
+            }
+            try body(Sample(nanoseconds: s.nanoseconds, dBm: s.dBm))
+        }
+        if let failure = entries.failure ?? runs.failure {
+            throw SpillError(path: spillDirectory ?? "", cause: failure)
+        }
+    }
 
     /// Samples the RSSI of the advertising reports or the advertising PDU in `frame`.
     public func observe(_ frame: DecodedFrame) {
@@ -74,12 +141,15 @@ public final class AdvertisingSampler {
 
     func add(controller: UInt16, address: BDAddr, rssi: Int8, at ns: Int64) {
         let key = Key(controller: controller, address: address)
-        if let last = samples[key]?.last, ns - last.nanoseconds < Self.minimumInterval { return }
+        let known = sampled[key]
+        if let known, ns - known.last < Self.minimumInterval { return }
         guard kept < Self.budget else {
             overBudget += 1
             return
         }
-        samples[key, default: []].append(Sample(nanoseconds: ns, dBm: rssi))
+        let number = known?.number ?? UInt32(sampled.count)
+        sampled[key] = Sampled(number: number, last: ns, count: (known?.count ?? 0) + 1)
+        entries.append(plain: Entry(nanoseconds: ns, advertiser: number, dBm: rssi))
         kept += 1
     }
 }

@@ -19,13 +19,20 @@ public struct CaptureTrace {
     public var file: String
     public var model: CaptureModel
     public var energy: EnergyReport
-    public var findings: [Finding]
+    /// In report order (read from their spill one at a time).
+    public var findings: StoredFindings
     public var advertising: AdvertisingSampler?
     /// The links already drawn as they were judged, while the capture was read: their tracks, findings and
     /// charge are there, and `energy` need not price them.
     public var streamed: LinkTraceStream?
 
     public init(file: String, model: CaptureModel, energy: EnergyReport, findings: [Finding], advertising: AdvertisingSampler?,
+                streamed: LinkTraceStream? = nil) {
+        self.init(file: file, model: model, energy: energy, findings: StoredFindings(findings), advertising: advertising,
+                  streamed: streamed)
+    }
+
+    public init(file: String, model: CaptureModel, energy: EnergyReport, findings: StoredFindings, advertising: AdvertisingSampler?,
                 streamed: LinkTraceStream? = nil) {
         self.file = file
         self.model = model
@@ -44,7 +51,7 @@ public struct CaptureTrace {
         for s in model.scans { set.insert(s.controller) }
         for a in model.ownAdvertising { set.insert(a.controller) }
         for f in model.failedConnections { set.insert(f.at.controller) }
-        for f in findings { set.insert(f.controller) }
+        for i in 0..<findings.count { set.insert(findings[i].controller) }
         return set.isEmpty ? [0] : set.sorted()
     }
 
@@ -82,15 +89,20 @@ struct ControllerTrace {
         let streamed = capture.streamed
         let process = try streamed?.processes[controller]
             ?? Self.process(index: index, file: capture.file, controller: controller, air: model.isAirCapture, writer: writer)
-        var placed: [(track: UInt64, start: Int64, end: Int64)] = []  // where scan and advertising findings go
+        // Where scan, advertising and attempt findings go: the first kind (in this order) with a slice there.
+        var placed: [(track: UInt64, coverage: SliceCoverage)] = []
+        let end = capture.captureEnd
 
         // Scanning.
-        let scans = model.scans.filter { $0.controller == controller }
+        let scans = OrderedSlices(count: model.scans.count) { i in
+            let s = model.scans[i]
+            guard s.controller == controller else { return nil }
+            let start = s.start.timestamp.nanoseconds
+            return (start, max(start, s.endTimestamp?.nanoseconds ?? end))
+        }
         if !scans.isEmpty {
-            var lanes = try SliceLanes(name: "Scanning", parent: process, rank: Rank.scanning.rawValue, writer: writer)
-            let slices = scans.map(scanSlice)
-            try lanes.draw(SliceLanes.ordered(slices), writer: writer)
-            placed += slices.map { (lanes.track, $0.start, $0.end) }
+            let track = try draw(scans, name: "Scanning", rank: .scanning, process: process) { scanSlice(model.scans[$0]) }
+            placed.append((track, SliceCoverage(scans)))
         }
 
         // The scans by app, when a bug report named them (not where findings go: those stay as without one).
@@ -110,23 +122,33 @@ struct ControllerTrace {
         }
 
         // Own advertising, a track per set.
-        let sets = Dictionary(grouping: model.ownAdvertising.filter { $0.controller == controller }, by: \.setHandle)
-        for handle in sets.keys.sorted() {
-            var lanes = try SliceLanes(name: "Advertising set \(handle)", parent: process, rank: Rank.advertising.rawValue,
-                                       writer: writer)
-            let slices = (sets[handle] ?? []).map(advertisingSlice)
-            try lanes.draw(SliceLanes.ordered(slices), writer: writer)
-            placed += slices.map { (lanes.track, $0.start, $0.end) }
+        var handles = Set<UInt8>()
+        for s in model.ownAdvertising where s.controller == controller { handles.insert(s.setHandle) }
+        for handle in handles.sorted() {
+            let sessions = OrderedSlices(count: model.ownAdvertising.count) { i in
+                let s = model.ownAdvertising[i]
+                guard s.controller == controller, s.setHandle == handle else { return nil }
+                let start = s.start.timestamp.nanoseconds
+                return (start, max(start, s.end?.timestamp.nanoseconds ?? end))
+            }
+            let track = try draw(sessions, name: "Advertising set \(handle)", rank: .advertising, process: process) {
+                advertisingSlice(model.ownAdvertising[$0])
+            }
+            placed.append((track, SliceCoverage(sessions)))
         }
 
         // Connection attempts that did not come up.
-        let attempts = model.failedConnections.filter { $0.at.controller == controller }
+        let failed = model.failedConnections
+        let attempts = OrderedSlices(count: failed.count) { i in
+            let f = failed[i]
+            guard f.at.controller == controller else { return nil }
+            let start = (f.requested ?? f.at).timestamp.nanoseconds
+            return (start, max(start, f.at.timestamp.nanoseconds))
+        }
         if !attempts.isEmpty {
-            var lanes = try SliceLanes(name: "Connection attempts", parent: process, rank: Rank.attempts.rawValue,
-                                       description: "Connection attempts that failed or that the host cancelled", writer: writer)
-            let slices = attempts.map(attemptSlice)
-            try lanes.draw(SliceLanes.ordered(slices), writer: writer)
-            placed += slices.map { (lanes.track, $0.start, $0.end) }
+            let track = try draw(attempts, name: "Connection attempts", rank: .attempts, process: process,
+                                 description: "Connection attempts that failed or that the host cancelled") { attemptSlice(failed[$0]) }
+            placed.append((track, SliceCoverage(attempts)))
         }
 
         // Connections (but those drawn as they were judged).
@@ -140,11 +162,14 @@ struct ControllerTrace {
 
         // Findings: on their connection, else on the scan, advertising or attempt they fall in, else their own track.
         var findingsTrack: UInt64?
-        for f in capture.findings where f.controller == controller {
+        let findings = capture.findings
+        for i in 0..<findings.count {
+            let f = findings[i]
+            guard f.controller == controller else { continue }
             if let streamed, streamed.drew(f) { continue }
             let at = f.start.nanoseconds
             var track = f.connection.flatMap { connectionTracks[$0.id] ?? capture.streamed?.connectionTracks[$0.id] }
-            if track == nil { track = placed.first { $0.start <= at && at <= $0.end }?.track }
+            if track == nil, let j = placed.indices.first(where: { placed[$0].coverage.covers(at) }) { track = placed[j].track }
             if track == nil {
                 if findingsTrack == nil { findingsTrack = try writer.track(name: "Findings", parent: process, rank: Rank.findings.rawValue) }
                 track = findingsTrack
@@ -152,6 +177,16 @@ struct ControllerTrace {
             guard let track else { continue }
             try writer.finding(f, on: track)
         }
+    }
+
+    /// Draws `slices` on a track of their own (and lanes beside it where they overlap), made one at a time by
+    /// `slice` from their places; returns the track.
+    func draw(_ slices: OrderedSlices, name: String, rank: Rank, process: UInt64, description: String? = nil,
+              slice: (Int) -> TraceSlice) throws -> UInt64 {
+        var lanes = try SliceLanes(name: name, parent: process, rank: rank.rawValue, description: description, writer: writer)
+        try slices.forEach { try lanes.add(slice($0), writer: writer) }
+        try lanes.closeAll(writer: writer)
+        return lanes.track
     }
 
     // MARK: Scans, advertising, attempts
@@ -250,15 +285,18 @@ struct ControllerTrace {
         var peers = Set(model.connections.filter { $0.controller == controller }.compactMap(\.peerAddress))
         for p in capture.streamed?.drawnPeers ?? [] where p.controller == controller { peers.insert(p.address) }
         peers.formUnion(model.failedConnections.filter { $0.at.controller == controller }.compactMap(\.peerAddress))
-        var keys = sampler.samples.keys.filter { $0.controller == controller && peers.contains($0.address) }
+        let sampled = sampler.advertisers.filter { $0.key.controller == controller }
+        var keys = sampled.map(\.key).filter { peers.contains($0.address) }
         if keys.isEmpty {
-            keys = sampler.samples.filter { $0.key.controller == controller }
-                .sorted { $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key.address.description < $1.key.address.description }
+            keys = sampled.sorted { $0.samples != $1.samples ? $0.samples > $1.samples : $0.key.address.description < $1.key.address.description }
                 .prefix(CaptureTrace.rssiFallbackAdvertisers).map(\.key)
         }
-        for key in keys.sorted(by: { $0.address.description < $1.address.description }) {
-            let track = try writer.counterTrack(name: "RSSI \(key.address)", unit: "dBm", parent: process, rank: Rank.rssi.rawValue)
-            for s in sampler.samples[key] ?? [] { try writer.counter(track: track, at: s.nanoseconds, value: Double(s.dBm)) }
+        keys.sort { $0.address.description < $1.address.description }
+        var track: UInt64 = 0
+        try sampler.samples(of: keys, begin: { key in
+            track = try writer.counterTrack(name: "RSSI \(key.address)", unit: "dBm", parent: process, rank: Rank.rssi.rawValue)
+        }) { s in
+            try writer.counter(track: track, at: s.nanoseconds, value: Double(s.dBm))
         }
     }
 }

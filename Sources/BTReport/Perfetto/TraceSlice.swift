@@ -54,6 +54,11 @@ struct SliceLanes {
     /// Draws `slices` (in `ordered` order) and closes every lane.
     mutating func draw(_ slices: [TraceSlice], writer: PerfettoTraceWriter) throws {
         for s in slices { try add(s, writer: writer) }
+        try closeAll(writer: writer)
+    }
+
+    /// Closes every lane, once every slice has been added.
+    mutating func closeAll(writer: PerfettoTraceWriter) throws {
         for i in lanes.indices { try close(lane: i, before: Int64.max, writer: writer) }
     }
 
@@ -67,7 +72,8 @@ struct SliceLanes {
         }
     }
 
-    private mutating func add(_ s: TraceSlice, writer: PerfettoTraceWriter) throws {
+    /// Draws `s`, which comes after every slice added before in `ordered` order.
+    mutating func add(_ s: TraceSlice, writer: PerfettoTraceWriter) throws {
         if s.isInstant {
             // Zero length: nested wherever it falls.
             try close(lane: 0, before: s.start - 1, writer: writer)

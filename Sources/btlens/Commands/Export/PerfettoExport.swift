@@ -46,11 +46,13 @@ enum PerfettoExport {
                 options.connectionsWhileScanningListed = 0  // a scan's slice counts them
                 options.scanDevicesListed = 0  // and its devices
                 options.setScanSessionsAside()
-                let judgement = auditor.linkJudgement()
+                // Findings wait in a temporary file as they are made, as in `audit`.
+                let spill = AuditCommand.findingSpill(input.path)
+                let judgement = auditor.linkJudgement(spill: spill)
                 let stream = LinkTraceStream(writer: writer, file: input.displayName, index: index, judgement: judgement,
                                              energy: auditor.energy, spillDirectory: TemporaryFiles.directory)
                 options.retirement = stream.retirement(window: AuditCommand.retirementWindow)
-                let advertising = AdvertisingSampler()
+                let advertising = AdvertisingSampler(spillDirectory: TemporaryFiles.directory)
                 var collector = TrackingCollector(options: options, progress: reading.update)
                 var started = false
                 collector.frameObserver = { frame in
@@ -73,13 +75,23 @@ enum PerfettoExport {
                 if !writer.clockDeclared { try writer.clockSnapshot(at: model.firstTimestamp?.nanoseconds ?? 0) }
                 // The links drawn already need no pricing.
                 let energy = EnergyReport(model: model.withoutJudgedLinks, energy: auditor.energy)
-                var findings = auditor.audit(model, file: input.path, judged: judgement)
-                if let attribution = model.attribution {
-                    AttributionReport.assignOwners(&findings, attribution, captureEnd: model.lastTimestamp)
+                let attribution = model.attribution, end = model.lastTimestamp
+                let findings: StoredFindings
+                do {
+                    findings = try auditor.audit(model, file: input.path, judged: judgement, spill: spill) { f in
+                        if let attribution { AttributionReport.assignOwner(&f, attribution, captureEnd: end) }
+                        return .reported
+                    }.reported
+                } catch {
+                    Diagnostics.error(file: input.path, "\(error)")
+                    if stream.drawn > 0 { index += 1 }
+                    failed = true
+                    continue
                 }
                 let trace = CaptureTrace(file: input.displayName, model: model, energy: energy, findings: findings,
                                          advertising: advertising, streamed: stream)
                 try trace.write(index: index, to: writer)
+                if let failure = findings.failure { Diagnostics.error(file: input.path, "\(failure)"); failed = true }
                 index += 1
                 written += 1
             }
