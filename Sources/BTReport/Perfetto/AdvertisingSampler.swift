@@ -48,7 +48,14 @@ public final class AdvertisingSampler {
         var dBm: Int8
     }
 
-    public private(set) var reportsPerSecond: [UInt16: [Second]] = [:]
+    /// The seconds with reports of one controller, in the order seen: all but the latest set aside.
+    struct Seconds {
+        let spill: Spill
+        var setAside = 0
+        var latest: Second
+    }
+
+    private var seconds: [UInt16: Seconds] = [:]
     private var sampled: [Key: Sampled] = [:]
     /// The samples in the order taken.
     private let entries: Spill
@@ -132,11 +139,36 @@ public final class AdvertisingSampler {
     func count(_ reports: Int, controller: UInt16, at ns: Int64) {
         guard reports > 0 else { return }
         let second = ns >= 0 ? ns / 1_000_000_000 : (ns + 1) / 1_000_000_000 - 1
-        if let last = reportsPerSecond[controller]?.last, last.second == second {
-            reportsPerSecond[controller]![reportsPerSecond[controller]!.count - 1].reports += reports
-        } else {
-            reportsPerSecond[controller, default: []].append(Second(second: second, reports: reports))
+        guard var log = seconds[controller] else {
+            let spill = Spill.fileOrMemory(in: spillDirectory, readAhead: Spill.readAheadWindow).spill
+            seconds[controller] = Seconds(spill: spill, latest: Second(second: second, reports: reports))
+            return
         }
+        if log.latest.second == second {
+            log.latest.reports += reports
+        } else {
+            log.spill.append(plain: log.latest)
+            log.setAside += 1
+            log.latest = Second(second: second, reports: reports)
+        }
+        seconds[controller] = log
+    }
+
+    /// Hands over the seconds in which `controller`'s host received advertising reports, in the order seen.
+    public func reportsPerSecond(of controller: UInt16, _ body: (Second) throws -> Void) throws {
+        guard let log = seconds[controller] else { return }
+        log.spill.flush()
+        let stride = MemoryLayout<Second>.stride
+        let slice = Spill.readAheadWindow / stride
+        var done = 0
+        while done < log.setAside {
+            let read = log.spill.read(plain: Second.self, count: min(slice, log.setAside - done), at: Int64(done * stride))
+            if read.isEmpty { break }
+            for s in read { try body(s) }
+            done += read.count
+        }
+        if let failure = log.spill.failure { throw SpillError(path: spillDirectory ?? "", cause: failure) }
+        try body(log.latest)
     }
 
     func add(controller: UInt16, address: BDAddr, rssi: Int8, at ns: Int64) {

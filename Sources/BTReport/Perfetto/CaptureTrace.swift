@@ -155,7 +155,7 @@ struct ControllerTrace {
         var connectionTracks: [Int: UInt64] = [:]
         let drawing = ConnectionTrack(writer: writer, captureEnd: capture.captureEnd)
         for c in model.connections where c.controller == controller {
-            connectionTracks[c.id] = try streamed?.connectionTracks[c.id] ?? drawing.draw(c, process: process)
+            connectionTracks[c.id] = try streamed?.track(ofLink: c.id) ?? drawing.draw(c, process: process)
         }
 
         try counters(process: process)
@@ -168,7 +168,7 @@ struct ControllerTrace {
             guard f.controller == controller else { continue }
             if let streamed, streamed.drew(f) { continue }
             let at = f.start.nanoseconds
-            var track = f.connection.flatMap { connectionTracks[$0.id] ?? capture.streamed?.connectionTracks[$0.id] }
+            var track = f.connection.flatMap { connectionTracks[$0.id] ?? capture.streamed?.track(ofLink: $0.id) }
             if track == nil, let j = placed.indices.first(where: { placed[$0].coverage.covers(at) }) { track = placed[j].track }
             if track == nil {
                 if findingsTrack == nil { findingsTrack = try writer.track(name: "Findings", parent: process, rank: Rank.findings.rawValue) }
@@ -242,7 +242,7 @@ struct ControllerTrace {
         var charge = capture.streamed?.takeCharge(of: controller) ?? RadioCharge(spillDirectory: capture.streamed?.spillDirectory)
         for s in r.scans where s.session.controller == controller { charge.add(phone: s.start, s.end, s.phone.chargeMC) }
         for a in r.advertising where a.session.controller == controller { charge.add(phone: a.start, a.end, a.phone.chargeMC) }
-        for l in r.links where l.connection.controller == controller && capture.streamed?.connectionTracks[l.connection.id] == nil {
+        for l in r.links where l.connection.controller == controller && capture.streamed?.track(ofLink: l.connection.id) == nil {
             charge.add(l)
         }
         try draw(&charge.phone, rate: "Phone radio current (model)", rateUnit: "mA", rateRank: .current,
@@ -266,16 +266,19 @@ struct ControllerTrace {
 
     /// Advertising reports the host received each second (0 in the seconds without any).
     func reportRate(process: UInt64) throws {
-        guard let seconds = capture.advertising?.reportsPerSecond[controller], !seconds.isEmpty else { return }
-        let track = try writer.counterTrack(name: "Advertising reports/s", unit: "reports/s", parent: process, rank: Rank.reports.rawValue)
+        guard let sampler = capture.advertising else { return }
+        var track: UInt64?
         let second: Int64 = 1_000_000_000
         var next: Int64?
-        for s in seconds {
-            if let next, next < s.second { try writer.counter(track: track, at: next * second, value: 0) }
-            try writer.counter(track: track, at: s.second * second, value: Double(s.reports))
+        try sampler.reportsPerSecond(of: controller) { s in
+            if track == nil {
+                track = try writer.counterTrack(name: "Advertising reports/s", unit: "reports/s", parent: process, rank: Rank.reports.rawValue)
+            }
+            if let next, next < s.second { try writer.counter(track: track!, at: next * second, value: 0) }
+            try writer.counter(track: track!, at: s.second * second, value: Double(s.reports))
             next = s.second + 1
         }
-        if let next { try writer.counter(track: track, at: next * second, value: 0) }
+        if let track, let next { try writer.counter(track: track, at: next * second, value: 0) }
     }
 
     /// RSSI of the advertisers the app connected to (or tried to), else of the most often heard.
@@ -283,7 +286,7 @@ struct ControllerTrace {
         guard let sampler = capture.advertising else { return }
         let model = capture.model
         var peers = Set(model.connections.filter { $0.controller == controller }.compactMap(\.peerAddress))
-        for p in capture.streamed?.drawnPeers ?? [] where p.controller == controller { peers.insert(p.address) }
+        for p in try capture.streamed?.sampledPeers(sampler) ?? [] where p.controller == controller { peers.insert(p.address) }
         peers.formUnion(model.failedConnections.filter { $0.at.controller == controller }.compactMap(\.peerAddress))
         let sampled = sampler.advertisers.filter { $0.key.controller == controller }
         var keys = sampled.map(\.key).filter { peers.contains($0.address) }

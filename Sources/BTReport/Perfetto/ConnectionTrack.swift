@@ -11,21 +11,81 @@ struct ConnectionTrack {
     let captureEnd: Int64
     typealias A = PerfettoTraceWriter.Annotation
 
-    /// Draws `c` under `process`; returns its track (where its findings go).
+    /// Draws `c` under `process`; returns its track (where its findings go). Its slices are made one at a time in
+    /// drawing order (`OrderedSlices`), not listed: a link of hours has tens of thousands of events and transactions.
     func draw(_ c: Connection, process: UInt64) throws -> UInt64 {
         let start = (c.connectRequested ?? c.start).timestamp.nanoseconds
         let end = max(start, c.end?.timestamp.nanoseconds ?? captureEnd)
-        func clamped(_ s: TraceSlice) -> TraceSlice {
-            var s = s
-            s.start = min(max(s.start, start), end)
-            s.end = min(max(s.end, s.start), end)
-            return s
-        }
+        let clamp = Clamp(start: start, end: end)
         var name = "Connection #\(c.id) \(c.linkName)"
         if c.role != .unknown { name += " \(c.role.rawValue)" }
         if let peer = c.peerAddress { name += " \(peer)" }
         var lanes = try SliceLanes(name: name, parent: process, rank: ControllerTrace.Rank.connections.rawValue, writer: writer)
 
+        // The slices in the order made: the link, its connecting, each event, then the pairing around them all.
+        let events = c.events
+        var pairingStart: RecordRef?
+        var pairingLast: RecordRef?
+        for event in events {
+            switch event.kind {
+            case .pairing:
+                if pairingStart == nil { pairingStart = event.at }
+                pairingLast = event.at
+            case .encryptionChanged:
+                if pairingStart != nil { pairingLast = event.at }
+            default:
+                break
+            }
+        }
+        var pairing: (first: RecordRef, last: RecordRef)?
+        if let first = pairingStart, let last = pairingLast, last.number > first.number { pairing = (first, last) }
+        let requested = c.connectRequested
+        let firstEvent = requested == nil ? 1 : 2
+        let count = firstEvent + events.count + (pairing == nil ? 0 : 1)
+
+        func span(_ i: Int) -> OrderedSlices.Span {
+            if i == 0 { return clamp.span(start, end) }
+            if i < firstEvent { return clamp.span(requested!.timestamp.nanoseconds, c.start.timestamp.nanoseconds) }
+            if i - firstEvent < events.count { return clamp.span(eventSpan(events[i - firstEvent], in: c)) }
+            return clamp.span(pairing!.first.timestamp.nanoseconds, pairing!.last.timestamp.nanoseconds)
+        }
+        func slice(_ i: Int) -> TraceSlice {
+            if i == 0 { return TraceSlice(start: start, end: end, name: name, category: "connection", annotations: annotations(c)) }
+            if i < firstEvent {
+                return TraceSlice(start: requested!.timestamp.nanoseconds, end: c.start.timestamp.nanoseconds,
+                                  name: "connecting", category: "connection", annotations: [.int("record", requested!.number)])
+            }
+            if i - firstEvent < events.count { return eventSlice(events[i - firstEvent], in: c) }
+            return TraceSlice(start: pairing!.first.timestamp.nanoseconds, end: pairing!.last.timestamp.nanoseconds,
+                              name: "pairing/encryption", category: "pairing", annotations: [.int("record", pairing!.first.number)])
+        }
+        try OrderedSlices(count: count, span: span).forEach { try lanes.add(clamp.slice(slice($0)), writer: writer) }
+        try lanes.closeAll(writer: writer)
+        try transactions(c, parent: lanes.track, clamp: clamp)
+        return lanes.track
+    }
+
+    /// Slices kept within the link's own (Perfetto nests a track's slices).
+    struct Clamp {
+        let start: Int64
+        let end: Int64
+
+        func slice(_ s: TraceSlice) -> TraceSlice {
+            var s = s
+            (s.start, s.end) = span(s.start, s.end)
+            return s
+        }
+
+        /// Where a slice made over `from`...`to` is drawn (`TraceSlice` first ends it no earlier than it starts).
+        func span(_ from: Int64, _ to: Int64) -> OrderedSlices.Span {
+            let s = min(max(from, start), end)
+            return (s, min(max(max(from, to), s), end))
+        }
+
+        func span(_ span: OrderedSlices.Span) -> OrderedSlices.Span { self.span(span.start, span.end) }
+    }
+
+    func annotations(_ c: Connection) -> [A] {
         var a: [A] = [.int("id", c.id), .string("handle", Hex.u16(c.handle)), .string("transport", c.transport.rawValue),
                       .string("role", c.role.rawValue), .int("start_record", c.start.number), .int("mtu", c.mtu),
                       .bool("implicit_start", c.implicitStart), .bool("open", c.isOpen), .bool("encrypted", c.encrypted),
@@ -33,54 +93,85 @@ struct ConnectionTrack {
         if let peer = c.peerAddress { a.append(.string("peer_address", peer.description)) }
         if let reason = c.disconnectReason { a.append(.string("disconnect_reason", "\(reason) (\(Hex.u8(reason.rawValue)))")) }
         if let p = c.parameters { a.append(.string("parameters", p.description)) }
-        var slices = [TraceSlice(start: start, end: end, name: name, category: "connection", annotations: a)]
-        if let requested = c.connectRequested {
-            slices.append(TraceSlice(start: requested.timestamp.nanoseconds, end: c.start.timestamp.nanoseconds,
-                                     name: "connecting", category: "connection", annotations: [.int("record", requested.number)]))
-        }
-        var pairingStart: RecordRef?
-        var pairingLast: RecordRef?
-        for event in c.events {
-            let text = TimelineEventDescription.describe(event, in: c).text
-            let at = event.at.timestamp.nanoseconds
-            let record: A = .int("record", event.at.number)
-            switch event.kind {
-            case .discovery(let d):
-                let p = c.discoveries[d]
-                slices.append(TraceSlice(start: p.first.timestamp.nanoseconds, end: p.last.timestamp.nanoseconds, name: text,
-                                         category: "discovery", annotations: [record, .int("requests", p.requests), .int("found", p.found)]))
-            case .activity(let r):
-                let run = c.runs[r]
-                slices.append(TraceSlice(start: run.first.timestamp.nanoseconds, end: run.last.timestamp.nanoseconds, name: text,
-                                         category: "activity", annotations: [record, .int("count", run.count), .int("bytes", run.bytes)]))
-            case .idle(let until):
-                slices.append(TraceSlice(start: at, end: until.timestamp.nanoseconds, name: text, category: "idle", annotations: [record]))
-            case .pairing:
-                if pairingStart == nil { pairingStart = event.at }
-                pairingLast = event.at
-                slices.append(TraceSlice(start: at, end: at, name: text, category: "pairing", annotations: [record], isInstant: true))
-            case .encryptionChanged:
-                if pairingStart != nil { pairingLast = event.at }
-                slices.append(TraceSlice(start: at, end: at, name: text, category: "pairing", annotations: [record], isInstant: true))
-            case .disconnected, .closedByReset, .linkLost:
-                slices.append(TraceSlice(start: at, end: at, name: text, category: "connection", annotations: [record], isInstant: true))
-            default:
-                slices.append(TraceSlice(start: at, end: at, name: text, category: "connection", annotations: [record], isInstant: true))
-            }
-        }
-        if let first = pairingStart, let last = pairingLast, last.number > first.number {
-            slices.append(TraceSlice(start: first.timestamp.nanoseconds, end: last.timestamp.nanoseconds, name: "pairing/encryption",
-                                     category: "pairing", annotations: [.int("record", first.number)]))
-        }
-        try lanes.draw(SliceLanes.ordered(slices.map(clamped)), writer: writer)
-        try transactions(c, parent: lanes.track, clamp: clamped)
-        return lanes.track
+        return a
     }
 
-    /// The link's answered ATT requests (and those that timed out) on a sub-track of the connection's.
-    func transactions(_ c: Connection, parent: UInt64, clamp: (TraceSlice) -> TraceSlice) throws {
-        var slices: [TraceSlice] = []
-        for t in c.attTransactions {
+    /// What an event's slice spans, before it is clamped.
+    func eventSpan(_ event: TimelineEvent, in c: Connection) -> OrderedSlices.Span {
+        let at = event.at.timestamp.nanoseconds
+        switch event.kind {
+        case .discovery(let d):
+            let p = c.discoveries[d]
+            return (p.first.timestamp.nanoseconds, p.last.timestamp.nanoseconds)
+        case .activity(let r):
+            let run = c.runs[r]
+            return (run.first.timestamp.nanoseconds, run.last.timestamp.nanoseconds)
+        case .idle(let until):
+            return (at, until.timestamp.nanoseconds)
+        default:
+            return (at, at)
+        }
+    }
+
+    /// An event's slice (an instant for those without a length).
+    func eventSlice(_ event: TimelineEvent, in c: Connection) -> TraceSlice {
+        let text = TimelineEventDescription.describe(event, in: c).text
+        let at = event.at.timestamp.nanoseconds
+        let record: A = .int("record", event.at.number)
+        switch event.kind {
+        case .discovery(let d):
+            let p = c.discoveries[d]
+            return TraceSlice(start: p.first.timestamp.nanoseconds, end: p.last.timestamp.nanoseconds, name: text,
+                              category: "discovery", annotations: [record, .int("requests", p.requests), .int("found", p.found)])
+        case .activity(let r):
+            let run = c.runs[r]
+            return TraceSlice(start: run.first.timestamp.nanoseconds, end: run.last.timestamp.nanoseconds, name: text,
+                              category: "activity", annotations: [record, .int("count", run.count), .int("bytes", run.bytes)])
+        case .idle(let until):
+            return TraceSlice(start: at, end: until.timestamp.nanoseconds, name: text, category: "idle", annotations: [record])
+        case .pairing, .encryptionChanged:
+            return TraceSlice(start: at, end: at, name: text, category: "pairing", annotations: [record], isInstant: true)
+        default:
+            return TraceSlice(start: at, end: at, name: text, category: "connection", annotations: [record], isInstant: true)
+        }
+    }
+
+    /// The link's answered ATT requests (and those that timed out) on a sub-track of the connection's, made one at a
+    /// time in drawing order.
+    func transactions(_ c: Connection, parent: UInt64, clamp: Clamp) throws {
+        let kept = c.attTransactions
+        let events = c.events
+        var timeouts: [Int32] = []
+        // Arrows are numbered in the order of the transactions, whatever the order they are drawn in.
+        var flows: [Int: UInt64] = [:]
+        for (i, t) in kept.enumerated() {
+            let request = t.requestAt.timestamp.nanoseconds
+            // A damaged clock can put the two ends further apart than Int64 can say: slow, not a trap.
+            let (latency, overflow) = max(request, t.responseAt.timestamp.nanoseconds).subtractingReportingOverflow(request)
+            if overflow || latency > CaptureTrace.slowTransaction { flows[i] = writer.newFlow() }
+        }
+        for (i, event) in events.enumerated() { if case .attTimeout = event.kind { timeouts.append(Int32(i)) } }
+        guard !kept.isEmpty || !timeouts.isEmpty else { return }
+
+        func timeoutStart(_ event: TimelineEvent, waited: Double) -> Int64 {
+            // Negated without trapping: a damaged capture's clock can make the wait anything, even Int64.min.
+            event.at.timestamp.adding(nanoseconds: Int64(0).minusSaturating(Int64(saturating: waited * 1e9))).nanoseconds
+        }
+        func span(_ i: Int) -> OrderedSlices.Span {
+            if i < kept.count { return clamp.span(kept[i].requestAt.timestamp.nanoseconds, kept[i].responseAt.timestamp.nanoseconds) }
+            let event = events[Int(timeouts[i - kept.count])]
+            guard case .attTimeout(_, _, let waited, _) = event.kind else { return (0, 0) }
+            return clamp.span(timeoutStart(event, waited: waited.seconds), event.at.timestamp.nanoseconds)
+        }
+        func slice(_ i: Int) -> TraceSlice {
+            guard i < kept.count else {
+                let event = events[Int(timeouts[i - kept.count])]
+                guard case .attTimeout(let request, _, let waited, _) = event.kind else { preconditionFailure("a timeout") }
+                return TraceSlice(start: timeoutStart(event, waited: waited.seconds), end: event.at.timestamp.nanoseconds,
+                                  name: TimelineEventDescription.describe(event, in: c).text, category: "att",
+                                  annotations: [.string("request", "\(request)"), .int("record", event.at.number)])
+            }
+            let t = kept[i]
             let latency = t.latency
             var name = "\(t.request)"
             if let h = t.handle { name += " " + TimelineEventDescription.handleName(h, c) }
@@ -94,23 +185,15 @@ struct ConnectionTrack {
             }
             var s = TraceSlice(start: t.requestAt.timestamp.nanoseconds, end: t.responseAt.timestamp.nanoseconds, name: name,
                                category: "att", annotations: a)
-            if s.end - s.start > CaptureTrace.slowTransaction {
-                s.flow = (writer.newFlow(), "request (record \(t.requestAt.number))",
+            if let flow = flows[i] {
+                s.flow = (flow, "request (record \(t.requestAt.number))",
                           "response after \(TimeFormat.human(latency)) (record \(t.responseAt.number))")
             }
-            slices.append(s)
+            return s
         }
-        for event in c.events {
-            guard case .attTimeout(let request, _, let waited, _) = event.kind else { continue }
-            let end = event.at.timestamp.nanoseconds
-            // Negated without trapping: a damaged capture's clock can make the wait anything, even Int64.min.
-            let start = event.at.timestamp.adding(nanoseconds: Int64(0).minusSaturating(Int64(saturating: waited.seconds * 1e9))).nanoseconds
-            slices.append(TraceSlice(start: start, end: end, name: TimelineEventDescription.describe(event, in: c).text,
-                                     category: "att", annotations: [.string("request", "\(request)"), .int("record", event.at.number)]))
-        }
-        guard !slices.isEmpty else { return }
         let description = c.droppedATTTransactions > 0 ? "\(c.droppedATTTransactions) later transactions not drawn" : nil
         var lanes = try SliceLanes(name: "ATT #\(c.id)", parent: parent, rank: 0, description: description, writer: writer)
-        try lanes.draw(SliceLanes.ordered(slices.map(clamp)), writer: writer)
+        try OrderedSlices(count: kept.count + timeouts.count, span: span).forEach { try lanes.add(clamp.slice(slice($0)), writer: writer) }
+        try lanes.closeAll(writer: writer)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import BTWire
 import BTCapture
 import BTTrack
 import BTEnergy
@@ -28,13 +29,20 @@ public final class LinkTraceStream: @unchecked Sendable {
     private let startLock = NSLock()
     /// Processes declared, by controller.
     private(set) var processes: [UInt16: UInt64] = [:]
-    /// The drawn links' tracks, by link id (where capture-wide findings on them go).
-    private(set) var connectionTracks: [Int: UInt64] = [:]
+    /// The drawn links' tracks, by link id (where capture-wide findings on them go); `notDrawn` for the others.
+    /// Four bytes a link: ids and tracks both come in about the order links close.
+    private var connectionTracks = PackedIntegers<Int64, Int32>()
+    private static let notDrawn: Int64 = -1
+    /// Links drawn before the capture's end.
+    public private(set) var drawn = 0
     /// The drawn links' charge, by controller.
     private(set) var charge: [UInt16: RadioCharge] = [:]
-    /// The drawn links' peers: the trace's RSSI tracks are those of the advertisers the app connected to, and a
-    /// drawn link is let go (`LinkRetirement.Keeping.summary`), so the end reads its peer here.
-    private(set) var drawnPeers = Set<AdvertisingSampler.Key>()
+    /// The drawn links' peers (`packed`): the trace's RSSI tracks are those of the advertisers the app connected
+    /// to, and a drawn link is let go (`LinkRetirement.Keeping.summary`), so the end reads its peer here. In sorted
+    /// runs set aside, not a set: only the few that were sampled are kept at the end (`sampledPeers`).
+    private var drawnPeers: SortedRuns<UInt64>
+    private var sampled: Set<AdvertisingSampler.Key>?
+    static let peerRunLength = 1 << 16
     /// The first write that failed; nothing more is written after it (`rethrowFailure`).
     private var failure: (any Error)?
 
@@ -46,10 +54,30 @@ public final class LinkTraceStream: @unchecked Sendable {
         self.judgement = judgement
         self.energy = energy
         self.spillDirectory = spillDirectory
+        drawnPeers = SortedRuns(directory: spillDirectory, runLength: Self.peerRunLength)
     }
 
-    /// Links drawn before the capture's end.
-    public var drawn: Int { connectionTracks.count }
+    /// The track drawn for link `id`, if it was drawn here.
+    func track(ofLink id: Int) -> UInt64? {
+        guard id >= 0, id < connectionTracks.count else { return nil }
+        let track = connectionTracks[id]
+        return track == Self.notDrawn ? nil : UInt64(track)
+    }
+
+    /// A peer as one sortable number.
+    static func packed(_ key: AdvertisingSampler.Key) -> UInt64 { UInt64(key.controller) << 48 | key.address.rawValue }
+
+    /// The drawn links' peers that `sampler` sampled (once the capture has been read; the same set on every call).
+    func sampledPeers(_ sampler: AdvertisingSampler) throws -> Set<AdvertisingSampler.Key> {
+        if let sampled { return sampled }
+        var wanted: [UInt64: AdvertisingSampler.Key] = [:]
+        for (key, _) in sampler.advertisers { wanted[Self.packed(key)] = key }
+        var found = Set<AdvertisingSampler.Key>()
+        try drawnPeers.drain(by: <) { if let key = wanted[$0] { found.insert(key) } }
+        if let failure = drawnPeers.failure { throw SpillError(path: spillDirectory ?? "", cause: failure) }
+        sampled = found
+        return found
+    }
 
     /// The tracker's side (`TrackerOptions.retirement`): judges each link with `judgement`, then draws it and lets
     /// it go, keeping what the capture-wide rules read (as `audit` does).
@@ -76,7 +104,7 @@ public final class LinkTraceStream: @unchecked Sendable {
 
     /// Whether `f` was drawn with its link: a per-link rule's finding on a link drawn here.
     func drew(_ f: Finding) -> Bool {
-        guard let c = f.connection, connectionTracks[c.id] != nil else { return false }
+        guard let c = f.connection, track(ofLink: c.id) != nil else { return false }
         return judgement.judgesPerLink(f.id)
     }
 
@@ -84,7 +112,9 @@ public final class LinkTraceStream: @unchecked Sendable {
         let findings = judgement.judge(c, kept: kept)
         // A link beyond the model's cap is in no report: only its findings are (at the end, with the others').
         guard kept else { return }
-        if let peer = c.peerAddress { drawnPeers.insert(AdvertisingSampler.Key(controller: c.controller, address: peer)) }
+        if let peer = c.peerAddress {
+            drawnPeers.append(Self.packed(AdvertisingSampler.Key(controller: c.controller, address: peer))) { (<) }
+        }
         guard failure == nil else { return }
         do { try draw(c, findings: findings) } catch { failure = error }
     }
@@ -107,7 +137,9 @@ public final class LinkTraceStream: @unchecked Sendable {
         // Judged links are closed (those still open at the end are judged there): they end where they end.
         let end = c.end?.timestamp ?? c.start.timestamp
         let track = try ConnectionTrack(writer: writer, captureEnd: end.nanoseconds).draw(c, process: process)
-        connectionTracks[c.id] = track
+        while connectionTracks.count <= c.id { connectionTracks.append(Self.notDrawn) }
+        connectionTracks[c.id] = Int64(track)
+        drawn += 1
         for f in findings where f.connection?.id == c.id { try writer.finding(f, on: track) }
         charge[c.controller, default: RadioCharge(spillDirectory: spillDirectory)].add(EnergyReport.link(c, captureEnd: end, energy: energy))
     }
