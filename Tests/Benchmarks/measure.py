@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs `btlens stats` (and `btmon -a` when installed) on the bench captures; prints MB/s, records/s, peak RSS,
 and processor time (user + system, all threads), which wall time hides when a command runs on two threads."""
-import json, os, resource, shutil, subprocess, sys, time
+import json, os, resource, shutil, subprocess, sys, tempfile, time
 
 def run(cmd):
     """Wall time, peak RSS (KiB), exit code and processor time (user + system seconds) of one child process."""
@@ -45,6 +45,10 @@ def best_of_interleaved(cmds, rounds=ROUNDS):
 
 def main():
     btlens, files = sys.argv[1], sys.argv[2:]
+    with tempfile.TemporaryDirectory(prefix="btlens-bench-") as scratch:
+        measure(btlens, files, scratch)
+
+def measure(btlens, files, scratch):
     print(f"{'tool':22} {'file':28} {'MB':>6} {'seconds':>8} {'MB/s':>7} {'records/s':>11} {'peak RSS':>10} {'vs stats':>9}"
           f" {'CPU s':>6} {'CPU vs stats':>12}")
     for f in files:
@@ -61,12 +65,17 @@ def main():
                 ("btlens devices", [btlens, "devices", f]),
                 ("btlens timeline", [btlens, "timeline", f])]
         if os.environ.get("BENCH_ALL_FORMATS"):
-            # Every audit format and the other JSON reports that stay bounded (the HTML report, timeline --json
-            # and gatt draw every link whole).
+            # Every format of every command, the exports included (written to a temporary directory).
             cmds += [(f"btlens audit {fmt}", [btlens, "audit", "--fail-on", "never", "--format", fmt, f])
-                     for fmt in ("json", "sarif", "junit", "markdown")]
+                     for fmt in ("json", "sarif", "junit", "markdown", "html")]
             cmds += [("btlens energy json", [btlens, "energy", "--json", f]),
-                     ("btlens devices json", [btlens, "devices", "--json", f])]
+                     ("btlens devices json", [btlens, "devices", "--json", f]),
+                     ("btlens timeline json", [btlens, "timeline", "--json", f]),
+                     ("btlens gatt", [btlens, "gatt", f]),
+                     ("btlens gatt json", [btlens, "gatt", "--json", f]),
+                     ("btlens export perfetto", [btlens, "export", "--format", "perfetto", "-o",
+                                                 os.path.join(scratch, "trace.pftrace"), f]),
+                     ("btlens export jsonl", [btlens, "export", "--format", "jsonl", "-o", os.path.join(scratch, "facts"), f])]
         best = best_of_interleaved(cmds)
         for label, _ in cmds:
             secs, rss, cpu = best[label]

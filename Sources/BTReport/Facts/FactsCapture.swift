@@ -49,6 +49,14 @@ public struct FactsCapture: Sendable {
     /// the links judged (and slimmed) before the capture ended, made then; the other links are priced here.
     public func rows(format: String, model: CaptureModel, problems: Int, findings: [Finding], energy: EnergyModel,
                      judged: FactsLinkRows? = nil) -> FactsRows {
+        rows(format: format, model: model, problems: problems, findings: StoredFindings(findings), energy: energy, judged: judged)
+    }
+
+    /// `rows(format:model:problems:findings:energy:judged:)` with the findings read back one at a time (set aside
+    /// as `btlens audit` sets them aside). Scans, advertising sessions and findings are made into rows one at a time:
+    /// a capture of tens of thousands of each never holds them all.
+    public func rows(format: String, model: CaptureModel, problems: Int, findings: StoredFindings, energy: EnergyModel,
+                     judged: FactsLinkRows? = nil) -> FactsRows {
         var rows = FactsRows(spillingTo: spillDirectory, memoryLimit: memoryLimit)
         let parts = judged?.byID() ?? .none
         func early(_ c: Connection) -> FactsLinkRows.Parts? { c.isJudged ? parts[c.id] : nil }
@@ -57,8 +65,6 @@ public struct FactsCapture: Sendable {
         var rest = model
         rest.connections = model.connections.filter { early($0) == nil }
         let report = EnergyReport(model: rest, energy: energy)
-        let energyJSON = EnergyJSON.object(file: file, report: report)
-        let linkJSON = FactsFlattening.items(FactsFlattening.member(energyJSON, "connections"))
         var position: [Int: Int] = [:]  // by link id
         for (i, l) in report.links.enumerated() { position[l.connection.id] = i }
         // Every link in id order: the model's (whole, slim or summarised) and the judged links let go whole, of
@@ -100,7 +106,7 @@ public struct FactsCapture: Sendable {
             ("platform", model.platform.platform.map { .string($0.rawValue) } ?? .null),
             ("first_timestamp", model.firstTimestamp.map { .number($0.decimalString()) } ?? .null),
             ("last_timestamp", model.lastTimestamp.map { .number($0.decimalString()) } ?? .null),
-            ("capture_s", FactsFlattening.member(energyJSON, "capture_s")),
+            ("capture_s", EnergyJSON.round(report.captureSeconds, 3)),
             ("records", .int(model.records)), ("problems", .int(problems)), ("air", .bool(model.isAirCapture)),
             ("connections", .int(model.linkCount)), ("failed_connections", .int(model.failedConnections.count)),
             ("scans", .int(model.scans.count)), ("advertisers", .int(model.advertisers.count)),
@@ -116,8 +122,9 @@ public struct FactsCapture: Sendable {
         rows.append(.energy, serialized: energyRow("total", .null, .object([
             ("start", .null), ("end", .null), ("phone", EnergyJSON.cost(phone)), ("peripheral", EnergyJSON.cost(peripheral)),
         ]), keep: span))
-        for (index, scan) in FactsFlattening.items(FactsFlattening.member(energyJSON, "scans")).enumerated() {
-            rows.append(.energy, serialized: energyRow("scan", .int(index + 1), scan, keep: span))
+        // As `energy --json` gives them (`EnergyJSON`), each made as its row is.
+        for (index, scan) in report.scans.enumerated() {
+            rows.append(.energy, serialized: energyRow("scan", .int(index + 1), EnergyJSON.scan(scan), keep: span))
         }
         let peers = FactsPeerInformation.byPeer(model, judged: judged)
         forEachLink { l, p, h in
@@ -136,16 +143,17 @@ public struct FactsCapture: Sendable {
                 let link = self.link(c, captureEnd: model.lastTimestamp)
                 rows.append(.connections, serialized: link.row(qualityReports: qualityReports, peer: peer))
                 for series in link.series { rows.append(.attSeries, serialized: series) }
-                let energy = linkEnergy(linkJSON[position[c.id]!])
+                let energy = linkEnergy(EnergyJSON.link(report.links[position[c.id]!]))
                 for phase in energy.phases { rows.append(.phases, serialized: phase) }
                 rows.append(.energy, serialized: energy.activity)
             }
         }
-        for advertising in FactsFlattening.items(FactsFlattening.member(energyJSON, "advertising")) {
+        for session in report.advertising {
+            let advertising = EnergyJSON.advertising(session)
             rows.append(.energy, serialized: energyRow("advertising", FactsFlattening.member(advertising, "set"), advertising, keep: span))
         }
         rows.append(.energy, serialized: energyRow("host", .null, .object([
-            ("start", .null), ("end", .null), ("phone", FactsFlattening.member(energyJSON, "host")), ("peripheral", .null),
+            ("start", .null), ("end", .null), ("phone", EnergyJSON.cost(report.host)), ("peripheral", .null),
         ]), keep: span))
 
         for (index, scan) in model.scans.enumerated() { rows.append(.scans, scanRow(scan, number: index + 1)) }
@@ -154,7 +162,8 @@ public struct FactsCapture: Sendable {
                                                           nullObjects: ["rssi": ["min", "median", "max", "samples"],
                                                                         "ibeacon": ["uuid", "major", "minor", "measured_power"]]))
         }
-        for finding in findings { rows.append(.findings, Self.finding(key, finding)) }
+        for i in 0..<findings.count { rows.append(.findings, Self.finding(key, findings[i])) }
+        if let failure = findings.failure { rows.fail("\(failure)") }
         if let failure = judged?.failure { rows.fail(failure) }
         return rows
     }

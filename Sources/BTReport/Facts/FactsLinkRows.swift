@@ -77,11 +77,13 @@ public final class FactsLinkRows: @unchecked Sendable {
     /// Bytes of judged links' rows set aside.
     public var spilledBytes: Int64 { spill.size }
 
-    /// `facts.spillDirectory`: where the judged links' rows are set aside (nil: memory).
-    public init(_ facts: FactsCapture, auditor: Auditor) {
+    /// `facts.spillDirectory`: where the judged links' rows are set aside (nil: memory). `findings`: where the
+    /// judged links' findings are set aside as they are made (`Auditor.audit(_:file:judged:spill:finishing:)`
+    /// with the same spill); nil holds them.
+    public init(_ facts: FactsCapture, auditor: Auditor, findings: FindingSpill? = nil) {
         self.facts = facts
         energyModel = auditor.energy
-        judgement = auditor.linkJudgement()
+        judgement = auditor.linkJudgement(spill: findings)
         records = SpilledRecords(directory: facts.spillDirectory)
         let values = Spill.fileOrMemory(in: facts.spillDirectory)
         peerValues = values.spill

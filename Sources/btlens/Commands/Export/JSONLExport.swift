@@ -160,7 +160,9 @@ enum JSONLExport {
                     // Each link's rows, findings and energy are made when it is judged, as in `btlens audit`, and
                     // the link is then slimmed; its rows are set aside in the output directory: memory holds
                     // neither the finished links' histories nor their rows.
-                    let judged = FactsLinkRows(facts, auditor: auditor)
+                    // Findings wait in a temporary file as they are made, as in `btlens audit`.
+                    let spill = AuditCommand.findingSpill(input.path)
+                    let judged = FactsLinkRows(facts, auditor: auditor, findings: spill)
                     var options = TrackerOptions()
                     options.retirement = judged.retirement(window: AuditCommand.retirementWindow)
                     options.connectionsWhileScanningListed = 0  // a scan's row counts them (`FactsCapture.scanRow`)
@@ -174,11 +176,13 @@ enum JSONLExport {
                         result.unreadable += 1
                         continue
                     }
-                    var findings = auditor.audit(model, file: input.path, judged: judged.judgement)
                     // A bug report that names the apps gives each finding row its owner (owner_* columns).
-                    if let apps = (try? input.bugReportApps()) ?? nil {
-                        AttributionReport.assignOwners(&findings, BugReportClock.attribute(model, report: apps), captureEnd: model.lastTimestamp)
-                    }
+                    let attribution = ((try? input.bugReportApps()) ?? nil).map { BugReportClock.attribute(model, report: $0) }
+                    let end = model.lastTimestamp
+                    let findings = try auditor.audit(model, file: input.path, judged: judged.judgement, spill: spill) { f in
+                        if let attribution { AttributionReport.assignOwner(&f, attribution, captureEnd: end) }
+                        return .reported
+                    }.reported
                     write(facts.rows(format: capture.info.format.name, model: model, problems: capture.issues.count,
                                      findings: findings, energy: energy, judged: judged))
                 } catch let error as CaptureError {
