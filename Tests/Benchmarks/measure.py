@@ -75,7 +75,10 @@ def measure(btlens, files, scratch):
                      ("btlens gatt json", [btlens, "gatt", "--json", f]),
                      ("btlens export perfetto", [btlens, "export", "--format", "perfetto", "-o",
                                                  os.path.join(scratch, "trace.pftrace"), f]),
-                     ("btlens export jsonl", [btlens, "export", "--format", "jsonl", "-o", os.path.join(scratch, "facts"), f])]
+                     ("btlens export jsonl", [btlens, "export", "--format", "jsonl", "-o", os.path.join(scratch, "facts"), f]),
+                     # diff reads two captures: the capture compared with itself.
+                     ("btlens diff", [btlens, "diff", "--fail-on", "never", f, f]),
+                     ("btlens diff json", [btlens, "diff", "--fail-on", "never", "--format", "json", f, f])]
         best = best_of_interleaved(cmds)
         for label, _ in cmds:
             secs, rss, cpu = best[label]

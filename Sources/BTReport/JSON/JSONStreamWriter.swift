@@ -100,6 +100,12 @@ public struct JSONStreamWriter {
             writer.array(level: level + 1, elements, element)
         }
 
+        /// A member whose value is an object whose members `body` writes in order.
+        public mutating func object(_ key: String, _ body: (inout Members) -> Void) {
+            writer.write(self.key(key))
+            writer.object(level: level + 1, body)
+        }
+
         /// A member whose value is an array whose elements `body` writes (`Elements.next()` before each).
         public mutating func elements(_ key: String, _ body: (inout Elements) -> Void) {
             writer.write(self.key(key))

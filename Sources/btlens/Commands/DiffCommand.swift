@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMalloc
 import Foundation
 import BTCapture
 import BTTrack
@@ -89,16 +90,30 @@ struct DiffCommand: ParsableCommand {
         let progress = Progress(label: "diff", sizes: [fileSize(base), fileSize(head)])
         defer { progress.finish() }
         let baseSide = try side(base, auditor: auditor, reading: progress.start(0))
+        // The first capture's model is gone: its pages go back before the second is read, so the two sides' peaks
+        // do not add up in the heap's free space.
+        _ = malloc_trim(0)
         let headSide = try side(head, auditor: auditor, reading: progress.start(1))
         progress.finish()
-        let diff = CaptureDiff(base: baseSide, head: headSide)
-        let text: String
-        switch format {
-        case .text: text = diff.text()
-        case .json: text = diff.json().serialized()
-        case .markdown: text = diff.markdown()
+        let diff = CaptureDiff(base: baseSide, head: headSide, directory: TemporaryFiles.directory)
+        // Written as it is made: the findings are read back one at a time.
+        try ReportFile.writeStreamed(to: output) { out in
+            switch format {
+            case .text: diff.text(out)
+            case .json: diff.write(to: JSONStreamWriter(write: out))
+            case .markdown: diff.markdown(out)
+            }
         }
-        try write(text)
+        if let failure = diff.failure {
+            Diagnostics.error(file: TemporaryFiles.directory, "cannot set the comparison aside: \(failure)")
+            throw ExitStatus.inputUnreadable
+        }
+        for side in [baseSide, headSide] {
+            if let failure = side.findings.failure {
+                Diagnostics.error(file: side.label, "\(failure)")
+                throw ExitStatus.inputUnreadable
+            }
+        }
         if diff.fails(increase: failOnIncrease, failOn: failOn.severity) { throw ExitStatus.findings }
     }
 
@@ -132,7 +147,7 @@ struct DiffCommand: ParsableCommand {
             var out: [(file: String, testCase: TestCaseNaming.TestCase?, side: DiffSide)] = []
             for (index, file) in files.enumerated() {
                 do {
-                    let side = try self.side(file, auditor: auditor, reading: progress.start(first + index))
+                    let side = try self.side(file, auditor: auditor, reading: progress.start(first + index), spilling: false)
                     out.append((file, naming.testCase(file), side))
                 } catch {
                     failed = true  // reported by side()
@@ -155,7 +170,9 @@ struct DiffCommand: ParsableCommand {
     }
 
     /// A capture, tracked, audited and priced; or an audit JSON report. `reading`: its file on the progress line.
-    func side(_ path: String, auditor: Auditor, reading: Progress.Reading) throws -> DiffSide {
+    /// `spilling`: the findings and the links' costs wait in temporary files (two captures); a farm's many sides
+    /// hold theirs, as a file per capture would run out of descriptors.
+    func side(_ path: String, auditor: Auditor, reading: Progress.Reading, spilling: Bool = true) throws -> DiffSide {
         defer { reading.finish() }
         let label = path == "-" ? "-" : String(path.split(separator: "/").last ?? Substring(path))
         if path != "-", let handle = FileHandle(forReadingAtPath: path) {
@@ -172,12 +189,32 @@ struct DiffCommand: ParsableCommand {
                 }
             }
         }
-        // An archive or bug report is read as `audit` reads it; its first capture is the side compared.
+        // An archive or bug report is read as `audit` reads it; its first capture is the side compared. Its links
+        // are judged and let go as they finish, as `audit` judges them, and priced then (`DiffLinks`); the
+        // findings wait in a temporary file.
         var side: DiffSide?
-        let failed = try Tracking.each([path], label: "diff", within: reading, anonymizing: anonymizing) { input, model in
-            guard side == nil else { return }
+        var judging: (spill: FindingSpill, judgement: LinkJudgement, links: DiffLinks)?
+        let directory = spilling ? TemporaryFiles.directory : nil
+        let failed = try Tracking.each([path], label: "diff", within: reading, anonymizing: anonymizing, retirement: {
+            let spill = spilling ? AuditCommand.findingSpill(path) : try! FindingSpill(directory: nil)
+            let judgement = auditor.linkJudgement(spill: spill)
+            let links = DiffLinks(energy: auditor.energy, directory: directory)
+            judging = (spill, judgement, links)
+            return LinkRetirement(window: AuditCommand.retirementWindow, keeping: .summary, interest: judgement.interest) { c, kept in
+                judgement.judge(c, kept: kept)
+                if kept { links.add(c) }
+            }
+        }, keepsModels: false) { input, model in
+            guard side == nil, let judging else { return }
             let name = input.displayName == path ? label : input.displayName
-            side = DiffSide(label: name, model: model, findings: auditor.audit(model, file: name), energy: auditor.energy)
+            do {
+                let findings = try auditor.audit(model, file: name, judged: judging.judgement, spill: judging.spill).reported
+                side = DiffSide(label: name, model: model, findings: findings, energy: auditor.energy, links: judging.links,
+                                directory: directory)
+            } catch {
+                Diagnostics.error(file: path, "\(error)")
+                throw ExitStatus.inputUnreadable
+            }
         }
         guard let side, !failed else { throw ExitStatus.inputUnreadable }
         return side

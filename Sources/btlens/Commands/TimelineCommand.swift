@@ -11,10 +11,12 @@ enum Tracking {
     /// (reported), so the command exits 3 after printing the others.
     /// `retirement` gives each capture's `LinkRetirement`, when finished links are to be judged and slimmed.
     /// Progress goes on a line of its own named `label` (the command), or into `within`, a file of the caller's.
+    /// `keepsModels`: each model lives until the process exits (`keptUntilExit`); `diff` lets the first side's go
+    /// before it reads the second.
     static func each(_ paths: [String], label: String, within outer: Progress.Reading? = nil,
                      anonymizing: AnonymizeOptions = AnonymizeOptions(),
                      retirement: () -> LinkRetirement? = { nil }, scanDevicesListed: Int = .max,
-                     connectionsWhileScanningListed: Int = .max, buildsAppScans: Bool = true,
+                     connectionsWhileScanningListed: Int = .max, buildsAppScans: Bool = true, keepsModels: Bool = true,
                      resolved: (_ inputs: Int, _ failed: Bool) -> Void = { _, _ in },
                      _ body: (CaptureInput, CaptureModel) throws -> Void) throws -> Bool {
         var (inputs, failed) = InputFiles.resolve(paths)
@@ -47,7 +49,7 @@ enum Tracking {
                 failed = true
                 continue
             }
-            keptUntilExit.append(model)
+            if keepsModels { keptUntilExit.append(model) }
             try body(input, model)
         }
         return failed
