@@ -1,5 +1,4 @@
 import ArgumentParser
-import CMalloc
 import Foundation
 import BTCapture
 import BTTrack
@@ -90,9 +89,6 @@ struct DiffCommand: ParsableCommand {
         let progress = Progress(label: "diff", sizes: [fileSize(base), fileSize(head)])
         defer { progress.finish() }
         let baseSide = try side(base, auditor: auditor, reading: progress.start(0))
-        // The first capture's model is gone: its pages go back before the second is read, so the two sides' peaks
-        // do not add up in the heap's free space.
-        _ = malloc_trim(0)
         let headSide = try side(head, auditor: auditor, reading: progress.start(1))
         progress.finish()
         let diff = CaptureDiff(base: baseSide, head: headSide, directory: TemporaryFiles.directory)
