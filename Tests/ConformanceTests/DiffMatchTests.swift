@@ -10,16 +10,7 @@ import BTRules
 /// must come out as the plain set and dictionary logic gives them, in the same order.
 @Suite("diff: findings matched and activities summed in sorted runs")
 struct DiffMatchTests {
-    struct Random {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
+    typealias Random = TraceOrderTests.Random
 
     /// A side of `count` findings drawn from `kinds` fingerprints (so repeated, and shared with the other side),
     /// and `links` links to `peers` peers (one in seven to no known peer).

@@ -220,12 +220,9 @@ public struct CaptureDiff: Sendable {
     }
 
     /// The text report written piece by piece (its lines, joined by new lines, without one after the last).
-    public func text(_ write: (String) -> Void) {
-        var first = true
-        func line(_ text: String) {
-            write(first ? text : "\n" + text)
-            first = false
-        }
+    public func text(_ write: @escaping (String) -> Void) {
+        var lines = Lines(write: write)
+        func line(_ text: String) { lines.add(text) }
         line("btlens diff \(base.label) → \(head.label)")
         line("  radio charge (phone): \(Self.mc(base.chargeMC)) → \(Self.mc(head.chargeMC)) (\(Self.pct(changePercent)))")
         for a in activities {
@@ -253,12 +250,9 @@ public struct CaptureDiff: Sendable {
     }
 
     /// The pull-request comment written piece by piece (its lines, joined by new lines).
-    public func markdown(_ write: (String) -> Void) {
-        var first = true
-        func line(_ text: String) {
-            write(first ? text : "\n" + text)
-            first = false
-        }
+    public func markdown(_ write: @escaping (String) -> Void) {
+        var lines = Lines(write: write)
+        func line(_ text: String) { lines.add(text) }
         let icon = (changePercent ?? 0) > 0 || !new.isEmpty ? "⚠️" : "✅"
         line("## \(icon) btlens diff")
         line("")
@@ -281,6 +275,19 @@ public struct CaptureDiff: Sendable {
             line("")
             for f in list { line("- **\(f.severity.rawValue)** `\(f.id)` \(f.rule): \(f.message.replacingPipes())") }
         }
+    }
+}
+
+/// Lines written one at a time, joined by new lines (none after the last), as a report's text joins them.
+struct Lines {
+    let write: (String) -> Void
+    private var first = true
+
+    init(write: @escaping (String) -> Void) { self.write = write }
+
+    mutating func add(_ text: String) {
+        write(first ? text : "\n" + text)
+        first = false
     }
 }
 
