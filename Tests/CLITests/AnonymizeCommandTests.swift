@@ -18,6 +18,12 @@ struct AnonymizeCommandTests {
         #expect(rules(after) == rules(before))
         #expect(!rules(before).isEmpty)
 
+        // - writes the same copy to standard output.
+        let piped = try CLI.run(["anonymize", original, "-"], directory: dir.path)
+        #expect(piped.status == 0 && piped.stderr.hasPrefix("btlens: wrote standard output: 1523 records, "))
+        #expect(Array(piped.stdoutBytes) == (try TemporaryDirectory.contents(of: copy)))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("-")))
+
         #expect(try CLI.run(["anonymize", copy, copy]).status == 2)
         let zip = dir.file("two.zip")
         try ArchiveFixtures.write(zip, .zip, members: [("a.log", try TemporaryDirectory.contents(of: original)),

@@ -487,7 +487,8 @@ extension Anonymizer {
         forgetLinks()
         addressesReplaced = 0
         namesReplaced = 0
-        var patterns: [ValueScanner.Pattern] = []
+        // Each pattern added as it is made: a list of them all first held every pattern's arrays at once.
+        var patterns = ValueScanner.Builder()
         for (index, identifier) in found.all.enumerated() where CapturedIdentifiers.distinctive(identifier.bytes, kind: identifier.kind) {
             let bytes = identifier.bytes
             switch identifier.kind {
@@ -495,25 +496,25 @@ extension Anonymizer {
                 let value = bytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
                 let made = pseudonym(value)
                 let replacement = (0..<6).map { UInt8(truncatingIfNeeded: made >> (8 * UInt64($0))) }
-                patterns.append(.init(bytes: bytes, replacement: replacement, identifier: index, form: .asCarried))
-                patterns.append(.init(bytes: bytes.reversed(), replacement: replacement.reversed(), identifier: index, form: .reversed))
+                patterns.add(bytes: bytes, replacement: replacement, identifier: index, form: .asCarried)
+                patterns.add(bytes: bytes.reversed(), replacement: replacement.reversed(), identifier: index, form: .reversed)
                 let original = BDAddr(rawValue: value).description, pseudonymText = BDAddr(rawValue: made).description
-                patterns.append(.init(bytes: Array(original.utf8), replacement: Array(pseudonymText.utf8), identifier: index, form: .upperText))
-                patterns.append(.init(bytes: Array(original.lowercased().utf8), replacement: Array(pseudonymText.lowercased().utf8),
-                                      identifier: index, form: .lowerText))
+                patterns.add(bytes: Array(original.utf8), replacement: Array(pseudonymText.utf8), identifier: index, form: .upperText)
+                patterns.add(bytes: Array(original.lowercased().utf8), replacement: Array(pseudonymText.lowercased().utf8),
+                             identifier: index, form: .lowerText)
             case .name:
                 let made = nameReplacement(hash: Self.nameHash(bytes))
                 let replacement = (0..<bytes.count).map { $0 < made.count ? made[$0] : 0x20 }
-                patterns.append(.init(bytes: bytes, replacement: replacement, identifier: index, form: .asCarried))
+                patterns.add(bytes: bytes, replacement: replacement, identifier: index, form: .asCarried)
             case .key:
                 let zeros = [UInt8](repeating: 0, count: bytes.count)
-                patterns.append(.init(bytes: bytes, replacement: zeros, identifier: index, form: .asCarried))
-                patterns.append(.init(bytes: bytes.reversed(), replacement: zeros, identifier: index, form: .reversed))
+                patterns.add(bytes: bytes, replacement: zeros, identifier: index, form: .asCarried)
+                patterns.add(bytes: bytes.reversed(), replacement: zeros, identifier: index, form: .reversed)
             case .serialNumber:
-                patterns.append(.init(bytes: bytes, replacement: [UInt8](repeating: 0, count: bytes.count), identifier: index, form: .asCarried))
+                patterns.add(bytes: bytes, replacement: [UInt8](repeating: 0, count: bytes.count), identifier: index, form: .asCarried)
             }
         }
-        return ValueScanner(patterns: patterns)
+        return patterns.scanner()
     }
 
     /// The identifiers' bytes to look for in a copy (`anonymize --check`): as `byValueScanner` finds them.
@@ -543,7 +544,9 @@ extension Anonymizer {
         }
         var used = Set(addresses.values)
         var next = UInt64(addresses.count + 1)
-        for (original, made) in addresses where forbidden.contains(made) {
+        // In the order of the pseudonyms (of appearance): a dictionary's own order changes from run to run, and
+        // with it which pseudonym each collision got.
+        for (original, made) in addresses.sorted(by: { $0.value < $1.value }) where forbidden.contains(made) {
             var candidate = made
             repeat {
                 if key != nil {

@@ -129,7 +129,9 @@ public enum IdentifierForm: UInt8, Sendable, CustomStringConvertible {
 /// Finds identifiers' bytes in records and (for the copy) puts their replacements in place. Every pattern has
 /// at least 4 bytes; a bit set over a hash of each position's first 4 bytes rules most positions out with one
 /// load, so a scan costs little more than reading the bytes. Matches are leftmost, longest first, and do not
-/// overlap.
+/// overlap. The patterns' bytes and replacements are kept one after the other in one array, and the candidates
+/// for each first 4 bytes in one list: a capture of hundreds of thousands of addresses (four patterns each) spent
+/// about 850 bytes per address on arrays of their own.
 public final class ValueScanner {
     /// The bytes searched for, and what replaces them.
     public struct Pattern: Sendable {
@@ -139,43 +141,118 @@ public final class ValueScanner {
         /// Index in `CapturedIdentifiers.all`.
         public var identifier: Int
         public var form: IdentifierForm
+
+        public init(bytes: [UInt8], replacement: [UInt8], identifier: Int, form: IdentifierForm) {
+            self.bytes = bytes
+            self.replacement = replacement
+            self.identifier = identifier
+            self.form = form
+        }
     }
 
-    public let patterns: [Pattern]
+    /// Where a pattern is in `arena` (its bytes, then as many of its replacement's), and whose it is.
+    struct Stored: Sendable {
+        var start: UInt32
+        var length: UInt32
+        var identifier: Int32
+        var form: IdentifierForm
+    }
+
+    /// Every pattern's bytes and replacement, one after the other.
+    let arena: [UInt8]
+    let stored: [Stored]
+
+    /// The patterns, each made when it is read (for messages and checks; the scan reads `arena`).
+    public struct Patterns: RandomAccessCollection, Sendable {
+        let arena: [UInt8]
+        let stored: [Stored]
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { stored.count }
+        public subscript(i: Int) -> Pattern {
+            let p = stored[i], start = Int(p.start), n = Int(p.length)
+            return Pattern(bytes: Array(arena[start..<start + n]), replacement: Array(arena[start + n..<start + 2 * n]),
+                           identifier: Int(p.identifier), form: p.form)
+        }
+    }
+
+    public var patterns: Patterns { Patterns(arena: arena, stored: stored) }
     /// The longest pattern's length: a window across two records keeps this many bytes less one of the first.
     public let longest: Int
     let filter: [UInt64]
     let filterShift: UInt32
-    /// First 4 bytes (little-endian) → patterns, longest first.
-    let candidates: [UInt32: [Int32]]
+    /// First 4 bytes (little-endian) → where the patterns that begin so are listed in `lists`, longest first,
+    /// ended by -1.
+    let candidates: [UInt32: Int32]
+    let lists: [Int32]
 
-    public init(patterns: [Pattern]) {
-        let usable = patterns.filter { $0.bytes.count >= 4 && $0.bytes.count == $0.replacement.count }
-        self.patterns = usable
-        longest = usable.map(\.bytes.count).max() ?? 0
+    /// Patterns added one at a time (`Anonymizer.byValueScanner`), without a list of them all first.
+    public struct Builder {
+        var arena: [UInt8] = []
+        var stored: [Stored] = []
+
+        public init() {}
+
+        /// Adds a pattern; one shorter than 4 bytes, or whose replacement is not as long, is left out.
+        public mutating func add<B: Collection<UInt8>, R: Collection<UInt8>>(bytes: B, replacement: R, identifier: Int,
+                                                                            form: IdentifierForm) {
+            guard bytes.count >= 4, bytes.count == replacement.count else { return }
+            stored.append(Stored(start: UInt32(arena.count), length: UInt32(bytes.count), identifier: Int32(identifier), form: form))
+            arena.append(contentsOf: bytes)
+            arena.append(contentsOf: replacement)
+        }
+
+        public func scanner() -> ValueScanner { ValueScanner(arena: arena, stored: stored) }
+    }
+
+    public convenience init(patterns: [Pattern]) {
+        var builder = Builder()
+        for p in patterns { builder.add(bytes: p.bytes, replacement: p.replacement, identifier: p.identifier, form: p.form) }
+        self.init(arena: builder.arena, stored: builder.stored)
+    }
+
+    init(arena: [UInt8], stored: [Stored]) {
+        self.arena = arena
+        self.stored = stored
+        longest = stored.map { Int($0.length) }.max() ?? 0
         var bits = 12
-        while (1 << bits) < usable.count * 32 && bits < 26 { bits += 1 }
+        while (1 << bits) < stored.count * 32 && bits < 26 { bits += 1 }
         filterShift = UInt32(32 - bits)
         var filter = [UInt64](repeating: 0, count: (1 << bits) / 64)
-        var candidates: [UInt32: [Int32]] = [:]
-        for (i, pattern) in usable.enumerated() {
-            let prefix = Self.prefix(pattern.bytes)
+        // Each pattern by its first 4 bytes, in the patterns' order within each.
+        var byPrefix: [(prefix: UInt32, index: Int32)] = []
+        byPrefix.reserveCapacity(stored.count)
+        for (i, p) in stored.enumerated() {
+            let prefix = Self.prefix(arena, at: Int(p.start))
             let slot = Int((prefix &* 0x9E37_79B1) >> filterShift)
             filter[slot >> 6] |= 1 << UInt64(slot & 63)
-            candidates[prefix, default: []].append(Int32(i))
+            byPrefix.append((prefix, Int32(i)))
         }
-        for (prefix, list) in candidates where list.count > 1 {
-            candidates[prefix] = list.sorted { usable[Int($0)].bytes.count > usable[Int($1)].bytes.count }
+        byPrefix.sort { ($0.prefix, $0.index) < ($1.prefix, $1.index) }
+        var candidates: [UInt32: Int32] = [:]
+        var lists: [Int32] = []
+        lists.reserveCapacity(byPrefix.count * 2)
+        var g = 0
+        while g < byPrefix.count {
+            var e = g
+            while e < byPrefix.count && byPrefix[e].prefix == byPrefix[g].prefix { e += 1 }
+            var list = byPrefix[g..<e].map(\.index)
+            // The same sort of the same list as when each first 4 bytes kept an array of their own: the same order.
+            if list.count > 1 { list = list.sorted { stored[Int($0)].length > stored[Int($1)].length } }
+            candidates[byPrefix[g].prefix] = Int32(lists.count)
+            lists += list
+            lists.append(-1)
+            g = e
         }
         self.filter = filter
         self.candidates = candidates
+        self.lists = lists
     }
 
-    static func prefix(_ b: [UInt8]) -> UInt32 {
-        UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
+    static func prefix(_ b: [UInt8], at i: Int = 0) -> UInt32 {
+        UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
     }
 
-    public var isEmpty: Bool { patterns.isEmpty }
+    public var isEmpty: Bool { stored.isEmpty }
 
     /// Calls `found(position, pattern)` for each match in `p` that ends after `endingAfter` (bytes before it
     /// were scanned with the record before). After a match the scan goes on past it, or with `overlapping` at
@@ -191,19 +268,21 @@ public final class ValueScanner {
             while i <= last {
                 let prefix = (base + i).loadUnaligned(as: UInt32.self).littleEndian
                 let slot = Int((prefix &* 0x9E37_79B1) >> shift)
-                guard bits[slot >> 6] & (1 << UInt64(slot & 63)) != 0, let list = candidates[prefix] else {
+                guard bits[slot >> 6] & (1 << UInt64(slot & 63)) != 0, var at = candidates[prefix].map(Int.init) else {
                     i += 1
                     continue
                 }
                 var matched = 0
-                for index in list {
-                    let bytes = patterns[Int(index)].bytes
-                    let n = bytes.count
+                while lists[at] >= 0 {
+                    let index = Int(lists[at])
+                    at += 1
+                    let p = stored[index]
+                    let n = Int(p.length), start = Int(p.start)
                     guard i + n <= count, i + n > endingAfter else { continue }
                     var equal = true
-                    for k in 4..<n where base.load(fromByteOffset: i + k, as: UInt8.self) != bytes[k] { equal = false; break }
+                    for k in 4..<n where base.load(fromByteOffset: i + k, as: UInt8.self) != arena[start + k] { equal = false; break }
                     if equal {
-                        found(i, Int(index))
+                        found(i, index)
                         matched = n
                         break
                     }
@@ -220,8 +299,9 @@ public final class ValueScanner {
     public func rewrite(_ p: UnsafeMutableRawBufferPointer, endingAfter: Int = 0) -> Int {
         var replaced = 0
         matches(in: UnsafeRawBufferPointer(p), endingAfter: endingAfter, overlapping: true) { at, index in
-            let replacement = patterns[index].replacement
-            for k in 0..<replacement.count { p[at + k] = replacement[k] }
+            let pattern = stored[index]
+            let n = Int(pattern.length), from = Int(pattern.start) + n
+            for k in 0..<n { p[at + k] = arena[from + k] }
             replaced += 1
         }
         return replaced

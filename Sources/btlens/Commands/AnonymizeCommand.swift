@@ -52,7 +52,7 @@ struct AnonymizeCommand: ParsableCommand {
     @Argument(help: "The capture (file, archive or bug report holding one capture); - reads standard input.")
     var input: String
 
-    @Argument(help: "Where to write the anonymised copy (replaced if it exists); with --check, the copy to check.")
+    @Argument(help: "Where to write the anonymised copy (replaced if it exists; - writes standard output); with --check, the copy to check.")
     var output: String
 
     @Option(name: .long, help: "Key the pseudonyms: the same address gets the same pseudonym in every run and capture.")
@@ -132,11 +132,13 @@ struct AnonymizeCommand: ParsableCommand {
         // The same format family as the input: pcap (H4 with its direction pseudo-header) for pcap and pcapng,
         // btsnoop H4 for the rest (btsnoop, PacketLogger, archives' captures).
         let writer: any HCIRecordWriter
+        // - writes standard output (its device, so the writers need no descriptor of their own).
+        let path = output == "-" ? "/dev/stdout" : output
         do {
             if capture.info.format.isPcapFamily {
-                writer = try PcapWriter(path: output, linktype: Linktype.bluetoothHCIH4WithPHDR)
+                writer = try PcapWriter(path: path, linktype: Linktype.bluetoothHCIH4WithPHDR)
             } else {
-                writer = try BTSnoopWriter(path: output, datalink: BTSnoopDatalink.h4)
+                writer = try BTSnoopWriter(path: path, datalink: BTSnoopDatalink.h4)
             }
         } catch {
             Diagnostics.error(file: output, "cannot write: \(error)")
@@ -153,10 +155,10 @@ struct AnonymizeCommand: ParsableCommand {
             throw ExitStatus.inputUnreadable
         }
         guard InputFiles.finish(only, capture) else {
-            unlink(output)
+            if output != "-" { unlink(output) }
             throw ExitStatus.inputUnreadable
         }
-        Diagnostics.printRaw("btlens: wrote \(output): \(Plural.of(result.written, "record")), "
+        Diagnostics.printRaw("btlens: wrote \(output == "-" ? "standard output" : output): \(Plural.of(result.written, "record")), "
             + "\(Plural.of(result.addresses, "address", plural: "addresses")) and \(Plural.of(result.names, "name")) replaced"
             + (result.byValue > 0 ? ", \(Plural.of(result.byValue, "identifier")) more by value" : "")
             + (result.leftOut > 0 ? "; \(Plural.of(result.leftOut, "record")) that are not HCI packets left out" : "")
