@@ -499,8 +499,8 @@ extension Anonymizer {
                 patterns.add(bytes: bytes, replacement: replacement, identifier: index, form: .asCarried)
                 patterns.add(bytes: bytes.reversed(), replacement: replacement.reversed(), identifier: index, form: .reversed)
                 let original = BDAddr(rawValue: value).description, pseudonymText = BDAddr(rawValue: made).description
-                patterns.add(bytes: Array(original.utf8), replacement: Array(pseudonymText.utf8), identifier: index, form: .upperText)
-                patterns.add(bytes: Array(original.lowercased().utf8), replacement: Array(pseudonymText.lowercased().utf8),
+                patterns.add(bytes: original.utf8, replacement: pseudonymText.utf8, identifier: index, form: .upperText)
+                patterns.add(bytes: original.lowercased().utf8, replacement: pseudonymText.lowercased().utf8,
                              identifier: index, form: .lowerText)
             case .name:
                 let made = nameReplacement(hash: Self.nameHash(bytes))

@@ -37,9 +37,11 @@ public struct CaptureDiff: Sendable {
 
     /// The activities in order: where a peer's links come in its sides' lists is learnt by sorting every link's
     /// cost by peer (summed in id order, as the sides list them), and the peers then sorted by where they go.
-    @discardableResult
     static func activities(_ base: DiffSide, _ head: DiffSide, directory: String?, runLength: Int,
                            _ body: (DiffActivity) -> Void) -> String? {
+        // An audit report's side lists no activities (nor links).
+        let baseLeads = base.scanning != nil
+        guard baseLeads || head.scanning != nil else { return nil }
         typealias Charge = (peer: UInt64, tagged: UInt64, cost: RadioCost)
         let byPeer: (Charge, Charge) -> Bool = { ($0.peer, $0.tagged) < ($1.peer, $1.tagged) }
         var charges = SortedRuns<Charge>(directory: directory, runLength: runLength)
@@ -51,8 +53,6 @@ public struct CaptureDiff: Sendable {
         typealias Placed = (group: UInt64, first: UInt64, activity: DiffActivity)
         let byPlace: (Placed, Placed) -> Bool = { ($0.group, $0.first, $0.activity.peer) < ($1.group, $1.first, $1.activity.peer) }
         var placed = SortedRuns<Placed>(directory: directory, runLength: runLength)
-        let baseLeads = base.scanning != nil
-        guard baseLeads || head.scanning != nil else { return nil }
         placed.append((0, 0, DiffActivity(peer: DiffActivity.scanning, base: base.scanning, head: head.scanning))) { byPlace }
         placed.append((2, 0, DiffActivity(peer: DiffActivity.advertising, base: base.advertising, head: head.advertising))) { byPlace }
         var current: DiffActivity?
@@ -226,9 +226,7 @@ public struct CaptureDiff: Sendable {
         line("btlens diff \(base.label) → \(head.label)")
         line("  radio charge (phone): \(Self.mc(base.chargeMC)) → \(Self.mc(head.chargeMC)) (\(Self.pct(changePercent)))")
         for a in activities {
-            let b = a.base?.chargeMC, h = a.head?.chargeMC
-            let change = (b ?? 0) > 0 ? ((h ?? 0) - b!) / b! * 100 : nil
-            line("    \(a.name): \(Self.mc(b)) → \(Self.mc(h))\(change.map { " (\(Self.pct($0)))" } ?? "")")
+            line("    \(a.name): \(Self.mc(a.base?.chargeMC)) → \(Self.mc(a.head?.chargeMC))\(a.changePercent.map { " (\(Self.pct($0)))" } ?? "")")
         }
         if let b = base.connections, let h = head.connections { line("  connections: \(b) → \(h)") }
         if let b = base.connectionSeconds, let h = head.connectionSeconds {
@@ -264,9 +262,7 @@ public struct CaptureDiff: Sendable {
             line("| activity | base | head | change |")
             line("|---|---:|---:|---:|")
             for a in activities {
-                let b = a.base?.chargeMC, h = a.head?.chargeMC
-                let change = (b ?? 0) > 0 ? ((h ?? 0) - b!) / b! * 100 : nil
-                line("| \(a.name.replacingPipes()) | \(Self.mc(b)) | \(Self.mc(h)) | \(Self.pct(change)) |")
+                line("| \(a.name.replacingPipes()) | \(Self.mc(a.base?.chargeMC)) | \(Self.mc(a.head?.chargeMC)) | \(Self.pct(a.changePercent)) |")
             }
         }
         for (title, list) in [("New", new), ("Fixed", fixed)] where !list.isEmpty {
@@ -294,44 +290,31 @@ struct Lines {
 /// Some of a side's findings, in its order (`CaptureDiff`'s new, fixed and unchanged): a bit per finding of the side.
 public struct DiffSelection: Collection, Sendable {
     let findings: DiffFindings
-    /// Bit `i % 64` of word `i / 64`: whether finding `i` is selected.
-    let bits: [UInt64]
+    /// Whether each finding of the side is selected.
+    let selected: Bits
     public let count: Int
 
     init(_ findings: DiffFindings, where matched: Bits, is wanted: Bool) {
         self.findings = findings
-        var bits = [UInt64](repeating: 0, count: (findings.count + 63) / 64)
+        var selected = Bits(count: findings.count)
         var count = 0
         for i in 0..<findings.count where matched[i] == wanted {
-            bits[i >> 6] |= 1 << UInt64(i & 63)
+            selected[i] = true
             count += 1
         }
-        self.bits = bits
+        self.selected = selected
         self.count = count
     }
 
-    /// The first selected place at or after `i`, or the end.
-    func selected(from i: Int) -> Int {
-        var word = i >> 6
-        guard word < bits.count else { return findings.count }
-        var w = bits[word] & (~0 << UInt64(i & 63))
-        while w == 0 {
-            word += 1
-            guard word < bits.count else { return findings.count }
-            w = bits[word]
-        }
-        return word << 6 + w.trailingZeroBitCount
-    }
-
-    public var startIndex: Int { selected(from: 0) }
+    public var startIndex: Int { selected.first(from: 0, below: findings.count) }
     public var endIndex: Int { findings.count }
-    public func index(after i: Int) -> Int { selected(from: i + 1) }
+    public func index(after i: Int) -> Int { selected.first(from: i + 1, below: findings.count) }
     public var isEmpty: Bool { count == 0 }
     public subscript(position: Int) -> DiffSide.Item { findings[position] }
 }
 
-/// A bit per finding of a side (`CaptureDiff.match`).
-struct Bits {
+/// A bit per finding of a side (`CaptureDiff.match`, `DiffSelection`).
+struct Bits: Sendable {
     private var words: [UInt64]
 
     init(count: Int) { words = [UInt64](repeating: 0, count: (count + 63) / 64) }
@@ -341,6 +324,19 @@ struct Bits {
         set {
             if newValue { words[i >> 6] |= 1 << UInt64(i & 63) } else { words[i >> 6] &= ~(1 << UInt64(i & 63)) }
         }
+    }
+
+    /// The first set bit at or after `i`, or `end` when there is none below it (a word of clear bits at a time).
+    func first(from i: Int, below end: Int) -> Int {
+        var word = i >> 6
+        guard word < words.count else { return end }
+        var w = words[word] & (~0 << UInt64(i & 63))
+        while w == 0 {
+            word += 1
+            guard word < words.count else { return end }
+            w = words[word]
+        }
+        return min(word << 6 + w.trailingZeroBitCount, end)
     }
 }
 
@@ -373,6 +369,12 @@ public struct DiffActivity: Sendable {
 
     public var base: RadioCost? { onBase ? baseCost : nil }
     public var head: RadioCost? { onHead ? headCost : nil }
+
+    /// Percent change of the phone's charge; nil without a base charge above 0.
+    public var changePercent: Double? {
+        guard let b = base?.chargeMC, b > 0 else { return nil }
+        return ((head?.chargeMC ?? 0) - b) / b * 100
+    }
 
     public var name: String {
         switch peer {

@@ -50,18 +50,17 @@ public final class AdvertisingSampler {
 
     /// The seconds with reports of one controller, in the order seen: all but the latest set aside.
     struct Seconds {
-        let spill: Spill
-        var setAside = 0
+        var setAside: PlainList<Second>
         var latest: Second
     }
 
     private var seconds: [UInt16: Seconds] = [:]
     private var sampled: [Key: Sampled] = [:]
     /// The samples in the order taken.
-    private let entries: Spill
+    private var entries: PlainList<Entry>
     private let spillDirectory: String?
     private let runLength: Int
-    public private(set) var kept = 0
+    public var kept: Int { entries.count }
     /// Reports not sampled because the budget was spent.
     public private(set) var overBudget = 0
 
@@ -70,7 +69,7 @@ public final class AdvertisingSampler {
     public init(spillDirectory: String? = nil, runLength: Int = AdvertisingSampler.defaultRunLength) {
         self.spillDirectory = spillDirectory
         self.runLength = runLength
-        entries = Spill.fileOrMemory(in: spillDirectory, readAhead: Spill.readAheadWindow).spill
+        entries = PlainList(directory: spillDirectory)
     }
 
     /// The advertisers sampled, with how many samples each has.
@@ -86,17 +85,8 @@ public final class AdvertisingSampler {
         typealias Ranked = (rank: Int, sequence: Int, nanoseconds: Int64, dBm: Int8)
         let order: (Ranked, Ranked) -> Bool = { ($0.rank, $0.sequence) < ($1.rank, $1.sequence) }
         var runs = SortedRuns<Ranked>(directory: spillDirectory, runLength: runLength)
-        entries.flush()
-        let stride = MemoryLayout<Entry>.stride
-        let slice = Spill.readAheadWindow / stride
-        var sequence = 0
-        while sequence < kept {
-            let read = entries.read(plain: Entry.self, count: min(slice, kept - sequence), at: Int64(sequence * stride))
-            if read.isEmpty { break }  // cannot be read back: `failure` below
-            for e in read {
-                if let r = rank[e.advertiser] { runs.append((r, sequence, e.nanoseconds, e.dBm)) { order } }
-                sequence += 1
-            }
+        for (sequence, e) in entries.enumerated() {
+            if let r = rank[e.advertiser] { runs.append((r, sequence, e.nanoseconds, e.dBm)) { order } }
         }
         var current: Int?
         try runs.drain(by: order) { s in
@@ -140,15 +130,13 @@ public final class AdvertisingSampler {
         guard reports > 0 else { return }
         let second = ns >= 0 ? ns / 1_000_000_000 : (ns + 1) / 1_000_000_000 - 1
         guard var log = seconds[controller] else {
-            let spill = Spill.fileOrMemory(in: spillDirectory, readAhead: Spill.readAheadWindow).spill
-            seconds[controller] = Seconds(spill: spill, latest: Second(second: second, reports: reports))
+            seconds[controller] = Seconds(setAside: PlainList(directory: spillDirectory), latest: Second(second: second, reports: reports))
             return
         }
         if log.latest.second == second {
             log.latest.reports += reports
         } else {
-            log.spill.append(plain: log.latest)
-            log.setAside += 1
+            log.setAside.append(log.latest)
             log.latest = Second(second: second, reports: reports)
         }
         seconds[controller] = log
@@ -157,17 +145,8 @@ public final class AdvertisingSampler {
     /// Hands over the seconds in which `controller`'s host received advertising reports, in the order seen.
     public func reportsPerSecond(of controller: UInt16, _ body: (Second) throws -> Void) throws {
         guard let log = seconds[controller] else { return }
-        log.spill.flush()
-        let stride = MemoryLayout<Second>.stride
-        let slice = Spill.readAheadWindow / stride
-        var done = 0
-        while done < log.setAside {
-            let read = log.spill.read(plain: Second.self, count: min(slice, log.setAside - done), at: Int64(done * stride))
-            if read.isEmpty { break }
-            for s in read { try body(s) }
-            done += read.count
-        }
-        if let failure = log.spill.failure { throw SpillError(path: spillDirectory ?? "", cause: failure) }
+        for s in log.setAside { try body(s) }
+        if let failure = log.setAside.failure { throw SpillError(path: spillDirectory ?? "", cause: failure) }
         try body(log.latest)
     }
 
@@ -181,7 +160,6 @@ public final class AdvertisingSampler {
         }
         let number = known?.number ?? UInt32(sampled.count)
         sampled[key] = Sampled(number: number, last: ns, count: (known?.count ?? 0) + 1)
-        entries.append(plain: Entry(nanoseconds: ns, advertiser: number, dBm: rssi))
-        kept += 1
+        entries.append(Entry(nanoseconds: ns, advertiser: number, dBm: rssi))
     }
 }

@@ -113,26 +113,26 @@ struct ConnectionTrack {
         }
     }
 
-    /// An event's slice (an instant for those without a length).
+    /// An event's slice over `eventSpan` (an instant for those without a length).
     func eventSlice(_ event: TimelineEvent, in c: Connection) -> TraceSlice {
         let text = TimelineEventDescription.describe(event, in: c).text
-        let at = event.at.timestamp.nanoseconds
+        let (start, end) = eventSpan(event, in: c)
         let record: A = .int("record", event.at.number)
         switch event.kind {
         case .discovery(let d):
             let p = c.discoveries[d]
-            return TraceSlice(start: p.first.timestamp.nanoseconds, end: p.last.timestamp.nanoseconds, name: text,
-                              category: "discovery", annotations: [record, .int("requests", p.requests), .int("found", p.found)])
+            return TraceSlice(start: start, end: end, name: text, category: "discovery",
+                              annotations: [record, .int("requests", p.requests), .int("found", p.found)])
         case .activity(let r):
             let run = c.runs[r]
-            return TraceSlice(start: run.first.timestamp.nanoseconds, end: run.last.timestamp.nanoseconds, name: text,
-                              category: "activity", annotations: [record, .int("count", run.count), .int("bytes", run.bytes)])
-        case .idle(let until):
-            return TraceSlice(start: at, end: until.timestamp.nanoseconds, name: text, category: "idle", annotations: [record])
+            return TraceSlice(start: start, end: end, name: text, category: "activity",
+                              annotations: [record, .int("count", run.count), .int("bytes", run.bytes)])
+        case .idle:
+            return TraceSlice(start: start, end: end, name: text, category: "idle", annotations: [record])
         case .pairing, .encryptionChanged:
-            return TraceSlice(start: at, end: at, name: text, category: "pairing", annotations: [record], isInstant: true)
+            return TraceSlice(start: start, end: end, name: text, category: "pairing", annotations: [record], isInstant: true)
         default:
-            return TraceSlice(start: at, end: at, name: text, category: "connection", annotations: [record], isInstant: true)
+            return TraceSlice(start: start, end: end, name: text, category: "connection", annotations: [record], isInstant: true)
         }
     }
 
