@@ -1,7 +1,8 @@
 /// Hex formatting for codes and payloads. Unknown wire values always print as hex, so nothing is hidden.
 public enum Hex {
     @usableFromInline static let digits: [UInt8] = Array("0123456789abcdef".utf8)
-    static let upperDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+    public static let upperDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+    public static var lowerDigits: [UInt8] { digits }
 
     /// `0x` followed by exactly `width` lowercase digits. Written as ASCII bytes in place: decode prints
     /// several per packet.

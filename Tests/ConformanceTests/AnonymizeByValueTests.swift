@@ -186,6 +186,12 @@ struct AnonymizeByValueTests {
                       "serial number \"SN-4417-XQ-88\" as is", "LTK 3a91… (16 bytes) as is"] {
             #expect(before.lines.contains { $0.hasPrefix(label + ": records \(vendorEvent), \(debugLog)") }, "\(label): \(before.lines)")
         }
+        // One address's forms first found in the same record: listed in one order (it was a dictionary's, which
+        // changes from run to run).
+        let forms = ["in HCI byte order", "in reversed byte order", "as text"].map { form in
+            before.lines.firstIndex { $0.hasPrefix("address D7:5A:13:9C:2E:61 \(form):") } ?? -1
+        }
+        #expect(forms[0] >= 0 && forms[0] < forms[1] && forms[1] < forms[2], "\(before.lines)")
 
         // By value: none of them; the debug log left out.
         let copy = dir.file("copy.btsnoop")

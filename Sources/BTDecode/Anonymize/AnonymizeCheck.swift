@@ -46,7 +46,7 @@ public struct AnonymizeCheck: RecordSourceVisitor {
 
     public mutating func visit<S: RecordSource>(_ source: S) throws -> Report {
         var report = Report()
-        report.lookedFor = Set(scanner.patterns.map(\.identifier)).count
+        report.lookedFor = scanner.identifiersLookedFor
         var window = ScanWindow()
         var previous = HeldRecordBytes(capacity: 1 << 16)
         defer {
@@ -62,20 +62,24 @@ public struct AnonymizeCheck: RecordSourceVisitor {
             let (joined, carried) = window.load(tail: tail, keep: scanner.longest - 1,
                                                 payload: UnsafeRawBufferPointer(rebasing: record.payload[skip...]))
             var any = false
-            scanner.matches(in: UnsafeRawBufferPointer(joined), endingAfter: carried) { at, index in
-                let pattern = scanner.patterns[index]
+            scanner.matches(in: UnsafeRawBufferPointer(joined), endingAfter: carried) { at, match in
                 let place = at < carried ? "\(previousNumber)–\(record.number)" : "\(record.number)"
-                var hit = hits[index] ?? Hit(identifier: identifiers.all[pattern.identifier], form: pattern.form, firstRecord: record.number)
+                let key = match.identifier << 2 | Int(match.form.rawValue)
+                var hit = hits[key] ?? Hit(identifier: identifiers.all[match.identifier], form: match.form, firstRecord: record.number)
                 hit.count += 1
                 if hit.records.count < Self.recordsShown && hit.records.last != place { hit.records.append(place) }
-                hits[index] = hit
+                hits[key] = hit
                 any = true
             }
             if any { report.recordsWithHits += 1 }
             previous.hold(record.payload)
             previousNumber = record.number
         }
-        report.hits = hits.values.sorted { ($0.firstRecord, $0.identifier.description) < ($1.firstRecord, $1.identifier.description) }
+        // An identifier's forms first found in one record by their order (a dictionary's own order changes from
+        // run to run).
+        report.hits = hits.values.sorted {
+            ($0.firstRecord, $0.identifier.description, $0.form.rawValue) < ($1.firstRecord, $1.identifier.description, $1.form.rawValue)
+        }
         return report
     }
 }

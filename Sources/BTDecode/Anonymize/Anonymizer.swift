@@ -19,8 +19,8 @@ import BTCapture
 ///   are zeroed whole, since their protocols are not rewritten field by field.
 ///
 /// Works per packet on the packet's own bytes (ACL fragments: the continuation of a rewritten PDU is zeroed), with
-/// fixed per-handle state: no allocation per packet; the pseudonym tables grow with distinct addresses and
-/// names only, up to `tableLimit` (then a keyed hash stands in, still stable).
+/// fixed per-handle state: no allocation per packet; the pseudonym tables grow with distinct addresses (8 to 16
+/// bytes each, `AddressTable`) and names only, up to `tableLimit` (then a hash stands in, still stable).
 ///
 /// That is the field-aware pass: it rewrites the fields it knows. `btlens anonymize` adds a pass by value: a first
 /// reading with `collectIdentifiers()` gathers every identifier the fields hold (addresses, names, keys, serial
@@ -29,7 +29,10 @@ import BTCapture
 public final class Anonymizer {
     public static let tableLimit = 1 << 20
 
-    @exclusivity(unchecked) private var addresses: [UInt64: UInt64] = [:]
+    /// Every address met, in order of appearance: without a key, its pseudonym is numbered by that order.
+    let addresses: AddressTable
+    /// Pseudonyms given anew: ones that equalled an original address (`avoidCollisions`), by original.
+    @exclusivity(unchecked) private var renumbered: [UInt64: UInt64] = [:]
     /// Each distinct name's replacement, `name-N` as bytes, made once (not a String per advertising report).
     @exclusivity(unchecked) private var names: [UInt64: [UInt8]] = [:]
     /// Per ACL handle: zero the continuation fragments of the PDU in progress.
@@ -61,7 +64,13 @@ public final class Anonymizer {
     /// rewritten.
     public let keepValues: Bool
 
-    public init(key: String? = nil, keepValues: Bool = false) {
+    public convenience init(key: String? = nil, keepValues: Bool = false) {
+        self.init(key: key, keepValues: keepValues, addresses: AddressTable(limit: Self.tableLimit))
+    }
+
+    /// With the table of addresses another reading collected (`checkScanner`).
+    init(key: String? = nil, keepValues: Bool = false, addresses: AddressTable) {
+        self.addresses = addresses
         self.key = key.map { text in
             var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a
             for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
@@ -90,27 +99,33 @@ public final class Anonymizer {
         var value: UInt64 = 0
         for i in 0..<6 { value |= UInt64(p[at + i]) << (8 * UInt64(i)) }
         if value == 0 || value == 0xFFFF_FFFF_FFFF { return }  // "none" and "any" are not addresses
-        identifiers?.address(value)
         let pseudonym = pseudonym(value)
         for i in 0..<6 { p[at + i] = UInt8(truncatingIfNeeded: pseudonym >> (8 * UInt64(i))) }
         addressesReplaced += 1
     }
 
-    private func pseudonym(_ value: UInt64) -> UInt64 {
-        // Bits 47–46: a random address's kind (11 static, 01 resolvable, 00 non-resolvable); kept.
-        let kindBits = value & 0xC000_0000_0000
-        if let known = addresses[value] { return known }
+    /// The pseudonym of `value`, which is added to `addresses` (and so to the identifiers collected) when new.
+    func pseudonym(_ value: UInt64) -> UInt64 {
+        if !renumbered.isEmpty, let given = renumbered[value] { return given }
+        return pseudonym(value, position: addresses.insert(value).position)
+    }
+
+    /// Bits 47–46: a random address's kind (11 static, 01 resolvable, 00 non-resolvable); kept.
+    static let kindBits: UInt64 = 0xC000_0000_0000
+    static let numberBits: UInt64 = 0x3FFF_FFFF_FFFF
+
+    /// The pseudonym first given to the address at `position` of `addresses` (nil: past `tableLimit`): a keyed
+    /// hash with a key, else its number in order of appearance (past the table, a hash).
+    func pseudonym(_ value: UInt64, position: Int?) -> UInt64 {
         let number: UInt64
         if let key {
-            number = max(1, Self.mix(value ^ key) & 0x3FFF_FFFF_FFFF)
-        } else if addresses.count < Self.tableLimit {
-            number = UInt64(addresses.count + 1)
+            number = max(1, Self.mix(value ^ key) & Self.numberBits)
+        } else if let position {
+            number = UInt64(position + 1)
         } else {
-            number = (value &* 0x9E37_79B9_7F4A_7C15) >> 20 & 0x3FFF_FFFF_FFFF
+            number = (value &* 0x9E37_79B9_7F4A_7C15) >> 20 & Self.numberBits
         }
-        let made = kindBits | (number & 0x3FFF_FFFF_FFFF)
-        if addresses.count < Self.tableLimit { addresses[value] = made }
-        return made
+        return value & Self.kindBits | (number & Self.numberBits)
     }
 
     /// Every bit of the input reaches every bit of the output (`SplitMixHash`).
@@ -468,7 +483,7 @@ extension Anonymizer {
     /// Starts collecting identifiers (`identifiers`): the first reading of a capture, whose rewritten bytes are
     /// thrown away. Pseudonyms are given as they are met, so the second reading gives the same ones.
     public func collectIdentifiers() {
-        identifiers = CapturedIdentifiers()
+        identifiers = CapturedIdentifiers(addresses: addresses)
         attributes = AttributeWatch()
     }
 
@@ -487,21 +502,13 @@ extension Anonymizer {
         forgetLinks()
         addressesReplaced = 0
         namesReplaced = 0
-        // Each pattern added as it is made: a list of them all first held every pattern's arrays at once.
+        // Addresses are looked up in their table by the scan; the others are patterns.
         var patterns = ValueScanner.Builder()
-        for (index, identifier) in found.all.enumerated() where CapturedIdentifiers.distinctive(identifier.bytes, kind: identifier.kind) {
-            let bytes = identifier.bytes
+        for (j, identifier) in found.others.enumerated() where CapturedIdentifiers.distinctive(identifier.bytes, kind: identifier.kind) {
+            let bytes = identifier.bytes, index = found.index(ofOther: j)
             switch identifier.kind {
             case .address:
-                let value = bytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
-                let made = pseudonym(value)
-                let replacement = (0..<6).map { UInt8(truncatingIfNeeded: made >> (8 * UInt64($0))) }
-                patterns.add(bytes: bytes, replacement: replacement, identifier: index, form: .asCarried)
-                patterns.add(bytes: bytes.reversed(), replacement: replacement.reversed(), identifier: index, form: .reversed)
-                let original = BDAddr(rawValue: value).description, pseudonymText = BDAddr(rawValue: made).description
-                patterns.add(bytes: original.utf8, replacement: pseudonymText.utf8, identifier: index, form: .upperText)
-                patterns.add(bytes: original.lowercased().utf8, replacement: pseudonymText.lowercased().utf8,
-                             identifier: index, form: .lowerText)
+                break
             case .name:
                 let made = nameReplacement(hash: Self.nameHash(bytes))
                 let replacement = (0..<bytes.count).map { $0 < made.count ? made[$0] : 0x20 }
@@ -514,12 +521,12 @@ extension Anonymizer {
                 patterns.add(bytes: bytes, replacement: [UInt8](repeating: 0, count: bytes.count), identifier: index, form: .asCarried)
             }
         }
-        return patterns.scanner()
+        return patterns.scanner(addresses: ValueScanner.Addresses(identifiers: found, pseudonym: { [unowned self] in self.pseudonym($0) }))
     }
 
     /// The identifiers' bytes to look for in a copy (`anonymize --check`): as `byValueScanner` finds them.
     public static func checkScanner(_ found: CapturedIdentifiers) -> ValueScanner {
-        let anonymizer = Anonymizer()
+        let anonymizer = Anonymizer(addresses: found.addresses)
         anonymizer.identifiers = found
         return anonymizer.byValueScanner()
     }
@@ -537,27 +544,49 @@ extension Anonymizer {
     /// A pseudonym equal to an original address (either byte order) would be read as that address leaking, and
     /// rewriting that address by value would rewrite the pseudonym too: such pseudonyms are given anew.
     func avoidCollisions(with found: CapturedIdentifiers) {
-        var forbidden = Set<UInt64>()
-        for value in found.addressValues {
-            forbidden.insert(value)
-            forbidden.insert(Self.reversed(value))
+        let originals = found.addresses
+        func forbidden(_ value: UInt64) -> Bool { originals.contains(value) || originals.contains(Self.reversed(value)) }
+        // In the order of the pseudonyms (of appearance without a key).
+        var colliding: [(original: UInt64, made: UInt64)] = []
+        for position in 0..<addresses.count {
+            let original = addresses[position], made = pseudonym(original, position: position)
+            if forbidden(made) { colliding.append((original, made)) }
         }
-        var used = Set(addresses.values)
+        guard !colliding.isEmpty else { return }
+        colliding.sort { $0.made < $1.made }
+        // Whether a pseudonym was given first to an address of the table: without a key, its number says which;
+        // with one, the keyed hashes are sorted and searched.
+        var keyed: [UInt64] = []
+        if key != nil {
+            keyed = (0..<addresses.count).map { pseudonym(addresses[$0], position: $0) }
+            keyed.sort()
+        }
+        func givenFirst(_ candidate: UInt64) -> Bool {
+            if key == nil {
+                let number = Int(candidate & Self.numberBits)
+                return number >= 1 && number <= addresses.count && addresses[number - 1] & Self.kindBits == candidate & Self.kindBits
+            }
+            var low = 0, high = keyed.count
+            while low < high {
+                let mid = (low + high) / 2
+                if keyed[mid] < candidate { low = mid + 1 } else { high = mid }
+            }
+            return low < keyed.count && keyed[low] == candidate
+        }
+        var givenAnew = Set<UInt64>()
         var next = UInt64(addresses.count + 1)
-        // In the order of the pseudonyms (of appearance): a dictionary's own order changes from run to run, and
-        // with it which pseudonym each collision got.
-        for (original, made) in addresses.sorted(by: { $0.value < $1.value }) where forbidden.contains(made) {
+        for (original, made) in colliding {
             var candidate = made
             repeat {
                 if key != nil {
-                    candidate = (made & 0xC000_0000_0000) | (Self.mix(candidate) & 0x3FFF_FFFF_FFFF)
+                    candidate = (made & Self.kindBits) | (Self.mix(candidate) & Self.numberBits)
                 } else {
-                    candidate = (made & 0xC000_0000_0000) | (next & 0x3FFF_FFFF_FFFF)
+                    candidate = (made & Self.kindBits) | (next & Self.numberBits)
                     next += 1
                 }
-            } while forbidden.contains(candidate) || used.contains(candidate)
-            used.insert(candidate)
-            addresses[original] = candidate
+            } while forbidden(candidate) || givenFirst(candidate) || givenAnew.contains(candidate)
+            givenAnew.insert(candidate)
+            renumbered[original] = candidate
         }
     }
 

@@ -41,8 +41,12 @@ public final class CapturedIdentifiers {
     /// Bytes an identifier must have at least to be looked for by value: shorter ones occur by chance.
     public static let minimumLength = 4
 
-    @exclusivity(unchecked) public private(set) var all: [Identifier] = []
-    @exclusivity(unchecked) var addresses: [UInt64: Int] = [:]
+    /// The addresses, in order of appearance (the `Anonymizer`'s table, which numbers its pseudonyms by it).
+    public let addresses: AddressTable
+    /// Names, keys and serial numbers, in order of appearance, and how many addresses had been met before each
+    /// (which places it among them in `all`).
+    @exclusivity(unchecked) var others: [Identifier] = []
+    @exclusivity(unchecked) var addressesBefore: [Int] = []
     /// Names by their FNV-1a hash (as the `Anonymizer`'s names table), met by the field pass.
     @exclusivity(unchecked) var nameHashes: Set<UInt64> = []
     /// Names, keys and serial numbers by their bytes.
@@ -51,32 +55,84 @@ public final class CapturedIdentifiers {
     /// the field pass meets are numbered as in one pass).
     @exclusivity(unchecked) var attributeNames: [[UInt8]] = []
 
-    public init() {}
-
-    public var count: Int { all.count }
-    public func count(_ kind: Kind) -> Int { all.reduce(0) { $0 + ($1.kind == kind ? 1 : 0) } }
-
-    /// The original addresses (as `BDAddr.rawValue`).
-    public var addressValues: Dictionary<UInt64, Int>.Keys { addresses.keys }
-
-    func address(_ value: UInt64) {
-        guard addresses[value] == nil, all.count < Self.limit else { return }
-        addresses[value] = all.count
-        all.append(Identifier(kind: .address, bytes: (0..<6).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) },
-                              label: "address"))
+    public init(addresses: AddressTable = AddressTable(limit: CapturedIdentifiers.limit)) {
+        self.addresses = addresses
     }
+
+    public var count: Int { addresses.count + others.count }
+    public func count(_ kind: Kind) -> Int {
+        kind == .address ? addresses.count : others.reduce(0) { $0 + ($1.kind == kind ? 1 : 0) }
+    }
+
+    /// Every identifier in order of appearance, each made when it is read (an address's bytes and label are not
+    /// kept).
+    public var all: All { All(found: self) }
+
+    public struct All: RandomAccessCollection {
+        let found: CapturedIdentifiers
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { found.count }
+        public subscript(index: Int) -> Identifier {
+            if let other = found.other(at: index) { return found.others[other] }
+            return CapturedIdentifiers.address(found.addresses[found.addressPosition(at: index)])
+        }
+    }
+
+    static func address(_ value: UInt64) -> Identifier {
+        Identifier(kind: .address, bytes: (0..<6).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }, label: "address")
+    }
+
+    /// The place in `all` of the name, key or serial number `j`.
+    func index(ofOther j: Int) -> Int { j + addressesBefore[j] }
+
+    /// Which name, key or serial number is at `index` of `all`, if one is.
+    func other(at index: Int) -> Int? {
+        // The others' places in `all` increase with j: the first at or after `index`.
+        var low = 0, high = others.count
+        while low < high {
+            let mid = (low + high) / 2
+            if self.index(ofOther: mid) < index { low = mid + 1 } else { high = mid }
+        }
+        return low < others.count && self.index(ofOther: low) == index ? low : nil
+    }
+
+    /// The place in `all` of the address at `position`: after every other met when at most `position` addresses had
+    /// been.
+    func index(ofAddress position: Int) -> Int {
+        var low = 0, high = addressesBefore.count
+        while low < high {
+            let mid = (low + high) / 2
+            if addressesBefore[mid] <= position { low = mid + 1 } else { high = mid }
+        }
+        return position + low
+    }
+
+    /// The address position of `index` of `all` (not one of the others).
+    func addressPosition(at index: Int) -> Int {
+        // `index` minus the others before it: the others at places below `index`.
+        var low = 0, high = others.count
+        while low < high {
+            let mid = (low + high) / 2
+            if self.index(ofOther: mid) < index { low = mid + 1 } else { high = mid }
+        }
+        return index - low
+    }
+
+    /// The original addresses (as `BDAddr.rawValue`), in order of appearance.
+    public var addressValues: [UInt64] { (0..<addresses.count).map { addresses[$0] } }
 
     /// A name the field pass met, by its hash (checked first, so a name seen again costs no allocation).
     func name(hash: UInt64, _ p: UnsafeMutableRawBufferPointer, from: Int, to: Int) {
-        guard !nameHashes.contains(hash), all.count < Self.limit else { return }
+        guard !nameHashes.contains(hash), count < Self.limit else { return }
         nameHashes.insert(hash)
         value(Array(p[from..<to]), kind: .name, label: "name")
     }
 
     func value(_ bytes: [UInt8], kind: Kind, label: String) {
-        guard !bytes.isEmpty, values[bytes] == nil, all.count < Self.limit else { return }
-        values[bytes] = all.count
-        all.append(Identifier(kind: kind, bytes: bytes, label: label))
+        guard !bytes.isEmpty, values[bytes] == nil, count < Self.limit else { return }
+        values[bytes] = count
+        addressesBefore.append(addresses.count)
+        others.append(Identifier(kind: kind, bytes: bytes, label: label))
     }
 
     /// A key (16 bytes, or a PIN) at `at`: kept unless it is all one byte (zeros: no key).
@@ -106,6 +162,20 @@ public final class CapturedIdentifiers {
         for b in bytes { seen.insert(b); if seen.count >= 3 { return true } }
         return (kind == .name || kind == .serialNumber) && seen.count == 2
     }
+
+    /// `distinctive` for an address's 6 bytes, without making them an array (asked at every match by value).
+    @inline(__always)
+    static func distinctive(address value: UInt64) -> Bool {
+        let first = value & 0xFF
+        var second: UInt64?
+        for i in 1..<6 {
+            let b = value >> (8 * UInt64(i)) & 0xFF
+            if b == first { continue }
+            if let second, b != second { return true }
+            second = b
+        }
+        return false
+    }
 }
 
 /// How an identifier's bytes stand where they were found.
@@ -123,188 +193,6 @@ public enum IdentifierForm: UInt8, Sendable, CustomStringConvertible {
         case .reversed: "in reversed byte order"
         case .upperText, .lowerText: "as text"
         }
-    }
-}
-
-/// Finds identifiers' bytes in records and (for the copy) puts their replacements in place. Every pattern has
-/// at least 4 bytes; a bit set over a hash of each position's first 4 bytes rules most positions out with one
-/// load, so a scan costs little more than reading the bytes. Matches are leftmost, longest first, and do not
-/// overlap. The patterns' bytes and replacements are kept one after the other in one array, and the candidates
-/// for each first 4 bytes in one list: a capture of hundreds of thousands of addresses (four patterns each) spent
-/// about 850 bytes per address on arrays of their own.
-public final class ValueScanner {
-    /// The bytes searched for, and what replaces them.
-    public struct Pattern: Sendable {
-        public var bytes: [UInt8]
-        /// The same length as `bytes`.
-        public var replacement: [UInt8]
-        /// Index in `CapturedIdentifiers.all`.
-        public var identifier: Int
-        public var form: IdentifierForm
-
-        public init(bytes: [UInt8], replacement: [UInt8], identifier: Int, form: IdentifierForm) {
-            self.bytes = bytes
-            self.replacement = replacement
-            self.identifier = identifier
-            self.form = form
-        }
-    }
-
-    /// Where a pattern is in `arena` (its bytes, then as many of its replacement's), and whose it is.
-    struct Stored: Sendable {
-        var start: UInt32
-        var length: UInt32
-        var identifier: Int32
-        var form: IdentifierForm
-    }
-
-    /// Every pattern's bytes and replacement, one after the other.
-    let arena: [UInt8]
-    let stored: [Stored]
-
-    /// The patterns, each made when it is read (for messages and checks; the scan reads `arena`).
-    public struct Patterns: RandomAccessCollection, Sendable {
-        let arena: [UInt8]
-        let stored: [Stored]
-        public var startIndex: Int { 0 }
-        public var endIndex: Int { stored.count }
-        public subscript(i: Int) -> Pattern {
-            let p = stored[i], start = Int(p.start), n = Int(p.length)
-            return Pattern(bytes: Array(arena[start..<start + n]), replacement: Array(arena[start + n..<start + 2 * n]),
-                           identifier: Int(p.identifier), form: p.form)
-        }
-    }
-
-    public var patterns: Patterns { Patterns(arena: arena, stored: stored) }
-    /// The longest pattern's length: a window across two records keeps this many bytes less one of the first.
-    public let longest: Int
-    let filter: [UInt64]
-    let filterShift: UInt32
-    /// First 4 bytes (little-endian) → where the patterns that begin so are listed in `lists`, longest first,
-    /// ended by -1.
-    let candidates: [UInt32: Int32]
-    let lists: [Int32]
-
-    /// Patterns added one at a time (`Anonymizer.byValueScanner`), without a list of them all first.
-    public struct Builder {
-        var arena: [UInt8] = []
-        var stored: [Stored] = []
-
-        public init() {}
-
-        /// Adds a pattern; one shorter than 4 bytes, or whose replacement is not as long, is left out.
-        public mutating func add<B: Collection<UInt8>, R: Collection<UInt8>>(bytes: B, replacement: R, identifier: Int,
-                                                                            form: IdentifierForm) {
-            guard bytes.count >= 4, bytes.count == replacement.count else { return }
-            stored.append(Stored(start: UInt32(arena.count), length: UInt32(bytes.count), identifier: Int32(identifier), form: form))
-            arena.append(contentsOf: bytes)
-            arena.append(contentsOf: replacement)
-        }
-
-        public func scanner() -> ValueScanner { ValueScanner(arena: arena, stored: stored) }
-    }
-
-    public convenience init(patterns: [Pattern]) {
-        var builder = Builder()
-        for p in patterns { builder.add(bytes: p.bytes, replacement: p.replacement, identifier: p.identifier, form: p.form) }
-        self.init(arena: builder.arena, stored: builder.stored)
-    }
-
-    init(arena: [UInt8], stored: [Stored]) {
-        self.arena = arena
-        self.stored = stored
-        longest = stored.map { Int($0.length) }.max() ?? 0
-        var bits = 12
-        while (1 << bits) < stored.count * 32 && bits < 26 { bits += 1 }
-        filterShift = UInt32(32 - bits)
-        var filter = [UInt64](repeating: 0, count: (1 << bits) / 64)
-        // Each pattern by its first 4 bytes, in the patterns' order within each.
-        var byPrefix: [(prefix: UInt32, index: Int32)] = []
-        byPrefix.reserveCapacity(stored.count)
-        for (i, p) in stored.enumerated() {
-            let prefix = Self.prefix(arena, at: Int(p.start))
-            let slot = Int((prefix &* 0x9E37_79B1) >> filterShift)
-            filter[slot >> 6] |= 1 << UInt64(slot & 63)
-            byPrefix.append((prefix, Int32(i)))
-        }
-        byPrefix.sort { ($0.prefix, $0.index) < ($1.prefix, $1.index) }
-        var candidates: [UInt32: Int32] = [:]
-        var lists: [Int32] = []
-        lists.reserveCapacity(byPrefix.count * 2)
-        var g = 0
-        while g < byPrefix.count {
-            var e = g
-            while e < byPrefix.count && byPrefix[e].prefix == byPrefix[g].prefix { e += 1 }
-            var list = byPrefix[g..<e].map(\.index)
-            // The same sort of the same list as when each first 4 bytes kept an array of their own: the same order.
-            if list.count > 1 { list = list.sorted { stored[Int($0)].length > stored[Int($1)].length } }
-            candidates[byPrefix[g].prefix] = Int32(lists.count)
-            lists += list
-            lists.append(-1)
-            g = e
-        }
-        self.filter = filter
-        self.candidates = candidates
-        self.lists = lists
-    }
-
-    static func prefix(_ b: [UInt8], at i: Int = 0) -> UInt32 {
-        UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
-    }
-
-    public var isEmpty: Bool { stored.isEmpty }
-
-    /// Calls `found(position, pattern)` for each match in `p` that ends after `endingAfter` (bytes before it
-    /// were scanned with the record before). After a match the scan goes on past it, or with `overlapping` at
-    /// its second byte, so that a match overlapping it is found too (`rewrite`).
-    @inline(__always)
-    public func matches(in p: UnsafeRawBufferPointer, endingAfter: Int = 0, overlapping: Bool = false, _ found: (Int, Int) -> Void) {
-        let count = p.count
-        guard longest > 0, count >= 4, let base = p.baseAddress else { return }
-        var i = 0
-        let last = count - 4
-        let shift = filterShift
-        filter.withUnsafeBufferPointer { bits in
-            while i <= last {
-                let prefix = (base + i).loadUnaligned(as: UInt32.self).littleEndian
-                let slot = Int((prefix &* 0x9E37_79B1) >> shift)
-                guard bits[slot >> 6] & (1 << UInt64(slot & 63)) != 0, var at = candidates[prefix].map(Int.init) else {
-                    i += 1
-                    continue
-                }
-                var matched = 0
-                while lists[at] >= 0 {
-                    let index = Int(lists[at])
-                    at += 1
-                    let p = stored[index]
-                    let n = Int(p.length), start = Int(p.start)
-                    guard i + n <= count, i + n > endingAfter else { continue }
-                    var equal = true
-                    for k in 4..<n where base.load(fromByteOffset: i + k, as: UInt8.self) != arena[start + k] { equal = false; break }
-                    if equal {
-                        found(i, index)
-                        matched = n
-                        break
-                    }
-                }
-                i += matched > 0 && !overlapping ? matched : 1
-            }
-        }
-    }
-
-    /// Puts each match's replacement in place; returns how many. Matches that overlap are each replaced: an
-    /// identifier that begins inside another one's bytes (a key's last byte the first of an address) was left in
-    /// place when the scan went on past the first, wherever the replacement kept the shared bytes (found by
-    /// fuzzing). The scan reads the bytes as they are rewritten, so it sees what the copy will hold.
-    public func rewrite(_ p: UnsafeMutableRawBufferPointer, endingAfter: Int = 0) -> Int {
-        var replaced = 0
-        matches(in: UnsafeRawBufferPointer(p), endingAfter: endingAfter, overlapping: true) { at, index in
-            let pattern = stored[index]
-            let n = Int(pattern.length), from = Int(pattern.start) + n
-            for k in 0..<n { p[at + k] = arena[from + k] }
-            replaced += 1
-        }
-        return replaced
     }
 }
 

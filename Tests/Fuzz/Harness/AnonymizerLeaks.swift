@@ -33,10 +33,11 @@ enum AnonymizerLeaks {
             let joinedOriginal = originalTail.suffix(keep) + original[skip...]
             let carried = min(keep, copyTail.count)
             joinedCopy.withUnsafeBytes { window in
-                scanner.matches(in: window, endingAfter: carried) { at, pattern in
-                    let bytes = scanner.patterns[pattern].bytes
-                    if Array(joinedOriginal[joinedOriginal.startIndex + at..<joinedOriginal.startIndex + at + bytes.count]) == bytes {
-                        leaks.append("\(identifiers.all[scanner.patterns[pattern].identifier].description) left in record \(record.number)")
+                scanner.matches(in: window, endingAfter: carried) { at, match in
+                    // The copy holds the identifier's bytes there: a leak if the input held the same.
+                    let found = Array(joinedCopy[joinedCopy.startIndex + at..<joinedCopy.startIndex + at + match.length])
+                    if Array(joinedOriginal[joinedOriginal.startIndex + at..<joinedOriginal.startIndex + at + match.length]) == found {
+                        leaks.append("\(identifiers.all[match.identifier].description) left in record \(record.number)")
                     }
                 }
             }
