@@ -14,19 +14,51 @@ public struct LinkStarts: Sendable {
         public let summary: Int?
     }
 
-    /// Per controller, the kept summaries' (start, index), in start and index order.
+    /// Per controller, the kept summaries' (start, index), in start and index order; empty when `inOrder`.
     private var kept: [UInt16: [(start: Int64, index: Int32)]] = [:]
+    /// The one controller of every kept summary when they are in start order already (nearly always: summaries
+    /// are in id order, and ids are given as links come up), so that no list of them is made: a capture of
+    /// hundreds of thousands of links held one of 16 bytes each.
+    private var inOrder: UInt16?
+    /// With `inOrder`: the start of every `sparseStride`-th summary, where a search for a time begins.
+    private var sparseStarts: [Int64] = []
+    static let sparseStride = 16
     private let summaries: LinkSummaries
     private let letGo: [LetGoLink]
 
     init(_ model: CaptureModel) {
         summaries = model.links
         letGo = model.letGoLinks
+        var controller: UInt16?, sorted = true, last = Int64.min
+        for i in summaries.indices {
+            let link = summaries[i]
+            let start = link.start.timestamp.nanoseconds
+            if controller == nil { controller = link.controller }
+            if link.controller != controller || start < last { sorted = false; break }
+            if i % Self.sparseStride == 0 { sparseStarts.append(start) }
+            last = start
+        }
+        if sorted, let controller {
+            inOrder = controller
+            return
+        }
+        sparseStarts = []
         for i in summaries.indices {
             let link = summaries[i]
             kept[link.controller, default: []].append((link.start.timestamp.nanoseconds, Int32(i)))
         }
         for key in kept.keys { kept[key]!.sort { ($0.start, $0.index) < ($1.start, $1.index) } }
+    }
+
+    /// With `inOrder`: the first summary that started at or after `time`, found from `sparseStarts` then read
+    /// in order.
+    private func firstInOrder(startingAtOrAfter time: Int64) -> Int {
+        let block = sparseStarts.partitioningIndex { $0 >= time }
+        guard block > 0 else { return 0 }
+        var i = (block - 1) * Self.sparseStride
+        let end = Swift.min(summaries.count, block * Self.sparseStride)
+        while i < end, summaries[i].start.timestamp.nanoseconds < time { i += 1 }
+        return i
     }
 
     /// The links of `controller` that started at or after `from` and before `until`, in id order.
@@ -38,7 +70,17 @@ public struct LinkStarts: Sendable {
 
     /// `started`'s links in no particular order, none copied: a scan left on for hours saw hundreds of thousands.
     public func forEachStarted(controller: UInt16, from: Int64, until: Int64, _ body: (Started) -> Void) {
-        if let list = kept[controller] {
+        if inOrder == controller {
+            var i = firstInOrder(startingAtOrAfter: from)
+            while i < summaries.count {
+                let link = summaries[i]
+                let start = link.start.timestamp.nanoseconds
+                guard start < until else { break }
+                body(Started(id: link.id, start: start,
+                             isAppLE: link.transport == .le && !link.implicitStart && link.ownership.isApp, summary: i))
+                i += 1
+            }
+        } else if let list = kept[controller] {
             var i = list.partitioningIndex { $0.start >= from }
             while i < list.count, list[i].start < until {
                 let index = Int(list[i].index)
@@ -55,7 +97,10 @@ public struct LinkStarts: Sendable {
 
     /// Whether a link of `controller` started at or after `from` and at or before `through`.
     public func any(controller: UInt16, from: Int64, through: Int64) -> Bool {
-        if let list = kept[controller] {
+        if inOrder == controller {
+            let i = firstInOrder(startingAtOrAfter: from)
+            if i < summaries.count, summaries[i].start.timestamp.nanoseconds <= through { return true }
+        } else if let list = kept[controller] {
             let i = list.partitioningIndex { $0.start >= from }
             if i < list.count, list[i].start <= through { return true }
         }
