@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import BTWire
 import BTCapture
@@ -109,10 +110,18 @@ struct FindingCodingTests {
             f.message = "finding \(i)"
             list.append(f)
         }
-        var duplicates = FindingDeduplication()
-        var kept: [Finding] = []
-        for (i, f) in list.enumerated() where try duplicates.isFirst(f, at: i, reading: { list[$0] }) { kept.append(f) }
-        #expect(kept.map(Self.fields) == Auditor.deduplicated(list).map(Self.fields))
-        #expect(kept.count < list.count)
+        // Set aside in a directory, in runs of 7 (so the hashes are merged from several), and in memory.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("btlens-dedup-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (where_, runLength) in [(Optional(directory), 7), (nil, 7), (Optional(directory), FindingDeduplication.runLength)] {
+            let spill = try FindingSpill(directory: where_)
+            var made = PlainList<FindingSpill.Ref>(directory: where_)
+            for f in list { made.append(spill.append(f)) }
+            let dropped = Set(try FindingDeduplication.duplicates(of: made, in: spill, runLength: runLength).map(Int.init))
+            let kept = list.indices.filter { !dropped.contains($0) }.map { list[$0] }
+            #expect(kept.map(Self.fields) == Auditor.deduplicated(list).map(Self.fields))
+            #expect(kept.count < list.count)
+        }
     }
 }

@@ -20,7 +20,8 @@ extension Auditor {
     public func audit(_ model: CaptureModel, file: String, judged: LinkJudgement?, spill: FindingSpill,
                       finishing: (inout Finding) -> FindingDestination = { _ in .reported })
         throws(FindingStoreError) -> (reported: StoredFindings, accepted: StoredFindings) {
-        var made: [FindingSpill.Ref] = []
+        // Where each finding is, in the order made: beside the findings, not in memory.
+        var made = PlainList<FindingSpill.Ref>(directory: spill.directory)
         let rest = judged == nil ? model : model.withoutJudgedLinks
         for rule in RuleRegistry.all {
             let d = rule.description
@@ -30,12 +31,16 @@ extension Auditor {
                 var refs = judged.spilledFindings(of: d.id, in: spill)
                 prepared.evaluate(rest) { refs.append(spill.append($0)) }
                 // In link order, as one evaluation over every link gives them (`inLinkOrder`).
-                made += refs.enumerated().sorted { ($0.element.link, $0.offset) < ($1.element.link, $1.offset) }.map(\.element)
+                for ref in refs.enumerated().sorted(by: { ($0.element.link, $0.offset) < ($1.element.link, $1.offset) }).map(\.element) {
+                    made.append(ref)
+                }
             } else {
                 prepared.evaluate(model) { made.append(spill.append($0)) }
             }
         }
         if let failure = spill.failure { throw failure }
+        if let failure = made.failure { throw .spill(cause: failure) }
+        let duplicates = try FindingDeduplication.duplicates(of: made, in: spill)
 
         let finished: Spill
         do { finished = try Spill(directory: spill.directory, name: "findings") } catch {
@@ -44,13 +49,15 @@ extension Auditor {
         var reported = FinishedFindings(spill: finished, directory: spill.directory, runLength: spill.keyRunLength)
         var accepted = FinishedFindings(spill: finished, directory: spill.directory, runLength: spill.keyRunLength)
         do {
-            // The de-duplication's hashes and the places made are let go before the keys are sorted.
-            var duplicates = FindingDeduplication()
             let cap = MeasuredCap(model.controllerActivity)
+            var dropped = duplicates.makeIterator()
+            var nextDropped = dropped.next()
             for (i, ref) in made.enumerated() {
+                if let d = nextDropped, Int(d) == i {
+                    nextDropped = dropped.next()
+                    continue
+                }
                 var f = try spill.read(ref)
-                guard try duplicates.isFirst(f, at: i, reading: { j throws(FindingStoreError) in try spill.read(made[j]) })
-                else { continue }
                 f.file = file
                 cap.apply(to: &f)
                 switch finishing(&f) {
@@ -58,7 +65,6 @@ extension Auditor {
                 case .accepted: accepted.append(f)
                 }
             }
-            made = []
         }
         finished.flush()
         if let failure = finished.failure { throw .spill(cause: failure) }
