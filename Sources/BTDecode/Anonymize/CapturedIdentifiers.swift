@@ -68,6 +68,7 @@ public final class CapturedIdentifiers {
     /// kept).
     public var all: All { All(found: self) }
 
+    /// `all`: the identifiers by their place in order of appearance, addresses made from the table when read.
     public struct All: RandomAccessCollection {
         let found: CapturedIdentifiers
         public var startIndex: Int { 0 }
