@@ -508,7 +508,7 @@ extension Anonymizer {
             let bytes = identifier.bytes, index = found.index(ofOther: j)
             switch identifier.kind {
             case .address:
-                break
+                break  // none among the others: addresses are looked up in `found.addresses`
             case .name:
                 let made = nameReplacement(hash: Self.nameHash(bytes))
                 let replacement = (0..<bytes.count).map { $0 < made.count ? made[$0] : 0x20 }
@@ -566,12 +566,8 @@ extension Anonymizer {
                 let number = Int(candidate & Self.numberBits)
                 return number >= 1 && number <= addresses.count && addresses[number - 1] & Self.kindBits == candidate & Self.kindBits
             }
-            var low = 0, high = keyed.count
-            while low < high {
-                let mid = (low + high) / 2
-                if keyed[mid] < candidate { low = mid + 1 } else { high = mid }
-            }
-            return low < keyed.count && keyed[low] == candidate
+            let i = keyed.partitioningIndex { $0 >= candidate }
+            return i < keyed.count && keyed[i] == candidate
         }
         var givenAnew = Set<UInt64>()
         var next = UInt64(addresses.count + 1)

@@ -80,47 +80,27 @@ public final class CapturedIdentifiers {
     }
 
     static func address(_ value: UInt64) -> Identifier {
-        Identifier(kind: .address, bytes: (0..<6).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }, label: "address")
+        Identifier(kind: .address, bytes: BDAddr(rawValue: value).bytes, label: "address")
     }
 
     /// The place in `all` of the name, key or serial number `j`.
     func index(ofOther j: Int) -> Int { j + addressesBefore[j] }
 
+    /// How many names, keys and serial numbers are placed before `index` of `all` (their places increase).
+    func othersBefore(_ index: Int) -> Int { (0..<others.count).partitioningIndex { self.index(ofOther: $0) >= index } }
+
     /// Which name, key or serial number is at `index` of `all`, if one is.
     func other(at index: Int) -> Int? {
-        // The others' places in `all` increase with j: the first at or after `index`.
-        var low = 0, high = others.count
-        while low < high {
-            let mid = (low + high) / 2
-            if self.index(ofOther: mid) < index { low = mid + 1 } else { high = mid }
-        }
-        return low < others.count && self.index(ofOther: low) == index ? low : nil
+        let j = othersBefore(index)
+        return j < others.count && self.index(ofOther: j) == index ? j : nil
     }
 
     /// The place in `all` of the address at `position`: after every other met when at most `position` addresses had
     /// been.
-    func index(ofAddress position: Int) -> Int {
-        var low = 0, high = addressesBefore.count
-        while low < high {
-            let mid = (low + high) / 2
-            if addressesBefore[mid] <= position { low = mid + 1 } else { high = mid }
-        }
-        return position + low
-    }
+    func index(ofAddress position: Int) -> Int { position + addressesBefore.partitioningIndex { $0 > position } }
 
     /// The address position of `index` of `all` (not one of the others).
-    func addressPosition(at index: Int) -> Int {
-        // `index` minus the others before it: the others at places below `index`.
-        var low = 0, high = others.count
-        while low < high {
-            let mid = (low + high) / 2
-            if self.index(ofOther: mid) < index { low = mid + 1 } else { high = mid }
-        }
-        return index - low
-    }
-
-    /// The original addresses (as `BDAddr.rawValue`), in order of appearance.
-    public var addressValues: [UInt64] { (0..<addresses.count).map { addresses[$0] } }
+    func addressPosition(at index: Int) -> Int { index - othersBefore(index) }
 
     /// A name the field pass met, by its hash (checked first, so a name seen again costs no allocation).
     func name(hash: UInt64, _ p: UnsafeMutableRawBufferPointer, from: Int, to: Int) {

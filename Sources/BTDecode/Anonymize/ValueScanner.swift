@@ -317,7 +317,8 @@ public final class ValueScanner {
                     continue
                 }
                 var best: Match?
-                if var at = candidates[prefix].map(Int.init) {
+                // (No dictionary lookup when every identifier is an address.)
+                if !lists.isEmpty, var at = candidates[prefix].map(Int.init) {
                     while lists[at] >= 0 {
                         let index = Int(lists[at])
                         at += 1

@@ -12,6 +12,19 @@ public struct LinkStarts: Sendable {
         public let start: Int64
         public let isAppLE: Bool
         public let summary: Int?
+
+        /// The kept summary at `index` of the model's links.
+        init(_ link: LinkSummary, start: Int64, index: Int) {
+            self.init(id: link.id, start: start, isAppLE: link.transport == .le && !link.implicitStart && link.ownership.isApp,
+                      summary: index)
+        }
+
+        init(id: Int, start: Int64, isAppLE: Bool, summary: Int?) {
+            self.id = id
+            self.start = start
+            self.isAppLE = isAppLE
+            self.summary = summary
+        }
     }
 
     /// Per controller, the kept summaries' (start, index), in start and index order; empty when `inOrder`.
@@ -76,8 +89,7 @@ public struct LinkStarts: Sendable {
                 let link = summaries[i]
                 let start = link.start.timestamp.nanoseconds
                 guard start < until else { break }
-                body(Started(id: link.id, start: start,
-                             isAppLE: link.transport == .le && !link.implicitStart && link.ownership.isApp, summary: i))
+                body(Started(link, start: start, index: i))
                 i += 1
             }
         } else if let list = kept[controller] {
@@ -85,8 +97,7 @@ public struct LinkStarts: Sendable {
             while i < list.count, list[i].start < until {
                 let index = Int(list[i].index)
                 let link = summaries[index]
-                body(Started(id: link.id, start: list[i].start,
-                             isAppLE: link.transport == .le && !link.implicitStart && link.ownership.isApp, summary: index))
+                body(Started(link, start: list[i].start, index: index))
                 i += 1
             }
         }
