@@ -20,6 +20,11 @@ public struct ReconnectByScanRule: Rule {
 
     /// Each finding as it is made, in the links' start order: a soak test reconnecting by scan makes one per link.
     public func evaluate(_ model: CaptureModel, context: RuleContext, found: (Finding) -> Void) {
+        evaluate(model, context: context, runLength: Self.runLength, found: found)
+    }
+
+    /// `evaluate`, the links sorted `runLength` at a time when the model has a scratch directory.
+    func evaluate(_ model: CaptureModel, context: RuleContext, runLength: Int, found: (Finding) -> Void) {
         // The app's scans per controller, in time order, to find "a scan between A's end and B's start". On one
         // controller (nearly always) the model's own list, not a copy: a long capture holds tens of thousands.
         var scansByController: [UInt16: AppScanList] = [:]
@@ -31,66 +36,78 @@ public struct ReconnectByScanRule: Rule {
         // Each scan's start and end (nanoseconds; `Spans.stillOn` when it went on), read once: the searches below
         // would otherwise read each scan they pass anew.
         let spans = scansByController.mapValues { Spans($0) }
-        // Links in start order, then grouped by (controller, peer): a peer's earlier links are only looked up among
-        // its own, so nothing is kept per peer across the capture (a soak test meets a new random address per link).
+        // The links with a peer on a controller the app scanned on, sorted by (controller and peer, start, id):
+        // a peer's earlier links are only looked up among its own, so nothing is kept per peer across the capture
+        // (a soak test meets a new random address per link). Sorted in runs set aside on a long capture: 24 bytes
+        // a link, and hundreds of thousands of links. (Runs that cannot be set aside, a full disk, end the sort
+        // early; the audit's own findings, set aside in the same directory, report the disk.)
         let all = model.links
-        // Each link's sort keys, read once (a summary is read whole): its start, and its controller and peer as
-        // one number (`noPeer` without a peer); positions in start order, then grouped. 16 bytes a link, and
-        // positions as 32-bit numbers: a long capture holds hundreds of thousands of links.
-        let keys = all.map { c in
-            (start: c.start.timestamp.nanoseconds, peer: c.peerAddress.map { UInt64(c.controller) << 48 | $0.rawValue } ?? Self.noPeer)
+        var byPeer = SortedRuns<PeerStart>(directory: model.scratchDirectory, runLength: runLength)
+        for (index, c) in all.enumerated() {
+            guard let peer = c.peerAddress, scansByController[c.controller] != nil else { continue }
+            byPeer.append(PeerStart(peer: UInt64(c.controller) << 48 | peer.rawValue,
+                                    start: c.start.timestamp.nanoseconds, index: Int32(index)),
+                          order: { PeerStart.byPeer })
         }
-        let ordered = keys.indices.map { Int32($0) }.sorted { keys[Int($0)].start < keys[Int($1)].start }
-        var byPeer = Array(ordered.indices.lazy.filter { keys[Int(ordered[$0])].peer != Self.noPeer }.map { Int32($0) })
-        byPeer.sort { a, b in
-            let x = keys[Int(ordered[Int(a)])].peer, y = keys[Int(ordered[Int(b)])].peer
-            if x != y { return x < y }
-            return a < b
-        }
-        // Which links have a finding and the link each came back after, found by peer; the findings are made
-        // afterwards in start order, so that none waits for the others.
-        var reconnections: [(position: Int32, link: Int32, previous: Int32)] = []
-        var groupStart = 0
-        while groupStart < byPeer.count {
-            let first = keys[Int(ordered[Int(byPeer[groupStart])])].peer
-            var groupEnd = groupStart + 1
-            while groupEnd < byPeer.count, keys[Int(ordered[Int(byPeer[groupEnd])])].peer == first { groupEnd += 1 }
-            defer { groupStart = groupEnd }
-            guard groupEnd - groupStart > 1, scansByController[UInt16(first >> 48)] != nil else { continue }
-            // The latest ended link of this peer before each start, maintained in start order.
-            var lastEnded: (index: Int32, link: LinkSummary)?
-            var pendingEnds: [(index: Int32, link: LinkSummary)] = []  // links not yet ended at the current start time
-            for position in byPeer[groupStart..<groupEnd] {
-                let index = ordered[Int(position)]
-                let c = all[Int(index)]
-                pendingEnds.removeAll { p in
-                    guard let end = p.link.end, end.timestamp < c.start.timestamp else { return false }
-                    if let knownEnd = lastEnded?.link.end, knownEnd.timestamp > end.timestamp { return true }
-                    lastEnded = p
-                    return true
-                }
-                defer { if c.end != nil { pendingEnds.append((index, c)) } }
-                guard c.transport == .le, model.isAppLink(c), c.peerAddress != nil, let previous = lastEnded,
-                      previous.link.end != nil
-                else { continue }
-                reconnections.append((position, index, previous.index))
+        // Which links have a finding and the link each came back after; the findings are made afterwards in the
+        // links' start order (ties by id), so that none waits for the others.
+        var reconnections = SortedRuns<Reconnection>(directory: model.scratchDirectory, runLength: runLength)
+        var peer: UInt64?
+        // The latest ended link of this peer before each start, maintained in start order.
+        var lastEnded: (index: Int32, link: LinkSummary)?
+        var pendingEnds: [(index: Int32, link: LinkSummary)] = []  // links not yet ended at the current start time
+        byPeer.drain(by: PeerStart.byPeer) { entry in
+            if entry.peer != peer {
+                peer = entry.peer
+                lastEnded = nil
+                pendingEnds.removeAll(keepingCapacity: true)
             }
+            let c = all[Int(entry.index)]
+            pendingEnds.removeAll { p in
+                guard let end = p.link.end, end.timestamp < c.start.timestamp else { return false }
+                if let knownEnd = lastEnded?.link.end, knownEnd.timestamp > end.timestamp { return true }
+                lastEnded = p
+                return true
+            }
+            defer { if c.end != nil { pendingEnds.append((entry.index, c)) } }
+            guard c.transport == .le, model.isAppLink(c), let previous = lastEnded, previous.link.end != nil
+            else { return }
+            reconnections.append(Reconnection(start: entry.start, link: entry.index, previous: previous.index),
+                                 order: { Reconnection.byStart })
         }
-        // In the links' start order, as one pass over them would find them.
-        reconnections.sort { $0.position < $1.position }
-        for r in reconnections {
+        reconnections.drain(by: Reconnection.byStart) { r in
             let c = all[Int(r.link)], previous = all[Int(r.previous)]
             guard let peer = c.peerAddress, let ended = previous.end, let scans = scansByController[c.controller],
                   let spans = spans[c.controller],
                   let finding = Self.finding(c, previous: previous, ended: ended, peer: peer, scans: scans, spans: spans, model, context)
-            else { continue }
+            else { return }
             found(finding)
         }
     }
 
-    /// A link without a peer address, among the keys of controller and peer (controller 0xFFFF and address
-    /// FF:FF:FF:FF:FF:FF, which no controller index and no device address is).
-    static let noPeer = UInt64.max
+    /// A link's place among its peer's links: its controller and peer as one number, its start (nanoseconds) and
+    /// its place in id order.
+    struct PeerStart {
+        var peer: UInt64
+        var start: Int64
+        var index: Int32
+
+        static func byPeer(_ a: PeerStart, _ b: PeerStart) -> Bool {
+            (a.peer, a.start, a.index) < (b.peer, b.start, b.index)
+        }
+    }
+
+    /// A link that came back after `previous` ended (places in id order), by its start.
+    struct Reconnection {
+        var start: Int64
+        var link: Int32
+        var previous: Int32
+
+        static func byStart(_ a: Reconnection, _ b: Reconnection) -> Bool { (a.start, a.link) < (b.start, b.link) }
+    }
+
+    /// Links sorted in memory at once before a run is set aside (24 bytes each).
+    static let runLength = 1 << 14
 
     /// The finding for `c` when the app scanned between `previous`'s end and `c`'s start: a scan it started after
     /// the disconnect, or one that was on at the disconnect, ran on for `minimumScanAfterDisconnect` and stopped

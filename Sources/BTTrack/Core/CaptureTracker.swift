@@ -129,6 +129,9 @@ public struct CaptureModel: Sendable {
     public var unattributedScanning: Int64 = 0
     /// Which app each scan and link was, from the Android bug report the capture came with; nil without one.
     public var attribution: AppAttribution?
+    /// Where work over every link or scan that memory should not hold whole (a capture-wide rule's sort) may be
+    /// set aside: the tracker's directory (`TrackerOptions.scanSessionSpillDirectory`); nil keeps it in memory.
+    public var scratchDirectory: String?
 
     /// Indexes into `scans` of the controller sessions programmed for the app's scans, in order.
     public var appScanSessions: [Int] { Array(Set(appScans.flatMap(\.programmed))).sorted() }
@@ -551,6 +554,7 @@ public final class CaptureTracker {
         model.controllerVersion = controllerVersion
         model.hostWakeups = hostWakeups
         model.judgedRecords = judgedRecords
+        model.scratchDirectory = options.scanSessionSpillDirectory
         for c in all where !c.isJudged { c.classifyOwnership() }
         model.scanClients = self.scans.allClients
         model.controllerResets = self.scans.resets

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+import BTCapture
+import BTTrack
+import BTScenario
+import TestSupport
+@testable import BTRules
+
+/// `reconnect-by-scan` sorts every link by peer, and its reconnections by start, in runs set aside in the model's
+/// scratch directory on a long capture: the findings must be the ones one sort in memory gives, in the same order.
+@Suite("reconnect-by-scan: links sorted in runs set aside")
+struct ReconnectByScanRunsTests {
+    static func findings(_ model: CaptureModel, runLength: Int) -> [String] {
+        let rule = ReconnectByScanRule()
+        var found: [String] = []
+        rule.evaluate(model, context: RuleContext(description: ReconnectByScanRule.description), runLength: runLength) {
+            found.append("\($0.connection?.id ?? 0) \($0.start) \($0.message)")
+        }
+        return found
+    }
+
+    @Test("runs of five in a directory give the findings of one sort in memory")
+    func runsSetAside() throws {
+        let directory = try TemporaryDirectory()
+        let capture = directory.file("scans.btsnoop")
+        _ = try BenchmarkGenerator.write(to: capture, targetBytes: 4 << 20, shape: .scans)
+        let scratch = directory.path + "/scratch"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+        func model(_ directory: String?) throws -> CaptureModel {
+            var options = TrackerOptions()
+            options.scanSessionSpillDirectory = directory
+            var collector = TrackingCollector(options: options)
+            return try OpenedCapture.open(path: capture).accept(&collector)
+        }
+        let held = try model(nil), spilled = try model(scratch)
+        #expect(held.scratchDirectory == nil && spilled.scratchDirectory == scratch)
+        let inMemory = Self.findings(held, runLength: 5)
+        #expect(inMemory.count > 10, "the capture should reconnect by scan many times")
+        #expect(Self.findings(held, runLength: ReconnectByScanRule.runLength) == inMemory)
+        #expect(Self.findings(spilled, runLength: 5) == inMemory)
+        #expect(Self.findings(spilled, runLength: 1) == inMemory)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty, "nothing left behind")
+    }
+}
