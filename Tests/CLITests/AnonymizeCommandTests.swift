@@ -37,6 +37,44 @@ struct AnonymizeCommandTests {
         #expect(try CLI.run(["anonymize", gz, dir.file("y.btsnoop")]).status == 0)
     }
 
+    /// Addresses past the latest are set aside in TMPDIR (`BTLENS_LINK_WINDOW` keeps 16 in memory): the copy and
+    /// `--check` are byte for byte those of a run holding every address; a TMPDIR it cannot use is a warning.
+    @Test("addresses set aside in TMPDIR give the same copy and check; a TMPDIR it cannot use is a warning")
+    func addressesSetAside() throws {
+        let dir = try TemporaryDirectory()
+        let original = dir.file("bench.btsnoop")
+        let generated = try CLI.run(["bench", original, "--size", "3M"],
+                                    executable: CLI.packageRoot.appendingPathComponent(".build/debug/btlens-scenario").path)
+        #expect(generated.status == 0, "btlens-scenario bench: \(generated.stderr)")
+        let scratch = dir.file("scratch")
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+        let held = try CLI.run(["anonymize", original, dir.file("held.btsnoop")])
+        #expect(held.status == 0, "\(held.stderr)")
+        // 93 links, most to a peer of its own: many segments of 16 set aside.
+        let spilled = try CLI.run(["anonymize", original, dir.file("spilled.btsnoop")],
+                                  environment: ["BTLENS_LINK_WINDOW": "1", "TMPDIR": scratch])
+        #expect(spilled.status == 0, "\(spilled.stderr)")
+        #expect(spilled.stderr.replacingOccurrences(of: "spilled.btsnoop", with: "held.btsnoop") == held.stderr)
+        let copy = try TemporaryDirectory.contents(of: dir.file("held.btsnoop"))
+        let spilledCopy = try TemporaryDirectory.contents(of: dir.file("spilled.btsnoop"))
+        #expect(!copy.isEmpty && spilledCopy == copy)
+        let missing = try CLI.run(["anonymize", original, dir.file("missing.btsnoop")],
+                                  environment: ["BTLENS_LINK_WINDOW": "1", "TMPDIR": scratch + "/missing"])
+        let missingCopy = try TemporaryDirectory.contents(of: dir.file("missing.btsnoop"))
+        #expect(missing.status == 0 && missingCopy == copy)
+        #expect(missing.stderr.hasPrefix("btlens: warning: ") && missing.stderr.contains("/missing")
+                && missing.stderr.contains("kept in memory") && missing.stderr.split(separator: "\n").count == 2)
+        // The check reads the original's addresses back from the file too.
+        let checked = try CLI.run(["anonymize", "--check", original, dir.file("held.btsnoop")])
+        let checkedSpilled = try CLI.run(["anonymize", "--check", original, dir.file("held.btsnoop")],
+                                         environment: ["BTLENS_LINK_WINDOW": "1", "TMPDIR": scratch])
+        #expect(checked.status == 0 && checkedSpilled.status == 0 && checkedSpilled.stderr == checked.stderr)
+        let leaky = try CLI.run(["anonymize", "--check", original, original], environment: ["BTLENS_LINK_WINDOW": "1", "TMPDIR": scratch])
+        let leakyHeld = try CLI.run(["anonymize", "--check", original, original])
+        #expect(leaky.status == 1 && !leaky.stdout.isEmpty && leaky.stdout == leakyHeld.stdout)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty, "nothing left behind")
+    }
+
     /// Pseudonyms given anew where one equalled an original address were given in a dictionary's order, which
     /// changes from run to run: a real capture's copy differed each time.
     @Test("the same copy on every run, for every real capture", arguments: RealCaptureFiles.all)

@@ -1,5 +1,6 @@
 import Testing
 import BTWire
+import TestSupport
 @testable import BTDecode
 
 /// The anonymizer's table of addresses (order of appearance, found by value) and the pass by value that looks
@@ -28,6 +29,63 @@ struct AddressTableTests {
                 let again = table.insert(value)
                 #expect(again.position == i && !again.added)
             }
+        }
+    }
+
+    @Test("segments set aside in a file: the same positions, values and order as a table held in memory")
+    func segmentsSetAside() throws {
+        let directory = try TemporaryDirectory()
+        let held = AddressTable(limit: 5_000)
+        let spilled = AddressTable(limit: 5_000, directory: directory.path, segmentLength: 700)
+        func value(_ i: Int) -> UInt64 { SplitMixHash.hash(UInt64(i)) & 0xFFFF_FFFF_FFFF }
+        // Each address met again now and then, as advertisers are: the later ones find the earlier in the file.
+        for i in 0..<6_000 {
+            for table in [held, spilled] {
+                let (position, added) = table.insert(value(i))
+                #expect(position == (i < 5_000 ? i : nil) && added == (i < 5_000))
+                if i % 3 == 0 && i > 10 {
+                    let again = table.insert(value(i / 3))
+                    #expect(again.position == i / 3 && !again.added)
+                }
+            }
+        }
+        #expect(spilled.count == 5_000 && spilled.setAside == 4_900 && spilled.failure == nil)
+        for i in stride(from: 0, to: 6_000, by: 5) {
+            #expect(spilled.position(of: value(i)) == (i < 5_000 ? i : nil))
+            // Not among them: neither the same address reversed nor one never met.
+            #expect(spilled.position(of: value(i) ^ 0x8000_0000_0000) == held.position(of: value(i) ^ 0x8000_0000_0000))
+            if i < 5_000 { #expect(spilled[i] == value(i)) }
+        }
+        var seen: [UInt64] = []
+        spilled.forEach(below: 4_321) { position, v in
+            #expect(position == seen.count)
+            seen.append(v)
+        }
+        #expect(seen == (0..<4_321).map(value))
+        // The by-value pass finds an address set aside in either byte order, and gives the pseudonym the first
+        // reading gave it.
+        let anonymizer = Anonymizer(directory: directory.path, addressesInMemory: 3)
+        anonymizer.collectIdentifiers()
+        var given: [UInt64: UInt64] = [:]
+        for i in 0..<20 {
+            let carried: [UInt8] = (0..<6).map { UInt8(truncatingIfNeeded: value(i) >> (8 * UInt64($0))) }
+            var command: [UInt8] = [0x05, 0x20, 0x06] + carried
+            command.withUnsafeMutableBytes { anonymizer.anonymize(kind: .command, payload: $0) }
+            var made: UInt64 = 0
+            for k in 0..<6 { made |= UInt64(command[3 + k]) << (8 * UInt64(k)) }
+            given[value(i)] = made
+        }
+        let scanner = anonymizer.byValueScanner()
+        #expect(scanner.identifiersLookedFor == 20)
+        for i in [0, 7, 19] {
+            let carried: [UInt8] = (0..<6).map { UInt8(truncatingIfNeeded: value(i) >> (8 * UInt64($0))) }
+            var bytes: [UInt8] = [0xEE] + carried + [0xEE] + carried.reversed()
+            #expect(bytes.withUnsafeMutableBytes { scanner.rewrite($0) } == 2)
+            let made = given[value(i)]!
+            #expect(anonymizer.pseudonym(value(i)) == made)
+            let madeBytes: [UInt8] = (0..<6).map { UInt8(truncatingIfNeeded: made >> (8 * UInt64($0))) }
+            let expected: [UInt8] = [0xEE] + madeBytes + [0xEE] + madeBytes.reversed()
+            #expect(bytes == expected)
         }
     }
 

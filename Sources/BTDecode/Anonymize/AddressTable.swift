@@ -2,33 +2,129 @@ import BTWire
 
 /// The distinct device addresses a capture holds, in order of first appearance, each found again by its value:
 /// the anonymizer's pseudonyms are numbered by that order, and the pass by value looks each address up here
-/// (`ValueScanner`) instead of keeping its bytes four times over as patterns. Eight bytes an address in order and
-/// a slot of four to eight in an open-addressing index of positions: a capture of hundreds of thousands of
-/// rotating addresses spent hundreds of bytes on each in dictionaries and pattern arrays. At most `limit`
-/// addresses are kept.
+/// (`ValueScanner`) instead of keeping its bytes four times over as patterns. At most `limit` addresses are kept.
+///
+/// The latest `segmentLength` addresses are in memory (8 bytes each in order, and a slot of 4 in an
+/// open-addressing index at most half full). With a directory, each full segment before them is set aside in a
+/// file: its addresses in order, and the same with their positions sorted by address, of which memory keeps every
+/// `blockLength`th address and a bit set (`filterBitsPerAddress` an address) that rules out most lookups of an
+/// address not among them. A capture of hundreds of thousands of rotating addresses then holds about 2.5 bytes
+/// for each past the latest segment, and a lookup of one set aside reads a block of the file (the latest few are
+/// remembered: an advertiser met early is met again and again).
 public final class AddressTable {
     public let limit: Int
-    /// The addresses (`BDAddr.rawValue`), in order of first appearance.
-    @exclusivity(unchecked) private(set) var values: [UInt64] = []
-    /// Position + 1 of the address hashed to each slot (0: empty), linear probing; a power of two, at most half
-    /// full.
+    /// Where full segments are set aside (nil: every address stays in memory).
+    public let directory: String?
+    /// Addresses kept in memory, the latest, before they are set aside as a segment.
+    public let segmentLength: Int
+
+    /// Positions below this are set aside; from it on they are in `recent`.
+    public private(set) var setAside = 0
+    /// The addresses (`BDAddr.rawValue`) from `setAside` on, in order of first appearance.
+    @exclusivity(unchecked) private var recent: [UInt64] = []
+    /// Index in `recent` + 1 of the address hashed to each slot (0: empty), linear probing; a power of two, at
+    /// most half full.
     @exclusivity(unchecked) private var slots: [UInt32]
     private var mask: Int
 
-    static let initialSlots = 1 << 10
+    /// The set-aside segments, oldest first, and their file.
+    @exclusivity(unchecked) private var segments: [Segment] = []
+    private var spill: Spill?
+    /// Set-aside addresses found lately, by a hash of their value (`Remembered.empty`: none).
+    @exclusivity(unchecked) private var remembered: [Remembered] = []
+    /// A block of a segment's sorted addresses, read back (reused).
+    @exclusivity(unchecked) private var block: [Located] = []
 
-    public init(limit: Int) {
+    static let initialSlots = 1 << 10
+    /// Addresses kept in memory before a segment is set aside: a capture of a few tens of thousands sets none
+    /// aside.
+    public static let defaultSegmentLength = 1 << 15
+    /// Sorted addresses read back at once when one set aside is looked up (16 bytes each).
+    static let blockLength = 64
+    static let filterBitsPerAddress = 16
+    static let rememberedCount = 1 << 12
+
+    /// An address with its position, as a segment sorts them.
+    struct Located {
+        var value: UInt64
+        var position: UInt64
+    }
+
+    struct Remembered {
+        var value: UInt64
+        var position: Int
+        static let empty = Remembered(value: UInt64.max, position: -1)
+    }
+
+    /// A full segment set aside: positions `first ..< first + count`.
+    struct Segment {
+        var first: Int
+        var count: Int
+        /// Where its addresses are in the file in order of position, and where they are sorted with positions.
+        var inOrder: Int64
+        var sorted: Int64
+        /// Every `blockLength`th sorted address, the first of each block.
+        var blockFirsts: [UInt64]
+        /// A bit for each address at two places its hash gives (`filterBitsPerAddress` an address).
+        var filter: [UInt64]
+        var filterShift: UInt64
+
+        @inline(__always)
+        func mayHold(_ hash: UInt64) -> Bool {
+            let a = Int(truncatingIfNeeded: hash >> filterShift)
+            let b = Int(truncatingIfNeeded: (hash << 20 | hash >> 44) >> filterShift)
+            return filter[a >> 6] & (1 << UInt64(a & 63)) != 0 && filter[b >> 6] & (1 << UInt64(b & 63)) != 0
+        }
+    }
+
+    public init(limit: Int, directory: String? = nil, segmentLength: Int = AddressTable.defaultSegmentLength) {
         precondition(limit < Int(UInt32.max), "positions are four bytes")
         self.limit = limit
+        self.directory = directory
+        self.segmentLength = max(1, segmentLength)
         slots = [UInt32](repeating: 0, count: Self.initialSlots)
         mask = Self.initialSlots - 1
     }
 
-    public var count: Int { values.count }
-    public var isEmpty: Bool { values.isEmpty }
+    public var count: Int { setAside + recent.count }
+    public var isEmpty: Bool { count == 0 }
+    /// What went wrong setting segments aside or reading them back (a full disk), if anything: lookups of the
+    /// addresses lost find none.
+    public var failure: String? { spill?.failure }
+    /// Why segments are held in memory rather than set aside (the directory cannot be written), if they are.
+    public private(set) var keptInMemory: String?
 
-    /// The address at `position`.
-    public subscript(position: Int) -> UInt64 { values[position] }
+    /// The address at `position` (read from the file when it is set aside: for a few; `forEach` reads them all).
+    public subscript(position: Int) -> UInt64 {
+        if position >= setAside { return recent[position - setAside] }
+        let segment = segments[position / segmentLength]
+        return spill!.read(plain: UInt64.self, at: segment.inOrder + Int64((position - segment.first) * 8))
+    }
+
+    /// Each of the first `end` addresses with its position, in order.
+    public func forEach(below end: Int, _ body: (_ position: Int, _ value: UInt64) -> Void) {
+        let end = min(end, count)
+        var position = 0
+        for segment in segments where position < end {
+            var done = 0
+            while done < segment.count && position < end {
+                let n = min(Self.readLength, segment.count - done, end - position)
+                let values = spill!.read(plain: UInt64.self, count: n, at: segment.inOrder + Int64(done * 8))
+                for v in values {
+                    body(position, v)
+                    position += 1
+                }
+                if values.count < n { position += n - values.count }  // lost (`failure`)
+                done += n
+            }
+        }
+        while position < end {
+            body(position, recent[position - setAside])
+            position += 1
+        }
+    }
+
+    static let readLength = 1 << 12
 
     @inline(__always)
     static func slot(_ value: UInt64) -> Int { Int(truncatingIfNeeded: SplitMixHash.hash(value) >> 1) }
@@ -39,11 +135,12 @@ public final class AddressTable {
         var s = Self.slot(value) & mask
         while true {
             let stored = slots[s]
-            if stored == 0 { return nil }
+            if stored == 0 { break }
             let p = Int(stored) - 1
-            if values[p] == value { return p }
+            if recent[p] == value { return setAside + p }
             s = (s + 1) & mask
         }
+        return segments.isEmpty ? nil : setAsidePosition(of: value)
     }
 
     public func contains(_ value: UInt64) -> Bool { position(of: value) != nil }
@@ -57,14 +154,16 @@ public final class AddressTable {
             let stored = slots[s]
             if stored == 0 { break }
             let p = Int(stored) - 1
-            if values[p] == value { return (p, false) }
+            if recent[p] == value { return (setAside + p, false) }
             s = (s + 1) & mask
         }
-        guard values.count < limit else { return (nil, false) }
-        values.append(value)
-        slots[s] = UInt32(values.count)
-        if values.count * 2 > slots.count { grow() }
-        return (values.count - 1, true)
+        if !segments.isEmpty, let p = setAsidePosition(of: value) { return (p, false) }
+        guard count < limit else { return (nil, false) }
+        recent.append(value)
+        slots[s] = UInt32(recent.count)
+        if recent.count * 2 > slots.count { grow() }
+        if directory != nil && recent.count >= segmentLength { setSegmentAside() }
+        return (count - 1, true)
     }
 
     /// Twice the slots, every position placed again (the addresses themselves are not moved).
@@ -72,10 +171,75 @@ public final class AddressTable {
         let size = slots.count * 2
         slots = [UInt32](repeating: 0, count: size)
         mask = size - 1
-        for (p, value) in values.enumerated() {
+        placeAll()
+    }
+
+    private func placeAll() {
+        for (p, value) in recent.enumerated() {
             var s = Self.slot(value) & mask
             while slots[s] != 0 { s = (s + 1) & mask }
             slots[s] = UInt32(p + 1)
         }
+    }
+
+    // MARK: - Segments set aside
+
+    /// The in-memory addresses become a segment in the file; memory keeps its blocks' first addresses and its
+    /// filter.
+    private func setSegmentAside() {
+        if spill == nil {
+            let made = Spill.fileOrMemory(in: directory)
+            spill = made.spill
+            keptInMemory = made.error?.description
+        }
+        let spill = spill!
+        var sorted = recent.enumerated().map { Located(value: $0.element, position: UInt64(setAside + $0.offset)) }
+        sorted.sort { $0.value < $1.value }
+        var bits = 12
+        while (1 << bits) < recent.count * Self.filterBitsPerAddress && bits < 30 { bits += 1 }
+        var segment = Segment(first: setAside, count: recent.count, inOrder: spill.append(plain: recent),
+                              sorted: spill.append(plain: sorted),
+                              blockFirsts: stride(from: 0, to: sorted.count, by: Self.blockLength).map { sorted[$0].value },
+                              filter: [UInt64](repeating: 0, count: (1 << bits) / 64), filterShift: UInt64(64 - bits))
+        for v in recent {
+            let hash = SplitMixHash.hash(v)
+            let a = Int(truncatingIfNeeded: hash >> segment.filterShift)
+            let b = Int(truncatingIfNeeded: (hash << 20 | hash >> 44) >> segment.filterShift)
+            segment.filter[a >> 6] |= 1 << UInt64(a & 63)
+            segment.filter[b >> 6] |= 1 << UInt64(b & 63)
+        }
+        segments.append(segment)
+        setAside += recent.count
+        recent.removeAll(keepingCapacity: true)
+        for i in slots.indices { slots[i] = 0 }
+        if remembered.isEmpty { remembered = [Remembered](repeating: .empty, count: Self.rememberedCount) }
+    }
+
+    /// The position of `value` among the segments set aside, if it is there.
+    private func setAsidePosition(of value: UInt64) -> Int? {
+        let hash = SplitMixHash.hash(value)
+        let r = Int(truncatingIfNeeded: hash) & (Self.rememberedCount - 1)
+        if remembered[r].value == value { return remembered[r].position }
+        for segment in segments where segment.mayHold(hash) {
+            guard let p = find(value, in: segment) else { continue }
+            remembered[r] = Remembered(value: value, position: p)
+            return p
+        }
+        return nil
+    }
+
+    /// Reads the block of `segment`'s sorted addresses that would hold `value`, and searches it.
+    private func find(_ value: UInt64, in segment: Segment) -> Int? {
+        let b = segment.blockFirsts.partitioningIndex { $0 > value } - 1
+        guard b >= 0 else { return nil }
+        let n = min(Self.blockLength, segment.count - b * Self.blockLength)
+        if block.count < Self.blockLength { block = [Located](repeating: Located(value: 0, position: 0), count: Self.blockLength) }
+        let read = block.withUnsafeMutableBytes { bytes in
+            spill!.read(at: segment.sorted + Int64(b * Self.blockLength * MemoryLayout<Located>.stride),
+                        into: UnsafeMutableRawBufferPointer(rebasing: bytes[0..<n * MemoryLayout<Located>.stride]))
+        }
+        guard read else { return nil }
+        let i = block[0..<n].partitioningIndex { $0.value >= value }
+        return i < n && block[i].value == value ? Int(block[i].position) : nil
     }
 }

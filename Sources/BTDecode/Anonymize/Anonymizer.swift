@@ -64,9 +64,18 @@ public final class Anonymizer {
     /// rewritten.
     public let keepValues: Bool
 
-    public convenience init(key: String? = nil, keepValues: Bool = false) {
-        self.init(key: key, keepValues: keepValues, addresses: AddressTable(limit: Self.tableLimit))
+    /// `directory`: where the addresses beyond the latest `addressesInMemory` are set aside (`AddressTable`); nil
+    /// keeps them all in memory.
+    public convenience init(key: String? = nil, keepValues: Bool = false, directory: String? = nil,
+                            addressesInMemory: Int = AddressTable.defaultSegmentLength) {
+        self.init(key: key, keepValues: keepValues,
+                  addresses: AddressTable(limit: Self.tableLimit, directory: directory, segmentLength: addressesInMemory))
     }
+
+    /// Why the addresses past the latest are held in memory rather than set aside in the directory given, and what
+    /// went wrong reading them back (a full disk: then addresses may be missed), if anything (`AddressTable`).
+    public var addressesKeptInMemory: String? { addresses.keptInMemory }
+    public var addressesSetAsideFailure: String? { addresses.failure }
 
     /// With the table of addresses another reading collected (`checkScanner`).
     init(key: String? = nil, keepValues: Bool = false, addresses: AddressTable) {
@@ -548,8 +557,8 @@ extension Anonymizer {
         func forbidden(_ value: UInt64) -> Bool { originals.contains(value) || originals.contains(Self.reversed(value)) }
         // In the order of the pseudonyms (of appearance without a key).
         var colliding: [(original: UInt64, made: UInt64)] = []
-        for position in 0..<addresses.count {
-            let original = addresses[position], made = pseudonym(original, position: position)
+        addresses.forEach(below: addresses.count) { position, original in
+            let made = pseudonym(original, position: position)
             if forbidden(made) { colliding.append((original, made)) }
         }
         guard !colliding.isEmpty else { return }
@@ -558,7 +567,8 @@ extension Anonymizer {
         // with one, the keyed hashes are sorted and searched.
         var keyed: [UInt64] = []
         if key != nil {
-            keyed = (0..<addresses.count).map { pseudonym(addresses[$0], position: $0) }
+            keyed.reserveCapacity(addresses.count)
+            addresses.forEach(below: addresses.count) { keyed.append(pseudonym($1, position: $0)) }
             keyed.sort()
         }
         func givenFirst(_ candidate: UInt64) -> Bool {

@@ -63,20 +63,25 @@ public final class ValueScanner {
             self.table = table
             searched = table.count
             var n = 0
-            for p in 0..<searched where CapturedIdentifiers.distinctive(address: table[p]) { n += 1 }
+            table.forEach(below: table.count) { _, value in if CapturedIdentifiers.distinctive(address: value) { n += 1 } }
             distinctive = n
             var bits = 12
-            while (1 << bits) < n * Self.filterBitsPerAddress && bits < 30 { bits += 1 }
-            filterShift = UInt64(64 - bits)
+            while (1 << bits) < n * Self.filterBitsPerAddress && bits < Self.filterMaximumBits { bits += 1 }
+            let shift = UInt64(64 - bits)
+            filterShift = shift
             var filter = [UInt64](repeating: 0, count: (1 << bits) / 64)
-            for p in 0..<searched where CapturedIdentifiers.distinctive(address: table[p]) {
-                let slot = Int(truncatingIfNeeded: SplitMixHash.hash(table[p]) >> filterShift)
+            table.forEach(below: searched) { _, value in
+                guard CapturedIdentifiers.distinctive(address: value) else { return }
+                let slot = Int(truncatingIfNeeded: SplitMixHash.hash(value) >> shift)
                 filter[slot >> 6] |= 1 << UInt64(slot & 63)
             }
             self.filter = filter
         }
 
         static let filterBitsPerAddress = 16
+        /// At most 512 kB, whatever the number of addresses: hundreds of thousands of them then have fewer bits
+        /// each, and more positions reach the table (`AddressTable`, which rules most out in memory too).
+        static let filterMaximumBits = 22
 
         /// The position of `value` if it is looked for.
         @inline(__always)
@@ -110,6 +115,10 @@ public final class ValueScanner {
     /// ended by -1.
     let candidates: [UInt32: Int32]
     let lists: [Int32]
+
+    /// The first 4 bytes' bit set is at most 512 kB: with hundreds of thousands of addresses more positions pass
+    /// it (and are ruled out by `Addresses.filter`), but memory does not grow with them.
+    static let filterMaximumBits = 22
 
     /// An address in text: 17 bytes, two hex digits and a colon five times, then two.
     static let textLength = 17
@@ -153,14 +162,15 @@ public final class ValueScanner {
         var textPrefixes = Set<UInt32>()
         if let looked {
             let table = looked.identifiers.addresses
-            for p in 0..<looked.searched where CapturedIdentifiers.distinctive(address: table[p]) {
-                textPrefixes.insert(Self.textPrefix(table[p], digits: Hex.upperDigits))
-                textPrefixes.insert(Self.textPrefix(table[p], digits: Hex.lowerDigits))
+            table.forEach(below: looked.searched) { _, value in
+                guard CapturedIdentifiers.distinctive(address: value) else { return }
+                textPrefixes.insert(Self.textPrefix(value, digits: Hex.upperDigits))
+                textPrefixes.insert(Self.textPrefix(value, digits: Hex.lowerDigits))
             }
         }
         let entries = stored.count + 2 * (looked?.distinctive ?? 0) + textPrefixes.count
         var bits = 12
-        while (1 << bits) < entries * 32 && bits < 26 { bits += 1 }
+        while (1 << bits) < entries * 32 && bits < Self.filterMaximumBits { bits += 1 }
         let shift = UInt32(32 - bits)
         filterShift = shift
         var filter = [UInt64](repeating: 0, count: (1 << bits) / 64)
@@ -178,8 +188,8 @@ public final class ValueScanner {
         }
         if let looked {
             let table = looked.identifiers.addresses
-            for p in 0..<looked.searched where CapturedIdentifiers.distinctive(address: table[p]) {
-                let value = table[p]
+            table.forEach(below: looked.searched) { _, value in
+                guard CapturedIdentifiers.distinctive(address: value) else { return }
                 set(UInt32(truncatingIfNeeded: value))
                 set(UInt32(truncatingIfNeeded: Anonymizer.reversed(value)))
             }
@@ -257,8 +267,9 @@ public final class ValueScanner {
         }
         if let addresses {
             let table = addresses.identifiers.addresses
-            for position in 0..<addresses.searched where CapturedIdentifiers.distinctive(address: table[position]) {
-                let value = table[position], made = addresses.pseudonym(value)
+            table.forEach(below: addresses.searched) { position, value in
+                guard CapturedIdentifiers.distinctive(address: value) else { return }
+                let made = addresses.pseudonym(value)
                 let identifier = addresses.identifiers.index(ofAddress: position)
                 for form in [IdentifierForm.asCarried, .reversed, .upperText, .lowerText] {
                     all.append(Pattern(bytes: Self.spelled(value, form), replacement: Self.spelled(made, form),

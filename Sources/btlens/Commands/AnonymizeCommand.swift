@@ -120,13 +120,16 @@ struct AnonymizeCommand: ParsableCommand {
             only.path = "-"
             only.displayName = "-"
         }
-        let anonymizer = Anonymizer(key: anonymizeKey, keepValues: keepValues)
+        let anonymizer = Anonymizer.setAside(key: anonymizeKey, keepValues: keepValues)
         // Two readings of one file: the progress line runs through both (each half of it).
         let progress = Progress(label: "anonymize", inputs: [only])
         let reading = progress.start(0)
         defer { reading.finish() }
         let size = progress.sizes[0]
         _ = try Self.collect(only, anonymizer: anonymizer, progress: { reading.update($0 / 2) })
+        if let reason = anonymizer.addressesKeptInMemory {
+            Diagnostics.warning(file: nil, "\(reason): the addresses are kept in memory")
+        }
         let byValue = anonymizer.byValueScanner()
         guard let capture = InputFiles.open(only) else { throw ExitStatus.inputUnreadable }
         // The same format family as the input: pcap (H4 with its direction pseudo-header) for pcap and pcapng,
@@ -155,6 +158,12 @@ struct AnonymizeCommand: ParsableCommand {
             throw ExitStatus.inputUnreadable
         }
         guard InputFiles.finish(only, capture) else {
+            if output != "-" { unlink(output) }
+            throw ExitStatus.inputUnreadable
+        }
+        // An address that could not be read back may have been missed: no copy rather than one that leaks.
+        if let failure = anonymizer.addressesSetAsideFailure {
+            Diagnostics.error(file: TemporaryFiles.directory, "cannot set the addresses aside: \(failure)")
             if output != "-" { unlink(output) }
             throw ExitStatus.inputUnreadable
         }
@@ -199,12 +208,17 @@ struct AnonymizeCommand: ParsableCommand {
     /// `--check ORIGINAL COPY`: every identifier of the original found in the copy, one line each (stdout).
     func runCheck() throws {
         let original = try Self.single(input)
-        let found = try Self.collect(original, anonymizer: Anonymizer())
+        let anonymizer = Anonymizer.setAside()
+        let found = try Self.collect(original, anonymizer: anonymizer)
         let copyInput = try Self.single(output)
         guard let copy = InputFiles.open(copyInput) else { throw ExitStatus.inputUnreadable }
         var checker = AnonymizeCheck(identifiers: found)
         let report = try copy.accept(&checker)
         guard InputFiles.finish(copyInput, copy) else { throw ExitStatus.inputUnreadable }
+        if let failure = anonymizer.addressesSetAsideFailure {
+            Diagnostics.error(file: TemporaryFiles.directory, "cannot set the addresses aside: \(failure)")
+            throw ExitStatus.inputUnreadable
+        }
         for line in report.lines { Output.line(line) }
         Output.flushStandardOutput()
         let looked = "\(Plural.of(report.lookedFor, "identifier")) looked for"

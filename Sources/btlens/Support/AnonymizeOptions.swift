@@ -12,6 +12,6 @@ struct AnonymizeOptions: ParsableArguments {
 
     /// A fresh rewriter for one capture (captures may be read in parallel), or nil when not asked for.
     func makeAnonymizer() -> Anonymizer? {
-        anonymize || anonymizeKey != nil ? Anonymizer(key: anonymizeKey) : nil
+        anonymize || anonymizeKey != nil ? Anonymizer.setAside(key: anonymizeKey) : nil
     }
 }
