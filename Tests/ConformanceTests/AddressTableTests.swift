@@ -32,6 +32,21 @@ struct AddressTableTests {
         }
     }
 
+    @Test("the filters in front of the table: every value added passes, few others do, and the size is capped")
+    func blockedFilter() {
+        var filter = BlockedFilter(count: 20_000, bitsEach: 16, maximumBits: 22)
+        #expect(filter.words.count * 64 == 1 << 19)
+        for i in 0..<20_000 { filter.insert(hash: SplitMixHash.hash(UInt64(i))) }
+        #expect((0..<20_000).allSatisfy { filter.mayContain(hash: SplitMixHash.hash(UInt64($0))) })
+        let passed = (20_000..<220_000).filter { filter.mayContain(hash: SplitMixHash.hash(UInt64($0))) }.count
+        #expect(passed < 200_000 / 50, "\(passed) of 200,000 values never added passed")
+        // Past the cap, fewer bits each: still no value added is missed.
+        var capped = BlockedFilter(count: 1_000_000, bitsEach: 16, maximumBits: 16)
+        #expect(capped.words.count * 64 == 1 << 16)
+        for i in 0..<5_000 { capped.insert(hash: SplitMixHash.hash(UInt64(i))) }
+        #expect((0..<5_000).allSatisfy { capped.mayContain(hash: SplitMixHash.hash(UInt64($0))) })
+    }
+
     @Test("segments set aside in a file: the same positions, values and order as a table held in memory")
     func segmentsSetAside() throws {
         let directory = try TemporaryDirectory()

@@ -9,8 +9,8 @@ import BTWire
 /// file: its addresses in order, and the same with their positions sorted by address, of which memory keeps every
 /// `blockLength`th address and a bit set (`filterBitsPerAddress` an address) that rules out most lookups of an
 /// address not among them. A capture of hundreds of thousands of rotating addresses then holds about 2.5 bytes
-/// for each past the latest segment, and a lookup of one set aside reads a block of the file (the latest few are
-/// remembered: an advertiser met early is met again and again).
+/// for each past the latest segment, and a lookup of one set aside reads a block of the file (the latest 16,384
+/// found are remembered: an advertiser met early is met again and again).
 public final class AddressTable {
     public let limit: Int
     /// Where full segments are set aside (nil: every address stays in memory).
@@ -30,7 +30,8 @@ public final class AddressTable {
     /// The set-aside segments, oldest first, and their file.
     @exclusivity(unchecked) private var segments: [Segment] = []
     private var spill: Spill?
-    /// Set-aside addresses found lately, by a hash of their value (`Remembered.empty`: none).
+    /// Set-aside addresses found lately, two for each hash of their value (`Remembered.empty`: none): a capture
+    /// of many links keeps a few thousand advertisers in the air at once, each met again and again (256 kB).
     @exclusivity(unchecked) private var remembered: [Remembered] = []
     /// A block of a segment's sorted addresses, read back (reused).
     @exclusivity(unchecked) private var block: [Located] = []
@@ -42,7 +43,7 @@ public final class AddressTable {
     /// Sorted addresses read back at once when one set aside is looked up (16 bytes each).
     static let blockLength = 64
     static let filterBitsPerAddress = 16
-    static let rememberedCount = 1 << 12
+    static let rememberedCount = 1 << 14
 
     /// An address with its position, as a segment sorts them.
     struct Located {
@@ -65,17 +66,14 @@ public final class AddressTable {
         var sorted: Int64
         /// Every `blockLength`th sorted address, the first of each block.
         var blockFirsts: [UInt64]
-        /// A bit for each address at two places its hash gives (`filterBitsPerAddress` an address).
-        var filter: [UInt64]
-        var filterShift: UInt64
-
-        @inline(__always)
-        func mayHold(_ hash: UInt64) -> Bool {
-            let a = Int(truncatingIfNeeded: hash >> filterShift)
-            let b = Int(truncatingIfNeeded: (hash << 20 | hash >> 44) >> filterShift)
-            return filter[a >> 6] & (1 << UInt64(a & 63)) != 0 && filter[b >> 6] & (1 << UInt64(b & 63)) != 0
-        }
+        /// Its addresses by `filterHash` (`filterBitsPerAddress` an address).
+        var filter: BlockedFilter
     }
+
+    /// A hash of an address other than the scan's (`ValueScanner.Addresses.filter`) and the index's: an address
+    /// the scan's filter lets through by chance is then ruled out here as often as any other.
+    @inline(__always)
+    static func filterHash(_ value: UInt64) -> UInt64 { SplitMixHash.hash(value ^ 0x5DEE_CE66_D1CE_4E5B) }
 
     public init(limit: Int, directory: String? = nil, segmentLength: Int = AddressTable.defaultSegmentLength) {
         precondition(limit < Int(UInt32.max), "positions are four bytes")
@@ -195,20 +193,12 @@ public final class AddressTable {
         let spill = spill!
         var sorted = recent.enumerated().map { Located(value: $0.element, position: UInt64(setAside + $0.offset)) }
         sorted.sort { $0.value < $1.value }
-        var bits = 12
-        while (1 << bits) < recent.count * Self.filterBitsPerAddress && bits < 30 { bits += 1 }
-        var segment = Segment(first: setAside, count: recent.count, inOrder: spill.append(plain: recent),
-                              sorted: spill.append(plain: sorted),
-                              blockFirsts: stride(from: 0, to: sorted.count, by: Self.blockLength).map { sorted[$0].value },
-                              filter: [UInt64](repeating: 0, count: (1 << bits) / 64), filterShift: UInt64(64 - bits))
-        for v in recent {
-            let hash = SplitMixHash.hash(v)
-            let a = Int(truncatingIfNeeded: hash >> segment.filterShift)
-            let b = Int(truncatingIfNeeded: (hash << 20 | hash >> 44) >> segment.filterShift)
-            segment.filter[a >> 6] |= 1 << UInt64(a & 63)
-            segment.filter[b >> 6] |= 1 << UInt64(b & 63)
-        }
-        segments.append(segment)
+        var filter = BlockedFilter(count: recent.count, bitsEach: Self.filterBitsPerAddress, maximumBits: 30)
+        for v in recent { filter.insert(hash: Self.filterHash(v)) }
+        segments.append(Segment(first: setAside, count: recent.count, inOrder: spill.append(plain: recent),
+                                sorted: spill.append(plain: sorted),
+                                blockFirsts: stride(from: 0, to: sorted.count, by: Self.blockLength).map { sorted[$0].value },
+                                filter: filter))
         setAside += recent.count
         recent.removeAll(keepingCapacity: true)
         for i in slots.indices { slots[i] = 0 }
@@ -217,11 +207,14 @@ public final class AddressTable {
 
     /// The position of `value` among the segments set aside, if it is there.
     private func setAsidePosition(of value: UInt64) -> Int? {
-        let hash = SplitMixHash.hash(value)
-        let r = Int(truncatingIfNeeded: hash) & (Self.rememberedCount - 1)
+        let hash = Self.filterHash(value)
+        // Two ways: the one found last, then the one found before it.
+        let r = Int(truncatingIfNeeded: hash >> 20) & (Self.rememberedCount - 1) & ~1
         if remembered[r].value == value { return remembered[r].position }
-        for segment in segments where segment.mayHold(hash) {
+        if remembered[r + 1].value == value { return remembered[r + 1].position }
+        for segment in segments where segment.filter.mayContain(hash: hash) {
             guard let p = find(value, in: segment) else { continue }
+            remembered[r + 1] = remembered[r]
             remembered[r] = Remembered(value: value, position: p)
             return p
         }

@@ -50,11 +50,9 @@ public final class ValueScanner {
         let pseudonym: (UInt64) -> UInt64
         /// How many are looked for (`CapturedIdentifiers.distinctive`).
         let distinctive: Int
-        /// A bit for each looked for, by a hash of its value: most positions the first 4 bytes let through are no
-        /// address, and one load in this (2 bytes an address, small enough to stay in cache) says so before the
-        /// table is searched (two loads from memory).
-        let filter: [UInt64]
-        let filterShift: UInt64
+        /// Each looked for, by a hash of its value: most positions the first 4 bytes let through are no address,
+        /// and one load in this (2 bytes an address, at most 512 kB) says so before the table is searched.
+        let filter: BlockedFilter
 
         public init(identifiers: CapturedIdentifiers, pseudonym: @escaping (UInt64) -> UInt64) {
             self.identifiers = identifiers
@@ -65,15 +63,9 @@ public final class ValueScanner {
             var n = 0
             table.forEach(below: table.count) { _, value in if CapturedIdentifiers.distinctive(address: value) { n += 1 } }
             distinctive = n
-            var bits = 12
-            while (1 << bits) < n * Self.filterBitsPerAddress && bits < Self.filterMaximumBits { bits += 1 }
-            let shift = UInt64(64 - bits)
-            filterShift = shift
-            var filter = [UInt64](repeating: 0, count: (1 << bits) / 64)
+            var filter = BlockedFilter(count: n, bitsEach: Self.filterBitsPerAddress, maximumBits: Self.filterMaximumBits)
             table.forEach(below: searched) { _, value in
-                guard CapturedIdentifiers.distinctive(address: value) else { return }
-                let slot = Int(truncatingIfNeeded: SplitMixHash.hash(value) >> shift)
-                filter[slot >> 6] |= 1 << UInt64(slot & 63)
+                if CapturedIdentifiers.distinctive(address: value) { filter.insert(hash: SplitMixHash.hash(value)) }
             }
             self.filter = filter
         }
@@ -86,8 +78,7 @@ public final class ValueScanner {
         /// The position of `value` if it is looked for.
         @inline(__always)
         func position(of value: UInt64) -> Int? {
-            let slot = Int(truncatingIfNeeded: SplitMixHash.hash(value) >> filterShift)
-            guard filter[slot >> 6] & (1 << UInt64(slot & 63)) != 0,
+            guard filter.mayContain(hash: SplitMixHash.hash(value)),
                   let p = table.position(of: value), p < searched,
                   CapturedIdentifiers.distinctive(address: value) else { return nil }
             return p
