@@ -78,7 +78,9 @@ def measure(btlens, files, scratch):
                      ("btlens export jsonl", [btlens, "export", "--format", "jsonl", "-o", os.path.join(scratch, "facts"), f]),
                      # diff reads two captures: the capture compared with itself.
                      ("btlens diff", [btlens, "diff", "--fail-on", "never", f, f]),
-                     ("btlens diff json", [btlens, "diff", "--fail-on", "never", "--format", "json", f, f])]
+                     ("btlens diff json", [btlens, "diff", "--fail-on", "never", "--format", "json", f, f]),
+                     # Two readings and a copy as large as the capture (overwritten by the next one).
+                     ("btlens anonymize", [btlens, "anonymize", f, os.path.join(scratch, "copy.btsnoop")])]
         best = best_of_interleaved(cmds)
         for label, _ in cmds:
             secs, rss, cpu = best[label]

@@ -4,7 +4,8 @@
 # memory: within 10 % from 1 GB to 10 GB). Shapes (btlens-scenario bench --shape): links (many short links, the
 # capture of make bench), scans (thousands of scan and advertising sessions, tens of thousands of findings) and
 # long-links (a link up for ten million records: millions of ATT operations each). Every format of every command
-# and both exports (Perfetto, JSON Lines) are measured too (BENCH_ALL_FORMATS).
+# and both exports (Perfetto, JSON Lines), diff and anonymize are measured too (BENCH_ALL_FORMATS; anonymize writes
+# a copy as large as the capture in a temporary directory).
 # Usage: run-bench-large.sh BUILD_DIR   (BUILD_DIR holds release btlens and btlens-scenario)
 # BENCH_SHAPES="links scans" and BENCH_SIZES="1G" choose fewer captures (about 11 GB of disk per shape).
 set -eu

@@ -17,7 +17,9 @@ enum AnonymizerTarget {
         var original = IdentifierCollector(anonymizer: Anonymizer())
         guard let identifiers = try? original.visit(FramedRecords(bytes)) else { return }
         // The two readings of `btlens anonymize`: identifiers collected, then every packet rewritten and by value.
-        let anonymizer = Anonymizer()
+        // Every other input with all but the latest two addresses set aside in a file, as a long capture's are.
+        let anonymizer = bytes.count % 4 < 2 ? Anonymizer()
+            : Anonymizer(directory: FuzzMain.scratchDirectory, addressesInMemory: 2)
         var collector = IdentifierCollector(anonymizer: anonymizer)
         guard (try? collector.visit(FramedRecords(bytes))) != nil else { return }
         let copy = anonymizedCopy(bytes, anonymizer: anonymizer, pcap: bytes.count % 2 == 1)

@@ -55,8 +55,9 @@ enum FuzzMain {
 
     /// Where an input is written for the readers, which read files: memory-backed where the system has /dev/shm,
     /// one per process.
-    static let scratch = (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"))
-        + "/btlens-fuzz-\(getpid()).cap"
+    static let scratch = scratchDirectory + "/btlens-fuzz-\(getpid()).cap"
+    /// Where the scratch file is, and what a target sets aside goes (in unlinked files).
+    static let scratchDirectory = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp")
 
     /// Traps (for libFuzzer to report) when the pipeline breaks one of its promises on `bytes`.
     static func check(_ bytes: UnsafeRawBufferPointer) {
