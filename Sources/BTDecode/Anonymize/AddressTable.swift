@@ -37,12 +37,13 @@ public final class AddressTable {
     @exclusivity(unchecked) private var block: [Located] = []
 
     static let initialSlots = 1 << 10
-    /// Addresses kept in memory before a segment is set aside: a capture of a few tens of thousands sets none
-    /// aside.
+    /// Addresses kept in memory before a segment is set aside: a capture of fewer sets none aside.
     public static let defaultSegmentLength = 1 << 15
     /// Sorted addresses read back at once when one set aside is looked up (16 bytes each).
     static let blockLength = 64
     static let filterBitsPerAddress = 16
+    /// Set-aside addresses read at once by `forEach`.
+    static let readLength = 1 << 12
     static let rememberedCount = 1 << 14
 
     /// An address with its position, as a segment sorts them.
@@ -122,8 +123,6 @@ public final class AddressTable {
         }
     }
 
-    static let readLength = 1 << 12
-
     @inline(__always)
     static func slot(_ value: UInt64) -> Int { Int(truncatingIfNeeded: SplitMixHash.hash(value) >> 1) }
 
@@ -169,10 +168,6 @@ public final class AddressTable {
         let size = slots.count * 2
         slots = [UInt32](repeating: 0, count: size)
         mask = size - 1
-        placeAll()
-    }
-
-    private func placeAll() {
         for (p, value) in recent.enumerated() {
             var s = Self.slot(value) & mask
             while slots[s] != 0 { s = (s + 1) & mask }

@@ -56,12 +56,7 @@ public struct ReconnectByScanRule: Rule {
         // The latest ended link of this peer before each start, maintained in start order.
         var lastEnded: (index: Int32, link: LinkSummary)?
         var pendingEnds: [(index: Int32, link: LinkSummary)] = []  // links not yet ended at the current start time
-        byPeer.drain(by: PeerStart.byPeer) { entry in
-            if entry.peer != peer {
-                peer = entry.peer
-                lastEnded = nil
-                pendingEnds.removeAll(keepingCapacity: true)
-            }
+        func next(_ entry: PeerStart) {
             let c = all[Int(entry.index)]
             pendingEnds.removeAll { p in
                 guard let end = p.link.end, end.timestamp < c.start.timestamp else { return false }
@@ -74,6 +69,22 @@ public struct ReconnectByScanRule: Rule {
             else { return }
             reconnections.append(Reconnection(start: entry.start, link: entry.index, previous: previous.index),
                                  order: { Reconnection.byStart })
+        }
+        // A peer's first link waits for its second: a peer of one link (most, in a soak test) is never read.
+        var first: PeerStart?
+        byPeer.drain(by: PeerStart.byPeer) { entry in
+            if entry.peer != peer {
+                peer = entry.peer
+                lastEnded = nil
+                pendingEnds.removeAll(keepingCapacity: true)
+                first = entry
+                return
+            }
+            if let waiting = first {
+                next(waiting)
+                first = nil
+            }
+            next(entry)
         }
         reconnections.drain(by: Reconnection.byStart) { r in
             let c = all[Int(r.link)], previous = all[Int(r.previous)]
