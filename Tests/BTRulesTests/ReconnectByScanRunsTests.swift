@@ -22,10 +22,7 @@ struct ReconnectByScanRunsTests {
     @Test("runs of five in a directory give the findings of one sort in memory")
     func runsSetAside() throws {
         let directory = try TemporaryDirectory()
-        let capture = directory.file("scans.btsnoop")
-        _ = try BenchmarkGenerator.write(to: capture, targetBytes: 4 << 20, shape: .scans)
-        let scratch = directory.path + "/scratch"
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+        let (capture, scratch) = try directory.benchCapture(.scans, bytes: 4 << 20)
         func model(_ directory: String?) throws -> CaptureModel {
             var options = TrackerOptions()
             options.scanSessionSpillDirectory = directory

@@ -96,10 +96,7 @@ struct FindingSpillTests {
     @Test("a scans-shaped capture with hundreds of findings: the same reports through the spill, nothing left behind")
     func manyFindings() throws {
         let directory = try TemporaryDirectory()
-        let capture = directory.file("scans.btsnoop")
-        _ = try BenchmarkGenerator.write(to: capture, targetBytes: 16 << 20, shape: .scans)
-        let spillDirectory = directory.path + "/spill"
-        try FileManager.default.createDirectory(atPath: spillDirectory, withIntermediateDirectories: false)
+        let (capture, spillDirectory) = try directory.benchCapture(.scans, bytes: 16 << 20)
         for runLength in [FindingSpill.defaultKeyRunLength, 37] {
             let (held, spilled, count) = try Self.bothWays(capture, window: 8, directory: spillDirectory, keyRunLength: runLength)
             #expect(count > 100, "the capture should make many findings")

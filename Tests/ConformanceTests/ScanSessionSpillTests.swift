@@ -44,10 +44,7 @@ struct ScanSessionSpillTests {
     @Test("a capture of many scans: the same reports with its sessions on disk, nothing left behind")
     func manyScans() throws {
         let directory = try TemporaryDirectory()
-        let capture = directory.file("scans.btsnoop")
-        _ = try BenchmarkGenerator.write(to: capture, targetBytes: 8 << 20, shape: .scans)
-        let spillDirectory = directory.path + "/spill"
-        try FileManager.default.createDirectory(atPath: spillDirectory, withIntermediateDirectories: false)
+        let (capture, spillDirectory) = try directory.benchCapture(.scans, bytes: 8 << 20)
         let held = try Self.reports(capture, directory: nil)
         // Four kept in memory: a gigabyte of this shape holds 7,900 scans, more than enough for the default.
         let spilled = try Self.reports(capture, directory: spillDirectory, kept: 4)

@@ -40,3 +40,16 @@ public enum ScenarioFixtures {
 public func writeScenario(_ name: String, format: ScenarioFormat = .default) throws -> String {
     try ScenarioFixtures.path(name, format: format)
 }
+
+extension TemporaryDirectory {
+    /// A capture of `shape` from `btlens-scenario bench`, about `bytes` long, written here as `SHAPE.btsnoop`,
+    /// and an empty directory beside it (`spill`) for what the code under test sets aside, which must be empty
+    /// again at the end.
+    public func benchCapture(_ shape: BenchShape, bytes: Int64) throws -> (capture: String, spill: String) {
+        let capture = file("\(shape).btsnoop")
+        _ = try BenchmarkGenerator.write(to: capture, targetBytes: bytes, shape: shape)
+        let spill = file("spill")
+        try FileManager.default.createDirectory(atPath: spill, withIntermediateDirectories: false)
+        return (capture, spill)
+    }
+}

@@ -60,13 +60,16 @@ public final class ValueScanner {
             let table = identifiers.addresses
             self.table = table
             searched = table.count
+            // One reading of the table (set aside, it is read from a file): sized for every address, as nearly
+            // all are distinctive.
             var n = 0
-            table.forEach(below: table.count) { _, value in if CapturedIdentifiers.distinctive(address: value) { n += 1 } }
-            distinctive = n
-            var filter = BlockedFilter(count: n, bitsEach: Self.filterBitsPerAddress, maximumBits: Self.filterMaximumBits)
+            var filter = BlockedFilter(count: searched, bitsEach: Self.filterBitsPerAddress, maximumBits: Self.filterMaximumBits)
             table.forEach(below: searched) { _, value in
-                if CapturedIdentifiers.distinctive(address: value) { filter.insert(hash: SplitMixHash.hash(value)) }
+                guard CapturedIdentifiers.distinctive(address: value) else { return }
+                n += 1
+                filter.insert(hash: SplitMixHash.hash(value))
             }
+            distinctive = n
             self.filter = filter
         }
 

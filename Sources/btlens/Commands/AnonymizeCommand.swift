@@ -162,10 +162,9 @@ struct AnonymizeCommand: ParsableCommand {
             throw ExitStatus.inputUnreadable
         }
         // An address that could not be read back may have been missed: no copy rather than one that leaks.
-        if let failure = anonymizer.addressesSetAsideFailure {
-            Diagnostics.error(file: TemporaryFiles.directory, "cannot set the addresses aside: \(failure)")
+        do { try Self.expectAddressesReadBack(anonymizer) } catch {
             if output != "-" { unlink(output) }
-            throw ExitStatus.inputUnreadable
+            throw error
         }
         Diagnostics.printRaw("btlens: wrote \(output == "-" ? "standard output" : output): \(Plural.of(result.written, "record")), "
             + "\(Plural.of(result.addresses, "address", plural: "addresses")) and \(Plural.of(result.names, "name")) replaced"
@@ -205,6 +204,14 @@ struct AnonymizeCommand: ParsableCommand {
         return path
     }
 
+    /// Fails (exit 3, one line) when addresses set aside in `TMPDIR` could not be read back: some may have been
+    /// missed.
+    static func expectAddressesReadBack(_ anonymizer: Anonymizer) throws {
+        guard let failure = anonymizer.addressesSetAsideFailure else { return }
+        Diagnostics.error(file: TemporaryFiles.directory, "cannot set the addresses aside: \(failure)")
+        throw ExitStatus.inputUnreadable
+    }
+
     /// `--check ORIGINAL COPY`: every identifier of the original found in the copy, one line each (stdout).
     func runCheck() throws {
         let original = try Self.single(input)
@@ -215,10 +222,7 @@ struct AnonymizeCommand: ParsableCommand {
         var checker = AnonymizeCheck(identifiers: found)
         let report = try copy.accept(&checker)
         guard InputFiles.finish(copyInput, copy) else { throw ExitStatus.inputUnreadable }
-        if let failure = anonymizer.addressesSetAsideFailure {
-            Diagnostics.error(file: TemporaryFiles.directory, "cannot set the addresses aside: \(failure)")
-            throw ExitStatus.inputUnreadable
-        }
+        try Self.expectAddressesReadBack(anonymizer)
         for line in report.lines { Output.line(line) }
         Output.flushStandardOutput()
         let looked = "\(Plural.of(report.lookedFor, "identifier")) looked for"
