@@ -32,6 +32,13 @@ public struct DecodedFrame {
     }
 }
 
+/// A record `PacketDecoder.plainPacket` found needs no decoding beyond its parts.
+public enum PlainPacket {
+    /// An LE (Extended) Advertising Report event's subevent and the parameters after it.
+    case advertisingReports(LESubevent, UnsafeRawBufferPointer)
+    case acl(ACLPacket)
+}
+
 /// Decodes records into frames: HCI packets, ACL → L2CAP reassembly, the channel map for dynamic ATT channels,
 /// and the link from Command Complete/Status to their command. Holds only per-connection state.
 public struct PacketDecoder {
@@ -95,6 +102,39 @@ public struct PacketDecoder {
         decodeHCI(record, l2cap: false, into: &frame)
         frame.isMalformed = issues.count != issuesBefore
         return frame
+    }
+
+    /// The record as a packet that decoding without L2CAP (`decodeWithoutL2CAP`) would only take apart, or nil: a
+    /// whole LE (Extended) Advertising Report event when reports are not validated here, or a whole ACL packet on
+    /// a handle other than the debug log's. These are nearly every record of a capture; the tracker's reading
+    /// loop takes them without a decoded frame (a few hundred bytes built and copied per record), and decodes the
+    /// others. Anything short, cut or unusual goes the usual way, so issues are reported as they always are.
+    @inline(__always)
+    public func plainPacket(_ record: CaptureRecord) -> PlainPacket? {
+        let b = record.payload
+        switch record.kind {
+        case .event:
+            // code, length, subevent: a whole event whose parameters start with an advertising subevent.
+            guard !validatesAdvertisingReports, b.count >= HCIEventPacket.headerLength + 1,
+                  b[0] == HCIEventCode.leMeta.rawValue
+            else { return nil }
+            let length = Int(b[1])
+            let sub = LESubevent(rawValue: b[2])
+            guard length >= 1, b.count - HCIEventPacket.headerLength >= length,
+                  sub == .advertisingReport || sub == .extendedAdvertisingReport
+            else { return nil }
+            return .advertisingReports(sub, UnsafeRawBufferPointer(rebasing: b[(HCIEventPacket.headerLength + 1)..<(HCIEventPacket.headerLength + length)]))
+        case .acl:
+            guard b.count >= ACLPacket.headerLength else { return nil }
+            let hf = UInt16(b[0]) | UInt16(b[1]) << 8
+            let length = Int(UInt16(b[2]) | UInt16(b[3]) << 8)
+            guard hf & 0x0FFF != ACLPacket.qualcommDebugLogHandle, b.count - ACLPacket.headerLength >= length else { return nil }
+            return .acl(ACLPacket(handle: hf & 0x0FFF, packetBoundary: .init(rawValue: UInt8((hf >> 12) & 0x3)),
+                                  broadcast: UInt8(hf >> 14), declaredLength: length,
+                                  data: UnsafeRawBufferPointer(rebasing: b[ACLPacket.headerLength..<(ACLPacket.headerLength + length)])))
+        default:
+            return nil
+        }
     }
 
     @inline(__always)

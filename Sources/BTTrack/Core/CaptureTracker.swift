@@ -274,10 +274,7 @@ public final class CaptureTracker {
     @inline(__always)
     public func observe(_ frame: DecodedFrame) {
         let at = RecordRef(frame.record)
-        if !scans.boundaries.isEmpty || !scans.deviceTrims.isEmpty { handScanBoundaries() }
-        records += 1
-        if first == nil { first = at }
-        last = at
+        seen(at)
         guard let hci = frame.hci else {
             if frame.record.kind == .linkLayer { judgedRecords &+= 1 }
             if frame.record.kind == .controllerRemoved {
@@ -307,7 +304,7 @@ public final class CaptureTracker {
             // Advertising reports are most records of a scanning capture: handled here, inline, not through
             // `observeEvent`'s large frame.
             if let sub = event.subevent, sub == .advertisingReport || sub == .extendedAdvertisingReport {
-                advertisingEvent(sub, event.subeventParameters, frame: frame, at: at)
+                advertisingEvent(sub, event.subeventParameters, validated: frame.advertisingReports, at: at)
             } else {
                 observeEvent(event, frame: frame, at: at)
             }
@@ -326,15 +323,41 @@ public final class CaptureTracker {
         }
     }
 
-    /// An LE (Extended) Advertising Report event: its reports are counted by the scan tracker and, when wanted,
-    /// added to the advertiser table.
+    /// Every record, before what it says is tracked.
     @inline(__always)
-    func advertisingEvent(_ sub: LESubevent, _ p: UnsafeRawBufferPointer, frame: DecodedFrame, at: RecordRef) {
+    func seen(_ at: RecordRef) {
+        if !scans.boundaries.isEmpty || !scans.deviceTrims.isEmpty { handScanBoundaries() }
+        records += 1
+        if first == nil { first = at }
+        last = at
+    }
+
+    /// A record the decoder only took apart (`PacketDecoder.plainPacket`), tracked as `observe` tracks its frame,
+    /// while links are tracked on a second thread: the reading loop builds no frame for most records.
+    @inline(__always)
+    func observe(_ packet: PlainPacket, record: CaptureRecord, feed: Unmanaged<LinkFeed>) {
+        let at = RecordRef(record)
+        seen(at)
+        judgedRecords &+= 1
+        switch packet {
+        case .advertisingReports(let sub, let p):
+            hostWakeups.delivered(at: at.timestamp.nanoseconds)
+            advertisingEvent(sub, p, validated: 0, at: at)
+        case .acl(let acl):
+            if record.direction == .received { hostWakeups.delivered(at: at.timestamp.nanoseconds) }
+            feed._withUnsafeGuaranteedRef { $0.send(acl, cutShort: record.isCutShort, direction: record.direction, at: at) }
+        }
+    }
+
+    /// An LE (Extended) Advertising Report event: its reports are counted by the scan tracker and, when wanted,
+    /// added to the advertiser table. `validated`: the reports the decoder counted, when it walked them.
+    @inline(__always)
+    func advertisingEvent(_ sub: LESubevent, _ p: UnsafeRawBufferPointer, validated: Int, at: RecordRef) {
         // The scan tracker walks the reports on either path, so the decoder need not check them
         // (`PacketDecoder.validatesAdvertisingReports`): a bad layout is reported here.
         var reports = AdvertisingReportIterator(subevent: sub, parameters: p)
         let count = scans.advertisingReports(&reports, at: at)
-        if reports.isMalformed, frame.advertisingReports == 0 {
+        if reports.isMalformed, validated == 0 {
             reportBadAdvertisingEvent(sub, declared: reports.declaredCount, fit: count, at: at)
         }
         if options.trackAdvertisers { addToAdvertiserTable(sub, p, at: at) }
@@ -359,7 +382,7 @@ public final class CaptureTracker {
             let p = event.subeventParameters
             switch sub {
             case .advertisingReport, .extendedAdvertisingReport:
-                advertisingEvent(sub, p, frame: frame, at: at)  // `observe` sends these there before this switch
+                advertisingEvent(sub, p, validated: frame.advertisingReports, at: at)  // `observe` sends these there before this switch
             case .connectionComplete, .enhancedConnectionComplete, .enhancedConnectionCompleteV2:
                 guard let complete = LEConnectionComplete(subevent: sub, p) else { return }
                 let scanning = scans.isScanning(controller: at.controller)
@@ -596,8 +619,18 @@ public struct TrackingCollector: RecordSourceVisitor {
         // The tracker walks every advertising event's reports on this thread and reports a bad layout, so
         // each report is read once by it (twice with the advertiser table, which reads every report whole).
         decoder.validatesAdvertisingReports = false
-        if twoThreads {
-            // The link thread decodes L2CAP; its issues are merged in by `finish`.
+        if twoThreads, frameObserver == nil, let feed = tracker.borrowedLinkFeed {
+            // The link thread decodes L2CAP; its issues are merged in by `finish`. Advertising events and ACL
+            // packets, most records, are tracked from their parts: no frame is built for them.
+            while let record = source.next() {
+                if let packet = decoder.plainPacket(record) {
+                    tracker.observe(packet, record: record, feed: feed)
+                } else {
+                    tracker.observe(decoder.decodeWithoutL2CAP(record))
+                }
+                if let progress, record.number & 0xFFFF == 0 { progress(record.offset) }
+            }
+        } else if twoThreads {
             while let record = source.next() {
                 let frame = decoder.decodeWithoutL2CAP(record)
                 tracker.observe(frame)
