@@ -109,7 +109,7 @@ public struct PacketDecoder {
     /// a handle other than the debug log's. These are nearly every record of a capture; the tracker's reading
     /// loop takes them without a decoded frame (a few hundred bytes built and copied per record), and decodes the
     /// others. Anything short, cut or unusual goes the usual way, so issues are reported as they always are.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func plainPacket(_ record: CaptureRecord) -> PlainPacket? {
         let b = record.payload
         switch record.kind {

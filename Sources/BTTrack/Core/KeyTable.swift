@@ -128,17 +128,23 @@ struct KeyTable<Key: PackedKey>: Sendable {
         guard count < limit else { return nil }
         if words.isEmpty {
             allocate(initialSlots)
-        } else if (count + 1) * 4 > capacity * 3 {
+        } else if (count &+ 1) &* 4 > capacity &* 3 {
             // Keep the load factor at or below three quarters so probes stay short.
             grow()
         }
-        let mask = capacity - 1
-        var i = home(key.rawValue)
-        while words[2 * i] != 0 { i = (i + 1) & mask }
-        words[2 * i] = key.rawValue
-        words[2 * i + 1] = UInt64(bitPattern: value)
+        let shift = self.shift
+        // Through one pointer: indexing `words` checked that the storage was not shared at each store (scan
+        // sessions insert every device they hear, on the link thread).
+        let slot = words.withUnsafeMutableBufferPointer { w -> Int in
+            let mask = w.count / 2 &- 1
+            var i = Self.home(key.rawValue, shift: shift)
+            while w[2 &* i] != 0 { i = (i &+ 1) & mask }
+            w[2 &* i] = key.rawValue
+            w[2 &* i &+ 1] = UInt64(bitPattern: value)
+            return i
+        }
         count += 1
-        return (i, true)
+        return (slot, true)
     }
 
     private mutating func allocate(_ slots: Int) {
