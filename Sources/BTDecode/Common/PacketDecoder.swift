@@ -123,15 +123,18 @@ public struct PacketDecoder {
             guard length >= 1, b.count - HCIEventPacket.headerLength >= length,
                   sub == .advertisingReport || sub == .extendedAdvertisingReport
             else { return nil }
-            return .advertisingReports(sub, UnsafeRawBufferPointer(rebasing: b[(HCIEventPacket.headerLength + 1)..<(HCIEventPacket.headerLength + length)]))
+            let parameters = (HCIEventPacket.headerLength + 1)..<(HCIEventPacket.headerLength + length)
+            return .advertisingReports(sub, UnsafeRawBufferPointer(rebasing: b[parameters]))
         case .acl:
             guard b.count >= ACLPacket.headerLength else { return nil }
             let hf = UInt16(b[0]) | UInt16(b[1]) << 8
             let length = Int(UInt16(b[2]) | UInt16(b[3]) << 8)
-            guard hf & 0x0FFF != ACLPacket.qualcommDebugLogHandle, b.count - ACLPacket.headerLength >= length else { return nil }
+            guard hf & 0x0FFF != ACLPacket.qualcommDebugLogHandle, b.count - ACLPacket.headerLength >= length
+            else { return nil }
+            let data = ACLPacket.headerLength..<(ACLPacket.headerLength + length)
             return .acl(ACLPacket(handle: hf & 0x0FFF, packetBoundary: .init(rawValue: UInt8((hf >> 12) & 0x3)),
                                   broadcast: UInt8(hf >> 14), declaredLength: length,
-                                  data: UnsafeRawBufferPointer(rebasing: b[ACLPacket.headerLength..<(ACLPacket.headerLength + length)])))
+                                  data: UnsafeRawBufferPointer(rebasing: b[data])))
         default:
             return nil
         }

@@ -382,7 +382,8 @@ public final class CaptureTracker {
             let p = event.subeventParameters
             switch sub {
             case .advertisingReport, .extendedAdvertisingReport:
-                advertisingEvent(sub, p, validated: frame.advertisingReports, at: at)  // `observe` sends these there before this switch
+                // `observe` sends these there before this switch.
+                advertisingEvent(sub, p, validated: frame.advertisingReports, at: at)
             case .connectionComplete, .enhancedConnectionComplete, .enhancedConnectionCompleteV2:
                 guard let complete = LEConnectionComplete(subevent: sub, p) else { return }
                 let scanning = scans.isScanning(controller: at.controller)
