@@ -73,7 +73,7 @@ public final class LinkTraceStream: @unchecked Sendable {
         var wanted: [UInt64: AdvertisingSampler.Key] = [:]
         for (key, _) in sampler.advertisers { wanted[Self.packed(key)] = key }
         var found = Set<AdvertisingSampler.Key>()
-        try drawnPeers.drain(by: <) { if let key = wanted[$0] { found.insert(key) } }
+        drawnPeers.drain(by: <) { if let key = wanted[$0] { found.insert(key) } }
         if let failure = drawnPeers.failure { throw SpillError(path: spillDirectory ?? "", cause: failure) }
         sampled = found
         return found
