@@ -114,27 +114,20 @@ public struct PacketDecoder {
         let b = record.payload
         switch record.kind {
         case .event:
-            // code, length, subevent: a whole event whose parameters start with an advertising subevent.
-            guard !validatesAdvertisingReports, b.count >= HCIEventPacket.headerLength + 1,
-                  b[0] == HCIEventCode.leMeta.rawValue
+            guard !validatesAdvertisingReports, b.count >= HCIEventPacket.headerLength,
+                  let parameters = HCIPacket.body(b, HCIEventPacket.headerLength, Int(b[1]), false)
             else { return nil }
-            let length = Int(b[1])
-            let sub = LESubevent(rawValue: b[2])
-            guard length >= 1, b.count - HCIEventPacket.headerLength >= length,
-                  sub == .advertisingReport || sub == .extendedAdvertisingReport
+            let event = HCIEventPacket(code: HCIEventCode(rawValue: b[0]), declaredLength: Int(b[1]),
+                                       parameters: parameters)
+            guard let sub = event.subevent, sub == .advertisingReport || sub == .extendedAdvertisingReport
             else { return nil }
-            let parameters = (HCIEventPacket.headerLength + 1)..<(HCIEventPacket.headerLength + length)
-            return .advertisingReports(sub, UnsafeRawBufferPointer(rebasing: b[parameters]))
+            return .advertisingReports(sub, event.subeventParameters)
         case .acl:
             guard b.count >= ACLPacket.headerLength else { return nil }
-            let hf = UInt16(b[0]) | UInt16(b[1]) << 8
             let length = Int(UInt16(b[2]) | UInt16(b[3]) << 8)
-            guard hf & 0x0FFF != ACLPacket.qualcommDebugLogHandle, b.count - ACLPacket.headerLength >= length
-            else { return nil }
-            let data = ACLPacket.headerLength..<(ACLPacket.headerLength + length)
-            return .acl(ACLPacket(handle: hf & 0x0FFF, packetBoundary: .init(rawValue: UInt8((hf >> 12) & 0x3)),
-                                  broadcast: UInt8(hf >> 14), declaredLength: length,
-                                  data: UnsafeRawBufferPointer(rebasing: b[data])))
+            guard let data = HCIPacket.body(b, ACLPacket.headerLength, length, false) else { return nil }
+            let acl = ACLPacket(header: UInt16(b[0]) | UInt16(b[1]) << 8, declaredLength: length, data: data)
+            return acl.handle == ACLPacket.qualcommDebugLogHandle ? nil : .acl(acl)
         default:
             return nil
         }

@@ -16,6 +16,13 @@ public struct HCIEventPacket {
     public var declaredLength: Int
     public var parameters: UnsafeRawBufferPointer
 
+    @inlinable
+    public init(code: HCIEventCode, declaredLength: Int, parameters: UnsafeRawBufferPointer) {
+        self.code = code
+        self.declaredLength = declaredLength
+        self.parameters = parameters
+    }
+
     /// The LE Meta subevent code, when this is an LE Meta event.
     @inlinable public var subevent: LESubevent? {
         guard code == .leMeta, let first = parameters.first else { return nil }
@@ -47,10 +54,17 @@ public struct ACLPacket {
         self.data = data
     }
 
+    /// From the header's first 16 bits (`handle:12, PB:2, BC:2`), its declared length and the data.
+    @inlinable
+    public init(header hf: UInt16, declaredLength: Int, data: UnsafeRawBufferPointer) {
+        self.init(handle: hf & 0x0FFF, packetBoundary: PacketBoundary(rawValue: UInt8((hf >> 12) & 0x3)),
+                  broadcast: UInt8(hf >> 14), declaredLength: declaredLength, data: data)
+    }
+
     /// Packet boundary flag (Core Vol 4 Part E §5.4.2). Don't infer direction from it.
     public struct PacketBoundary: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
         /// First fragment, non-flushable (LE hosts send this).
         public static let firstNonFlushable = PacketBoundary(rawValue: 0b00)
         public static let continuation = PacketBoundary(rawValue: 0b01)
@@ -160,9 +174,7 @@ public enum HCIPacket {
             guard let data = body(b, ACLPacket.headerLength, length, cutShortByCapture) else {
                 return .failure(.shorterThanDeclared(declared: length, got: b.count - ACLPacket.headerLength))
             }
-            return .success(.acl(ACLPacket(handle: hf & 0x0FFF,
-                                           packetBoundary: .init(rawValue: UInt8((hf >> 12) & 0x3)),
-                                           broadcast: UInt8(hf >> 14), declaredLength: length, data: data)))
+            return .success(.acl(ACLPacket(header: hf, declaredLength: length, data: data)))
         case .sco:
             guard b.count >= SCOPacket.headerLength else {
                 return .failure(.shorterThanHeader(needed: SCOPacket.headerLength, got: b.count))
@@ -190,7 +202,7 @@ public enum HCIPacket {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func body(_ b: UnsafeRawBufferPointer, _ header: Int, _ length: Int, _ allowShort: Bool)
         -> UnsafeRawBufferPointer?
     {
