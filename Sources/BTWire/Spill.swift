@@ -22,14 +22,19 @@ public final class Spill: @unchecked Sendable {
     /// a spill read in order, a small value at a time, then costs a system call per window, not per value.
     /// What was read stays right, as the file is only ever appended to.
     public let readAhead: Int
-    /// The window last read ahead: `windowCount` bytes of the file from `windowStart` (allocated on first use).
-    private var window: UnsafeMutableRawPointer?
-    private var windowStart: Int64 = 0
-    private var windowCount = 0
-    /// Where the last read outside the window ended: a read starting there, or within a window's length past the
-    /// window, reads a window ahead; any other only what it asks (values looked up here and there would otherwise
-    /// read a window each).
-    private var lastEnd: Int64 = -1
+    /// Stretches of the file held in memory (`ReadWindow`), at most `windowSlots`, each `readAhead` bytes
+    /// (allocated on first use): values read in order from several places at once (a report's findings in time
+    /// order, each rule's own in order in the file) each keep a window of their own.
+    /// The windows are used under `readLock` only, so not checked for exclusive access at every use (nor kept
+    /// in an array, whose every use is).
+    @exclusivity(unchecked) private var windows: UnsafeMutablePointer<ReadWindow> = Spill.noWindows
+    @exclusivity(unchecked) private var windowsMade = 0
+    /// The window the last read was served from, tried first.
+    @exclusivity(unchecked) private var lastWindow = 0
+    /// Counts reads, to tell which window was used longest ago.
+    @exclusivity(unchecked) private var clock: UInt64 = 0
+    /// Where the last read too large for a window ended: a read starting there reads a window ahead.
+    @exclusivity(unchecked) private var lastEnd: Int64 = -1
     /// Bytes were appended since the file's buffer was last written out: a read writes it out first (only
     /// then: `fflush` takes the file's lock even with nothing to write, and reads come a value at a time).
     private var unflushed = false
@@ -84,7 +89,11 @@ public final class Spill: @unchecked Sendable {
 
     deinit {
         if case .file(let handle) = backing { fclose(handle) }
-        window?.deallocate()
+        if windowsMade > 0 {
+            for i in 0..<windowsMade { windows[i].bytes.deallocate() }
+            windows.deinitialize(count: windowsMade)
+            windows.deallocate()
+        }
         Self.release(readLock)
     }
 
@@ -168,31 +177,96 @@ public final class Spill: @unchecked Sendable {
         return true
     }
 
-    /// `read(at:into:)` from the window read ahead, reading the next window when the bytes are not all in it.
+    /// `read(at:into:)` through the windows: from one that holds the bytes, or after reading a window that does.
+    /// A read that starts at or a little past a window's end (values read in order, some skipped) reads
+    /// `readAhead` bytes ahead into that window; any other read reads `randomWindow` bytes from where it starts
+    /// into the window used longest ago, so that the rest of a value read in pieces (a scan's head, then its
+    /// lists) is there too, and a value looked up here and there costs one small read.
     private func readThroughWindow(_ handle: UnsafeMutablePointer<FILE>, at offset: Int64,
                                    into buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        if offset < windowStart || offset + Int64(buffer.count) > windowStart + Int64(windowCount) {
-            guard offset >= 0, offset + Int64(buffer.count) <= size else {
-                if failure == nil { failure = "spill file ended early" }
-                return false
+        let end = offset + Int64(buffer.count)
+        clock &+= 1
+        if lastWindow < windowsMade, windows[lastWindow].holds(offset, end) {
+            windows[lastWindow].used = clock
+            return windows[lastWindow].copy(offset, into: buffer)
+        }
+        var following: Int?
+        for i in 0..<windowsMade {
+            let w = windows[i]
+            if w.holds(offset, end) {
+                lastWindow = i
+                windows[i].used = clock
+                return w.copy(offset, into: buffer)
             }
-            // In order: where the last read outside the window ended, or not far past the window (values read
-            // in order with some skipped).
-            let windowEnd = windowStart + Int64(windowCount)
-            let sequential = offset == lastEnd || (windowCount > 0 && offset >= windowEnd && offset < windowEnd + Int64(readAhead))
-            lastEnd = offset + Int64(buffer.count)
-            guard sequential else { return readDirectly(handle, at: offset, into: buffer) }
-            if window == nil { window = .allocate(byteCount: readAhead, alignment: 16) }
+            // At or not far past its end (by its own length: a small window read for a value looked up is not
+            // followed by a full one unless the value runs on).
+            if following == nil, offset >= w.end, offset < w.end + Int64(max(w.count, 1)) { following = i }
+        }
+        guard offset >= 0, end <= size else {
+            if failure == nil { failure = "spill file ended early" }
+            return false
+        }
+        // In order: following a window, or where the last read too large for one ended.
+        let sequential = following != nil || offset == lastEnd
+        let wanted: Int
+        let from: Int64
+        if sequential {
             // A little of what is before the read too: values read in order are often read with one just before
             // them (a link and the one before it of the same peer).
             let behind = buffer.count + readAhead / 8 <= readAhead ? min(offset, Int64(readAhead / 8)) : 0
-            windowStart = offset - behind
-            let wanted = Int(min(Int64(readAhead), size - windowStart))
-            windowCount = readFully(handle, window!, count: wanted, at: windowStart) ? wanted : 0
-            guard windowCount > 0 else { return false }
+            from = offset - behind
+            wanted = Int(min(Int64(readAhead), size - from))
+        } else if buffer.count <= Self.randomWindow {
+            from = offset
+            wanted = Int(min(Int64(min(readAhead, Self.randomWindow)), size - from))
+        } else {
+            lastEnd = end
+            return readDirectly(handle, at: offset, into: buffer)
         }
-        buffer.baseAddress!.copyMemory(from: window! + Int(offset - windowStart), byteCount: buffer.count)
-        return true
+        let slot = following ?? freeSlot()
+        lastWindow = slot
+        windows[slot].used = clock
+        windows[slot].start = from
+        windows[slot].count = readFully(handle, windows[slot].bytes, count: wanted, at: from) ? wanted : 0
+        guard windows[slot].count > 0 else { return false }
+        return windows[slot].copy(offset, into: buffer)
+    }
+
+    /// A window to read into: a new one while there are fewer than `windowSlots`, else the one used longest ago.
+    private func freeSlot() -> Int {
+        if windowsMade == 0 { windows = .allocate(capacity: Self.windowSlots) }
+        if windowsMade < Self.windowSlots {
+            (windows + windowsMade).initialize(to: ReadWindow(bytes: .allocate(byteCount: readAhead, alignment: 16)))
+            windowsMade += 1
+            return windowsMade - 1
+        }
+        var oldest = 0
+        for i in 1..<windowsMade where windows[i].used < windows[oldest].used { oldest = i }
+        return oldest
+    }
+
+    /// Windows a spill keeps (`readAhead` bytes each, made as they are first needed).
+    static let windowSlots = 8
+    /// `windows` before the first is made (never read: `windowsMade` is 0).
+    private static var noWindows: UnsafeMutablePointer<ReadWindow> { UnsafeMutablePointer(bitPattern: MemoryLayout<ReadWindow>.alignment)! }
+    /// Bytes read for a value looked up away from every window: a few values' worth, one page.
+    static let randomWindow = 4096
+
+    /// `count` bytes of the file from `start`, held in `bytes` (`readAhead` long).
+    private struct ReadWindow {
+        let bytes: UnsafeMutableRawPointer
+        var start: Int64 = 0
+        var count = 0
+        var used: UInt64 = 0
+
+        var end: Int64 { start + Int64(count) }
+
+        func holds(_ from: Int64, _ to: Int64) -> Bool { from >= start && to <= end }
+
+        func copy(_ offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+            buffer.baseAddress!.copyMemory(from: bytes + Int(offset - start), byteCount: buffer.count)
+            return true
+        }
     }
 
     /// Appends a value of a plain type (no reference in it) as its bytes, padded to its stride; returns where

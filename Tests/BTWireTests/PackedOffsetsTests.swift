@@ -69,4 +69,36 @@ struct PackedOffsetsTests {
         #expect(spill.read(plain: Int64.self, at: later + 8) == 0)
         #expect(spill.failure != nil)
     }
+
+    @Test("a spill read in order from several places at once, and here and there between, reads what was written",
+          arguments: [64, 4096, Spill.readAheadWindow])
+    func interleavedReaders(readAhead: Int) throws {
+        let directory = try TemporaryDirectory()
+        let spill = try Spill(directory: directory.path, readAhead: readAhead)
+        // Values of 1 to 40 words, so that some cross a window's end and a few are larger than a small window.
+        var values: [(offset: Int64, words: [Int64])] = []
+        var state: UInt64 = 7
+        func random() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        for i in 0..<3000 {
+            let words = (0..<Int(random() % 40) + 1).map { Int64(i) << 20 | Int64($0) }
+            values.append((spill.append(plain: words), words))
+        }
+        func check(_ i: Int) {
+            #expect(spill.read(plain: Int64.self, count: values[i].words.count, at: values[i].offset) == values[i].words)
+        }
+        // Twelve readers in order, each through its own stretch (more than the spill's windows), taking turns, with
+        // a value looked up at random between turns; then every value backwards.
+        let stretch = values.count / 12
+        for k in 0..<stretch {
+            for r in 0..<12 {
+                check(r * stretch + k)
+                if k % 5 == 0 { check(Int(random() % UInt64(values.count))) }
+            }
+        }
+        for i in values.indices.reversed() { check(i) }
+        #expect(spill.failure == nil)
+    }
 }

@@ -81,7 +81,7 @@ enum AuditCost {
             let keys = indices.map(source.key(at:))
             severity = keys.map(\.severity).min { severityRank($0) < severityRank($1) } ?? .info
             charge = keys.reduce(0) { $0 + $1.charge }
-            radioSeconds = indices.reduce(0) { $0 + (source[$1].cost?.phone.radioSeconds ?? 0) }
+            radioSeconds = keys.reduce(0) { $0 + $1.radioSeconds }
             let ids = Array(Set(keys.compactMap(\.connection))).sorted()
             if let first = ids.first, let last = ids.last {
                 connections = ids.count == 1 ? "connection #\(first)" : ids.count == last - first + 1 ? "connections #\(first)–#\(last)"

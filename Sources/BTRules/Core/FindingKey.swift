@@ -1,7 +1,7 @@
 import BTWire
 
 /// What reports read of a finding without reading the finding: how severe, what it saves, which rule, link and
-/// peer (they count, order and group by these), and what orders it (`Auditor.precedes`). 48 bytes, where a
+/// peer (they count, order and group by these), and what orders it (`Auditor.precedes`). 56 bytes, where a
 /// finding is near a kilobyte.
 public struct FindingKey: Sendable {
     /// Where the finding's bytes begin in the spill; for findings held in memory, its place among them. Findings
@@ -11,6 +11,8 @@ public struct FindingKey: Sendable {
     var start: Int64
     /// `cost.phone.chargeMC`, 0 without a cost.
     public var charge: Double
+    /// `cost.phone.radioSeconds`, 0 without a cost: a group of repeats sums it without reading its members back.
+    public var radioSeconds: Double
     /// The peer's address, `FindingKey.noPeer` when the finding names none.
     var peerRaw: UInt64
     /// The link's number in the capture (`FindingConnection.id`), `FindingKey.noConnection` for none.
@@ -33,6 +35,7 @@ public struct FindingKey: Sendable {
         start = f.start.nanoseconds
         attribute = f.attributeHandle ?? 0
         charge = f.cost?.phone.chargeMC ?? 0
+        radioSeconds = f.cost?.phone.radioSeconds ?? 0
         peerRaw = f.connection?.peerAddress?.rawValue ?? Self.noPeer
         connectionID = f.connection.map { Int32(clamping: $0.id) } ?? Self.noConnection
     }

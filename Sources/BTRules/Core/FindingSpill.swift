@@ -18,7 +18,7 @@ public final class FindingSpill: @unchecked Sendable {
     /// Where the spill's file is (nil: memory): finished findings go to a second file there.
     public let directory: String?
     /// The finished findings' keys sorted in memory at once, the rest set aside in sorted runs and merged
-    /// (`FinishedFindings`): 16,384 keys of 48 bytes.
+    /// (`FinishedFindings`): 16,384 keys of 56 bytes.
     public var keyRunLength = FindingSpill.defaultKeyRunLength
     public static let defaultKeyRunLength = 16_384
     /// Reused for each finding's bytes.
@@ -27,7 +27,7 @@ public final class FindingSpill: @unchecked Sendable {
     /// `directory`: where the temporary file is made (`$TMPDIR`); nil keeps the findings in memory.
     public init(directory: String?) throws(FindingStoreError) {
         self.directory = directory
-        do { spill = try Spill(directory: directory, name: "findings") } catch {
+        do { spill = try Spill(directory: directory, name: "findings", readAhead: Spill.readAheadWindow) } catch {
             throw .spill(cause: (error as? SpillError).map { "\($0.path): \($0.cause)" } ?? "\(error)")
         }
         bytes.reserveCapacity(2048)

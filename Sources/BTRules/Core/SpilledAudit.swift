@@ -43,7 +43,7 @@ extension Auditor {
         let duplicates = try FindingDeduplication.duplicates(of: made, in: spill)
 
         let finished: Spill
-        do { finished = try Spill(directory: spill.directory, name: "findings") } catch {
+        do { finished = try Spill(directory: spill.directory, name: "findings", readAhead: Spill.readAheadWindow) } catch {
             throw .spill(cause: (error as? SpillError).map { "\($0.path): \($0.cause)" } ?? "\(error)")
         }
         var reported = FinishedFindings(spill: finished, directory: spill.directory, runLength: spill.keyRunLength)

@@ -32,44 +32,43 @@ public struct ConnectionChurnRule: Rule {
             return c.peerAddress
         }
         // Links are gathered only for peers with enough of them: a capture of links to ever new addresses would
-        // otherwise make a list per link.
-        // Read in place, and kept per peer as places among them: a copy of every summary would cost as much memory
-        // as the summaries.
+        // otherwise make a list per link. The links are read in order (a long capture's from a file) twice: to
+        // count each peer's, then to find the episodes as they come, each peer holding only its links within the
+        // window of its first not yet reported.
         let all = model.links
-        let appLinks = all.indices.lazy.filter { all[$0].ownership.isApp }
         var linkCount: [BDAddr: Int] = [:]
-        for i in appLinks { if let peer = counted(all[i]) { linkCount[peer, default: 0] += 1 } }
-        var byPeer: [BDAddr: [Int32]] = [:]
+        for c in all where c.ownership.isApp {
+            if let peer = counted(c) { linkCount[peer, default: 0] += 1 }
+        }
+        var pending: [BDAddr: Episodes] = [:]
         var order: [BDAddr] = []
-        for i in appLinks {
-            guard let peer = counted(all[i]), linkCount[peer, default: 0] >= minimum else { continue }
-            if byPeer[peer] == nil { order.append(peer) }
-            byPeer[peer, default: []].append(Int32(i))
+        // The app's LE links that ended with 0x3E, for the failed attempts below.
+        var failedLinks: [(at: RecordRef, status: HCIStatus, seconds: Double)] = []
+        func report(_ span: ArraySlice<LinkSummary>, peer: BDAddr, _ repeats: inout RepeatNumbering) {
+            let durations = span.compactMap { c in c.end.map { $0.timestamp.nanoseconds - c.start.timestamp.nanoseconds } }
+            let mean = durations.isEmpty ? 0 : durations.reduce(0, +) / Int64(durations.count)
+            let first = span[span.startIndex], final = span[span.endIndex - 1]
+            let last = final.end ?? final.start
+            found(Finding(
+                rule: Self.description, controller: first.controller, connection: first, perPeer: true,
+                discriminator: repeats.discriminator("connections", key: "\(peer)"), start: first.start.timestamp, end: last.timestamp, records: span.map(\.start),
+                message: "\(span.count) connections to \(peer) within \(RuleText.seconds(final.start.timestamp.nanoseconds - first.start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average.")
+                    .costing(RuleCost.initiating(seconds: span.dropFirst().reduce(0) { sum, c in
+                        sum + (c.connectRequestedTime.map { Double(c.start.timestamp.nanoseconds - $0.nanoseconds) / 1e9 } ?? 0)
+                    }, context)))
+        }
+        for c in all where c.ownership.isApp {
+            if c.transport == .le && c.disconnectReason == .connectionFailedToBeEstablished, let end = c.end {
+                failedLinks.append((end, .connectionFailedToBeEstablished,
+                                    c.connectRequestedTime.map { Double(end.timestamp.nanoseconds - $0.nanoseconds) / 1e9 } ?? 0))
+            }
+            guard let peer = counted(c), linkCount[peer, default: 0] >= minimum else { continue }
+            if pending[peer] == nil { order.append(peer) }
+            pending[peer, default: Episodes()].links.append(c)
+            pending[peer]!.settle(window: window, minimum: minimum, complete: false) { span, repeats in report(span, peer: peer, &repeats) }
         }
         for peer in order {
-            let links = (byPeer[peer] ?? []).lazy.map { all[Int($0)] }
-            guard links.count >= minimum else { continue }
-            // Every episode: from each connection not yet reported, the connections that start within the window
-            // of it; `minimum` or more of them are one finding, and the next episode starts after it.
-            var repeats = RepeatNumbering()
-            var a = 0
-            while a < links.count {
-                var b = a
-                while b + 1 < links.count, links[b + 1].start.timestamp.nanoseconds - links[a].start.timestamp.nanoseconds <= window { b += 1 }
-                guard b - a + 1 >= minimum else { a += 1; continue }
-                let span = Array(links[a...b])
-                a = b + 1
-                let durations = span.compactMap { c in c.end.map { $0.timestamp.nanoseconds - c.start.timestamp.nanoseconds } }
-                let mean = durations.isEmpty ? 0 : durations.reduce(0, +) / Int64(durations.count)
-                let last = span.last?.end ?? span[span.count - 1].start
-                found(Finding(
-                    rule: Self.description, controller: span[0].controller, connection: span[0], perPeer: true,
-                    discriminator: repeats.discriminator("connections", key: "\(peer)"), start: span[0].start.timestamp, end: last.timestamp, records: span.map(\.start),
-                    message: "\(span.count) connections to \(peer) within \(RuleText.seconds(span[span.count - 1].start.timestamp.nanoseconds - span[0].start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average.")
-                        .costing(RuleCost.initiating(seconds: span.dropFirst().reduce(0) { sum, c in
-                            sum + (c.connectRequestedTime.map { Double(c.start.timestamp.nanoseconds - $0.nanoseconds) / 1e9 } ?? 0)
-                        }, context)))
-            }
+            pending[peer]?.settle(window: window, minimum: minimum, complete: true) { span, repeats in report(span, peer: peer, &repeats) }
         }
         // LE attempts that failed on the radio: refused or timed-out creates, and links that ended with 0x3E
         // (Connection Failed to be Established). An attempt the host withdrew (Create Connection Cancel, as
@@ -85,11 +84,7 @@ public struct ConnectionChurnRule: Rule {
                 return !f.toAcceptList && (f.attemptDuration.map { $0 >= Self.timedOutAttempt } ?? false)
             }
             .map { ($0.at, $0.cancelledByHost ? Self.cancelledStatus : $0.status, $0.attemptDuration?.seconds ?? 0) }
-        for c in appLinks.lazy.map({ all[$0] }) where c.transport == .le && c.disconnectReason == .connectionFailedToBeEstablished {
-            guard let end = c.end else { continue }
-            failures.append((end, .connectionFailedToBeEstablished,
-                             c.connectRequestedTime.map { Double(end.timestamp.nanoseconds - $0.nanoseconds) / 1e9 } ?? 0))
-        }
+        failures += failedLinks
         failures.sort { $0.at.number < $1.at.number }
         if failures.count >= Int(context.option("minimum_failures")), let first = failures.first, let last = failures.last {
             let statuses = Dictionary(grouping: failures, by: \.status).map {
@@ -102,6 +97,31 @@ public struct ConnectionChurnRule: Rule {
                 records: failures.prefix(8).map(\.at),
                 message: "\(Plural.of(failures.count, "connection attempt")) failed: \(statuses.joined(separator: ", ")).")
                     .costing(RuleCost.initiating(seconds: failures.reduce(0) { $0 + $1.seconds }, context)))
+        }
+    }
+
+    /// One peer's links from the first not yet in an episode, in id order, and its episodes' numbering.
+    struct Episodes {
+        var links: [LinkSummary] = []
+        var repeats = RepeatNumbering()
+
+        /// Every episode the links decide: from the first link, those that start within `window` of it are one
+        /// episode (`report`ed) when there are `minimum` of them, and the next starts after them; fewer, and the
+        /// next starts at the second link. Undecided until a link past the window has come, or the links are
+        /// `complete`.
+        mutating func settle(window: Int64, minimum: Int, complete: Bool,
+                             _ report: (ArraySlice<LinkSummary>, inout RepeatNumbering) -> Void) {
+            while let head = links.first {
+                let past = links.dropFirst().firstIndex { $0.start.timestamp.nanoseconds - head.start.timestamp.nanoseconds > window }
+                guard past != nil || complete else { return }
+                let count = past ?? links.count
+                if count >= minimum {
+                    report(links[..<count], &repeats)
+                    links.removeFirst(count)
+                } else {
+                    links.removeFirst()
+                }
+            }
         }
     }
 

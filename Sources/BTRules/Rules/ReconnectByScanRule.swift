@@ -38,7 +38,7 @@ public struct ReconnectByScanRule: Rule {
         let spans = scansByController.mapValues { Spans($0) }
         // The links with a peer on a controller the app scanned on, sorted by (controller and peer, start, id):
         // a peer's earlier links are only looked up among its own, so nothing is kept per peer across the capture
-        // (a soak test meets a new random address per link). Sorted in runs set aside on a long capture: 24 bytes
+        // (a soak test meets a new random address per link). Sorted in runs set aside on a long capture: 32 bytes
         // a link, and hundreds of thousands of links. (Runs that cannot be set aside, a full disk, end the sort
         // early; the audit's own findings, set aside in the same directory, report the disk.)
         let all = model.links
@@ -46,27 +46,29 @@ public struct ReconnectByScanRule: Rule {
         for (index, c) in all.enumerated() {
             guard let peer = c.peerAddress, scansByController[c.controller] != nil else { continue }
             byPeer.append(PeerStart(peer: UInt64(c.controller) << 48 | peer.rawValue,
-                                    start: c.start.timestamp.nanoseconds, index: Int32(index)),
+                                    start: c.start.timestamp.nanoseconds, end: c.end?.timestamp.nanoseconds ?? 0,
+                                    index: Int32(index), ended: c.end != nil,
+                                    reconnects: c.transport == .le && model.isAppLink(c)),
                           order: { PeerStart.byPeer })
         }
         // Which links have a finding and the link each came back after; the findings are made afterwards in the
         // links' start order (ties by id), so that none waits for the others.
         var reconnections = SortedRuns<Reconnection>(directory: model.scratchDirectory, runLength: runLength)
         var peer: UInt64?
-        // The latest ended link of this peer before each start, maintained in start order.
-        var lastEnded: (index: Int32, link: LinkSummary)?
-        var pendingEnds: [(index: Int32, link: LinkSummary)] = []  // links not yet ended at the current start time
+        // The latest ended link of this peer before each start, maintained in start order, from what the sort
+        // carried of each: no link is read back here (a long capture's are in a file, and the peers' order would
+        // read them here and there).
+        var lastEnded: (index: Int32, end: Int64)?
+        var pendingEnds: [(index: Int32, end: Int64)] = []  // links not yet ended at the current start time
         func next(_ entry: PeerStart) {
-            let c = all[Int(entry.index)]
             pendingEnds.removeAll { p in
-                guard let end = p.link.end, end.timestamp < c.start.timestamp else { return false }
-                if let knownEnd = lastEnded?.link.end, knownEnd.timestamp > end.timestamp { return true }
+                guard p.end < entry.start else { return false }
+                if let knownEnd = lastEnded?.end, knownEnd > p.end { return true }
                 lastEnded = p
                 return true
             }
-            defer { if c.end != nil { pendingEnds.append((entry.index, c)) } }
-            guard c.transport == .le, model.isAppLink(c), let previous = lastEnded, previous.link.end != nil
-            else { return }
+            defer { if entry.ended { pendingEnds.append((entry.index, entry.end)) } }
+            guard entry.reconnects, let previous = lastEnded else { return }
             reconnections.append(Reconnection(start: entry.start, link: entry.index, previous: previous.index),
                                  order: { Reconnection.byStart })
         }
@@ -96,12 +98,16 @@ public struct ReconnectByScanRule: Rule {
         }
     }
 
-    /// A link's place among its peer's links: its controller and peer as one number, its start (nanoseconds) and
-    /// its place in id order.
+    /// A link's place among its peer's links: its controller and peer as one number, its start and end
+    /// (nanoseconds; `ended` says whether it has one) and its place in id order, and whether it is an LE link of
+    /// the app's (one that can come back by scan; the others only end links before one).
     struct PeerStart {
         var peer: UInt64
         var start: Int64
+        var end: Int64
         var index: Int32
+        var ended: Bool
+        var reconnects: Bool
 
         static func byPeer(_ a: PeerStart, _ b: PeerStart) -> Bool {
             (a.peer, a.start, a.index) < (b.peer, b.start, b.index)
@@ -117,7 +123,7 @@ public struct ReconnectByScanRule: Rule {
         static func byStart(_ a: Reconnection, _ b: Reconnection) -> Bool { (a.start, a.link) < (b.start, b.link) }
     }
 
-    /// Links sorted in memory at once before a run is set aside (24 bytes each).
+    /// Links sorted in memory at once before a run is set aside (32 bytes each).
     static let runLength = 1 << 14
 
     /// The finding for `c` when the app scanned between `previous`'s end and `c`'s start: a scan it started after
