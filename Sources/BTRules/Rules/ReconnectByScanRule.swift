@@ -72,19 +72,11 @@ public struct ReconnectByScanRule: Rule {
             reconnections.append(Reconnection(start: entry.start, link: entry.index, previous: previous.index),
                                  order: { Reconnection.byStart })
         }
-        // A peer's first link waits for its second: a peer of one link (most, in a soak test) is never read.
-        var first: PeerStart?
         byPeer.drain(by: PeerStart.byPeer) { entry in
             if entry.peer != peer {
                 peer = entry.peer
                 lastEnded = nil
                 pendingEnds.removeAll(keepingCapacity: true)
-                first = entry
-                return
-            }
-            if let waiting = first {
-                next(waiting)
-                first = nil
             }
             next(entry)
         }
