@@ -22,18 +22,34 @@ public struct PlainList<Element>: Sequence, @unchecked Sendable {
         count += 1
     }
 
-    public func makeIterator() -> Iterator { Iterator(list: self) }
+    public func makeIterator() -> Iterator { Iterator(list: self, read: 0, end: count) }
+
+    /// The values at `range` (within `0..<count`), in order.
+    public func values(in range: Range<Int>) -> Values { Values(list: self, range: range) }
+
+    public struct Values: Sequence {
+        let list: PlainList
+        let range: Range<Int>
+        public func makeIterator() -> Iterator { Iterator(list: list, read: range.lowerBound, end: range.upperBound) }
+    }
 
     public struct Iterator: IteratorProtocol {
         let list: PlainList
-        var read = 0
+        var read: Int
+        let end: Int
         var slice: [Element] = []
         var position = 0
 
+        init(list: PlainList, read: Int, end: Int) {
+            self.list = list
+            self.read = read
+            self.end = Swift.min(end, list.count)
+        }
+
         public mutating func next() -> Element? {
             if position == slice.count {
-                guard read < list.count else { return nil }
-                let n = Swift.min(PlainList.sliceLength, list.count - read)
+                guard read < end else { return nil }
+                let n = Swift.min(PlainList.sliceLength, end - read)
                 slice = list.spill.read(plain: Element.self, count: n, at: Int64(read * MemoryLayout<Element>.stride))
                 // A slice that cannot be read back (`failure`) ends the list.
                 guard !slice.isEmpty else { return nil }

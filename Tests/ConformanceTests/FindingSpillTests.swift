@@ -33,9 +33,12 @@ struct FindingSpillTests {
     /// reports from findings held in memory, then from findings set aside in a spill in `directory`.
     /// `accepting`: which findings a baseline accepts.
     /// `keyRunLength`: the finished findings' keys sorted in memory at once, the rest in runs set aside and merged.
+    /// `shared`: the spilled audit's rules evaluated on two threads whatever the capture's size.
     static func bothWays(_ path: String, window: Int = 1, directory: String?, keyRunLength: Int = FindingSpill.defaultKeyRunLength,
+                         shared: Bool = false,
                          accepting: @escaping (Finding) -> Bool = { _ in false }) throws -> (held: [String], spilled: [String], spilledCount: Int) {
-        let auditor = Auditor()
+        var auditor = Auditor()
+        auditor.sharedEvaluationRecords = Int.max
         func track(_ judgement: LinkJudgement) throws -> CaptureModel {
             var options = TrackerOptions.withoutAdvertisers
             options.retirement = judgement.retirement(window: window)
@@ -54,6 +57,7 @@ struct FindingSpillTests {
         spill.keyRunLength = keyRunLength
         let spilledJudgement = auditor.linkJudgement(pricing: true, spill: spill)
         let spilledModel = try track(spilledJudgement)
+        if shared { auditor.sharedEvaluationRecords = 0 }
         let (reported, accepted) = try auditor.audit(spilledModel, file: path, judged: spilledJudgement, spill: spill) { f in
             accepting(f) ? .accepted : .reported
         }
@@ -65,12 +69,13 @@ struct FindingSpillTests {
 
     static func expectSame(_ path: String, accepting: @escaping (Finding) -> Bool = { _ in false }) throws {
         let directory = try TemporaryDirectory()
-        // Keys sorted in memory at once, and in runs of two merged.
-        for runLength in [FindingSpill.defaultKeyRunLength, 2] {
-            let (held, spilled, _) = try bothWays(path, directory: directory.path, keyRunLength: runLength, accepting: accepting)
+        // Keys sorted in memory at once, and in runs of two merged; the rules on one thread and on two.
+        for (runLength, shared) in [(FindingSpill.defaultKeyRunLength, false), (2, false), (FindingSpill.defaultKeyRunLength, true)] {
+            let (held, spilled, _) = try bothWays(path, directory: directory.path, keyRunLength: runLength, shared: shared,
+                                                  accepting: accepting)
             #expect(held.count == spilled.count)
             for (i, (a, b)) in zip(held, spilled).enumerated() {
-                #expect(a == b, "\(path): report \(i) differs when the findings are read back from the spill (runs of \(runLength))")
+                #expect(a == b, "\(path): report \(i) differs when the findings are read back from the spill (runs of \(runLength), rules on \(shared ? "two threads" : "one"))")
             }
         }
         // The spill's names are removed as soon as the files are made.
@@ -97,12 +102,13 @@ struct FindingSpillTests {
     func manyFindings() throws {
         let directory = try TemporaryDirectory()
         let (capture, spillDirectory) = try directory.benchCapture(.scans, bytes: 16 << 20)
-        for runLength in [FindingSpill.defaultKeyRunLength, 37] {
-            let (held, spilled, count) = try Self.bothWays(capture, window: 8, directory: spillDirectory, keyRunLength: runLength)
+        for (runLength, shared) in [(FindingSpill.defaultKeyRunLength, false), (37, false), (FindingSpill.defaultKeyRunLength, true)] {
+            let (held, spilled, count) = try Self.bothWays(capture, window: 8, directory: spillDirectory, keyRunLength: runLength,
+                                                           shared: shared)
             #expect(count > 100, "the capture should make many findings")
             #expect(count > 3 * runLength || runLength == FindingSpill.defaultKeyRunLength)
             for (i, (a, b)) in zip(held, spilled).enumerated() {
-                #expect(a == b, "report \(i) differs when the findings are read back from the spill (keys in runs of \(runLength))")
+                #expect(a == b, "report \(i) differs when the findings are read back from the spill (keys in runs of \(runLength), rules on \(shared ? "two threads" : "one"))")
             }
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: spillDirectory).isEmpty)

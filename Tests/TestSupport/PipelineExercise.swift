@@ -152,6 +152,15 @@ public enum PipelineExercise {
         audited.setRadioCharge(EnergyReport.accountedTotal(model: model, energy: auditor.energy, priced: judgement.priced))
         let run = AuditRun(captures: [audited], failOn: .warning, version: "test")
         _ = AuditTextReport.render(run, colored: false, verbose: true) + AuditJSON.render(run)
+        // As `btlens audit` audits a large capture: findings set aside as they are made, the rules shared between
+        // two threads. The same findings in the same order.
+        var sharing = auditor
+        sharing.sharedEvaluationRecords = 0
+        let shared = try sharing.audit(model, file: name, judged: judgement, spill: FindingSpill(directory: nil)).reported
+        func json(_ f: Findings) -> String {
+            AuditJSON.render(AuditRun(captures: [AuditedCapture(file: name, findings: f, accepted: [])], failOn: .warning, version: "test"))
+        }
+        precondition(json(Findings(shared)) == json(Findings(findings)), "the findings differ with the rules on two threads")
         let energy = EnergyReport(model: model, energy: auditor.energy, rows: rows)
         _ = EnergyText.render(file: name, report: energy, side: .both) + EnergyJSON.object(file: name, report: energy).serialized()
         _ = TimelineReport.text(file: name, model: model, findingsHeadline: TimelineReport.findingsHeadline(findings), judged: lines)

@@ -1,3 +1,4 @@
+import BTWire
 import BTCapture
 import BTTrack
 import BTEnergy
@@ -7,6 +8,12 @@ public struct Auditor: Sendable {
     public var configuration: AuditConfiguration
     /// Prices each finding's saving.
     public var energy: EnergyModel
+    /// Captures of at least this many HCI packets and link-layer frames (`CaptureModel.judgedRecords`) have their
+    /// rules evaluated on two threads when findings are set aside (`audit(_:file:judged:spill:finishing:)`): on a
+    /// smaller one a thread and its files cost more than the rules (a thousand captures a second in a fleet
+    /// export). `Int.max` with one processor.
+    public var sharedEvaluationRecords = Auditor.defaultSharedEvaluationRecords
+    public static let defaultSharedEvaluationRecords = SecondThread.isWorthwhile ? 1 << 20 : Int.max
 
     public init(configuration: AuditConfiguration = AuditConfiguration(), energy: EnergyModel = EnergyModel()) {
         self.configuration = configuration

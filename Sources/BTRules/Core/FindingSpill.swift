@@ -44,12 +44,35 @@ public final class FindingSpill: @unchecked Sendable {
         return spill.failure.map { .spill(cause: $0) }
     }
 
+    /// Bytes before each finding's: the hash the de-duplication sorts by (`FindingDeduplication.hash`), so that it
+    /// reads 8 bytes of each finding, not the whole to decode.
+    static let hashBytes = 8
+
     /// Sets `finding` aside.
     func append(_ finding: Finding) -> Ref {
         bytes.removeAll(keepingCapacity: true)
+        withUnsafeBytes(of: FindingDeduplication.hash(finding).littleEndian) { bytes.append(contentsOf: $0) }
         FindingCoding.encode(finding, into: &bytes)
-        let offset = bytes.withUnsafeBytes { spill.append($0) }
-        return Ref(offset: offset, length: UInt32(clamping: bytes.count), link: Int32(clamping: finding.connection?.id ?? 0))
+        let offset = bytes.withUnsafeBytes { spill.append($0) } + Int64(Self.hashBytes)
+        return Ref(offset: offset, length: UInt32(clamping: bytes.count - Self.hashBytes),
+                   link: Int32(clamping: finding.connection?.id ?? 0))
+    }
+
+    /// The de-duplication's hash of the finding at `ref`; nil when it cannot be read back (`failure` says why).
+    func hash(_ ref: Ref) -> UInt64? {
+        var hash: UInt64 = 0
+        guard withUnsafeMutableBytes(of: &hash, { spill.read(at: ref.offset - Int64(Self.hashBytes), into: $0) }) else { return nil }
+        return UInt64(littleEndian: hash)
+    }
+
+    /// The finding at `ref` in `other`, set aside here as it is: its bytes copied, not decoded. (Bytes that cannot
+    /// be read back leave a failure in `other`.)
+    func copy(_ ref: Ref, from other: FindingSpill) -> Ref {
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: repeatElement(0, count: Self.hashBytes + Int(ref.length)))
+        _ = bytes.withUnsafeMutableBytes { other.spill.read(at: ref.offset - Int64(Self.hashBytes), into: $0) }
+        let offset = bytes.withUnsafeBytes { spill.append($0) } + Int64(Self.hashBytes)
+        return Ref(offset: offset, length: ref.length, link: ref.link)
     }
 
     /// The finding `ref` points at.

@@ -21,23 +21,8 @@ extension Auditor {
                       finishing: (inout Finding) -> FindingDestination = { _ in .reported })
         throws(FindingStoreError) -> (reported: StoredFindings, accepted: StoredFindings) {
         // Where each finding is, in the order made: beside the findings, not in memory.
-        var made = PlainList<FindingSpill.Ref>(directory: spill.directory)
-        let rest = judged == nil ? model : model.withoutJudgedLinks
-        for rule in RuleRegistry.all {
-            let d = rule.description
-            guard configuration.isEnabled(d) else { continue }
-            let prepared = prepare(rule)
-            if d.scope == .link, let judged {
-                var refs = judged.spilledFindings(of: d.id, in: spill)
-                prepared.evaluate(rest) { refs.append(spill.append($0)) }
-                // In link order, as one evaluation over every link gives them (`inLinkOrder`).
-                for ref in refs.enumerated().sorted(by: { ($0.element.link, $0.offset) < ($1.element.link, $1.offset) }).map(\.element) {
-                    made.append(ref)
-                }
-            } else {
-                prepared.evaluate(model) { made.append(spill.append($0)) }
-            }
-        }
+        let made = try evaluate(RuleRegistry.all.filter { configuration.isEnabled($0.description) }, model: model,
+                                judged: judged, spill: spill)
         if let failure = spill.failure { throw failure }
         if let failure = made.failure { throw .spill(cause: failure) }
         let duplicates = try FindingDeduplication.duplicates(of: made, in: spill)

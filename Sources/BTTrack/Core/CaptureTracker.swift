@@ -611,7 +611,7 @@ public struct TrackingCollector: RecordSourceVisitor {
         tracker.issues = source.issues
         tracker.platform.format(source.info.format)
         let twoThreads = options.linkThread == .always
-            || (options.linkThread == .whenTwoProcessors && LinkFeed.isWorthwhile)
+            || (options.linkThread == .whenTwoProcessors && SecondThread.isWorthwhile)
         if twoThreads {
             let feed = LinkFeed(links: tracker.connections)
             tracker.linkFeed = feed

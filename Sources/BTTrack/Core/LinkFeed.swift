@@ -101,8 +101,6 @@ final class LinkFeed: @unchecked Sendable {
     /// `Header.at` of messages about no record.
     static let noRecord = RecordRef(number: 0, offset: 0, timestamp: Timestamp(nanoseconds: 0), controller: 0)
 
-    /// Whether tracking links on a second thread can pay: only with a second processor to run it.
-    static var isWorthwhile: Bool { sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 }
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let filled: UnsafeMutablePointer<pthread_cond_t>
