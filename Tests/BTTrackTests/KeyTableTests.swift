@@ -48,9 +48,32 @@ struct KeyTableTests {
         let (batched, refusedInBatch) = Self.batch(keys, limit: limit)
         let (single, refusedSingly) = Self.oneByOne(keys, limit: limit)
         #expect(Self.counts(batched) == Self.counts(single))
+        // Each key in the slot one at a time puts it in (a batch inserts where its probe ended).
+        #expect(batched.entries.map(\.key.rawValue) == single.entries.map(\.key.rawValue))
         #expect(batched.count == min(limit, 300))
         #expect(refusedInBatch == refusedSingly)
         #expect(refusedInBatch.count == keys.count - Int(Self.counts(single).values.reduce(0, +)))
+    }
+
+    @Test("a key found or inserted in one probe lands where counting puts it, and is found there", arguments: [10, 100, 5000])
+    func findOrInsert(limit: Int) {
+        let keys = (0..<4000).map { Self.key(($0 &* 7919) % 300) }
+        var probed = KeyTable<DeviceKey>(limit: limit)
+        var seen: Set<UInt64> = []
+        for k in keys {
+            let result = probed.findOrInsert(k, value: 7)
+            if seen.count < limit || seen.contains(k.rawValue) {
+                #expect(result?.inserted == !seen.contains(k.rawValue))
+                seen.insert(k.rawValue)
+                if let slot = result?.slot { #expect(probed.value(at: slot) == 7) }
+            } else {
+                #expect(result == nil, "past the limit an absent key is refused")
+            }
+        }
+        let (single, _) = Self.oneByOne(keys, limit: limit)
+        #expect(probed.entries.map(\.key.rawValue) == single.entries.map(\.key.rawValue))
+        #expect(probed.count == single.count && probed.count == seen.count)
+        #expect(seen.allSatisfy { probed.slot(of: DeviceKey(rawValue: $0)) != nil })
     }
 
     @Test("an empty batch, and a batch into an empty table, count nothing and everything")

@@ -51,14 +51,22 @@ struct KeyTable<Key: PackedKey>: Sendable {
     /// The slot holding `key`, or nil.
     @inline(__always)
     func slot(of key: Key) -> Int? {
+        guard let (slot, found) = probe(key.rawValue), found else { return nil }
+        return slot
+    }
+
+    /// Where a probe for `raw` stops: the slot holding it (`found`), or the empty slot after its run, where an
+    /// insertion puts it; nil before the first insertion. Read only: no check that the storage is not shared.
+    @inline(__always)
+    func probe(_ raw: UInt64) -> (slot: Int, found: Bool)? {
         words.withUnsafeBufferPointer { w in
             guard !w.isEmpty else { return nil }
             let mask = w.count / 2 - 1
-            var i = home(key.rawValue)
+            var i = home(raw)
             while true {
                 let k = w[2 &* i]
-                if k == key.rawValue { return i }
-                if k == 0 { return nil }
+                if k == raw { return (i, true) }
+                if k == 0 { return (i, false) }
                 i = (i &+ 1) & mask
             }
         }
@@ -71,16 +79,47 @@ struct KeyTable<Key: PackedKey>: Sendable {
     /// true); nil when absent and the table is full.
     @inline(__always)
     mutating func findOrInsert(_ key: Key, value: Int64) -> (slot: Int, inserted: Bool)? {
-        if let i = slot(of: key) { return (i, false) }
-        return insert(key, value: value)
+        guard let (i, found) = probe(key.rawValue) else { return insert(key, value: value) }
+        if found { return (i, false) }
+        // Into the empty slot the probe stopped at, as `insert` would put it, unless the table must grow first.
+        guard Self.fitsWithoutGrowing(count, limit: limit, slots: capacity) else { return insert(key, value: value) }
+        put(key.rawValue, value, at: i)
+        return (i, true)
     }
+
+    /// Stores a new key in empty slot `i`, through one pointer (a check that the storage is not shared, not two).
+    @inline(__always)
+    private mutating func put(_ raw: UInt64, _ value: Int64, at i: Int) {
+        words.withUnsafeMutableBufferPointer { w in
+            w[2 &* i] = raw
+            w[2 &* i &+ 1] = UInt64(bitPattern: value)
+        }
+        count += 1
+    }
+
+    /// Whether a key more fits in `slots` beside `count` keys without growing the table: within `limit` and the
+    /// load factor.
+    @inline(__always)
+    static func fitsWithoutGrowing(_ count: Int, limit: Int, slots: Int) -> Bool {
+        count < limit && loadFactorAllows(count &+ 1, slots: slots)
+    }
+
+    /// At most three quarters of the slots taken, so probes stay short.
+    @inline(__always)
+    static func loadFactorAllows(_ keys: Int, slots: Int) -> Bool { keys &* 4 <= slots &* 3 }
 
     /// Adds one to `key`'s value, inserting it with 1; false when absent and the table is full.
     @inline(__always)
     mutating func increment(_ key: Key) -> Bool {
-        if let i = slot(of: key) {
-            words[2 * i + 1] &+= 1
-            return true
+        if let (i, found) = probe(key.rawValue) {
+            if found {
+                words[2 * i + 1] &+= 1
+                return true
+            }
+            if Self.fitsWithoutGrowing(count, limit: limit, slots: capacity) {
+                put(key.rawValue, 1, at: i)
+                return true
+            }
         }
         return insert(key, value: 1) != nil
     }
@@ -95,7 +134,11 @@ struct KeyTable<Key: PackedKey>: Sendable {
         var position = position
         while position &+ 8 <= keys.count {
             let shift = self.shift  // an insertion may have grown the table
-            // Found keys are counted in place; the loop leaves the pointer at the first absent key.
+            let limit = self.limit
+            var count = self.count
+            // Found keys are counted in place, and absent ones put in the empty slot their probe ended at while
+            // the table need not grow (most of a scan session's reports are a device's first); the loop leaves the
+            // pointer at the first key that needs the table grown (or is past its limit).
             position = words.withUnsafeMutableBufferPointer { w -> Int in
                 guard !w.isEmpty else { return position }
                 let mask = w.count / 2 &- 1
@@ -105,15 +148,24 @@ struct KeyTable<Key: PackedKey>: Sendable {
                     var i = Self.home(raw, shift: shift)
                     while true {
                         let k = w[2 &* i]
-                        if k == raw { break }
-                        if k == 0 { return p }
+                        if k == raw {
+                            w[2 &* i &+ 1] &+= 1
+                            break
+                        }
+                        if k == 0 {
+                            guard Self.fitsWithoutGrowing(count, limit: limit, slots: mask &+ 1) else { return p }
+                            w[2 &* i] = raw
+                            w[2 &* i &+ 1] = 1
+                            count &+= 1
+                            break
+                        }
                         i = (i &+ 1) & mask
                     }
-                    w[2 &* i &+ 1] &+= 1
                     p &+= 8
                 }
                 return p
             }
+            self.count = count
             guard position &+ 8 <= keys.count else { break }
             let key = Key(rawValue: keys.loadUnaligned(fromByteOffset: position, as: UInt64.self))
             guard insert(key, value: 1) != nil else { return position }
@@ -122,14 +174,14 @@ struct KeyTable<Key: PackedKey>: Sendable {
         return position
     }
 
-    /// Inserts a key known to be absent. Out of line: it runs once per key, lookups run once per packet.
+    /// Inserts a key known to be absent, allocating or growing the table first (nil when it is full). Out of line:
+    /// the lookups put a new key in the empty slot their probe stopped at unless the table must grow, which is rare.
     @inline(never)
     private mutating func insert(_ key: Key, value: Int64) -> (slot: Int, inserted: Bool)? {
         guard count < limit else { return nil }
         if words.isEmpty {
             allocate(initialSlots)
-        } else if (count &+ 1) &* 4 > capacity &* 3 {
-            // Keep the load factor at or below three quarters so probes stay short.
+        } else if !Self.loadFactorAllows(count &+ 1, slots: capacity) {
             grow()
         }
         let shift = self.shift
