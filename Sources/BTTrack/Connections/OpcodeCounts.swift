@@ -1,24 +1,57 @@
-/// PDU counts by opcode for one connection: a short list (a link uses a dozen opcodes at most) kept roughly in
-/// order of frequency, instead of a 256-entry table per connection that would dominate memory on captures with
-/// many connections. A link's traffic interleaves a few opcodes (notifications, writes, a request and its
-/// response), so remembering the last hit alone misses most of the time; an entry that outgrows the one before
-/// it moves up instead, so the busiest opcodes are found in the first step or two.
+/// PDU counts by opcode for one connection. A link uses a dozen opcodes at most, and nearly always fewer than
+/// `inlineOpcodes`: the first ones are held inline, their opcodes one byte each in a word that one comparison
+/// searches, their counts beside them, and any past those in a short list. A 256-entry table per connection would
+/// dominate memory on captures with many connections; a list alone cost a check that its storage was not shared
+/// at every ATT PDU.
 public struct OpcodeCounts: Sendable, Equatable {
-    var entries: [(opcode: UInt8, count: Int)] = []
+    /// Opcodes held inline: a word's bytes.
+    static let inlineOpcodes = 8
+    /// The inline opcodes, byte `i` counted by `counts` lane `i`; the lanes from `used` on are free.
+    private var opcodes: UInt64 = 0
+    private var counts: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private var used = 0
+    /// Opcodes past the inline ones.
+    private var more: [(opcode: UInt8, count: Int)] = []
 
     public init() {}
 
     @inline(__always)
     mutating func increment(_ opcode: UInt8) {
-        let found = entries.withUnsafeMutableBufferPointer { e in
-            for i in e.indices where e[i].opcode == opcode {
-                e[i].count &+= 1
-                if i > 0 && e[i].count > e[i - 1].count { e.swapAt(i, i - 1) }
-                return true
-            }
-            return false
+        if let lane = lane(of: opcode) {
+            withUnsafeMutableBytes(of: &counts) { $0.baseAddress!.assumingMemoryBound(to: Int.self)[lane] &+= 1 }
+        } else if used < Self.inlineOpcodes {
+            opcodes |= UInt64(opcode) << (8 * UInt64(used))
+            withUnsafeMutableBytes(of: &counts) { $0.baseAddress!.assumingMemoryBound(to: Int.self)[used] = 1 }
+            used += 1
+        } else if let i = more.firstIndex(where: { $0.opcode == opcode }) {
+            more[i].count += 1
+        } else {
+            more.append((opcode, 1))
         }
-        if !found { entries.append((opcode, 1)) }
+    }
+
+    /// The lane of `opcode` among the inline ones: the lowest byte of `opcodes` equal to it, when in use.
+    @inline(__always)
+    private func lane(of opcode: UInt8) -> Int? {
+        // A byte equal to the opcode is a zero byte of the XOR; the lowest one is found exactly (borrows only run
+        // upwards from it).
+        let x = opcodes ^ (UInt64(opcode) &* 0x0101_0101_0101_0101)
+        let zeros = (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
+        guard zeros != 0 else { return nil }
+        let lane = zeros.trailingZeroBitCount / 8
+        return lane < used ? lane : nil
+    }
+
+    /// Every opcode seen and its count: the inline ones in the order first seen, then the rest.
+    private var entries: [(opcode: UInt8, count: Int)] {
+        var out: [(opcode: UInt8, count: Int)] = []
+        withUnsafeBytes(of: counts) { c in
+            for lane in 0..<used {
+                out.append((UInt8(truncatingIfNeeded: opcodes >> (8 * UInt64(lane))),
+                            c.baseAddress!.assumingMemoryBound(to: Int.self)[lane]))
+            }
+        }
+        return out + more
     }
 
     public subscript(opcode: UInt8) -> Int { entries.first { $0.opcode == opcode }?.count ?? 0 }
