@@ -5,8 +5,8 @@ import BTCapture
 /// fingerprint and start an earlier one had. A hash of each pair (kept before each finding's bytes, so no finding
 /// is decoded for it) is sorted with its place in runs set aside beside the findings; only findings of one hash
 /// (nearly always one finding) are read back and compared, so that only the same fingerprint and start count as
-/// the same. Memory holds a run, not an entry per finding: a dictionary of
-/// hashes took about 30 bytes a finding (6 MB for the 200,000 findings of 10 GB of scans).
+/// the same. Memory holds a run, not an entry per finding: a dictionary of hashes took about 30 bytes a finding
+/// (6 MB for the 200,000 findings of 10 GB of scans).
 enum FindingDeduplication {
     /// One finding: its hash, its place in the order made, where it is.
     struct Entry {

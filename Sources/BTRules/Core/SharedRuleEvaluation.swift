@@ -7,8 +7,8 @@ import BTTrack
 /// The rules of a large capture's audit evaluated on two threads. At the end of an audit the capture-wide rules
 /// read every scan and link, with the second processor idle: this thread and a second one each take the next rule
 /// in the registry's order when done with one (the second thread only capture-wide rules), each setting its
-/// findings aside in a spill of its own. The places are then put in the registry's order, the second thread's findings copied
-/// over as bytes, so the findings and their order are those one thread makes.
+/// findings aside in a spill of its own. The places are then put in the registry's order, the second thread's
+/// findings copied over as bytes, so the findings and their order are those one thread makes.
 ///
 /// A per-link rule stays on this thread when links were judged early: its findings on those links are in this
 /// thread's spill already. Rules read the model only; its set-aside parts read under their spills' locks.

@@ -12,11 +12,11 @@ public enum FindingDestination: Sendable {
 
 extension Auditor {
     /// `audit(_:file:judged:)` for captures with more findings than memory should hold: each finding is set aside
-    /// in `spill` as a rule makes it (`judged`'s too, when it was made with the same spill), then read back once,
-    /// in the order made, to be de-duplicated, capped (`MeasuredCap`) and handed to `finishing` (owners, a
-    /// baseline), and written to a second file in `spill`'s directory; memory keeps a key per finding
-    /// (`FindingKey`). The findings, read back in report order, are those `audit(_:file:judged:)` returns, every
-    /// field the same.
+    /// in `spill` as a rule makes it (`judged`'s too, when it was made with the same spill; on a large capture the
+    /// rules are shared with a second thread, `evaluate(_:model:judged:spill:)`), then read back once, in the order
+    /// made, to be de-duplicated, capped (`MeasuredCap`) and handed to `finishing` (owners, a baseline), and written
+    /// to a second file in `spill`'s directory; memory keeps a key per finding (`FindingKey`). The findings, read
+    /// back in report order, are those `audit(_:file:judged:)` returns, every field the same.
     public func audit(_ model: CaptureModel, file: String, judged: LinkJudgement?, spill: FindingSpill,
                       finishing: (inout Finding) -> FindingDestination = { _ in .reported })
         throws(FindingStoreError) -> (reported: StoredFindings, accepted: StoredFindings) {
