@@ -111,17 +111,9 @@ struct KeyTable<Key: PackedKey>: Sendable {
     /// Adds one to `key`'s value, inserting it with 1; false when absent and the table is full.
     @inline(__always)
     mutating func increment(_ key: Key) -> Bool {
-        if let (i, found) = probe(key.rawValue) {
-            if found {
-                words[2 * i + 1] &+= 1
-                return true
-            }
-            if Self.fitsWithoutGrowing(count, limit: limit, slots: capacity) {
-                put(key.rawValue, 1, at: i)
-                return true
-            }
-        }
-        return insert(key, value: 1) != nil
+        guard let (i, inserted) = findOrInsert(key, value: 1) else { return false }
+        if !inserted { words[2 * i + 1] &+= 1 }
+        return true
     }
 
     /// Adds one to the value of each key packed in `keys` (8 bytes each, unaligned) from byte `position` on,
