@@ -13,11 +13,11 @@ public final class BTSnoopReader: RecordSource {
     public let info: CaptureInfo
     public let issues: IssueLog
     public let datalink: UInt32
-    let source: ByteSource
+    @usableFromInline let source: ByteSource
     /// Where reading stands, behind a pointer: updated for every record, it is no class property whose every
     /// access is checked for exclusivity.
-    let position: UnsafeMutablePointer<RecordFraming.Position>
-    var recordNumber: Int { position.pointee.recordNumber }
+    @usableFromInline let position: UnsafeMutablePointer<RecordFraming.Position>
+    @usableFromInline var recordNumber: Int { position.pointee.recordNumber }
 
     deinit { position.deallocate() }
 
@@ -47,7 +47,9 @@ public final class BTSnoopReader: RecordSource {
         }
     }
 
-    public func next() -> CaptureRecord? {
+    /// Inlined into each reading loop (hence inlinable, with what it reads): called, the record came back
+    /// through memory, and the caller's copy of it waited for the callee's stores, about a fifth of `stats`.
+    @inlinable @inline(__always) public func next() -> CaptureRecord? {
         guard let frame = RecordFraming.next(source, issues: issues, recordNumber: &position.pointee.recordNumber,
                                              stopped: &position.pointee.stopped,
                                              headerLength: Self.recordHeaderLength, totalLength: { h in
@@ -67,7 +69,7 @@ public final class BTSnoopReader: RecordSource {
         return record
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func makeRecord(data: UnsafeRawBufferPointer, flags: UInt32, originalLength: Int, timestamp: Timestamp,
                     offset: Int64) -> CaptureRecord {
         var record = CaptureRecord(number: recordNumber, offset: offset, timestamp: timestamp, direction: .unknown,

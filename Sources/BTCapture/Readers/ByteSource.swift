@@ -10,13 +10,13 @@ import Darwin
 public final class ByteSource {
     public let fd: Int32
     let ownsDescriptor: Bool
-    @exclusivity(unchecked) private(set) var buffer: UnsafeMutableRawPointer
+    @exclusivity(unchecked) @usableFromInline private(set) var buffer: UnsafeMutableRawPointer
     @exclusivity(unchecked) private(set) var capacity: Int
     /// Valid bytes are buffer[start..<end].
-    @exclusivity(unchecked) private(set) var start = 0
-    @exclusivity(unchecked) private(set) var end = 0
+    @exclusivity(unchecked) @usableFromInline internal(set) var start = 0
+    @exclusivity(unchecked) @usableFromInline internal(set) var end = 0
     /// File offset of buffer[0].
-    @exclusivity(unchecked) private var bufferOrigin: Int64
+    @exclusivity(unchecked) @usableFromInline var bufferOrigin: Int64
     @exclusivity(unchecked) public private(set) var reachedEOF = false
     /// When set, `ensure` returns false at end of data instead of marking EOF for good (follow mode).
     @exclusivity(unchecked) public var allowGrowth = false
@@ -74,19 +74,19 @@ public final class ByteSource {
     }
 
     /// Byte offset of the next unread byte.
-    public var offset: Int64 { bufferOrigin + Int64(start) }
+    @inlinable public var offset: Int64 { bufferOrigin + Int64(start) }
 
-    public var available: Int { end - start }
+    @inlinable public var available: Int { end - start }
 
     /// Makes at least `count` bytes available from the current position. Returns false when the data ends
     /// first (the bytes that exist stay available). Throws on a read error.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func ensure(_ count: Int) throws -> Bool {
         if end - start >= count { return true }
         return try fill(count)
     }
 
-    private func fill(_ count: Int) throws -> Bool {
+    @usableFromInline func fill(_ count: Int) throws -> Bool {
         if count > capacity { grow(to: count) }
         if start > 0 {
             // Move the unread tail to the front so the buffer never grows with the file.
@@ -128,12 +128,12 @@ public final class ByteSource {
     }
 
     /// The next `count` bytes (after `ensure(count)` succeeded), not consumed.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func peek(_ count: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: buffer + start, count: min(count, end - start))
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public func consume(_ count: Int) {
         start += min(count, end - start)
     }

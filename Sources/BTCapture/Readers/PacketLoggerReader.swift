@@ -38,9 +38,9 @@ public final class PacketLoggerReader: RecordSource {
     public let info: CaptureInfo
     public let issues: IssueLog
     public let bigEndian: Bool
-    let source: ByteSource
-    @exclusivity(unchecked) var recordNumber = 0
-    @exclusivity(unchecked) var stopped = false
+    @usableFromInline let source: ByteSource
+    @exclusivity(unchecked) @usableFromInline var recordNumber = 0
+    @exclusivity(unchecked) @usableFromInline var stopped = false
 
     public init(source: ByteSource, bigEndian: Bool, issues: IssueLog = IssueLog()) {
         self.source = source
@@ -75,7 +75,8 @@ public final class PacketLoggerReader: RecordSource {
         return true
     }
 
-    public func next() -> CaptureRecord? {
+    /// Inlined into each reading loop, as `BTSnoopReader.next` is.
+    @inlinable @inline(__always) public func next() -> CaptureRecord? {
         let bigEndian = self.bigEndian
         guard let frame = RecordFraming.next(source, issues: issues, recordNumber: &recordNumber, stopped: &stopped,
                                              headerLength: Self.recordHeaderLength, totalLength: { h in
@@ -98,7 +99,7 @@ public final class PacketLoggerReader: RecordSource {
         return record
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func classify(_ type: UInt8) -> (RecordKind, Direction) {
         switch type {
         case RecordType.command: (.command, .sent)

@@ -2,31 +2,37 @@
 /// decides what a short read, an impossible length or a read error means, so every reader reports them alike:
 /// the records before the problem are kept, the problem is counted with its record number and byte offset,
 /// and reading stops (a bad length leaves no way to find the next record).
-enum RecordFraming {
+@usableFromInline enum RecordFraming {
     /// A reader's place: the records read so far, and whether reading stopped (the end, or a problem).
-    struct Position {
-        var recordNumber = 0
-        var stopped = false
+    @usableFromInline struct Position {
+        @usableFromInline var recordNumber = 0
+        @usableFromInline var stopped = false
+        @usableFromInline init() {}
     }
 
     /// One record, borrowed from the source's buffer until its next read.
-    struct Frame {
-        var header: UnsafeRawBufferPointer
-        var body: UnsafeRawBufferPointer
-        var offset: Int64
+    @usableFromInline struct Frame {
+        @usableFromInline var header: UnsafeRawBufferPointer
+        @usableFromInline var body: UnsafeRawBufferPointer
+        @usableFromInline var offset: Int64
         /// Header and body.
-        var length: Int
+        @usableFromInline var length: Int
+
+        @usableFromInline init(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, offset: Int64, length: Int) {
+            (self.header, self.body, self.offset, self.length) = (header, body, offset, length)
+        }
     }
 
     /// Why a header cannot be right.
-    struct ImpossibleLength: Error {
-        var message: String
+    @usableFromInline struct ImpossibleLength: Error {
+        @usableFromInline var message: String
+        @usableFromInline init(message: String) { self.message = message }
     }
 
     /// The next record, or nil at the end of the data or after a problem (reported to `issues`). Inlined so the
     /// reader's length closure folds into its loop.
     /// - Parameter totalLength: the whole record's length from its header, or why the header is impossible.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func next(_ source: ByteSource, issues: IssueLog, recordNumber: inout Int, stopped: inout Bool,
                      headerLength: Int, totalLength: (UnsafeRawBufferPointer) -> Result<Int, ImpossibleLength>)
         -> Frame?
