@@ -48,7 +48,7 @@ public final class BTSnoopReader: RecordSource {
     }
 
     /// Inlined into each reading loop (hence inlinable, with what it reads): called, the record came back
-    /// through memory, and the caller's copy of it waited for the callee's stores, about a fifth of `stats`.
+    /// through memory, and the caller's copy of it waited for the callee's stores, about a sixth of `stats`' time.
     @inlinable @inline(__always) public func next() -> CaptureRecord? {
         guard let frame = RecordFraming.next(source, issues: issues, recordNumber: &position.pointee.recordNumber,
                                              stopped: &position.pointee.stopped,

@@ -13,8 +13,8 @@ public final class ByteSource {
     @exclusivity(unchecked) @usableFromInline private(set) var buffer: UnsafeMutableRawPointer
     @exclusivity(unchecked) private(set) var capacity: Int
     /// Valid bytes are buffer[start..<end].
-    @exclusivity(unchecked) @usableFromInline internal(set) var start = 0
-    @exclusivity(unchecked) @usableFromInline internal(set) var end = 0
+    @exclusivity(unchecked) @usableFromInline var start = 0
+    @exclusivity(unchecked) @usableFromInline var end = 0
     /// File offset of buffer[0].
     @exclusivity(unchecked) @usableFromInline var bufferOrigin: Int64
     @exclusivity(unchecked) public private(set) var reachedEOF = false
