@@ -64,27 +64,57 @@ struct ATTSession {
     }
 
     /// A map keyed by bearer: a link has one or a few (CID 4, EATT channels, both sides as clients), so a
-    /// linear scan beats hashing.
-    /// Keys stay once added (a link's bearers are few and come back), so setting nil never shifts the list.
+    /// linear scan beats hashing. The first two keys are held inline (nearly every link: the ATT channel, with the
+    /// phone as client and perhaps the peer too), so a request and its response touch no array.
+    /// Keys stay once added (a link's bearers are few and come back), so setting nil never shifts the order.
     struct BearerTable<Value> {
-        var entries: [(key: BearerKey, value: Value?)] = []
+        private var keys: (BearerKey?, BearerKey?) = (nil, nil)
+        private var inline: (Value?, Value?) = (nil, nil)
+        private var more: [(key: BearerKey, value: Value?)] = []
 
         subscript(key: BearerKey) -> Value? {
             get {
-                for e in entries where e.key == key { return e.value }
+                if keys.0 == key { return inline.0 }
+                if keys.1 == key { return inline.1 }
+                for e in more where e.key == key { return e.value }
                 return nil
             }
             set {
-                for i in entries.indices where entries[i].key == key {
-                    entries[i].value = newValue
-                    return
+                if keys.0 == key {
+                    inline.0 = newValue
+                } else if keys.1 == key {
+                    inline.1 = newValue
+                } else if let i = more.firstIndex(where: { $0.key == key }) {
+                    more[i].value = newValue
+                } else if let newValue {
+                    if keys.0 == nil {
+                        keys.0 = key
+                        inline.0 = newValue
+                    } else if keys.1 == nil {
+                        keys.1 = key
+                        inline.1 = newValue
+                    } else {
+                        more.append((key, newValue))
+                    }
                 }
-                if let newValue { entries.append((key, newValue)) }
             }
         }
 
+        /// Every key added, in the order first added, and its value.
+        var entries: [(key: BearerKey, value: Value?)] {
+            var all: [(key: BearerKey, value: Value?)] = []
+            if let k = keys.0 { all.append((k, inline.0)) }
+            if let k = keys.1 { all.append((k, inline.1)) }
+            return all + more
+        }
+
         var values: [Value] { entries.compactMap(\.value) }
-        mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
+
+        mutating func removeAll() {
+            keys = (nil, nil)
+            inline = (nil, nil)
+            more.removeAll(keepingCapacity: true)
+        }
     }
 
     let options: TrackerOptions
@@ -126,16 +156,34 @@ struct ATTSession {
         // read in place (opcode, handle, value) without building an `ATTPDU`.
         if bytes.count >= 3 {
             let handle = UInt16(bytes[1]) | UInt16(bytes[2]) << 8
-            if first == ATTOpcode.handleValueNotification.rawValue {
-                notification(handle: handle, value: UnsafeRawBufferPointer(rebasing: bytes[3...]), sent: sent, at: at,
-                             connection: c)
+            let value = UnsafeRawBufferPointer(rebasing: bytes[3...])
+            switch first {
+            case ATTOpcode.handleValueNotification.rawValue:
+                notification(handle: handle, value: value, sent: sent, at: at, connection: c)
                 return
-            }
-            if first == ATTOpcode.writeCommand.rawValue {
-                writeCommand(handle: handle, value: UnsafeRawBufferPointer(rebasing: bytes[3...]), sent: sent, at: at,
-                             connection: c)
+            case ATTOpcode.writeCommand.rawValue:
+                writeCommand(handle: handle, value: value, sent: sent, at: at, connection: c)
                 return
+            // Most of the rest are reads and writes and their answers: their cases are built here, as
+            // `ATTPDU(bytes)` would build them, without going through the decoder's table of every opcode.
+            case ATTOpcode.readRequest.rawValue:
+                request(.readRequest(handle: handle), bearer: bearer, sent: sent, at: at, connection: c)
+                return
+            case ATTOpcode.writeRequest.rawValue:
+                request(.writeRequest(handle: handle, value: value), bearer: bearer, sent: sent, at: at, connection: c)
+                return
+            default:
+                break
             }
+        }
+        if first == ATTOpcode.readResponse.rawValue {
+            response(.readResponse(value: UnsafeRawBufferPointer(rebasing: bytes[1...])), bearer: bearer, sent: sent,
+                     at: at, connection: c)
+            return
+        }
+        if first == ATTOpcode.writeResponse.rawValue {
+            response(.writeResponse, bearer: bearer, sent: sent, at: at, connection: c)
+            return
         }
         let pdu = ATTPDU(bytes)
         let opcode = pdu.opcode

@@ -44,7 +44,8 @@ final class LinkFeed: @unchecked Sendable {
         /// (`ConnectionTracker.airLinksJoin`).
         case airLinksJoin
 
-        /// Whether the message is about a record (`Header.at`), so its place crosses.
+        /// Whether the message is about a record (`Header.at`), so its place crosses. Asked at every message.
+        @inline(__always)
         var hasRecord: Bool {
             self != .deviceSightings && self != .deviceTallyEnd && self != .place && self != .scanBoundary && self != .airLinksJoin
         }
