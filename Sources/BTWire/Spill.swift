@@ -22,32 +22,25 @@ public final class Spill: @unchecked Sendable {
     /// a spill read in order, a small value at a time, then costs a system call per window, not per value.
     /// What was read stays right, as the file is only ever appended to.
     public let readAhead: Int
-    /// Stretches of the file held in memory (`ReadWindow`), at most `windowSlots`, each `readAhead` bytes
-    /// (allocated on first use): values read in order from several places at once (a report's findings in time
-    /// order, each rule's own in order in the file) each keep a window of their own.
-    /// The windows are used under `readLock` only, so not checked for exclusive access at every use (nor kept
-    /// in an array, whose every use is).
-    @exclusivity(unchecked) private var windows: UnsafeMutablePointer<ReadWindow> = Spill.noWindows
-    @exclusivity(unchecked) private var windowsMade = 0
-    /// The window the last read was served from, tried first.
-    @exclusivity(unchecked) private var lastWindow = 0
-    /// Counts reads, to tell which window was used longest ago.
-    @exclusivity(unchecked) private var clock: UInt64 = 0
-    /// Where the last read too large for a window ended: a read starting there reads a window ahead.
-    @exclusivity(unchecked) private var lastEnd: Int64 = -1
+    /// What each thread reading the file keeps (`ReadLane`): its windows, under a lock of its own. A second thread
+    /// (`SecondThread`) reads through a lane of its own, so two threads reading one spill at once (two rules at the
+    /// end of an audit, each reading the scans in its own order) neither wait for each other at every value nor
+    /// take each other's windows.
+    private let lanes: UnsafeMutablePointer<ReadLane>
     /// Bytes were appended since the file's buffer was last written out: a read writes it out first (only
     /// then: `fflush` takes the file's lock even with nothing to write, and reads come a value at a time).
-    private var unflushed = false
-    /// Reads (and flushes) may come from several threads once the writing is done: the window and what is left
-    /// to write out are theirs in turn.
-    private let readLock: UnsafeMutablePointer<pthread_mutex_t>
+    /// Cleared once written out, under `sharedLock`: appends never overlap reads from another thread.
+    @exclusivity(unchecked) private var unflushed = false
+    /// Writing out the buffer for the readers and recording `failure`: rare, whichever lane reads.
+    private let sharedLock: UnsafeMutablePointer<pthread_mutex_t>
 
     /// A spill in `directory` (the export's output directory: where the rows are going anyway), or in memory.
     /// `name`: what the temporary file would be called, were its name not removed at once.
     public init(directory: String?, name: String = "rows", readAhead: Int = 0) throws {
         self.readAhead = max(0, readAhead)
-        readLock = .allocate(capacity: 1)
-        pthread_mutex_init(readLock, nil)
+        lanes = .allocate(capacity: ReadLane.count)
+        for i in 0..<ReadLane.count { (lanes + i).initialize(to: ReadLane()) }
+        sharedLock = Self.makeLock()
         guard let directory else {
             backing = .memory([])
             return
@@ -56,7 +49,7 @@ public final class Spill: @unchecked Sendable {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
             let cause = String(cString: strerror(errno))
-            Self.release(readLock)
+            Self.release(lanes, sharedLock)
             throw SpillError(path: directory, cause: cause)
         }
         // The open descriptor keeps the bytes; the name is not needed once it is open.
@@ -64,7 +57,7 @@ public final class Spill: @unchecked Sendable {
         guard let handle = fdopen(fd, "w+") else {
             let cause = String(cString: strerror(errno))
             close(fd)
-            Self.release(readLock)
+            Self.release(lanes, sharedLock)
             throw SpillError(path: directory, cause: cause)
         }
         backing = .file(handle)
@@ -89,15 +82,23 @@ public final class Spill: @unchecked Sendable {
 
     deinit {
         if case .file(let handle) = backing { fclose(handle) }
-        if windowsMade > 0 {
-            for i in 0..<windowsMade { windows[i].bytes.deallocate() }
-            windows.deinitialize(count: windowsMade)
-            windows.deallocate()
-        }
-        Self.release(readLock)
+        Self.release(lanes, sharedLock)
     }
 
-    private static func release(_ lock: UnsafeMutablePointer<pthread_mutex_t>) {
+    private static func release(_ lanes: UnsafeMutablePointer<ReadLane>, _ sharedLock: UnsafeMutablePointer<pthread_mutex_t>) {
+        for i in 0..<ReadLane.count { lanes[i].release() }
+        lanes.deinitialize(count: ReadLane.count)
+        lanes.deallocate()
+        release(sharedLock)
+    }
+
+    static func makeLock() -> UnsafeMutablePointer<pthread_mutex_t> {
+        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+        return lock
+    }
+
+    static func release(_ lock: UnsafeMutablePointer<pthread_mutex_t>) {
         pthread_mutex_destroy(lock)
         lock.deallocate()
     }
@@ -146,30 +147,24 @@ public final class Spill: @unchecked Sendable {
             stored.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(offset)..<Int(offset) + buffer.count])) }
             return true
         case .file(let handle):
-            // Reads may come from several threads once the writing is done: one at a time.
-            pthread_mutex_lock(readLock)
-            defer { pthread_mutex_unlock(readLock) }
-            if readAhead > 0 && buffer.count <= readAhead { return readThroughWindow(handle, at: offset, into: buffer) }
-            return readDirectly(handle, at: offset, into: buffer)
+            // Reads may come from several threads once the writing is done: each lane's by one at a time.
+            let lane = lanes + ReadLane.current
+            pthread_mutex_lock(lane.pointee.lock)
+            defer { pthread_mutex_unlock(lane.pointee.lock) }
+            if readAhead > 0 && buffer.count <= readAhead { return readThroughWindow(lane, handle, at: offset, into: buffer) }
+            return readFully(handle, buffer.baseAddress!, count: buffer.count, at: offset)
         }
-    }
-
-    private func readDirectly(_ handle: UnsafeMutablePointer<FILE>, at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        readFully(handle, buffer.baseAddress!, count: buffer.count, at: offset)
     }
 
     /// Reads `count` bytes at `offset` into `p`, what is buffered written out first; false (and `failure` says
     /// why) when they are not all there.
     private func readFully(_ handle: UnsafeMutablePointer<FILE>, _ p: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Bool {
-        if unflushed {
-            unflushed = false
-            fflush(handle)
-        }
+        if unflushed { flushForReading(handle) }
         var done = 0
         while done < count {
             let n = pread(fileno(handle), p + done, count - done, off_t(offset) + off_t(done))
             if n <= 0 {
-                if failure == nil { failure = n < 0 ? String(cString: strerror(errno)) : "spill file ended early" }
+                fail(n < 0 ? String(cString: strerror(errno)) : "spill file ended early")
                 return false
             }
             done += n
@@ -177,37 +172,40 @@ public final class Spill: @unchecked Sendable {
         return true
     }
 
-    /// `read(at:into:)` through the windows: from one that holds the bytes, or after reading a window that does.
-    /// A read that starts at or a little past a window's end (values read in order, some skipped) reads
+    /// Writes out what was appended since the last read, before reading it back.
+    private func flushForReading(_ handle: UnsafeMutablePointer<FILE>) {
+        pthread_mutex_lock(sharedLock)
+        defer { pthread_mutex_unlock(sharedLock) }
+        // Cleared only once written out: a reader that sees it clear finds the bytes in the file.
+        if unflushed {
+            fflush(handle)
+            unflushed = false
+        }
+    }
+
+    /// Records the first failure.
+    private func fail(_ cause: @autoclosure () -> String) {
+        pthread_mutex_lock(sharedLock)
+        defer { pthread_mutex_unlock(sharedLock) }
+        if failure == nil { failure = cause() }
+    }
+
+    /// `read(at:into:)` through the lane's windows: from one that holds the bytes, or after reading a window that
+    /// does. A read that starts at or a little past a window's end (values read in order, some skipped) reads
     /// `readAhead` bytes ahead into that window; any other read reads `randomWindow` bytes from where it starts
     /// into the window used longest ago, so that the rest of a value read in pieces (a scan's head, then its
     /// lists) is there too, and a value looked up here and there costs one small read.
-    private func readThroughWindow(_ handle: UnsafeMutablePointer<FILE>, at offset: Int64,
-                                   into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+    private func readThroughWindow(_ lane: UnsafeMutablePointer<ReadLane>, _ handle: UnsafeMutablePointer<FILE>,
+                                   at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
         let end = offset + Int64(buffer.count)
-        clock &+= 1
-        if lastWindow < windowsMade, windows[lastWindow].holds(offset, end) {
-            windows[lastWindow].used = clock
-            return windows[lastWindow].copy(offset, into: buffer)
-        }
-        var following: Int?
-        for i in 0..<windowsMade {
-            let w = windows[i]
-            if w.holds(offset, end) {
-                lastWindow = i
-                windows[i].used = clock
-                return w.copy(offset, into: buffer)
-            }
-            // At or not far past its end (by its own length: a small window read for a value looked up is not
-            // followed by a full one unless the value runs on).
-            if following == nil, offset >= w.end, offset < w.end + Int64(max(w.count, 1)) { following = i }
-        }
+        if let i = lane.pointee.window(holding: offset, end) { return lane.pointee.windows[i].copy(offset, into: buffer) }
         guard offset >= 0, end <= size else {
-            if failure == nil { failure = "spill file ended early" }
+            fail("spill file ended early")
             return false
         }
         // In order: following a window, or where the last read too large for one ended.
-        let sequential = following != nil || offset == lastEnd
+        let following = lane.pointee.window(followedBy: offset)
+        let sequential = following != nil || offset == lane.pointee.lastEnd
         let wanted: Int
         let from: Int64
         if sequential {
@@ -220,40 +218,99 @@ public final class Spill: @unchecked Sendable {
             from = offset
             wanted = Int(min(Int64(min(readAhead, Self.randomWindow)), size - from))
         } else {
-            lastEnd = end
-            return readDirectly(handle, at: offset, into: buffer)
+            lane.pointee.lastEnd = end
+            return readFully(handle, buffer.baseAddress!, count: buffer.count, at: offset)
         }
-        let slot = following ?? freeSlot()
-        lastWindow = slot
-        windows[slot].used = clock
-        windows[slot].start = from
-        windows[slot].count = readFully(handle, windows[slot].bytes, count: wanted, at: from) ? wanted : 0
-        guard windows[slot].count > 0 else { return false }
-        return windows[slot].copy(offset, into: buffer)
+        let slot = following ?? lane.pointee.freeSlot(windowBytes: readAhead)
+        lane.pointee.use(slot)
+        lane.pointee.windows[slot].start = from
+        lane.pointee.windows[slot].count = readFully(handle, lane.pointee.windows[slot].bytes, count: wanted, at: from) ? wanted : 0
+        guard lane.pointee.windows[slot].count > 0 else { return false }
+        return lane.pointee.windows[slot].copy(offset, into: buffer)
     }
 
-    /// A window to read into: a new one while there are fewer than `windowSlots`, else the one used longest ago.
-    private func freeSlot() -> Int {
-        if windowsMade == 0 { windows = .allocate(capacity: Self.windowSlots) }
-        if windowsMade < Self.windowSlots {
-            (windows + windowsMade).initialize(to: ReadWindow(bytes: .allocate(byteCount: readAhead, alignment: 16)))
-            windowsMade += 1
-            return windowsMade - 1
-        }
-        var oldest = 0
-        for i in 1..<windowsMade where windows[i].used < windows[oldest].used { oldest = i }
-        return oldest
-    }
-
-    /// Windows a spill keeps (`readAhead` bytes each, made as they are first needed).
+    /// Windows a lane keeps (`readAhead` bytes each, made as they are first needed).
     static let windowSlots = 8
-    /// `windows` before the first is made (never read: `windowsMade` is 0).
-    private static var noWindows: UnsafeMutablePointer<ReadWindow> { UnsafeMutablePointer(bitPattern: MemoryLayout<ReadWindow>.alignment)! }
     /// Bytes read for a value looked up away from every window: a few values' worth, one page.
     static let randomWindow = 4096
 
+    /// What one thread reading a spill keeps: stretches of the file held in memory (`ReadWindow`), at most
+    /// `windowSlots`, each `readAhead` bytes (allocated on first use), so that values read in order from several
+    /// places at once (a report's findings in time order, each rule's own in order in the file) each keep a window
+    /// of their own. Used under `lock` only, so not checked for exclusive access at every use (nor kept in an
+    /// array, whose every use is).
+    struct ReadLane {
+        /// Lanes per spill: the thread that made it and the threads it hands work to, and one second thread.
+        static let count = 2
+
+        let lock = Spill.makeLock()
+        var windows: UnsafeMutablePointer<ReadWindow> = ReadLane.noWindows
+        var windowsMade = 0
+        /// The window the last read was served from, tried first.
+        var lastWindow = 0
+        /// Counts reads, to tell which window was used longest ago.
+        var clock: UInt64 = 0
+        /// Where the last read too large for a window ended: a read starting there reads a window ahead.
+        var lastEnd: Int64 = -1
+
+        /// `windows` before the first is made (never read: `windowsMade` is 0).
+        private static var noWindows: UnsafeMutablePointer<ReadWindow> {
+            UnsafeMutablePointer(bitPattern: MemoryLayout<ReadWindow>.alignment)!
+        }
+
+        /// The lane of the calling thread: the second one's on a `SecondThread`, else the first.
+        static var current: Int { SecondThread.isCurrent ? 1 : 0 }
+
+        /// The window holding `from..<to`, marked used.
+        mutating func window(holding from: Int64, _ to: Int64) -> Int? {
+            if lastWindow < windowsMade, windows[lastWindow].holds(from, to) {
+                use(lastWindow)
+                return lastWindow
+            }
+            for i in 0..<windowsMade where windows[i].holds(from, to) {
+                use(i)
+                return i
+            }
+            return nil
+        }
+
+        /// A window that `offset` is at or not far past the end of (by the window's own length: a small window
+        /// read for a value looked up is not followed by a full one unless the value runs on).
+        func window(followedBy offset: Int64) -> Int? {
+            (0..<windowsMade).first { offset >= windows[$0].end && offset < windows[$0].end + Int64(max(windows[$0].count, 1)) }
+        }
+
+        mutating func use(_ slot: Int) {
+            clock &+= 1
+            lastWindow = slot
+            windows[slot].used = clock
+        }
+
+        /// A window to read into: a new one while there are fewer than `windowSlots`, else the one used longest ago.
+        mutating func freeSlot(windowBytes: Int) -> Int {
+            if windowsMade == 0 { windows = .allocate(capacity: Spill.windowSlots) }
+            if windowsMade < Spill.windowSlots {
+                (windows + windowsMade).initialize(to: ReadWindow(bytes: .allocate(byteCount: windowBytes, alignment: 16)))
+                windowsMade += 1
+                return windowsMade - 1
+            }
+            var oldest = 0
+            for i in 1..<windowsMade where windows[i].used < windows[oldest].used { oldest = i }
+            return oldest
+        }
+
+        func release() {
+            if windowsMade > 0 {
+                for i in 0..<windowsMade { windows[i].bytes.deallocate() }
+                windows.deinitialize(count: windowsMade)
+                windows.deallocate()
+            }
+            Spill.release(lock)
+        }
+    }
+
     /// `count` bytes of the file from `start`, held in `bytes` (`readAhead` long).
-    private struct ReadWindow {
+    struct ReadWindow {
         let bytes: UnsafeMutableRawPointer
         var start: Int64 = 0
         var count = 0
@@ -361,8 +418,8 @@ public final class Spill: @unchecked Sendable {
     /// Writes out what is buffered, so a full disk shows in `failure` before the bytes are needed.
     public func flush() {
         guard case .file(let handle) = backing else { return }
-        pthread_mutex_lock(readLock)
-        defer { pthread_mutex_unlock(readLock) }
+        pthread_mutex_lock(sharedLock)
+        defer { pthread_mutex_unlock(sharedLock) }
         guard failure == nil else { return }
         unflushed = false
         if fflush(handle) != 0 { failure = String(cString: strerror(errno)) }
