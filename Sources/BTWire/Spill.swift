@@ -183,11 +183,11 @@ public final class Spill: @unchecked Sendable {
         }
     }
 
-    /// Records the first failure.
-    private func fail(_ cause: @autoclosure () -> String) {
+    /// Records the first failure (made before the lock is taken, while `errno` is the failed call's).
+    private func fail(_ cause: String) {
         pthread_mutex_lock(sharedLock)
         defer { pthread_mutex_unlock(sharedLock) }
-        if failure == nil { failure = cause() }
+        if failure == nil { failure = cause }
     }
 
     /// `read(at:into:)` through the lane's windows: from one that holds the bytes, or after reading a window that
