@@ -15,7 +15,8 @@ struct SpillLanesTests {
         let seen = Seen()
         let second = SecondThread { seen.inside = SecondThread.isCurrent }
         second.join()
-        #expect(seen.inside == SecondThread.isWorthwhile)
+        // A thread is made whatever the processors (only a failed pthread_create runs the work here).
+        #expect(seen.inside)
         #expect(!SecondThread.isCurrent)
         #expect(Spill.ReadLane.current == 0)
     }
