@@ -132,8 +132,8 @@ extension EnergyReport {
     public struct Links: RandomAccessCollection, Sendable {
         var judged = JudgedLinks.none
         var others = LinkTable()
-        /// Per link in order: its row in `others` (≥ 0) or its place in `judged` (−1 − place).
-        var order: [Int32] = []
+        /// Per link in order: its place in `judged` (`first`) or its row in `others`. Nothing kept per judged link.
+        var order = MergedOrder()
         /// By position: the Bluetooth Quality Reports about the link (few links have any).
         var qualityReports: [Int: [QualityReport]] = [:]
         /// The phone's cost of every link, summed in order; the peripherals' over the links that price them (nil:
@@ -147,8 +147,11 @@ extension EnergyReport {
         public var endIndex: Int { order.count }
 
         public subscript(position: Int) -> Link {
-            let row = Int(order[position])
-            var link = row >= 0 ? others.link(row) : judged.link(-1 - row)
+            var link: Link
+            switch order[position] {
+            case .first(let k): link = judged.link(k)
+            case .second(let row): link = others.link(row)
+            }
             link.qualityReports = qualityReports[position] ?? []
             return link
         }

@@ -309,14 +309,13 @@ public struct EnergyReport: Sendable {
             others.append((c.id, Int32(links.others.append(c, captureEnd: captureEnd, energy: energy))))
         }
         others.sort { $0.id < $1.id }
-        links.order.reserveCapacity(links.judged.count + others.count)
         var j = 0, o = 0
         while j < links.judged.count || o < others.count {
             if o == others.count || (j < links.judged.count && Int(judged.ids[j]) < others[o].id) {
-                links.order.append(Int32(-1 - j))
+                links.order.appendFirst()
                 j += 1
             } else {
-                links.order.append(others[o].row)
+                links.order.appendSecond(Int(others[o].row))
                 o += 1
             }
         }

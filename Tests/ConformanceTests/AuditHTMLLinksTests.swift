@@ -13,7 +13,9 @@ import TestSupport
 struct AuditHTMLLinksTests {
     /// The audit page of `path`: every link kept whole (`window` nil), or links judged once `window` later ones
     /// finished, let go but for their summary, what the page reads of them set aside in `spillDirectory`.
-    static func page(_ path: String, window: Int?, spillDirectory: String? = nil, letGoBatch: Int = 1,
+    /// `sortRunLength`: the page's sorts (the timeline's findings, the GATT peers' links) in runs of this many, set
+    /// aside with the scan sessions in `spillDirectory`.
+    static func page(_ path: String, window: Int?, spillDirectory: String? = nil, letGoBatch: Int = 1, sortRunLength: Int? = nil,
                      judged made: ((AuditHTMLLinks, LinkRetirement, CaptureModel) -> Void)? = nil) throws -> String {
         var captures: [AuditedCapture] = []
         var pages: [String: AuditHTML.Capture] = [:]
@@ -25,6 +27,7 @@ struct AuditHTMLLinksTests {
             var options = TrackerOptions.withoutAdvertisers
             options.connectionsWhileScanningListed = 0
             options.scanDevicesListed = 0
+            if sortRunLength != nil { options.scanSessionSpillDirectory = spillDirectory }
             if let judgement, let links, let window {
                 options.retirement = LinkRetirement(window: window, keeping: .summary, interest: judgement.interest,
                                                     letGoBatch: letGoBatch) { c, kept in
@@ -40,7 +43,7 @@ struct AuditHTMLLinksTests {
             pages[input.path] = AuditHTML.Capture(model: model, judged: links)
         }
         var out = ""
-        AuditHTML.write(AuditRun(captures: captures, failOn: .warning, version: "test"), captures: pages) { out += $0 }
+        AuditHTML.write(AuditRun(captures: captures, failOn: .warning, version: "test"), captures: pages, sortRunLength: sortRunLength) { out += $0 }
         return out
     }
 
@@ -68,6 +71,10 @@ struct AuditHTMLLinksTests {
         var seen: (links: AuditHTMLLinks, retirement: LinkRetirement, model: CaptureModel)?
         let early = try Self.page(path, window: 16, spillDirectory: spillDirectory, letGoBatch: 64) { seen = ($0, $1, $2) }
         #expect(early == whole)
+        // The timeline's findings and the GATT peers' links sorted in runs of 7 set aside: the same page.
+        let sorted = try Self.page(path, window: 16, spillDirectory: spillDirectory, letGoBatch: 64, sortRunLength: 7)
+        #expect(sorted == whole)
+        #expect(whole.contains("\"lane\":") && whole.contains("<template id=\"gatt-0-"), "the page has findings on lanes and GATT trees")
         let (links, retirement, model) = try #require(seen)
         // The tracker held at most the window's worth of finished links whole and judged the others (kept slim, one
         // peer's links all being read by the reconnection rules, or let go): a page that kept every link whole held

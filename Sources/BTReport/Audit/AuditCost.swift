@@ -20,16 +20,21 @@ enum AuditCost {
         return ordered(all.indices, of: all).map { findings[$0] }
     }
 
-    /// `indices` of `findings` in `ordered`'s order, read from their keys (no finding is read back).
-    static func ordered<S: Sequence<Int>>(_ indices: S, of findings: Findings) -> [Int] {
-        indices.enumerated().sorted { a, b in
-            let fa = findings.key(at: a.element), fb = findings.key(at: b.element)
+    /// `indices` of `findings` in `ordered`'s order, read from their keys (no finding is read back). Sorted as
+    /// 4-byte places in the given order (a long capture's report has hundreds of thousands of findings).
+    static func ordered<S: Sequence<Int>>(_ indices: S, of findings: Findings) -> LazyMapCollection<[Int32], Int> {
+        let given = indices.map { Int32(clamping: $0) }
+        var order = Array(0..<Int32(given.count))
+        order.sort { a, b in
+            let fa = findings.key(at: Int(given[Int(a)])), fb = findings.key(at: Int(given[Int(b)]))
             let ra = severityRank(fa.severity), rb = severityRank(fb.severity)
             if ra != rb { return ra < rb }
             let ca = fa.charge, cb = fb.charge
             if ca != cb { return ca > cb }
-            return a.offset < b.offset
-        }.map(\.element)
+            return a < b
+        }
+        for k in order.indices { order[k] = given[Int(order[k])] }
+        return order.lazy.map(Int.init)
     }
 
     static func mAh(_ mc: Double) -> String {

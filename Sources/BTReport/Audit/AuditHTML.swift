@@ -33,8 +33,10 @@ public enum AuditHTML {
 
     /// The page, piece by piece as it is made (`btlens audit --format html`): never held whole. `energy` prices the
     /// energy panel; a capture's judged links must have been priced with it too (`AuditHTMLLinks(energy:)`).
+    /// `sortRunLength`: values sorted in memory at once where the page sorts per link or finding (the timeline's
+    /// findings, the GATT peers' links) in runs set aside in the model's scratch directory; nil, each sort's own.
     public static func write(_ run: AuditRun, captures: [String: Capture], energy: EnergyModel = EnergyModel(),
-                             to write: @escaping (String) -> Void) {
+                             sortRunLength: Int? = nil, to write: @escaping (String) -> Void) {
         // The page's parts, one line between each.
         var started = false
         func part(_ text: String) {
@@ -48,8 +50,9 @@ public enum AuditHTML {
         if let waste = run.wasteLine { part("<p class=\"waste\">\(escape(waste[waste.startIndex].uppercased() + waste.dropFirst())).</p>") }
         if run.status == .unreadable { part("<p class=\"error\"><strong>Incomplete: an input could not be read.</strong></p>") }
         part("</header><main>")
-        // Each capture's timeline, written into the page's JSON at its end.
-        var timelines: [(file: String, timeline: AuditHTMLTimeline?)] = []
+        // Each capture's timeline, made and written into the page's JSON at its end: its lanes (a few bytes a link
+        // and a finding) are then not held while the panels are written.
+        var timelines: [(file: String, timeline: (() -> AuditHTMLTimeline?)?)] = []
         for (index, capture) in run.captures.enumerated() {
             part("<section class=\"capture\" id=\"capture-\(index)\"><h2>\(escape(capture.file))</h2>")
             if let error = capture.error {
@@ -66,8 +69,12 @@ public enum AuditHTML {
             }
             let page = captures[capture.file].map(PageLinks.init)
             let report = page.map { EnergyReport(model: $0.model, energy: energy, rows: $0.judged?.rows) }
-            if let page, let report, let timeline = AuditHTMLTimeline(page: page, report: report, findings: capture.findings, capture: index) {
-                timelines.append((capture.file, timeline))
+            if let page, let report, AuditHTMLTimeline.isDrawn(page.model) {
+                let findings = capture.findings
+                timelines.append((capture.file, {
+                    AuditHTMLTimeline(page: page, report: report, findings: findings, capture: index,
+                                      markRunLength: sortRunLength ?? AuditHTMLTimeline.markRunLength)
+                }))
                 part(AuditHTMLTimeline.controls(capture: index))
             } else {
                 timelines.append((capture.file, nil))
@@ -77,7 +84,7 @@ public enum AuditHTML {
             if let report { part(AuditHTMLEnergy.panel(report)) }
             if let page {
                 part("")
-                connectionPanels(page, capture: index, write)
+                connectionPanels(page, capture: index, sortRunLength: sortRunLength ?? GATTLinkSpill.runLength, write)
             }
             part("</section>")
         }
@@ -93,7 +100,7 @@ public enum AuditHTML {
             members.elements("captures") { blobs in
                 for (file, timeline) in timelines {
                     blobs.next()
-                    if let timeline {
+                    if var timeline = timeline?() {
                         timeline.write(file: file, to: writer, level: blobs.level + 1)
                     } else {
                         writer.value(.object([("file", .string(file))]), level: blobs.level + 1)
@@ -106,12 +113,13 @@ public enum AuditHTML {
     }
 
     /// A capture's links in id order, as the page reads them: the model's, and those judged before the capture
-    /// ended read back from their records (`AuditHTMLLinks`). Memory keeps 4 bytes per link.
+    /// ended read back from their records (`AuditHTMLLinks`). Memory keeps a few bytes per link the model holds
+    /// whole, none per judged link.
     struct PageLinks {
         let model: CaptureModel
         let judged: AuditHTMLLinks?
-        /// By id: a place in `model.connections` (from 0), or -1 − the place of a judged link's record in id order.
-        private var entries: [Int32] = []
+        /// By id: the place of a judged link's record in id order (`first`), or of a link in `model.connections`.
+        private var order = MergedOrder()
 
         init(_ capture: Capture) {
             model = capture.model
@@ -120,32 +128,40 @@ public enum AuditHTML {
             let records = judged?.records
             records?.sortByID()
             let ids = records?.ids ?? []
-            entries.reserveCapacity(connections.count + ids.count)
             var i = 0, k = 0
             while i < connections.count || k < ids.count {
                 let recordID = k < ids.count ? Int(ids[k]) : .max
                 if i < connections.count && connections[i].id < recordID {
-                    entries.append(Int32(i))
+                    order.appendSecond(i)
                     i += 1
                 } else {
                     // A judged link the model kept slim is read from its record.
                     if i < connections.count && connections[i].id == recordID { i += 1 }
-                    entries.append(Int32(-1 - k))
+                    order.appendFirst()
                     k += 1
                 }
             }
         }
 
-        var count: Int { entries.count }
+        var count: Int { order.count }
 
         /// The model's link at `position`, when it is held whole (not judged early).
         func whole(_ position: Int) -> Connection? {
-            entries[position] >= 0 ? model.connections[Int(entries[position])] : nil
+            if case .second(let i) = order[position] { return model.connections[i] }
+            return nil
+        }
+
+        /// The place of the judged link's record at `position`, when it was judged early.
+        private func record(_ position: Int) -> Int? {
+            if case .first(let k) = order[position] { return k }
+            return nil
         }
 
         func id(_ position: Int) -> Int {
-            let e = entries[position]
-            return e >= 0 ? model.connections[Int(e)].id : Int(judged?.records.ids[Int(-1 - e)] ?? 0)
+            switch order[position] {
+            case .second(let i): return model.connections[i].id
+            case .first(let k): return Int(judged?.records.ids[k] ?? 0)
+            }
         }
 
         /// What the lanes' packing reads of the link at `position`, whose lane ends at `end`.
@@ -154,7 +170,7 @@ public enum AuditHTML {
                 let phases = AuditHTMLTimeline.phases(c, model: model, end: end)
                 return (LinkSummary(c), phases.first?.start ?? c.start.timestamp, AuditHTMLTimeline.eventCount(phases))
             }
-            let h = judged!.header(at: Int(-1 - entries[position]))
+            let h = judged!.header(at: record(position)!)
             return (h.link, h.firstStart, h.events)
         }
 
@@ -164,14 +180,14 @@ public enum AuditHTML {
                 let phases = AuditHTMLTimeline.phases(c, model: model, end: end)
                 return (phases, AuditHTMLTimeline.eventCount(phases))
             }
-            let link = judged!.link(at: Int(-1 - entries[position]))
+            let link = judged!.link(at: record(position)!)
             return (link.phases, link.events)
         }
 
         /// The summary of the link at `position`.
         func summary(_ position: Int) -> LinkSummary {
             if let c = whole(position) { return LinkSummary(c) }
-            return judged!.header(at: Int(-1 - entries[position])).link
+            return judged!.header(at: record(position)!).link
         }
 
         /// What the text timeline prints of the link at `position`; nil for a judged link whose text was not kept
@@ -182,9 +198,10 @@ public enum AuditHTML {
         }
 
         /// The capture's GATT peers, in the order `GATTReport.peers` gives them, each made when `body` gets it.
-        func forEachGATTPeer(_ body: (GATTReport.Peer) -> Void) {
+        func forEachGATTPeer(sortRunLength: Int, _ body: (GATTReport.Peer) -> Void) {
             guard let judged else { return GATTReport.peers(model).forEach(body) }
-            judged.gatt.forEachPeer(others: model.connections.filter { !$0.isJudged }, body)
+            judged.gatt.forEachPeer(others: model.connections.filter { !$0.isJudged }, sortingIn: model.scratchDirectory,
+                                    runLength: sortRunLength, body)
         }
     }
 
@@ -252,20 +269,22 @@ public enum AuditHTML {
     /// carrying its record for the script to light up, beside the peer's GATT tree as `btlens gatt` prints it
     /// (once per peer, in a template the script copies into the panel it opens). Written a peer and a connection
     /// at a time.
-    static func connectionPanels(_ page: PageLinks, capture: Int, _ write: (String) -> Void) {
-        // Each link's peer, by the link's place on the page (in id order): 4 bytes a link.
-        var peerAt = [Int32](repeating: -1, count: page.count)
+    static func connectionPanels(_ page: PageLinks, capture: Int, sortRunLength: Int = GATTLinkSpill.runLength, _ write: (String) -> Void) {
+        // Each link's place on the page (in id order) beside its peer's number, sorted by place in runs set aside
+        // in the model's scratch directory: the panels, written in place order, read them back in that order.
+        var peers = SortedRuns<UInt64>(directory: page.model.scratchDirectory, runLength: sortRunLength)
         var i = 0
-        page.forEachGATTPeer { p in
+        page.forEachGATTPeer(sortRunLength: sortRunLength) { p in
             defer { i += 1 }
             for c in p.links {
                 let k = (0..<page.count).partitioningIndex { page.id($0) >= c.id }
-                if k < page.count && page.id(k) == c.id { peerAt[k] = Int32(i) }
+                if k < page.count && page.id(k) == c.id { peers.append(UInt64(k) << 32 | UInt64(i)) { (<) } }
             }
             write("<template id=\"gatt-\(capture)-\(i)\"><pre class=\"gatt\">\(escape(GATTReport.peerLines(p).joined(separator: "\n")))</pre></template>")
         }
         var lines = 0
-        for position in 0..<page.count {
+        var position = 0
+        func panel(_ position: Int, peer: Int?) {
             let c = page.summary(position)
             var body = ""
             if lines < panelLineBudget {
@@ -287,13 +306,29 @@ public enum AuditHTML {
             } else {
                 body = escape("This page holds the timelines of the first connections only: run `btlens timeline --connection \(c.id)` for this one.")
             }
-            let peer = peerAt[position] < 0 ? nil : Int(peerAt[position])
             let gatt = peer.map { "data-gatt=\"gatt-\(capture)-\($0)\"" } ?? ""
             write("<section class=\"conn\" id=\"conn-\(capture)-\(c.id)\" \(gatt) tabindex=\"-1\" aria-label=\"connection #\(c.id)\" hidden><h3>Connection #\(c.id) \(escape(c.linkName))"
                   + (c.peerAddress.map { " — \(escape($0.description))" } ?? "") + " <button class=\"close\" title=\"close\" aria-label=\"close the timeline of connection #\(c.id)\">×</button></h3>"
                   + "<div class=\"conn-body\"><pre class=\"conn-timeline\">\(body)</pre><div class=\"gatt-slot\">"
                   + (peer == nil ? "<pre class=\"gatt\">no GATT traffic on this link</pre>" : "") + "</div></div></section>")
         }
+        // A place listed twice takes its last peer, as the peers come in order.
+        var pending: (position: Int, peer: Int)?
+        peers.drain(by: <) { pair in
+            let place = Int(pair >> 32), peer = Int(pair & 0xFFFF_FFFF)
+            if let p = pending, p.position != place {
+                while position < p.position { panel(position, peer: nil); position += 1 }
+                panel(position, peer: p.peer)
+                position += 1
+            }
+            pending = (place, peer)
+        }
+        if let p = pending {
+            while position < p.position { panel(position, peer: nil); position += 1 }
+            panel(position, peer: p.peer)
+            position += 1
+        }
+        while position < page.count { panel(position, peer: nil); position += 1 }
     }
 
     /// What to do instead, once per rule the run found: the rule's title, the findings' advice (each distinct

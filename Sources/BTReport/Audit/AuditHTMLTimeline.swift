@@ -12,7 +12,8 @@ import BTEnergy
 /// a phase is one of those: a long capture stays a few thousand phases.
 ///
 /// Written as it is made (`write`): a lane's phases are made when the lane is written, a link's read back from
-/// its record when it was judged early (`AuditHTMLLinks`); memory keeps a few bytes per link for the lanes.
+/// its record when it was judged early (`AuditHTMLLinks`); memory keeps a byte per link for the lanes, and the
+/// findings pinned on them wait sorted in a file.
 struct AuditHTMLTimeline {
     /// Phase kinds, each its colour in the page's style (`.k-…`).
     enum Kind: String, CaseIterable {
@@ -39,8 +40,8 @@ struct AuditHTMLTimeline {
         case scans, advertising, attempts
         /// The link at this place among the page's links.
         case link(Int)
-        /// The links at these places, packed into one lane.
-        case packed([Int32])
+        /// The links packed into the `n`th lane of packed connections (`placement`).
+        case packed(Int)
     }
 
     struct Lane {
@@ -48,9 +49,17 @@ struct AuditHTMLTimeline {
         var kind: String
         var connection: Int?
         var source: Source
-        /// Places among the findings (4 bytes each: a long capture's lanes hold a finding per link).
-        var findings: [Int32]
         var cost: RadioCost
+    }
+
+    /// A finding pinned on a lane: the lane, the link's place among the page's links (0 on a lane of no link),
+    /// the finding's place. The page lists them in this order.
+    struct Mark: Comparable {
+        var lane: UInt32
+        var position: UInt32
+        var finding: UInt32
+
+        static func < (a: Mark, b: Mark) -> Bool { (a.lane, a.position, a.finding) < (b.lane, b.position, b.finding) }
     }
 
     var first: Timestamp
@@ -60,10 +69,29 @@ struct AuditHTMLTimeline {
     var capture: Int
     let page: AuditHTML.PageLinks
     let report: EnergyReport
-    /// The links (by their place) whose event phases the budget left out (`eventPhaseBudget`).
-    var linkAlone: [Bool]
+    /// Per link (by its place): its lane among the packed ones (`Placement.packedMask`; `Placement.far` when in
+    /// `farLanes`) and whether the budget left its events out (`Placement.alone`, `eventPhaseBudget`). A byte a
+    /// link: a long capture has hundreds of thousands.
+    var placement: [UInt8]
+    /// The packed lanes of links placed past `Placement.far`, by the link's place (captures whose links overlap
+    /// by the hundred: a lost disconnection leaves a link up to the capture's end).
+    var farLanes: [Int: Int] = [:]
+    /// The findings pinned on lanes, sorted in runs set aside in the model's scratch directory (12 bytes a finding).
+    var marks: SortedRuns<Mark>
 
-    init?(page: AuditHTML.PageLinks, report: EnergyReport, findings: Findings, capture: Int) {
+    enum Placement {
+        static let alone: UInt8 = 0x80
+        static let packedMask: UInt8 = 0x7F
+        static let far: UInt8 = 0x7F
+    }
+
+    /// Marks sorted in memory at once, unless told otherwise.
+    static let markRunLength = 1 << 13
+
+    /// Whether a capture has a timeline: one with a record.
+    static func isDrawn(_ model: CaptureModel) -> Bool { model.firstTimestamp != nil && model.lastTimestamp != nil }
+
+    init?(page: AuditHTML.PageLinks, report: EnergyReport, findings: Findings, capture: Int, markRunLength: Int = Self.markRunLength) {
         let model = page.model
         guard let first = model.firstTimestamp, let last = model.lastTimestamp else { return nil }
         self.first = first
@@ -72,45 +100,23 @@ struct AuditHTMLTimeline {
         self.capture = capture
         self.page = page
         self.report = report
-        linkAlone = Array(repeating: false, count: page.count)
-        // Findings by connection (pairs of link id and finding, in finding order within a link); one on no
-        // connection goes on the lane of its rule's category: advertising, connection attempts, or else scanning.
-        // 8 bytes a finding: a long capture has one per link.
-        var byConnection: [(id: Int32, finding: Int32)] = []
-        var byLane: [String: [Int32]] = [:]
+        placement = Array(repeating: 0, count: page.count)
+        marks = SortedRuns(directory: model.scratchDirectory, runLength: markRunLength)
         let categories = Dictionary(RuleRegistry.descriptions.map { ($0.id, $0.category) }, uniquingKeysWith: { a, _ in a })
         let hasAdvertising = !model.ownAdvertising.isEmpty, hasAttempts = !model.failedConnections.isEmpty
-        for i in findings.indices {
-            let f = findings[i]
-            if let c = f.connection { byConnection.append((Int32(clamping: c.id), Int32(i))); continue }
-            switch categories[f.id] {
-            case .advertising? where hasAdvertising: byLane["advertising", default: []].append(Int32(i))
-            case .connection? where hasAttempts: byLane["attempts", default: []].append(Int32(i))
-            default: byLane["scanning", default: []].append(Int32(i))
-            }
-        }
-        byConnection.sort { ($0.id, $0.finding) < ($1.id, $1.finding) }
-        func findingsOf(_ id: Int) -> [Int32] {
-            let id = Int32(clamping: id)
-            var i = byConnection.partitioningIndex { $0.id >= id }
-            var out: [Int32] = []
-            while i < byConnection.count && byConnection[i].id == id {
-                out.append(byConnection[i].finding)
-                i += 1
-            }
-            return out
-        }
-        lanes.append(Lane(label: "scanning", kind: "scanning", source: .scans, findings: byLane["scanning"] ?? [],
+        lanes.append(Lane(label: "scanning", kind: "scanning", source: .scans,
                           cost: report.scans.reduce(.zero) { $0 + $1.phone }))
+        let advertisingLane = hasAdvertising ? lanes.count : nil
         if hasAdvertising {
-            lanes.append(Lane(label: "advertising", kind: "advertising", source: .advertising, findings: byLane["advertising"] ?? [],
+            lanes.append(Lane(label: "advertising", kind: "advertising", source: .advertising,
                               cost: report.advertising.reduce(.zero) { $0 + $1.phone }))
         }
+        let attemptsLane = hasAttempts ? lanes.count : nil
         if hasAttempts {
-            lanes.append(Lane(label: "connection attempts", kind: "attempts", source: .attempts, findings: byLane["attempts"] ?? [],
-                              cost: .zero))
+            lanes.append(Lane(label: "connection attempts", kind: "attempts", source: .attempts, cost: .zero))
         }
         // A lane per connection, or past `connectionLanes` connections packed into as few lanes as never overlap.
+        let connectionLanes = lanes.count
         let packed = page.count > Self.connectionLanes
         var laneEnds: [Timestamp] = []
         var eventPhases = 0
@@ -119,15 +125,14 @@ struct AuditHTMLTimeline {
             precondition(entry.link.id == link.connection.id, "the energy report's links are the page's, in id order")
             if eventPhases + entry.events > Self.eventPhaseBudget {
                 // The budget spent: the link alone, so a long capture's page stays a few MB.
-                linkAlone[position] = true
+                placement[position] |= Placement.alone
             } else {
                 eventPhases += entry.events
             }
             let c = entry.link
             guard packed else {
                 let label = "#\(c.id) \(c.shortLinkName)" + (c.peerAddress.map { " \($0.description.suffix(8))" } ?? "")
-                lanes.append(Lane(label: label, kind: "connection", connection: c.id, source: .link(position),
-                                  findings: findingsOf(c.id), cost: link.phone))
+                lanes.append(Lane(label: label, kind: "connection", connection: c.id, source: .link(position), cost: link.phone))
                 continue
             }
             let start = entry.firstStart
@@ -135,24 +140,49 @@ struct AuditHTMLTimeline {
             if slot == laneEnds.count {
                 laneEnds.append(link.end)
                 lanes.append(Lane(label: slot == 0 ? "connections" : "connections \(slot + 1)", kind: "connections",
-                                  source: .packed([]), findings: [], cost: .zero))
+                                  source: .packed(slot), cost: .zero))
             }
             laneEnds[slot] = link.end
-            let lane = lanes.count - laneEnds.count + slot
-            if case .packed(var positions) = lanes[lane].source {
-                lanes[lane].source = .packed([])  // the only owner: appending grows it in place
-                positions.append(Int32(position))
-                lanes[lane].source = .packed(positions)
+            if slot < Int(Placement.far) {
+                placement[position] |= UInt8(slot)
+            } else {
+                placement[position] |= Placement.far
+                farLanes[position] = slot
             }
-            lanes[lane].findings += findingsOf(c.id)
+            let lane = connectionLanes + slot
             lanes[lane].cost = lanes[lane].cost + link.phone
         }
+        // Each finding on its link's lane (one on a link not on the page is not drawn); one on no connection on the
+        // lane of its rule's category: advertising, connection attempts, or else scanning.
+        for i in findings.indices {
+            let f = findings[i]
+            var mark = Mark(lane: 0, position: 0, finding: UInt32(i))
+            if let c = f.connection {
+                let position = (0..<page.count).partitioningIndex { page.id($0) >= c.id }
+                guard position < page.count && page.id(position) == c.id else { continue }
+                mark.lane = UInt32(connectionLanes + (packed ? packedLane(position) : position))
+                mark.position = UInt32(position)
+            } else {
+                switch categories[f.id] {
+                case .advertising? where advertisingLane != nil: mark.lane = UInt32(advertisingLane!)
+                case .connection? where attemptsLane != nil: mark.lane = UInt32(attemptsLane!)
+                default: mark.lane = 0
+                }
+            }
+            marks.append(mark) { (<) }
+        }
+    }
+
+    /// The packed lane of the link at `position`.
+    func packedLane(_ position: Int) -> Int {
+        let slot = placement[position] & Placement.packedMask
+        return slot == Placement.far ? farLanes[position]! : Int(slot)
     }
 
     /// A link's phases as its lane draws them: the link alone when the budget left its events out.
     func linkPhases(_ position: Int) -> [Phase] {
         var (phases, events) = page.phases(position, end: report.links[position].end)
-        guard linkAlone[position] else { return phases }
+        guard placement[position] & Placement.alone != 0 else { return phases }
         phases.removeAll { $0.kind != .connecting && $0.kind != .link }
         if let i = phases.firstIndex(where: { $0.kind == .link }) {
             phases[i].title += " (its \(Plural.of(events, "event")) not drawn: the page draws \(Self.eventPhaseBudget) at most; btlens timeline lists them)"
@@ -184,10 +214,10 @@ struct AuditHTMLTimeline {
             }
         case .link(let position):
             linkPhases(position).forEach(body)
-        case .packed(let positions):
-            for position in positions {
-                let id = page.id(Int(position))
-                for var p in linkPhases(Int(position)) {
+        case .packed(let slot):
+            for position in placement.indices where packedLane(position) == slot {
+                let id = page.id(position)
+                for var p in linkPhases(position) {
                     p.connection = id
                     body(p)
                 }
@@ -250,7 +280,10 @@ struct AuditHTMLTimeline {
 
     /// The capture's object in the page's JSON (`{"file", "t0", "span", "lanes", "findings"}`) at nesting `level`,
     /// written a lane and a phase at a time.
-    func write(file: String, to writer: JSONStreamWriter, level: Int) {
+    mutating func write(file: String, to writer: JSONStreamWriter, level: Int) {
+        // The marks are read once, handed over (the closures below read the rest of `self`).
+        var pinned = SortedRuns<Mark>(directory: nil, runLength: 1)
+        swap(&pinned, &marks)
         writer.object(level: level) { members in
             members.member("file", .string(file))
             members.member("t0", .number(DecimalText.fixed(Double(first.nanoseconds) / 1e9, fractionDigits: 6)))
@@ -269,18 +302,17 @@ struct AuditHTMLTimeline {
                     }
                 }
             }
-            members.elements("findings") { marks in
-                for (l, lane) in lanes.enumerated() {
-                    for i in lane.findings.lazy.map(Int.init) {
-                        let f = findings[i]
-                        marks.next()
-                        writer.value(.object([
-                            ("key", .string(AuditHTML.key(capture: capture, finding: i))), ("lane", .int(l)),
-                            ("s", seconds(f.start)), ("e", seconds(max(f.end, f.start))), ("sev", .string(f.severity.rawValue)),
-                            ("id", .string(f.id)), ("conn", f.connection.map { .int($0.id) } ?? .null),
-                            ("records", .array(f.records.map { .int($0.number) })),
-                        ]), level: marks.level + 1)
-                    }
+            members.elements("findings") { elements in
+                pinned.drain(by: <) { mark in
+                    let i = Int(mark.finding)
+                    let f = findings[i]
+                    elements.next()
+                    writer.value(.object([
+                        ("key", .string(AuditHTML.key(capture: capture, finding: i))), ("lane", .int(Int(mark.lane))),
+                        ("s", seconds(f.start)), ("e", seconds(max(f.end, f.start))), ("sev", .string(f.severity.rawValue)),
+                        ("id", .string(f.id)), ("conn", f.connection.map { .int($0.id) } ?? .null),
+                        ("records", .array(f.records.map { .int($0.number) })),
+                    ]), level: elements.level + 1)
                 }
             }
         }

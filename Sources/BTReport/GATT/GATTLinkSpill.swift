@@ -125,11 +125,12 @@ public final class GATTLinkSpill: @unchecked Sendable {
     /// The peers of the links set aside and of `others` (the model's links not judged early), in the order
     /// `GATTReport.peers` gives them, each made when it is handed to `body` and let go after.
     ///
-    /// Each link is 8 bytes while the peers are gathered: its place among all the links in id order, and beside it
-    /// first a hash of its peer (links sorted by it fall together with their peer's, and a rare collision is told
-    /// apart by the peers themselves), then its peer's first place (sorted again, each peer's links are together,
-    /// the peers in the order of their first link).
-    public func forEachPeer(others: [Connection], _ body: (GATTReport.Peer) -> Void) {
+    /// Each link is 8 bytes while the peers are gathered, sorted in runs set aside in `directory` (nil: in memory):
+    /// its place among all the links in id order, and beside it first a hash of its peer (links sorted by it fall
+    /// together with their peer's, and a rare collision is told apart by the peers themselves), then its peer's
+    /// first place (sorted again, each peer's links are together, the peers in the order of their first link).
+    public func forEachPeer(others: [Connection], sortingIn directory: String? = nil, runLength: Int = GATTLinkSpill.runLength,
+                            _ body: (GATTReport.Peer) -> Void) {
         records.sortByID()
         var others = others.filter(GATTReport.showsGATT)
         if zip(others, others.dropFirst()).contains(where: { $0.id > $1.id }) { others.sort { $0.id < $1.id } }
@@ -138,68 +139,77 @@ public final class GATTLinkSpill: @unchecked Sendable {
             let header = spill.read(plain: Header.self, at: records.offset(at: k))
             return Self.peer(address: header.address, id: header.id)
         }
-        // Places in id order: the records' and the others' merged. `otherPlaces`: the others', in order.
-        var links: [UInt64] = []
-        links.reserveCapacity(records.count + others.count)  // once: growing would copy them, and hold twice as many
-        var otherPlaces: [UInt32] = []
+        // Places in id order: the records' and the others' merged.
+        var order = MergedOrder()
+        var byHash = SortedRuns<UInt64>(directory: directory, runLength: runLength)
         var k = 0, j = 0
         while k < records.count || j < others.count {
-            let place = UInt64(links.count)
+            let place = UInt64(order.count)
             let peer: UInt64
             if j < others.count && (k == records.count || others[j].id < Int(records.ids[k])) {
                 peer = Self.peer(address: others[j].peerAddress, id: others[j].id)
-                otherPlaces.append(UInt32(place))
+                order.appendSecond()
                 j += 1
             } else {
                 peer = recordPeer(k)
+                order.appendFirst()
                 k += 1
             }
-            links.append(UInt64(Self.hash(peer)) << 32 | place)
+            byHash.append(UInt64(Self.hash(peer)) << 32 | place) { (<) }
         }
-        /// The record (k ≥ 0) or other (−1 − j) at a place.
-        func source(_ place: UInt32) -> Int {
-            let j = otherPlaces.partitioningIndex { $0 >= place }
-            return j < otherPlaces.count && otherPlaces[j] == place ? -1 - j : Int(place) - j
+        func peer(at place: UInt64) -> UInt64 {
+            switch order[Int(place)] {
+            case .first(let k): return recordPeer(k)
+            case .second(let j): return Self.peer(address: others[j].peerAddress, id: others[j].id)
+            }
         }
-        func peer(at place: UInt32) -> UInt64 {
-            let s = source(place)
-            return s >= 0 ? recordPeer(s) : Self.peer(address: others[-1 - s].peerAddress, id: others[-1 - s].id)
-        }
-        links.sort()
-        // Each link's hash becomes its peer's first place.
-        var start = 0
-        while start < links.count {
-            var end = start + 1
-            while end < links.count && links[end] >> 32 == links[start] >> 32 { end += 1 }
-            if end - start == 1 {
-                let place = links[start] & 0xFFFF_FFFF
-                links[start] = place << 32 | place
+        // Each link's hash becomes its peer's first place: the places of one hash, in order, at a time.
+        var byPeer = SortedRuns<UInt64>(directory: directory, runLength: runLength)
+        var hash: UInt64?
+        var places: [UInt64] = []
+        func placeByPeer() {
+            if places.count == 1 {
+                byPeer.append(places[0] << 32 | places[0]) { (<) }
             } else {
                 var first: [UInt64: UInt64] = [:]  // a peer's first place, for the peers of one hash
-                for i in start..<end {
-                    let place = links[i] & 0xFFFF_FFFF
-                    let p = peer(at: UInt32(place))
+                for place in places {
+                    let p = peer(at: place)
                     let f = first[p] ?? place
                     first[p] = f
-                    links[i] = f << 32 | place
+                    byPeer.append(f << 32 | place) { (<) }
                 }
             }
-            start = end
+            places.removeAll(keepingCapacity: true)
         }
-        links.sort()
-        start = 0
-        while start < links.count {
-            var end = start + 1
-            while end < links.count && links[end] >> 32 == links[start] >> 32 { end += 1 }
-            let gathering = GATTPeers()
-            for l in links[start..<end] {
-                let s = source(UInt32(l & 0xFFFF_FFFF))
-                if s >= 0 { add(record: s, to: gathering) } else { gathering.add(others[-1 - s]) }
+        byHash.drain(by: <) { link in
+            if link >> 32 != hash {
+                placeByPeer()
+                hash = link >> 32
             }
-            for peer in gathering.list() { body(peer) }
-            start = end
+            places.append(link & 0xFFFF_FFFF)
         }
+        placeByPeer()
+        var current: UInt64?
+        var gathering = GATTPeers()
+        func hand() {
+            if current != nil { for peer in gathering.list() { body(peer) } }
+        }
+        byPeer.drain(by: <) { link in
+            if link >> 32 != current {
+                hand()
+                current = link >> 32
+                gathering = GATTPeers()
+            }
+            switch order[Int(link & 0xFFFF_FFFF)] {
+            case .first(let k): add(record: k, to: gathering)
+            case .second(let j): gathering.add(others[j])
+            }
+        }
+        hand()
     }
+
+    /// Links sorted in memory at once while the peers are gathered (8 bytes each), unless told otherwise.
+    public static let runLength = 1 << 13
 
     /// A peer's number spread over 32 bits (`forEachPeer` sorts links by it).
     static func hash(_ peer: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: (peer &* 0x9E37_79B9_7F4A_7C15) >> 32) }

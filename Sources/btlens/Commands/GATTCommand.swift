@@ -64,7 +64,7 @@ struct GATTCommand: ParsableCommand {
                 throw ExitStatus.inputUnreadable
             }
             let others = model.connections.filter { !$0.isJudged }
-            let peers = { (body: (GATTReport.Peer) -> Void) in judged.forEachPeer(others: others, body) }
+            let peers = { (body: (GATTReport.Peer) -> Void) in judged.forEachPeer(others: others, sortingIn: directory, body) }
             if json {
                 if !single {
                     if array == nil { array = writer.elements() }
