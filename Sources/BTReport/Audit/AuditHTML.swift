@@ -157,6 +157,12 @@ public enum AuditHTML {
             return nil
         }
 
+        /// The place of the link `id` (a binary search: the links are in id order); nil when it is not on the page.
+        func position(of id: Int) -> Int? {
+            let k = (0..<count).partitioningIndex { self.id($0) >= id }
+            return k < count && self.id(k) == id ? k : nil
+        }
+
         func id(_ position: Int) -> Int {
             switch order[position] {
             case .second(let i): return model.connections[i].id
@@ -277,8 +283,7 @@ public enum AuditHTML {
         page.forEachGATTPeer(sortRunLength: sortRunLength) { p in
             defer { i += 1 }
             for c in p.links {
-                let k = (0..<page.count).partitioningIndex { page.id($0) >= c.id }
-                if k < page.count && page.id(k) == c.id { peers.append(UInt64(k) << 32 | UInt64(i)) { (<) } }
+                if let k = page.position(of: c.id) { peers.append(UInt64(k) << 32 | UInt64(i)) { (<) } }
             }
             write("<template id=\"gatt-\(capture)-\(i)\"><pre class=\"gatt\">\(escape(GATTReport.peerLines(p).joined(separator: "\n")))</pre></template>")
         }
@@ -312,23 +317,20 @@ public enum AuditHTML {
                   + "<div class=\"conn-body\"><pre class=\"conn-timeline\">\(body)</pre><div class=\"gatt-slot\">"
                   + (peer == nil ? "<pre class=\"gatt\">no GATT traffic on this link</pre>" : "") + "</div></div></section>")
         }
+        // The panels up to `place`, that one with `peer`.
+        func panels(through place: Int, peer: Int?) {
+            while position < place { panel(position, peer: nil); position += 1 }
+            if place < page.count { panel(position, peer: peer); position += 1 }
+        }
         // A place listed twice takes its last peer, as the peers come in order.
         var pending: (position: Int, peer: Int)?
         peers.drain(by: <) { pair in
             let place = Int(pair >> 32), peer = Int(pair & 0xFFFF_FFFF)
-            if let p = pending, p.position != place {
-                while position < p.position { panel(position, peer: nil); position += 1 }
-                panel(position, peer: p.peer)
-                position += 1
-            }
+            if let p = pending, p.position != place { panels(through: p.position, peer: p.peer) }
             pending = (place, peer)
         }
-        if let p = pending {
-            while position < p.position { panel(position, peer: nil); position += 1 }
-            panel(position, peer: p.peer)
-            position += 1
-        }
-        while position < page.count { panel(position, peer: nil); position += 1 }
+        if let p = pending { panels(through: p.position, peer: p.peer) }
+        panels(through: page.count, peer: nil)
     }
 
     /// What to do instead, once per rule the run found: the rule's title, the findings' advice (each distinct

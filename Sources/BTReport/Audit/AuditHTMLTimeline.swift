@@ -158,8 +158,7 @@ struct AuditHTMLTimeline {
             let f = findings[i]
             var mark = Mark(lane: 0, position: 0, finding: UInt32(i))
             if let c = f.connection {
-                let position = (0..<page.count).partitioningIndex { page.id($0) >= c.id }
-                guard position < page.count && page.id(position) == c.id else { continue }
+                guard let position = page.position(of: c.id) else { continue }
                 mark.lane = UInt32(connectionLanes + (packed ? packedLane(position) : position))
                 mark.position = UInt32(position)
             } else {
