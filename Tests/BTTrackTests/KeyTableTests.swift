@@ -87,3 +87,47 @@ struct KeyTableTests {
         #expect(Self.counts(table) == [Self.key(1).rawValue: 2, Self.key(2).rawValue: 1])
     }
 }
+
+/// `KeyTable.removeAll(expecting:)`: a device tally that held a crowded session, or took an app scan's devices in
+/// exchange, is made the size the next session needs, and counts as a new table would.
+@Suite("Key table emptied for the next session")
+struct KeyTableEmptyingTests {
+    @Test("a table far larger than the keys expected is made their size; one near it keeps its storage")
+    func sizedForExpected() {
+        var table = KeyTable<DeviceKey>(limit: Int.max)
+        for n in 0..<20_000 { table.insert(KeyTableTests.key(n)) }
+        let grown = table.capacity
+        #expect(grown >= 32_768)
+        table.removeAll(expecting: 700)
+        #expect(table.count == 0 && table.entries.isEmpty)
+        // 700 keys within three quarters of 1,024 slots.
+        #expect(table.capacity == 1_024)
+        for n in 0..<700 { table.insert(KeyTableTests.key(n)) }
+        #expect(table.capacity == 1_024 && table.count == 700)
+        // Near what it holds: emptied in place.
+        table.removeAll(expecting: 400)
+        #expect(table.capacity == 1_024 && table.count == 0)
+        // Counting after either kind of emptying is counting in a new table.
+        let keys = (0..<3_000).map { KeyTableTests.key(($0 &* 7919) % 900) }
+        var shrunk = table
+        shrunk.removeAll(expecting: 10)
+        #expect(shrunk.capacity == 64)
+        for k in keys { _ = table.increment(k); _ = shrunk.increment(k) }
+        let (fresh, _) = KeyTableTests.oneByOne(keys, limit: Int.max)
+        #expect(KeyTableTests.counts(table) == KeyTableTests.counts(fresh))
+        #expect(KeyTableTests.counts(shrunk) == KeyTableTests.counts(fresh))
+    }
+
+    @Test("the expected count is capped by the table's limit, and a table never used stays unallocated")
+    func limitsAndEmpty() {
+        var never = KeyTable<DeviceKey>(limit: 100)
+        never.removeAll(expecting: 5_000)
+        #expect(never.capacity == 0)
+        var limited = KeyTable<DeviceKey>(limit: 100, initialSlots: 16)
+        for n in 0..<100 { limited.insert(KeyTableTests.key(n)) }
+        #expect(limited.capacity == 256)
+        limited.removeAll(expecting: 5_000)
+        // Sized for the limit (100 keys: 256 slots), not for 5,000.
+        #expect(limited.capacity == 256 && limited.count == 0)
+    }
+}

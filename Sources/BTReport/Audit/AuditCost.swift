@@ -68,8 +68,8 @@ enum AuditCost {
         var rule: String
         var id: String
         var peer: BDAddr
-        /// Where the findings are in the list grouped.
-        var indices: [Int]
+        /// Where the findings are in the list grouped, in its order: a part of one list shared by every group.
+        var indices: ArraySlice<Int32>
         /// The list grouped.
         let source: Findings
         var severity: Severity
@@ -77,17 +77,30 @@ enum AuditCost {
         var radioSeconds: Double
         var connections: String
 
-        init(rule: String, id: String, peer: BDAddr, indices: [Int], of source: Findings) {
+        init(rule: String, id: String, peer: BDAddr, indices: ArraySlice<Int32>, of source: Findings) {
             self.rule = rule
             self.id = id
             self.peer = peer
             self.indices = indices
             self.source = source
-            let keys = indices.map(source.key(at:))
-            severity = keys.map(\.severity).min { severityRank($0) < severityRank($1) } ?? .info
-            charge = keys.reduce(0) { $0 + $1.charge }
-            radioSeconds = keys.reduce(0) { $0 + $1.radioSeconds }
-            let ids = Array(Set(keys.compactMap(\.connection))).sorted()
+            // From the members' keys, read one at a time (a soak test repeats one rule on one peer thousands of
+            // times).
+            var severity: Severity?
+            var charge = 0.0, radioSeconds = 0.0
+            var connectionIDs = Set<Int>()
+            for i in indices {
+                let key = source.key(at: Int(i))
+                if severity.map({ AuditCost.severityRank(key.severity) < AuditCost.severityRank($0) }) ?? true {
+                    severity = key.severity
+                }
+                charge += key.charge
+                radioSeconds += key.radioSeconds
+                if let c = key.connection { connectionIDs.insert(c) }
+            }
+            self.severity = severity ?? .info
+            self.charge = charge
+            self.radioSeconds = radioSeconds
+            let ids = connectionIDs.sorted()
             if let first = ids.first, let last = ids.last {
                 connections = ids.count == 1 ? "connection #\(first)" : ids.count == last - first + 1 ? "connections #\(first)–#\(last)"
                     : "connections " + ids.map { "#\($0)" }.joined(separator: ", ")
@@ -97,7 +110,7 @@ enum AuditCost {
         }
 
         /// The members, read back as they are reached.
-        var findings: LazyMapSequence<[Int], Finding> { indices.lazy.map { source[$0] } }
+        var findings: LazyMapSequence<ArraySlice<Int32>, Finding> { indices.lazy.map { source[Int($0)] } }
         var count: Int { indices.count }
         var line: String {
             "\(rule) ×\(count) on \(peer), \(connections), \(radio(radioSeconds)) radio time, \(mAh(charge))"
@@ -109,26 +122,52 @@ enum AuditCost {
         var peer: BDAddr
     }
 
-    /// Splits findings into groups of repeats and the rest (as indices into `findings`, the order kept), from
-    /// their keys.
-    static func groupedIndices(_ findings: Findings) -> (groups: [Group], rest: [Int]) {
-        var byKey: [GroupKey: [Int]] = [:]
-        for i in findings.indices {
-            guard let peer = findings.key(at: i).peer else { continue }
-            byKey[GroupKey(id: findings.ruleID(at: i), peer: peer), default: []].append(i)
-        }
-        guard byKey.values.contains(where: { $0.count >= groupedFrom }) else { return ([], Array(findings.indices)) }
-        var groups: [Group] = []
-        var inGroup = [Bool](repeating: false, count: findings.count)
-        var done = Set<GroupKey>()
+    /// Splits findings into groups of repeats, in the order of their first members, and the rest (as places in
+    /// `findings`, the order kept), from their keys. Four bytes a finding: the keys are counted first, then each
+    /// finding's place is put in its group's part of one list, or in the rest.
+    static func groupedIndices(_ findings: Findings) -> (groups: [Group], rest: [Int32]) {
+        var slots: [GroupKey: Int32] = [:]
+        var counts: [Int32] = []
         for i in findings.indices {
             guard let peer = findings.key(at: i).peer else { continue }
             let key = GroupKey(id: findings.ruleID(at: i), peer: peer)
-            guard let list = byKey[key], list.count >= groupedFrom, done.insert(key).inserted else { continue }
-            for j in list { inGroup[j] = true }
-            groups.append(Group(rule: findings[i].rule, id: key.id, peer: peer, indices: list, of: findings))
+            if let s = slots[key] {
+                counts[Int(s)] += 1
+            } else {
+                slots[key] = Int32(counts.count)
+                counts.append(1)
+            }
         }
-        return (groups, findings.indices.filter { !inGroup[$0] })
+        guard counts.contains(where: { $0 >= groupedFrom }) else { return ([], Array(0..<Int32(findings.count))) }
+        // Each grouped key's part of `members`, in the order of first members (the keys' slots).
+        var starts = [Int32](repeating: -1, count: counts.count)
+        var grouped: Int32 = 0
+        for (s, n) in counts.enumerated() where n >= groupedFrom {
+            starts[s] = grouped
+            grouped += n
+        }
+        var members = [Int32](repeating: 0, count: Int(grouped))
+        var filled = starts
+        var rest: [Int32] = []
+        rest.reserveCapacity(findings.count - Int(grouped))
+        var firsts: [(slot: Int32, first: Int)] = []
+        for i in findings.indices {
+            let key = findings.key(at: i)
+            guard let peer = key.peer, let s = slots[GroupKey(id: findings.ruleID(at: i), peer: peer)].map(Int.init),
+                  starts[s] >= 0 else {
+                rest.append(Int32(i))
+                continue
+            }
+            if filled[s] == starts[s] { firsts.append((Int32(s), i)) }
+            members[Int(filled[s])] = Int32(i)
+            filled[s] += 1
+        }
+        let groups = firsts.map { slot, first in
+            let from = Int(starts[Int(slot)])
+            return Group(rule: findings[first].rule, id: findings.ruleID(at: first), peer: findings.key(at: first).peer!,
+                         indices: members[from..<(from + Int(counts[Int(slot)]))], of: findings)
+        }
+        return (groups, rest)
     }
 }
 

@@ -247,11 +247,11 @@ public enum AuditHTML {
                 + "<td><a href=\"#advice-\(g.id)\"><code>\(g.id)</code></a> \(escape(g.rule))</td><td>\(escape(g.connections))</td>"
                 + "<td>\(escape(g.line)) <span class=\"count\">×\(g.findings.count)</span></td><td class=\"cost\">\(escape(AuditCost.mAh(g.charge)))</td><td></td></tr>"
             write(out)
-            for i in g.indices { write(findingRow(capture.findings[i], key: key(capture: index, finding: i), member: true)) }
+            for i in g.indices.lazy.map(Int.init) { write(findingRow(capture.findings[i], key: key(capture: index, finding: i), member: true)) }
             out = "</tbody>"
             order += 1
         }
-        for i in AuditCost.ordered(rest, of: capture.findings) {
+        for i in AuditCost.ordered(rest.lazy.map(Int.init), of: capture.findings) {
             write(out)
             let f = capture.findings[i]
             out = "<tbody class=\"single\" \(sortKeys(f.severity, charge: f.cost?.phone.chargeMC ?? 0, order: order))>"

@@ -56,7 +56,7 @@ public enum AuditMarkdown {
                 for g in repeats {
                     out.append("| \(g.severity.rawValue) | `\(g.id)` \(g.rule) | `\(cell(c.file))` | \(g.connections) | \(cell(g.line)) | \(AuditCost.mAh(g.charge)) |")
                 }
-                for i in AuditCost.ordered(rest, of: c.findings) {
+                for i in AuditCost.ordered(rest.lazy.map(Int.init), of: c.findings) {
                     let f = c.findings[i]
                     let place = f.connection.map { "#\($0.id) `\($0.shortLinkName)`" } ?? "—"
                     out.append("| \(f.severity.rawValue) | `\(f.id)` \(f.rule) | `\(cell(f.file))` | \(place) | \(cell(f.message + (f.owner.map { " (owner: \($0.name))" } ?? ""))) | \(f.cost.map { AuditCost.mAh($0.phone.chargeMC) } ?? "—") |")

@@ -51,11 +51,11 @@ public enum AuditTextReport {
             }
             // Grouped and ordered by the findings' keys; each finding is read back when its lines are written.
             var groups: [(title: String, first: Finding?, list: [Int])] = []
-            let general = rest.filter { all.key(at: $0).connection == nil }
+            let general = Array(rest.lazy.map(Int.init).filter { all.key(at: $0).connection == nil })
             if !general.isEmpty { groups.append(("scanning, advertising and connection attempts", nil, general)) }
             var order: [Int] = []
             var byConnection: [Int: [Int]] = [:]
-            for i in rest {
+            for i in rest.lazy.map(Int.init) {
                 guard let c = all.key(at: i).connection else { continue }
                 if byConnection[c] == nil { order.append(c) }
                 byConnection[c, default: []].append(i)

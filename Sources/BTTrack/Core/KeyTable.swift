@@ -230,6 +230,24 @@ struct KeyTable<Key: PackedKey>: Sendable {
         count = 0
     }
 
+    /// Forgets every key, keeping the storage unless it has more than twice the slots `expected` keys need, when
+    /// it is made that size. Emptying and walking a table cost its slots, not its keys: a device tally that
+    /// once held a crowded session, or took an app scan's devices (`ScanDeviceKeeping`), was zeroed and walked
+    /// whole at every session of a few hundred devices after.
+    mutating func removeAll(expecting expected: Int) {
+        let fitting = Self.slots(holding: min(expected, limit), initialSlots: initialSlots)
+        guard capacity > 2 * fitting else { return removeAll() }
+        allocate(fitting)
+        count = 0
+    }
+
+    /// The fewest slots (a power of two, at least `initialSlots`) that hold `keys` keys within the load factor.
+    static func slots(holding keys: Int, initialSlots: Int) -> Int {
+        var slots = initialSlots
+        while !loadFactorAllows(keys, slots: slots) { slots *= 2 }
+        return slots
+    }
+
     /// Inserts `key` (with value 0) when absent and there is room: the table as a set.
     @inline(__always)
     mutating func insert(_ key: Key) {

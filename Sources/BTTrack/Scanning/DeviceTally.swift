@@ -79,8 +79,9 @@ struct DeviceTally {
         list.sort { key($0) < key($1) }
     }
 
-    mutating func removeAll() {
-        devices.removeAll()
+    /// Empties the tally for the next session, sized for about `expected` devices (`KeyTable.removeAll(expecting:)`).
+    mutating func removeAll(expecting expected: Int) {
+        devices.removeAll(expecting: expected)
         uncounted.removeAll()
         uncountedReports = 0
     }

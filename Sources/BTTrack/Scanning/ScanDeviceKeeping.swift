@@ -65,7 +65,9 @@ struct ScanDeviceKeeping {
     /// summary, trimmed as `ended(_:controller:piece:)` trims, made without listing the devices it leaves out
     /// when no report lists them (the audit). A first piece takes the tally's table as its app scan's devices.
     mutating func ended(_ tally: inout DeviceTally, controller: UInt16, piece: ScanPiece) -> DeviceTally.Summary {
-        defer { tally.removeAll() }
+        // Sized for this session's devices, not for the app scan's a first piece takes in exchange.
+        let held = tally.devices.count
+        defer { tally.removeAll(expecting: held) }
         guard piece != .whole, listed == 0 else {
             var summary = tally.summary(sorted: piece == .whole)
             summary.scanDevices = ended(&summary.reportsPerDevice, controller: controller, piece: piece)

@@ -416,7 +416,7 @@ public struct ScanTracker {
         controllers[c].current = nil
         controllers[c].lastRecord = nil
         controllers[c].deadline = nil
-        controllers[c].tally.removeAll()  // the remote tally is emptied by the message `fillDevices` sent
+        controllers[c].tally.removeAll(expecting: controllers[c].tally.devices.count)  // the remote tally is emptied by the message `fillDevices` sent
     }
 
     /// Copies the live counters and per-device counts into the session; with `remoteTallies`, asks for the
