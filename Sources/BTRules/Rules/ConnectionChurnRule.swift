@@ -31,45 +31,49 @@ public struct ConnectionChurnRule: Rule {
             guard c.transport == .le, c.disconnectReason != .connectionFailedToBeEstablished, !c.implicitStart else { return nil }
             return c.peerAddress
         }
-        // Links are gathered only for peers with enough of them: a capture of links to ever new addresses would
-        // otherwise make a list per link. The links are read in order (a long capture's from a file) twice: to
-        // count each peer's, then to find the episodes as they come, each peer holding only its links within the
-        // window of its first not yet reported.
+        // Each peer's links, found by sorting the app's LE links by peer (then in id order) in runs set aside on a
+        // long capture: nothing is kept per peer across the capture (a soak test meets a new address per link, or
+        // the same few peers thousands of times). The sort carries what the findings say of each link; only the
+        // first link of an episode is read back. Episodes are found as a peer's links come, each holding only its
+        // links within the window of its first not yet reported.
         let all = model.links
-        var linkCount: [BDAddr: Int] = [:]
-        for c in all where c.ownership.isApp {
-            if let peer = counted(c) { linkCount[peer, default: 0] += 1 }
-        }
-        var pending: [BDAddr: Episodes] = [:]
-        var order: [BDAddr] = []
+        var byPeer = SortedRuns<PeerLink>(directory: model.scratchDirectory, runLength: Self.runLength)
         // The app's LE links that ended with 0x3E, for the failed attempts below.
         var failedLinks: [(at: RecordRef, status: HCIStatus, seconds: Double)] = []
-        func report(_ span: ArraySlice<LinkSummary>, peer: BDAddr, _ repeats: inout RepeatNumbering) {
-            let durations = span.compactMap { c in c.end.map { $0.timestamp.nanoseconds - c.start.timestamp.nanoseconds } }
-            let mean = durations.isEmpty ? 0 : durations.reduce(0, +) / Int64(durations.count)
-            let first = span[span.startIndex], final = span[span.endIndex - 1]
-            let last = final.end ?? final.start
-            found(Finding(
-                rule: Self.description, controller: first.controller, connection: first, perPeer: true,
-                discriminator: repeats.discriminator("connections", key: "\(peer)"), start: first.start.timestamp, end: last.timestamp, records: span.map(\.start),
-                message: "\(span.count) connections to \(peer) within \(RuleText.seconds(final.start.timestamp.nanoseconds - first.start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average.")
-                    .costing(RuleCost.initiating(seconds: span.dropFirst().reduce(0) { sum, c in
-                        sum + (c.connectRequestedTime.map { Double(c.start.timestamp.nanoseconds - $0.nanoseconds) / 1e9 } ?? 0)
-                    }, context)))
-        }
-        for c in all where c.ownership.isApp {
+        for (index, c) in all.enumerated() where c.ownership.isApp {
             if c.transport == .le && c.disconnectReason == .connectionFailedToBeEstablished, let end = c.end {
                 failedLinks.append((end, .connectionFailedToBeEstablished,
                                     c.connectRequestedTime.map { Double(end.timestamp.nanoseconds - $0.nanoseconds) / 1e9 } ?? 0))
             }
-            guard let peer = counted(c), linkCount[peer, default: 0] >= minimum else { continue }
-            if pending[peer] == nil { order.append(peer) }
-            pending[peer, default: Episodes()].links.append(c)
-            pending[peer]!.settle(window: window, minimum: minimum, complete: false) { span, repeats in report(span, peer: peer, &repeats) }
+            guard let peer = counted(c) else { continue }
+            byPeer.append(PeerLink(c, peer: peer, index: index), order: { PeerLink.byPeer })
         }
-        for peer in order {
-            pending[peer]?.settle(window: window, minimum: minimum, complete: true) { span, repeats in report(span, peer: peer, &repeats) }
+        func report(_ span: ArraySlice<PeerLink>, _ repeats: inout RepeatNumbering) {
+            let durations = span.compactMap { c in c.hasEnd ? c.end - c.start.timestamp.nanoseconds : nil }
+            let mean = durations.isEmpty ? 0 : durations.reduce(0, +) / Int64(durations.count)
+            let first = span[span.startIndex], final = span[span.endIndex - 1]
+            let last = final.hasEnd ? Timestamp(nanoseconds: final.end) : final.start.timestamp
+            let link = all[Int(first.index)], peer = BDAddr(rawValue: first.peer)
+            found(Finding(
+                rule: Self.description, controller: link.controller, connection: link, perPeer: true,
+                discriminator: repeats.discriminator("connections", key: "\(peer)"), start: first.start.timestamp, end: last, records: span.map(\.start),
+                message: "\(span.count) connections to \(peer) within \(RuleText.seconds(final.start.timestamp.nanoseconds - first.start.timestamp.nanoseconds)) (connections #\(span.map { String($0.id) }.joined(separator: ", #"))), each up for \(RuleText.seconds(mean)) on average.")
+                    .costing(RuleCost.initiating(seconds: span.dropFirst().reduce(0) { sum, c in
+                        sum + (c.wasRequested ? Double(c.start.timestamp.nanoseconds - c.requested) / 1e9 : 0)
+                    }, context)))
         }
+        var peer: UInt64?
+        var episodes = Episodes()
+        byPeer.drain(by: PeerLink.byPeer) { link in
+            if link.peer != peer {
+                if peer != nil { episodes.settle(window: window, minimum: minimum, complete: true, report) }
+                peer = link.peer
+                episodes = Episodes()
+            }
+            episodes.links.append(link)
+            episodes.settle(window: window, minimum: minimum, complete: false, report)
+        }
+        if peer != nil { episodes.settle(window: window, minimum: minimum, complete: true, report) }
         // LE attempts that failed on the radio: refused or timed-out creates, and links that ended with 0x3E
         // (Connection Failed to be Established). An attempt the host withdrew (Create Connection Cancel, as
         // the OS's background connection does before re-issuing it) is not the radio failing; BR/EDR paging is
@@ -100,9 +104,41 @@ public struct ConnectionChurnRule: Rule {
         }
     }
 
+    /// One of the app's LE links as the sort by peer carries it: what its peer's episodes and their findings read of
+    /// it, and its place in id order (the first link of an episode is read back for the finding's connection).
+    struct PeerLink {
+        var peer: UInt64
+        var start: RecordRef
+        /// Nanoseconds; meaningful when `hasEnd`.
+        var end: Int64
+        /// When the connection was asked for (nanoseconds), when `wasRequested`.
+        var requested: Int64
+        var id: Int
+        var index: Int32
+        var hasEnd: Bool
+        var wasRequested: Bool
+
+        init(_ c: LinkSummary, peer: BDAddr, index: Int) {
+            self.peer = peer.rawValue
+            start = c.start
+            end = c.end?.timestamp.nanoseconds ?? 0
+            requested = c.connectRequestedTime?.nanoseconds ?? 0
+            id = c.id
+            self.index = Int32(index)
+            hasEnd = c.end != nil
+            wasRequested = c.connectRequestedTime != nil
+        }
+
+        /// By peer, then in id order (as the links come).
+        static func byPeer(_ a: PeerLink, _ b: PeerLink) -> Bool { (a.peer, a.index) < (b.peer, b.index) }
+    }
+
+    /// Links sorted in memory at once before a run is set aside (72 bytes each).
+    static let runLength = 1 << 13
+
     /// One peer's links from the first not yet in an episode, in id order, and its episodes' numbering.
     struct Episodes {
-        var links: [LinkSummary] = []
+        var links: [PeerLink] = []
         var repeats = RepeatNumbering()
 
         /// Every episode the links decide: from the first link, those that start within `window` of it are one
@@ -110,7 +146,7 @@ public struct ConnectionChurnRule: Rule {
         /// next starts at the second link. Undecided until a link past the window has come, or the links are
         /// `complete`.
         mutating func settle(window: Int64, minimum: Int, complete: Bool,
-                             _ report: (ArraySlice<LinkSummary>, inout RepeatNumbering) -> Void) {
+                             _ report: (ArraySlice<PeerLink>, inout RepeatNumbering) -> Void) {
             while let head = links.first {
                 let past = links.dropFirst().firstIndex { $0.start.timestamp.nanoseconds - head.start.timestamp.nanoseconds > window }
                 guard past != nil || complete else { return }

@@ -28,22 +28,27 @@ public struct ScanChurnRule: Rule {
         let window = max(0, Int64(saturating: context.option("window_seconds") * 1e9))
         var findings: [Finding] = []
         // Each connection's request (or start) and end, by the first: a restart looks up those asked for around it.
-        var links: [(asked: Int64, ended: Int64)] = model.links.map { c in
-            ((c.connectRequestedTime ?? c.start.timestamp).nanoseconds, (c.end?.timestamp ?? model.endTime).nanoseconds)
-        }
-        links.sort { $0.asked < $1.asked }
-        // The starts that count, per controller: 16 bytes each (a capture of tens of thousands of scans). Each
-        // start of the app's scans: an Android client's every start (its filter added again), while the restarts
-        // that keep a scan going without clients (the stack's schedule) are one start.
-        var byController: [UInt16: [Start]] = [:]
+        let links = Self.linksByRequest(model)
+        // The starts that count, per controller: 16 bytes each (a capture of tens of thousands of scans), set aside
+        // as the model sets its scans aside. Each start of the app's scans: an Android client's every start (its
+        // filter added again), while the restarts that keep a scan going without clients (the stack's schedule) are
+        // one start.
+        var byController: [UInt16: SetAsideArray<Start>] = [:]
         // The end of each controller's previous start's scan (nil: none yet, or it went on).
         var previousEnd: [UInt16: Int64?] = [:]
+        // Where each controller's last look among the links began: its scans end later and later, so the next
+        // look starts from there.
+        var cursors: [UInt16: LinkCursor] = [:]
         // A scan stopped to connect (a connection asked for around its end) and resumed when that connection
         // ended is the stack or the app pausing it for the connection, not a new start.
         func add(_ start: Start, controller: UInt16, end: Timestamp?) {
             defer { previousEnd[controller] = .some(end?.nanoseconds) }
-            if let before = previousEnd[controller], let before, Self.pausedFor(links, scanEnd: before, resumed: start.time) { return }
-            byController[controller, default: []].append(start)
+            if let before = previousEnd[controller], let before,
+               Self.pausedFor(links, from: cursors[controller, default: LinkCursor()].first(askedFrom: before.minusSaturating(Self.restartGap), in: links),
+                              scanEnd: before, resumed: start.time) {
+                return
+            }
+            byController[controller, default: model.appScans.emptyCopy(of: Start.self)].append(start)
         }
         // iOS's Bluetooth server brings its scans up after an HCI Reset (Bluetooth turned on, a controller
         // restart), with no scan clients to tell them from the app's: those starts are the stack's. (Android's own
@@ -119,20 +124,71 @@ public struct ScanChurnRule: Rule {
 
     /// One start of the app's scan: when, and which (its place among the app's scans, and of its pieces' starts;
     /// -1 for the scan's own start).
-    struct Start {
+    struct Start: PlainSetAsideValue {
         var time: Int64
         var scan: Int32
         var piece: Int32
     }
 
-    /// Whether a connection asked for around a scan's end (`links` by when they were asked for) explains its
-    /// resuming at `resumed`: asked for from `restartGap` before the end to twice that after it (and by the
-    /// resumption), and the scan resumed by twice `restartGap` after the connection ended.
-    static func pausedFor(_ links: [(asked: Int64, ended: Int64)], scanEnd: Int64, resumed: Int64) -> Bool {
+    /// A connection's request (or start) and end, in nanoseconds; `link` its place in id order, which makes the
+    /// order by request total.
+    struct Requested: PlainSetAsideValue {
+        var asked: Int64
+        var ended: Int64
+        var link: Int32
+
+        static func byRequest(_ a: Requested, _ b: Requested) -> Bool { (a.asked, a.link) < (b.asked, b.link) }
+    }
+
+    /// Links sorted in memory at once before a run is set aside (24 bytes each).
+    static let runLength = 1 << 14
+
+    /// The links by when they were asked for, sorted in runs set aside on a long capture and kept as the model keeps
+    /// its scans (in memory, or set aside but the latest few): hundreds of thousands of links on a soak test.
+    static func linksByRequest(_ model: CaptureModel) -> SetAsideArray<Requested> {
+        var sorted = SortedRuns<Requested>(directory: model.scratchDirectory, runLength: runLength)
+        for (index, c) in model.links.enumerated() {
+            sorted.append(Requested(asked: (c.connectRequestedTime ?? c.start.timestamp).nanoseconds,
+                                    ended: (c.end?.timestamp ?? model.endTime).nanoseconds, link: Int32(index)),
+                          order: { Requested.byRequest })
+        }
+        var links = model.appScans.emptyCopy(of: Requested.self)
+        sorted.drain(by: Requested.byRequest) { links.append($0) }
+        // A run that could not be set aside or read back ends the sort early; the audit's own findings, set aside in
+        // the same directory, report the disk.
+        return links
+    }
+
+    /// Where one controller's last look among the links (by request) began. Its scans end in time order, so each
+    /// look begins at or after the last: the links are read forward, in order, from where it left off (a search
+    /// from the start would read a set-aside list here and there for every scan).
+    struct LinkCursor {
+        var from = Int64.min
+        var index = 0
+
+        /// The first link asked for at or after `time`.
+        mutating func first(askedFrom time: Int64, in links: SetAsideArray<Requested>) -> Int {
+            if time < from {
+                index = links.partitioningIndex { $0.asked >= time }
+            } else {
+                while index < links.count, links[index].asked < time { index += 1 }
+            }
+            from = time
+            return index
+        }
+    }
+
+    /// Whether a connection asked for around a scan's end (`links` by when they were asked for, from `first`, the
+    /// first asked for `restartGap` before the end) explains its resuming at `resumed`: asked for from
+    /// `restartGap` before the end to twice that after it (and by the resumption), and the scan resumed by twice
+    /// `restartGap` after the connection ended.
+    static func pausedFor(_ links: SetAsideArray<Requested>, from first: Int, scanEnd: Int64, resumed: Int64) -> Bool {
         let last = min(scanEnd.plusSaturating(2 * restartGap), resumed)
-        var k = links.partitioningIndex { $0.asked >= scanEnd.minusSaturating(restartGap) }
-        while k < links.count, links[k].asked <= last {
-            if resumed <= links[k].ended.plusSaturating(2 * restartGap) { return true }
+        var k = first
+        while k < links.count {
+            let link = links[k]
+            guard link.asked <= last else { break }
+            if resumed <= link.ended.plusSaturating(2 * restartGap) { return true }
             k += 1
         }
         return false
