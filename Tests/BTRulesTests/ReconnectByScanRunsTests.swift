@@ -37,5 +37,41 @@ struct ReconnectByScanRunsTests {
         #expect(Self.findings(spilled, runLength: 5) == inMemory)
         #expect(Self.findings(spilled, runLength: 1) == inMemory)
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty, "nothing left behind")
+
+        // The same scans again on a second controller with no link: each controller's scans are then a copy, set
+        // aside as the model's are, and the findings stay those of the first.
+        var twoControllers = spilled
+        for var scan in Array(spilled.appScans) {
+            scan.controller = 1
+            twoControllers.appScans.append(scan)
+        }
+        #expect(Self.findings(twoControllers, runLength: 5) == inMemory)
+    }
+
+    /// `connection-churn` sorts the app's links by peer the same way: the episodes must be those of one sort.
+    static func churnFindings(_ model: CaptureModel, runLength: Int) -> [String] {
+        var found: [String] = []
+        ConnectionChurnRule().evaluate(model, context: RuleContext(description: ConnectionChurnRule.description),
+                                       runLength: runLength) {
+            found.append("\($0.connection?.id ?? 0) \($0.start) \($0.discriminator) \($0.message) \($0.cost?.phone.chargeMC ?? 0)")
+        }
+        return found.sorted()
+    }
+
+    @Test("connection-churn: runs of five in a directory give the episodes of one sort in memory")
+    func churnRunsSetAside() throws {
+        let directory = try TemporaryDirectory()
+        let (capture, scratch) = try directory.benchCapture(.scans, bytes: 4 << 20)
+        func model(_ directory: String?) throws -> CaptureModel {
+            var options = TrackerOptions()
+            options.scanSessionSpillDirectory = directory
+            var collector = TrackingCollector(options: options)
+            return try OpenedCapture.open(path: capture).accept(&collector)
+        }
+        let held = try model(nil), spilled = try model(scratch)
+        let inMemory = Self.churnFindings(held, runLength: ConnectionChurnRule.runLength)
+        #expect(inMemory.count > 3, "the capture should churn on some peers")
+        #expect(Self.churnFindings(spilled, runLength: 5) == inMemory)
+        #expect(Self.churnFindings(spilled, runLength: 1) == inMemory)
     }
 }

@@ -24,6 +24,11 @@ public struct ConnectionChurnRule: Rule {
 
     /// Each finding as it is made: a capture of churning links makes one per episode.
     public func evaluate(_ model: CaptureModel, context: RuleContext, found: (Finding) -> Void) {
+        evaluate(model, context: context, runLength: Self.runLength, found: found)
+    }
+
+    /// `evaluate`, the links sorted by peer `runLength` at a time when the model has a scratch directory.
+    func evaluate(_ model: CaptureModel, context: RuleContext, runLength: Int, found: (Finding) -> Void) {
         let window = Int64(saturating: context.option("window_seconds") * 1e9)
         let minimum = Int(context.option("minimum_connections"))
         // A link that ended with 0x3E never got going: a failed attempt below, not a connection here.
@@ -37,7 +42,7 @@ public struct ConnectionChurnRule: Rule {
         // first link of an episode is read back. Episodes are found as a peer's links come, each holding only its
         // links within the window of its first not yet reported.
         let all = model.links
-        var byPeer = SortedRuns<PeerLink>(directory: model.scratchDirectory, runLength: Self.runLength)
+        var byPeer = SortedRuns<PeerLink>(directory: model.scratchDirectory, runLength: runLength)
         // The app's LE links that ended with 0x3E, for the failed attempts below.
         var failedLinks: [(at: RecordRef, status: HCIStatus, seconds: Double)] = []
         for (index, c) in all.enumerated() where c.ownership.isApp {

@@ -26,12 +26,13 @@ public struct ReconnectByScanRule: Rule {
     /// `evaluate`, the links sorted `runLength` at a time when the model has a scratch directory.
     func evaluate(_ model: CaptureModel, context: RuleContext, runLength: Int, found: (Finding) -> Void) {
         // The app's scans per controller, in time order, to find "a scan between A's end and B's start". On one
-        // controller (nearly always) the model's own list, not a copy: a long capture holds tens of thousands.
+        // controller (nearly always) the model's own list, not a copy: a long capture holds tens of thousands. On
+        // several, each controller's copy is set aside as the model's list is.
         var scansByController: [UInt16: AppScanList] = [:]
         if let first = model.appScans.first, model.appScans.allSatisfy({ $0.controller == first.controller }) {
             scansByController[first.controller] = model.appScans
         } else {
-            for s in model.appScans { scansByController[s.controller, default: []].append(s) }
+            for s in model.appScans { scansByController[s.controller, default: model.appScans.emptyCopy()].append(s) }
         }
         // Each scan's start and end (nanoseconds; `Spans.stillOn` when it went on), read once: the searches below
         // would otherwise read each scan they pass anew.
