@@ -75,3 +75,45 @@ struct ReconnectByScanRunsTests {
         #expect(Self.churnFindings(spilled, runLength: 1) == inMemory)
     }
 }
+
+/// `reconnect-by-scan`'s search back for a scan that was on at the disconnect and stopped for the reconnection:
+/// with the scans' ends in order it stops at the first that stopped too early, and finds what a search through
+/// every scan before finds; with ends out of order (a clock step) it searches them all.
+@Suite("reconnect-by-scan: the scan stopped for a reconnection")
+struct ReconnectByScanSpansTests {
+    static func reference(_ spans: ReconnectByScanRule.Spans, before lo: Int, after disconnect: Int64, by latest: Int64) -> Int? {
+        spans.ends[..<lo].lastIndex { stop in
+            stop != ReconnectByScanRule.Spans.stillOn && stop > disconnect
+                && Timestamp(nanoseconds: stop) - Timestamp(nanoseconds: disconnect) >= ReconnectByScanRule.minimumScanAfterDisconnect
+                && stop <= latest
+        }
+    }
+
+    @Test("the same scan as a search through every scan before, ends in order or not", arguments: [true, false])
+    func sameAsFullSearch(inOrder: Bool) {
+        // Scans of 2–6 s every 7 s; some still on (no end); out of order, some ends a minute early.
+        var starts: [Int64] = [], ends: [Int64] = []
+        for n in 0..<300 {
+            let start = Int64(n) * 7_000_000_000
+            starts.append(start)
+            if n % 50 == 49 {
+                ends.append(ReconnectByScanRule.Spans.stillOn)
+            } else {
+                let back: Int64 = !inOrder && n % 13 == 0 ? 60_000_000_000 : 0
+                ends.append(start + Int64(2 + n % 5) * 1_000_000_000 - back)
+            }
+        }
+        let spans = ReconnectByScanRule.Spans(starts: starts, ends: ends)
+        #expect(spans.endsInOrder == inOrder)
+        var found = 0
+        for q in 0..<2_000 {
+            let disconnect = Int64(q) * 1_050_000_000 + Int64(q % 7) * 130_000_000
+            let latest = disconnect + Int64(q % 11) * 900_000_000
+            let lo = starts.partitioningIndex { $0 > disconnect }
+            let got = spans.lastStopped(before: lo, after: Timestamp(nanoseconds: disconnect), by: latest)
+            #expect(got == Self.reference(spans, before: lo, after: disconnect, by: latest), "disconnect \(disconnect)")
+            if got != nil { found += 1 }
+        }
+        #expect(found > 100 && found < 1_900, "both answers are exercised: \(found)")
+    }
+}

@@ -130,11 +130,7 @@ public struct ReconnectByScanRule: Rule {
         let scan: AppScan
         if lo < spans.starts.count, spans.starts[lo] < startedAt {
             scan = scans[lo]
-        } else if let on = spans.ends[..<lo].lastIndex(where: { stop in
-            guard stop != Spans.stillOn else { return false }
-            return stop > endedAt && Timestamp(nanoseconds: stop) - ended.timestamp >= minimumScanAfterDisconnect
-                && stop <= startedAt.plusSaturating(stoppedForReconnect)
-        }) {
+        } else if let on = spans.lastStopped(before: lo, after: ended.timestamp, by: startedAt.plusSaturating(stoppedForReconnect)) {
             scan = scans[on]
         } else {
             return nil
@@ -163,16 +159,47 @@ public struct ReconnectByScanRule: Rule {
     struct Spans {
         var starts: [Int64] = []
         var ends: [Int64] = []
+        /// The ends of the scans that stopped never go back in time (the usual case: one controller's scans follow
+        /// one another), so a search back through them can stop at the first that stopped too early.
+        var endsInOrder = true
         /// The end of a scan still on at the end of the capture.
         static let stillOn = Int64.min
 
         init(_ scans: AppScanList) {
+            var starts: [Int64] = [], ends: [Int64] = []
             starts.reserveCapacity(scans.count)
             ends.reserveCapacity(scans.count)
             for s in scans {
                 starts.append(s.start.timestamp.nanoseconds)
                 ends.append(s.endTimestamp?.nanoseconds ?? Self.stillOn)
             }
+            self.init(starts: starts, ends: ends)
+        }
+
+        init(starts: [Int64], ends: [Int64]) {
+            self.starts = starts
+            self.ends = ends
+            let stopped = ends.lazy.filter { $0 != Self.stillOn }
+            endsInOrder = zip(stopped, stopped.dropFirst()).allSatisfy { $0 <= $1 }
+        }
+
+        /// The last scan before `lo` that stopped at least `minimumScanAfterDisconnect` after `disconnect` and by
+        /// `latest` (nanoseconds). With the ends in order the search back stops at the first scan that stopped
+        /// too early: a capture of direct reconnections between scans would otherwise pass every scan before each.
+        func lastStopped(before lo: Int, after disconnect: Timestamp, by latest: Int64) -> Int? {
+            let endedAt = disconnect.nanoseconds
+            var k = lo
+            while k > 0 {
+                k -= 1
+                let stop = ends[k]
+                guard stop != Self.stillOn else { continue }
+                if stop > endedAt && Timestamp(nanoseconds: stop) - disconnect >= minimumScanAfterDisconnect {
+                    if stop <= latest { return k }
+                } else if endsInOrder {
+                    return nil
+                }
+            }
+            return nil
         }
     }
 
