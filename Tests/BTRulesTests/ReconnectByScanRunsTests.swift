@@ -19,9 +19,9 @@ struct ReconnectByScanRunsTests {
         return found
     }
 
-    @Test("runs of five in a directory give the findings of one sort in memory")
-    func runsSetAside() throws {
-        let directory = try TemporaryDirectory()
+    /// A 4 MB capture of many scans tracked twice: with everything in memory, and with a scratch directory where
+    /// the model sets its scans and links aside and the rules set their runs aside.
+    static func models(in directory: TemporaryDirectory) throws -> (held: CaptureModel, spilled: CaptureModel, scratch: String) {
         let (capture, scratch) = try directory.benchCapture(.scans, bytes: 4 << 20)
         func model(_ directory: String?) throws -> CaptureModel {
             var options = TrackerOptions()
@@ -29,7 +29,13 @@ struct ReconnectByScanRunsTests {
             var collector = TrackingCollector(options: options)
             return try OpenedCapture.open(path: capture).accept(&collector)
         }
-        let held = try model(nil), spilled = try model(scratch)
+        return (try model(nil), try model(scratch), scratch)
+    }
+
+    @Test("runs of five in a directory give the findings of one sort in memory")
+    func runsSetAside() throws {
+        let directory = try TemporaryDirectory()
+        let (held, spilled, scratch) = try Self.models(in: directory)
         #expect(held.scratchDirectory == nil && spilled.scratchDirectory == scratch)
         let inMemory = Self.findings(held, runLength: 5)
         #expect(inMemory.count > 10, "the capture should reconnect by scan many times")
@@ -61,14 +67,7 @@ struct ReconnectByScanRunsTests {
     @Test("connection-churn: runs of five in a directory give the episodes of one sort in memory")
     func churnRunsSetAside() throws {
         let directory = try TemporaryDirectory()
-        let (capture, scratch) = try directory.benchCapture(.scans, bytes: 4 << 20)
-        func model(_ directory: String?) throws -> CaptureModel {
-            var options = TrackerOptions()
-            options.scanSessionSpillDirectory = directory
-            var collector = TrackingCollector(options: options)
-            return try OpenedCapture.open(path: capture).accept(&collector)
-        }
-        let held = try model(nil), spilled = try model(scratch)
+        let (held, spilled, _) = try Self.models(in: directory)
         let inMemory = Self.churnFindings(held, runLength: ConnectionChurnRule.runLength)
         #expect(inMemory.count > 3, "the capture should churn on some peers")
         #expect(Self.churnFindings(spilled, runLength: 5) == inMemory)
