@@ -36,7 +36,7 @@ struct FindingSpillTests {
     /// `shared`: the spilled audit's rules evaluated on two threads whatever the capture's size.
     static func bothWays(_ path: String, window: Int = 1, directory: String?, keyRunLength: Int = FindingSpill.defaultKeyRunLength,
                          shared: Bool = false,
-                         accepting: @escaping (Finding) -> Bool = { _ in false }) throws -> (held: [String], spilled: [String], spilledCount: Int) {
+                         accepting: @escaping @Sendable (Finding) -> Bool = { _ in false }) throws -> (held: [String], spilled: [String], spilledCount: Int) {
         var auditor = Auditor()
         auditor.sharedEvaluationRecords = Int.max
         func track(_ judgement: LinkJudgement) throws -> CaptureModel {
@@ -67,7 +67,7 @@ struct FindingSpillTests {
         return (held, spilled, reported.count + accepted.count)
     }
 
-    static func expectSame(_ path: String, accepting: @escaping (Finding) -> Bool = { _ in false }) throws {
+    static func expectSame(_ path: String, accepting: @escaping @Sendable (Finding) -> Bool = { _ in false }) throws {
         let directory = try TemporaryDirectory()
         // Keys sorted in memory at once, and in runs of two merged; the rules on one thread and on two.
         for (runLength, shared) in [(FindingSpill.defaultKeyRunLength, false), (2, false), (FindingSpill.defaultKeyRunLength, true)] {

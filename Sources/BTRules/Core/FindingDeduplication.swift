@@ -17,9 +17,10 @@ enum FindingDeduplication {
 
     static let runLength = 1 << 14
 
-    /// The places (in the order made) of the findings to leave out, in order.
-    static func duplicates(of made: PlainList<FindingSpill.Ref>, in spill: FindingSpill,
-                           runLength: Int = FindingDeduplication.runLength) throws(FindingStoreError) -> PlainList<Int32> {
+    /// The places (in `made`'s order) of the findings to leave out, in order; nil when there are none (no file is
+    /// made for them then: an audit asks once per rule).
+    static func duplicates(of made: some Sequence<FindingSpill.Ref>, in spill: FindingSpill,
+                           runLength: Int = FindingDeduplication.runLength) throws(FindingStoreError) -> PlainList<Int32>? {
         var byHash = SortedRuns<Entry>(directory: spill.directory, runLength: runLength)
         let order: (Entry, Entry) -> Bool = { ($0.hash, $0.place) < ($1.hash, $1.place) }
         var place: Int32 = 0
@@ -28,7 +29,6 @@ enum FindingDeduplication {
             byHash.append(Entry(hash: hash, place: place, ref: ref), order: { order })
             place += 1
         }
-        if let failure = made.failure { throw .spill(cause: failure) }
 
         var dropped = SortedRuns<Int32>(directory: spill.directory, runLength: runLength)
         var group: [Entry] = []
@@ -60,6 +60,7 @@ enum FindingDeduplication {
         if let failure { throw failure }
         if let cause = byHash.failure { throw .spill(cause: cause) }
 
+        if dropped.isEmpty { return nil }
         var places = PlainList<Int32>(directory: spill.directory)
         dropped.drain(by: <) { places.append($0) }
         if let cause = dropped.failure ?? places.failure { throw .spill(cause: cause) }

@@ -10,7 +10,6 @@ struct FinishedFindings {
     private var rules = RuleInterning()
     /// Host parts that are not 0, by where the finding is in the spill.
     private var hostCharges: [Int64: Double] = [:]
-    private var bytes: [UInt8] = []
 
     /// Keys sorted in memory at once (`FindingSpill.keyRunLength`).
     let runLength: Int
@@ -25,11 +24,10 @@ struct FinishedFindings {
         keys = SortedRuns(directory: self.directory, runLength: self.runLength)
     }
 
-    mutating func append(_ f: Finding) {
-        bytes.removeAll(keepingCapacity: true)
-        FindingCoding.encode(f, into: &bytes)
-        let offset = bytes.withUnsafeBytes { spill.append($0) }
-        let key = FindingKey(f, offset: offset, length: bytes.count, rule: rules.slot(f.id))
+    /// Writes `f`, already encoded (`FindingCoding.encode`) as `encoded`, and keeps its key.
+    mutating func append(_ f: Finding, encoded: UnsafeRawBufferPointer) {
+        let offset = spill.append(encoded)
+        let key = FindingKey(f, offset: offset, length: encoded.count, rule: rules.slot(f.id))
         // Rule ids are interned as they come: a run sorted before a rule first appeared ranks it the same, as ranks
         // only compare rules that both appear.
         let rules = self.rules
@@ -38,8 +36,9 @@ struct FinishedFindings {
     }
 
     /// `Auditor.precedes`'s order: time, rule id, link, attribute (the file is the capture's, the same for all),
-    /// then the order finished (the order `Array.sort` keeps among equals). A total order: no two keys have the
-    /// same place in the spill.
+    /// then where written: only findings of one rule reach it, and one thread writes a rule's findings in the
+    /// order made (the order `Array.sort` keeps among equals). A total order: no two keys have the same place in
+    /// the spill.
     private static func precedes(_ rules: RuleInterning) -> (FindingKey, FindingKey) -> Bool {
         // Rule ids by their text's order.
         let byText = rules.ids.indices.sorted { rules.ids[$0] < rules.ids[$1] }
