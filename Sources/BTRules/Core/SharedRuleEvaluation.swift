@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Synchronization
 import BTWire
 import BTTrack
 
@@ -85,30 +83,22 @@ extension Auditor {
 }
 
 /// Which thread evaluates which rule (`Auditor.evaluate(_:model:judged:spill:finishing:)`): claimed under a lock.
-final class RuleClaims: @unchecked Sendable {
+final class RuleClaims: Sendable {
     /// Whether the second thread may take each rule.
     private let sharable: [Bool]
-    @exclusivity(unchecked) private var claimed: [Bool]
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let claimed: Mutex<[Bool]>
 
     init(sharable: [Bool]) {
         self.sharable = sharable
-        claimed = Array(repeating: false, count: sharable.count)
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        claimed = Mutex(Array(repeating: false, count: sharable.count))
     }
 
     /// The first rule no thread took yet (that the second thread may take, for it).
     func claim(onSecondThread: Bool) -> Int? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        guard let i = claimed.indices.first(where: { !claimed[$0] && (sharable[$0] || !onSecondThread) }) else { return nil }
-        claimed[i] = true
-        return i
+        claimed.withLock { claimed in
+            guard let i = claimed.indices.first(where: { !claimed[$0] && (sharable[$0] || !onSecondThread) }) else { return nil }
+            claimed[i] = true
+            return i
+        }
     }
 }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Synchronization
 import BTWire
 import BTCapture
 import BTTrack
@@ -45,11 +43,12 @@ final class FindingFinishing: @unchecked Sendable {
     let cap: MeasuredCap
     let finishing: @Sendable (inout Finding) -> FindingDestination
     private let spill: Spill
+    // What both threads write to, under `lock` only.
     @exclusivity(unchecked) private var reported: FinishedFindings
     @exclusivity(unchecked) private var accepted: FinishedFindings
     /// The first failure either thread met; the second thread stops taking rules after one.
     @exclusivity(unchecked) private var firstFailure: FindingStoreError?
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let lock = Mutex(())
 
     init(file: String, cap: MeasuredCap, finishing: @escaping @Sendable (inout Finding) -> FindingDestination,
          directory: String?, runLength: Int) throws(FindingStoreError) {
@@ -61,20 +60,9 @@ final class FindingFinishing: @unchecked Sendable {
         }
         reported = FinishedFindings(spill: spill, directory: directory, runLength: runLength)
         accepted = FinishedFindings(spill: spill, directory: directory, runLength: runLength)
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
-    }
+    private func locked<T: Sendable>(_ body: () -> T) -> T { lock.withLock { _ in body() } }
 
     /// Finishes one rule's findings, `refs` in `spill` in the order made. `bytes`: the calling thread's buffer.
     func finish(_ refs: PlainList<FindingSpill.Ref>.Values, in spill: FindingSpill, bytes: inout [UInt8])
