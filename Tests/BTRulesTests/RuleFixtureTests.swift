@@ -65,6 +65,18 @@ struct RuleFixtureTests {
         }
     }
 
+    @Test("a rule's options: defaults, overrides, and the options changed afterwards")
+    func options() {
+        var context = RuleContext(description: LingeringConnectionRule.description, overrides: ["idle_seconds": 12])
+        #expect(context.option("idle_seconds") == 12)
+        #expect(context.option("after_unsubscribe_seconds") == 10)
+        #expect(context.option("no_such_option") == 0)
+        context.options["after_unsubscribe_seconds"] = 3
+        context.options["idle_seconds"] = nil
+        #expect(context.option("after_unsubscribe_seconds") == 3)
+        #expect(context.option("idle_seconds") == 0)
+    }
+
     @Test("ids and names are unique and well formed")
     func uniqueIDs() {
         let d = RuleRegistry.descriptions

@@ -96,7 +96,10 @@ public struct RuleFixture: Sendable {
 
 /// Option values for one run: defaults overridden by the config file.
 public struct RuleContext: Sendable {
-    public var options: [String: Double]
+    public var options: [String: Double] { didSet { listed = options.map { ($0.key, $0.value) } } }
+    /// `options` as a list: a rule asks for its few options on every link judged, and comparing a short name costs
+    /// less than hashing it.
+    private var listed: [(name: String, value: Double)] = []
     public var description: RuleDescription
     /// Prices findings' counterfactuals (`FindingCost`).
     public var energy: EnergyModel
@@ -107,9 +110,13 @@ public struct RuleContext: Sendable {
         var values: [String: Double] = [:]
         for o in description.options { values[o.name] = overrides[o.name] ?? o.defaultValue }
         self.options = values
+        listed = values.map { ($0.key, $0.value) }
     }
 
-    public func option(_ name: String) -> Double { options[name] ?? 0 }
+    public func option(_ name: String) -> Double {
+        for o in listed where o.name == name { return o.value }
+        return 0
+    }
 }
 
 /// A best-practice rule. Rules read the tracking layer's model, never bytes.

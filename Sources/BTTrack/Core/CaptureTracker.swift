@@ -137,7 +137,10 @@ public struct CaptureModel: Sendable {
     public var appScanSessions: [Int] { Array(Set(appScans.flatMap(\.programmed))).sorted() }
 
     /// The links the app's rules judge.
-    public var appConnections: [Connection] { connections.filter(\.ownership.isApp) }
+    public var appConnections: [Connection] {
+        // Every link the app's (a link judged alone, per rule): the same array, not a copy.
+        connections.allSatisfy(\.ownership.isApp) ? connections : connections.filter(\.ownership.isApp)
+    }
 
     /// Every link's summary (in id order through `links`): set when links judged early were let go but for their
     /// summary (`LinkRetirement.Keeping.summary`), `connections` then holding only the links still read whole or
@@ -183,7 +186,10 @@ public struct CaptureModel: Sendable {
     public static func links(_ connections: [Connection]) -> CaptureModel {
         CaptureModel(connections: connections, failedConnections: [], scans: [], advertisers: [], ownAdvertising: [],
                      droppedConnections: 0, firstTimestamp: connections.first?.start.timestamp,
-                     lastTimestamp: connections.compactMap { $0.end?.timestamp }.max(), records: 0)
+                     lastTimestamp: connections.reduce(nil) { last, c in
+                         guard let end = c.end?.timestamp else { return last }
+                         return last.map { max($0, end) } ?? end
+                     }, records: 0)
     }
 
     /// The model without the links judged before the capture ended (`Connection.isJudged`).
