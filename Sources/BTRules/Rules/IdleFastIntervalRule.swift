@@ -21,12 +21,14 @@ public struct IdleFastIntervalRule: Rule {
 
     public init() {}
 
+    /// The tracker's default run gap (nanoseconds), read once rather than at every link judged.
+    static let runGap = Int64(saturating: TrackerOptions().activityRunGap.seconds * 1e9)
+
     public func evaluate(_ model: CaptureModel, context: RuleContext) -> [Finding] {
         let maximum = context.option("maximum_interval_ms")
         // ATT operations of one kind on one attribute closer than the tracker's run gap form one activity run,
         // and the gaps inside a run are not kept: an idle stretch shorter than the run gap cannot be seen.
-        let runGap = Int64(saturating: TrackerOptions().activityRunGap.seconds * 1e9)
-        let idleLimit = max(Int64(saturating: context.option("idle_seconds") * 1e9), runGap)
+        let idleLimit = max(Int64(saturating: context.option("idle_seconds") * 1e9), Self.runGap)
         var findings: [Finding] = []
         for c in model.appConnections where c.transport == .le && !c.hidesTraffic {
             // Parameter history and ATT activity, walked in time order to find idle stretches at a fast interval.
