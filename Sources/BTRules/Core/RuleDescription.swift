@@ -96,10 +96,13 @@ public struct RuleFixture: Sendable {
 
 /// Option values for one run: defaults overridden by the config file.
 public struct RuleContext: Sendable {
-    public var options: [String: Double] { didSet { listed = options.map { ($0.key, $0.value) } } }
-    /// `options` as a list: a rule asks for its few options on every link judged, and comparing a short name costs
-    /// less than hashing it.
-    private var listed: [(name: String, value: Double)] = []
+    public var options: [String: Double] {
+        get { Dictionary(uniqueKeysWithValues: listed.lazy.map { ($0.name, $0.value) }) }
+        set { listed = newValue.map { ($0.key, $0.value) } }
+    }
+    /// The options as a list: a rule asks for its few options on every link judged, and comparing a short name
+    /// costs less than hashing it.
+    private var listed: [(name: String, value: Double)]
     public var description: RuleDescription
     /// Prices findings' counterfactuals (`FindingCost`).
     public var energy: EnergyModel
@@ -109,7 +112,6 @@ public struct RuleContext: Sendable {
         self.energy = energy
         var values: [String: Double] = [:]
         for o in description.options { values[o.name] = overrides[o.name] ?? o.defaultValue }
-        self.options = values
         listed = values.map { ($0.key, $0.value) }
     }
 

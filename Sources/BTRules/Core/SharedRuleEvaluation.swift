@@ -17,45 +17,34 @@ extension Auditor {
     func evaluate(_ rules: [any Rule.Type], model: CaptureModel, judged: LinkJudgement?, spill: FindingSpill,
                   finishing: FindingFinishing) throws(FindingStoreError) {
         let rest = judged == nil ? model : model.withoutJudgedLinks
-        // Where each finding is, in the order made: beside the findings, not in memory.
-        var mine = PlainList<FindingSpill.Ref>(directory: spill.directory)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(2048)
+        var mine = RuleWorker(directory: spill.directory)
         guard rules.count > 1, model.judgedRecords >= sharedEvaluationRecords else {
             for rule in rules {
-                let start = mine.count
-                evaluate(rule, model: model, rest: rest, judged: judged, into: spill) { mine.append($0) }
-                try finishing.finish(mine.values(in: start..<mine.count), in: spill, bytes: &bytes)
+                try mine.run(rule, of: self, model: model, rest: rest, judged: judged, into: spill, finishing: finishing)
             }
-            if let failure = mine.failure { throw .spill(cause: failure) }
+            if let failure = mine.places.failure { throw .spill(cause: failure) }
             return
         }
         let side = try FindingSpill(directory: spill.directory)
         let claims = RuleClaims(sharable: rules.map { $0.description.scope != .link || judged == nil })
         let second = SecondThread {
-            var theirs = PlainList<FindingSpill.Ref>(directory: side.directory)
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(2048)
+            var theirs = RuleWorker(directory: side.directory)
             do throws(FindingStoreError) {
                 while finishing.failure == nil, let i = claims.claim(onSecondThread: true) {
-                    let start = theirs.count
                     // A rule this thread takes reads no judged link's findings (`RuleClaims.sharable`).
-                    evaluate(rules[i], model: model, rest: model, judged: nil, into: side) { theirs.append($0) }
-                    try finishing.finish(theirs.values(in: start..<theirs.count), in: side, bytes: &bytes)
+                    try theirs.run(rules[i], of: self, model: model, rest: model, judged: nil, into: side, finishing: finishing)
                 }
                 if let failure = side.failure { throw failure }
-                if let failure = theirs.failure { throw .spill(cause: failure) }
+                if let failure = theirs.places.failure { throw .spill(cause: failure) }
             } catch {
                 finishing.fail(error)
             }
         }
         do throws(FindingStoreError) {
             while finishing.failure == nil, let i = claims.claim(onSecondThread: false) {
-                let start = mine.count
-                evaluate(rules[i], model: model, rest: rest, judged: judged, into: spill) { mine.append($0) }
-                try finishing.finish(mine.values(in: start..<mine.count), in: spill, bytes: &bytes)
+                try mine.run(rules[i], of: self, model: model, rest: rest, judged: judged, into: spill, finishing: finishing)
             }
-            if let failure = mine.failure { throw .spill(cause: failure) }
+            if let failure = mine.places.failure { throw .spill(cause: failure) }
         } catch {
             finishing.fail(error)
         }
@@ -65,7 +54,7 @@ extension Auditor {
 
     /// One rule's findings, each set aside in `target` and its place handed to `add` in the order one evaluation
     /// over the whole capture gives them.
-    private func evaluate(_ rule: any Rule.Type, model: CaptureModel, rest: CaptureModel, judged: LinkJudgement?,
+    fileprivate func evaluate(_ rule: any Rule.Type, model: CaptureModel, rest: CaptureModel, judged: LinkJudgement?,
                           into target: FindingSpill, _ add: (FindingSpill.Ref) -> Void) {
         let d = rule.description
         let prepared = prepare(rule)
@@ -79,6 +68,26 @@ extension Auditor {
         } else {
             prepared.evaluate(model) { add(target.append($0)) }
         }
+    }
+}
+
+/// One thread's part of `Auditor.evaluate(_:model:judged:spill:finishing:)`: where its findings are, in the order
+/// made (beside the findings, not in memory), and the buffer it encodes them with as it finishes each rule's.
+private struct RuleWorker {
+    var places: PlainList<FindingSpill.Ref>
+    var bytes: [UInt8] = []
+
+    init(directory: String?) {
+        places = PlainList(directory: directory)
+        bytes.reserveCapacity(2048)
+    }
+
+    /// Evaluates `rule` into `spill`, then finishes its findings.
+    mutating func run(_ rule: any Rule.Type, of auditor: Auditor, model: CaptureModel, rest: CaptureModel,
+                      judged: LinkJudgement?, into spill: FindingSpill, finishing: FindingFinishing) throws(FindingStoreError) {
+        let start = places.count
+        auditor.evaluate(rule, model: model, rest: rest, judged: judged, into: spill) { places.append($0) }
+        try finishing.finish(places.values(in: start..<places.count), in: spill, bytes: &bytes)
     }
 }
 

@@ -186,10 +186,7 @@ public struct CaptureModel: Sendable {
     public static func links(_ connections: [Connection]) -> CaptureModel {
         CaptureModel(connections: connections, failedConnections: [], scans: [], advertisers: [], ownAdvertising: [],
                      droppedConnections: 0, firstTimestamp: connections.first?.start.timestamp,
-                     lastTimestamp: connections.reduce(nil) { last, c in
-                         guard let end = c.end?.timestamp else { return last }
-                         return last.map { max($0, end) } ?? end
-                     }, records: 0)
+                     lastTimestamp: connections.lazy.compactMap { $0.end?.timestamp }.max(), records: 0)
     }
 
     /// The model without the links judged before the capture ended (`Connection.isJudged`).
