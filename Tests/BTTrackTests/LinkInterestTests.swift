@@ -73,9 +73,16 @@ struct LinkInterestTests {
         let gone = m.set(7, 7)
         #expect(gone.map { Set($0.keys) } == [0, 1, 2])
         #expect(m[0] == nil && m[3] == 3 && m[7] == 7 && m.forgotten == 3)
-        // A key set again is recent: it survives the next generation's retirement.
+        // `find` says which generation holds a key.
+        #expect(m.find(3)?.inCurrent == false && m.find(7)?.inCurrent == true && m.find(99) == nil)
+        // A key set again is recent: it moves to the current generation (it survives the next retirement), whether
+        // `set` looks it up or is told where `find` found it.
         m.set(3, 30)
-        m.update(4) { $0 = 40 }
-        #expect(m[3] == 30 && m[4] == 40)
+        #expect(m.find(3)?.inCurrent == true && m.count == 5)
+        m.set(5, 50, found: m.find(5))
+        #expect(m.find(5)?.inCurrent == true && m.count == 5)
+        // `update` changes a value where it is.
+        if let four = m.find(4) { m.update(4, found: four) { $0 = 40 } }
+        #expect(m[3] == 30 && m[4] == 40 && m[5] == 50 && m.find(4)?.inCurrent == false)
     }
 }

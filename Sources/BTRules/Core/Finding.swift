@@ -128,6 +128,9 @@ public struct Finding: Sendable {
     /// The fingerprint format's version, its first field. Fingerprints of another version never match.
     public static let fingerprintVersion = "v2"
 
+    /// Bytes of a fingerprint besides its version and fields: five `|`, `hci` and a controller index of up to 5 digits.
+    static let fingerprintPunctuation = 13
+
     /// `v2|RULE|hciN|SUBJECT|ATTRIBUTE|DISCRIMINATOR`, for example
     /// `v2|BTL010|hci0|E1:7F:03:9A:42:42/2|3e2a0003-6f1c-4b5e-9d2a-7c1e5a0b4c11|0x12`:
     /// - RULE: the rule's id; hciN: the controller index.
@@ -138,8 +141,20 @@ public struct Finding: Sendable {
     /// - DISCRIMINATOR: the rule's, or `-`.
     static func fingerprint(id: String, controller: UInt16, subject: String, attribute: String?,
                             discriminator: String) -> String {
-        [fingerprintVersion, id, "hci\(controller)", subject, attribute ?? "-", discriminator.isEmpty ? "-" : discriminator]
-            .joined(separator: "|")
+        // Appended in place: every finding has one, and joining an array of the parts cost several times more.
+        let attribute = attribute ?? "-", discriminator = discriminator.isEmpty ? "-" : discriminator
+        var s = fingerprintVersion
+        s.reserveCapacity(fingerprintVersion.utf8.count + id.utf8.count + subject.utf8.count + attribute.utf8.count
+                          + discriminator.utf8.count + fingerprintPunctuation)
+        s += "|"
+        s += id
+        s += "|hci"
+        s += String(controller)
+        for part in [subject, attribute, discriminator] {
+            s += "|"
+            s += part
+        }
+        return s
     }
 
     /// The SUBJECT field: see `fingerprint(...)`. `link`: the peer (nil: not shown) and which link to it.

@@ -45,7 +45,7 @@ public struct Findings: RandomAccessCollection, ExpressibleByArrayLiteral, Senda
 
     public func key(at i: Int) -> FindingKey {
         let (list, j) = locate(i)
-        return lists[list].keys[j]
+        return lists[list].key(at: j)
     }
 
     public func ruleID(at i: Int) -> String {

@@ -15,9 +15,24 @@ enum RuleText {
 
     static func connection(_ c: Connection) -> String { connection(LinkSummary(c)) }
 
+    /// `connection #3 (handle 0x0040 to AA:BB:CC:DD:EE:FF)`. Appended in place: a rule of a long capture writes
+    /// it in tens of thousands of messages, and interpolation cost about three times as much.
     static func connection(_ c: LinkSummary) -> String {
-        "connection #\(c.id) (\(c.linkName)\(c.peerAddress.map { " to \($0)" } ?? ""))"
+        var s = "connection #"
+        s.reserveCapacity(Self.connectionCapacity)
+        s += String(c.id)
+        s += " ("
+        s += c.linkName
+        if let peer = c.peerAddress {
+            s += " to "
+            s += peer.description
+        }
+        s += ")"
+        return s
     }
+
+    /// Bytes `connection(_:)` reserves: the longest it writes (a 20-digit id, an access address, a peer).
+    static let connectionCapacity = 72
 
     static func attribute(_ handle: UInt16, in c: Connection) -> String {
         if let name = c.gatt.name(of: handle) { return "\(name) [\(Hex.u16(handle))]" }

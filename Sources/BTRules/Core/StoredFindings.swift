@@ -62,6 +62,11 @@ public final class StoredFindings: @unchecked Sendable {
 
     public func ruleID(at i: Int) -> String { ruleIDs[Int(keys[i].rule)] }
 
+    /// The key at `i`, read in place: `stored.keys[i]` from outside copied the whole `SetAsideArray` (its file,
+    /// offsets and lists retained and released) at each of the report's hundreds of thousands of key reads.
+    @inline(__always)
+    func key(at i: Int) -> FindingKey { keys[i] }
+
     /// Records a failure to keep the findings (their keys could not be set aside or read back).
     func note(_ error: FindingStoreError) {
         if failure == nil { failure = error }

@@ -149,10 +149,11 @@ public struct ConnectionTracker {
         c.peerAddress = peer
         scanDevices.linkOpened(peer: peer)
         let link = PeerLinkKey(controller: controller, peer: peer, transport: transport)
-        c.peerLink = Int(peerLinks[link] ?? 0) + 1
+        let numbered = peerLinks.find(link)
+        c.peerLink = Int(numbered?.value ?? 0) + 1
         // A peer forgotten (`peersNumbered`) numbers its links from 1 again: a capture that reaches it connects
         // to a new address nearly every time (random peers), where the count says nothing anyway.
-        peerLinks.set(link, Int32(clamping: c.peerLink))
+        peerLinks.set(link, Int32(clamping: c.peerLink), found: numbered)
         if let peer, let interest = options.retirement?.interest { rememberPeer(c, peer, interest) }
         open[Self.key(controller, handle)] = c
         return c

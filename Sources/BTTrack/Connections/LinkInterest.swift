@@ -128,27 +128,48 @@ struct PeerMemory<Key: Hashable, Value> {
 
     subscript(key: Key) -> Value? { current[key] ?? previous[key] }
 
+    /// A key found, and in which generation: what `set` and `update` need to know, so that they hash it once more
+    /// rather than looking in both generations again (every link looks its peer up a few times).
+    struct Found {
+        var value: Value
+        var inCurrent: Bool
+    }
+
+    func find(_ key: Key) -> Found? {
+        if let value = current[key] { return Found(value: value, inCurrent: true) }
+        if let value = previous[key] { return Found(value: value, inCurrent: false) }
+        return nil
+    }
+
     var count: Int { current.count + previous.count }
 
     /// Sets `key`, first retiring the older generation when the current one is full and `mayForget` agrees;
     /// returns what it forgot then.
     @discardableResult
     mutating func set(_ key: Key, _ value: Value, mayForget: Bool = true) -> [Key: Value]? {
+        set(key, value, found: find(key), mayForget: mayForget)
+    }
+
+    /// `set(_:_:mayForget:)` for a key `find` just looked up (`found`).
+    @discardableResult
+    mutating func set(_ key: Key, _ value: Value, found: Found?, mayForget: Bool = true) -> [Key: Value]? {
         var gone: [Key: Value]?
-        if current.count >= generation, mayForget, current[key] == nil {
+        var inPrevious = found.map { !$0.inCurrent } ?? false
+        if current.count >= generation, mayForget, found?.inCurrent != true {
             forgotten += previous.count
             gone = previous
             previous = current
             current = Dictionary(minimumCapacity: generation)
+            inPrevious = false  // it was in the generation forgotten, or nowhere
         }
         current[key] = value
-        if !previous.isEmpty { previous[key] = nil }
+        if inPrevious { previous[key] = nil }
         return gone
     }
 
-    /// Changes `key`'s value where it is, without making it recent.
-    mutating func update(_ key: Key, _ change: (inout Value) -> Void) {
-        if current[key] != nil { change(&current[key]!) } else if previous[key] != nil { change(&previous[key]!) }
+    /// Changes the value of `key`, which `find` just found, where it is, without making it recent.
+    mutating func update(_ key: Key, found: Found, _ change: (inout Value) -> Void) {
+        if found.inCurrent { change(&current[key]!) } else { change(&previous[key]!) }
     }
 
     /// Every value remembered.

@@ -239,8 +239,8 @@ extension ConnectionTracker {
     mutating func keep(_ s: LinkSummary, _ interest: LinkInterest, now: Int64) {
         if readsSummary(s, interest, now: now) {
             retiring.summaries.append(s)
-        } else if let peer = s.peerAddress, retiring.peers[peer]?.id == Int32(clamping: s.id) {
-            retiring.peers.update(peer) { $0.summary = s }
+        } else if let peer = s.peerAddress, let latest = retiring.peers.find(peer), latest.value.id == Int32(clamping: s.id) {
+            retiring.peers.update(peer, found: latest) { $0.summary = s }
         } else {
             retiring.letGoLinks.append(LetGoLink(s))
         }
@@ -283,7 +283,7 @@ extension ConnectionTracker {
     /// makes both links returning (`RetirementState.returning`).
     mutating func rememberPeer(_ c: Connection, _ peer: BDAddr, _ interest: LinkInterest) {
         let id = Int32(clamping: c.id), start = c.start.timestamp.nanoseconds
-        let latest = retiring.peers[peer]
+        let found = retiring.peers.find(peer), latest = found?.value
         if let latest, latest.id != id {
             retiring.returning.insert(id)
             if let summary = latest.summary {
@@ -298,7 +298,7 @@ extension ConnectionTracker {
         let mayForget = retiring.newestPeerStart.previous < start.minusSaturating(interest.peerWindow)
         let newest = RetirementState.PeerLatest(id: max(id, latest?.id ?? .min), start: max(start, latest?.start ?? .min),
                                                 summary: latest?.id == id ? latest?.summary : nil)
-        if let forgotten = retiring.peers.set(peer, newest, mayForget: mayForget) {
+        if let forgotten = retiring.peers.set(peer, newest, found: found, mayForget: mayForget) {
             for entry in forgotten.values { if let s = entry.summary { retiring.letGoLinks.append(LetGoLink(s)) } }
             retiring.newestPeerStart = (newest.start, retiring.newestPeerStart.current)
         } else {

@@ -108,7 +108,7 @@ enum ScanPiece: Int {
 }
 
 /// The links' peers: an exact set of 48-bit addresses while they are few, then a Bloom filter (no false
-/// negatives, a fixed 1 MiB). Most captures have a few peers: a 1 MiB table allocated and zeroed for them was a
+/// negatives, a fixed 256 KiB). Most captures have a few peers: a filter allocated and zeroed for them was a
 /// large share of tracking a capture of a few packets (the fuzz harness tracks hundreds a second). The exact set
 /// is a `KeyTable`: every device of every scan session is looked up here.
 ///
