@@ -136,6 +136,8 @@ public enum AppScans {
         var scans = empty
         var background: [BackgroundScanning] = []
         let end = captureEnd ?? Timestamp(nanoseconds: Int64.max)
+        // Each controller's latest scan in `scans`: the one a session may be the next piece of.
+        var lastScan: [UInt16: Int] = [:]
         for (i, s) in sessions.enumerated() where !clientControllers.contains(s.controller) {
             var scan = AppScan(controller: s.controller, attribution: .controllerSession, client: nil, start: s.start,
                                end: s.end, endTimestamp: s.endTimestamp, sessions: [i], programmed: [i], isActive: s.isActive,
@@ -144,15 +146,22 @@ public enum AppScans {
             scan.received = AppScan.Received(reports: s.reports, scanResponses: s.scanResponses)
             scan.pieceStarts = [s.start]
             // The same parameters started again at once, with no connection in between: the same scan restarted.
-            if let j = scans.lastIndex(where: { $0.controller == s.controller }), scans[j].attribution == .controllerSession,
+            let j = lastScan[s.controller]
+            if let j, scans[j].attribution == .controllerSession,
                let previousEnd = scans[j].endTimestamp, !Self.linkChanged(s.lastLinkChange, around: previousEnd), !s.implicitStart,
                s.start.timestamp >= previousEnd, s.start.timestamp - previousEnd <= AppScan.restartGap,
                s.scansAlike(sessions[scans[j].pricedSession]) {
                 scans[j].absorb(scan, sessions: sessions)
             } else {
+                // The controller's scan before takes no more pieces: its devices are counted now, while it is still
+                // in memory, rather than read back, counted and written again once every scan is built.
+                if let j { scans[j].countDevices(sessions) }
+                lastScan[s.controller] = scans.count
                 scans.append(scan)
             }
         }
+        // Each controller's last scan, counted as the others were.
+        for j in lastScan.values { scans[j].countDevices(sessions) }
         for controller in clientControllers.sorted() {
             let own = sessions.indices.filter { sessions[$0].controller == controller }
             var appSpans: [(Int64, Int64)] = []
@@ -238,7 +247,10 @@ public enum AppScans {
             for scan in scans.sorted(by: inOrder) { sorted.append(scan) }
             scans = sorted
         }
-        for i in scans.indices { scans[i].countDevices(sessions) }
+        // The scans of the clients' controllers (counting the others' devices again changes nothing).
+        if !clientControllers.isEmpty {
+            for i in scans.indices { scans[i].countDevices(sessions) }
+        }
         return (scans, background, unattributed)
     }
 
