@@ -77,19 +77,21 @@ struct ReconnectByScanRunsTests {
 
 /// `reconnect-by-scan`'s search back for a scan that was on at the disconnect and stopped for the reconnection:
 /// with the scans' ends in order it stops at the first that stopped too early, and finds what a search through
-/// every scan before finds; with ends out of order (a clock step) it searches them all.
+/// every scan before finds; with ends out of order (a clock step) it searches them all. Set aside (a long capture's
+/// tens of thousands of scans), the spans give the same answers.
 @Suite("reconnect-by-scan: the scan stopped for a reconnection")
 struct ReconnectByScanSpansTests {
-    static func reference(_ spans: ReconnectByScanRule.Spans, before lo: Int, after disconnect: Int64, by latest: Int64) -> Int? {
-        spans.ends[..<lo].lastIndex { stop in
+    static func reference(ends: [Int64], before lo: Int, after disconnect: Int64, by latest: Int64) -> Int? {
+        ends[..<lo].lastIndex { stop in
             stop != ReconnectByScanRule.Spans.stillOn && stop > disconnect
                 && Timestamp(nanoseconds: stop) - Timestamp(nanoseconds: disconnect) >= ReconnectByScanRule.minimumScanAfterDisconnect
                 && stop <= latest
         }
     }
 
-    @Test("the same scan as a search through every scan before, ends in order or not", arguments: [true, false])
-    func sameAsFullSearch(inOrder: Bool) {
+    @Test("the same scan as a search through every scan before, ends in order or not, in memory or set aside",
+          arguments: [true, false], [true, false])
+    func sameAsFullSearch(inOrder: Bool, setAside: Bool) throws {
         // Scans of 2–6 s every 7 s; some still on (no end); out of order, some ends a minute early.
         var starts: [Int64] = [], ends: [Int64] = []
         for n in 0..<300 {
@@ -102,15 +104,21 @@ struct ReconnectByScanSpansTests {
                 ends.append(start + Int64(2 + n % 5) * 1_000_000_000 - back)
             }
         }
-        let spans = ReconnectByScanRule.Spans(starts: starts, ends: ends)
+        let directory = try TemporaryDirectory()
+        let spans = setAside
+            ? ReconnectByScanRule.Spans(starts: starts, ends: ends, directory: directory.path, held: 10)
+            : ReconnectByScanRule.Spans(starts: starts, ends: ends)
         #expect(spans.endsInOrder == inOrder)
+        #expect(setAside ? spans.setAsideCount >= starts.count / 2 : spans.setAsideCount == 0)
+        #expect(spans.count == starts.count && (0..<starts.count).allSatisfy { spans.start($0) == starts[$0] && spans.end($0) == ends[$0] })
         var found = 0
         for q in 0..<2_000 {
             let disconnect = Int64(q) * 1_050_000_000 + Int64(q % 7) * 130_000_000
             let latest = disconnect + Int64(q % 11) * 900_000_000
-            let lo = starts.partitioningIndex { $0 > disconnect }
+            let lo = spans.firstStarted(after: disconnect)
+            #expect(lo == starts.partitioningIndex { $0 > disconnect })
             let got = spans.lastStopped(before: lo, after: Timestamp(nanoseconds: disconnect), by: latest)
-            #expect(got == Self.reference(spans, before: lo, after: disconnect, by: latest), "disconnect \(disconnect)")
+            #expect(got == Self.reference(ends: ends, before: lo, after: disconnect, by: latest), "disconnect \(disconnect)")
             if got != nil { found += 1 }
         }
         #expect(found > 100 && found < 1_900, "both answers are exercised: \(found)")

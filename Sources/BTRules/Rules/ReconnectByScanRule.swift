@@ -36,7 +36,7 @@ public struct ReconnectByScanRule: Rule {
         }
         // Each scan's start and end (nanoseconds; `Spans.stillOn` when it went on), read once: the searches below
         // would otherwise read each scan they pass anew.
-        let spans = scansByController.mapValues { Spans($0) }
+        let spans = scansByController.mapValues { Spans($0, directory: model.scratchDirectory, held: runLength) }
         // The links with a peer on a controller the app scanned on, sorted by (controller and peer, start, id):
         // a peer's earlier links are only looked up among its own, so nothing is kept per peer across the capture
         // (a soak test meets a new random address per link). Sorted in runs set aside on a long capture: 32 bytes
@@ -126,9 +126,9 @@ public struct ReconnectByScanRule: Rule {
                         spans: Spans, _ model: CaptureModel, _ context: RuleContext) -> Finding? {
         // The first scan that started after the previous link ended and before this one started.
         let endedAt = ended.timestamp.nanoseconds, startedAt = c.start.timestamp.nanoseconds
-        let lo = spans.starts.partitioningIndex { $0 > endedAt }
+        let lo = spans.firstStarted(after: endedAt)
         let scan: AppScan
-        if lo < spans.starts.count, spans.starts[lo] < startedAt {
+        if lo < spans.count, spans.start(lo) < startedAt {
             scan = scans[lo]
         } else if let on = spans.lastStopped(before: lo, after: ended.timestamp, by: startedAt.plusSaturating(stoppedForReconnect)) {
             scan = scans[on]
@@ -155,33 +155,53 @@ public struct ReconnectByScanRule: Rule {
                 .costing(RuleCost.scanning(priced ?? model.scans[scan.pricedSession], seconds: Double(scanned) / 1e9, context))
     }
 
-    /// The app's scans' starts and ends on one controller, in their order.
+    /// The app's scans' starts and ends on one controller, in their order: in memory (16 bytes a scan) up to
+    /// `held` scans, set aside in the model's scratch directory beyond (about 4 bytes a scan in memory), as the
+    /// model's scans are; 10 GB of many scans has about 75,000.
     struct Spans {
-        var starts: [Int64] = []
-        var ends: [Int64] = []
+        /// A scan's start and end, nanoseconds (`stillOn` for a scan still on at the end of the capture).
+        struct Span: PlainSetAsideValue {
+            var start: Int64
+            var end: Int64
+        }
+
+        private var spans = SetAsideArray<Span>()
         /// The ends of the scans that stopped never go back in time (the usual case: one controller's scans follow
         /// one another), so a search back through them can stop at the first that stopped too early.
-        var endsInOrder = true
+        private(set) var endsInOrder = true
         /// The end of a scan still on at the end of the capture.
         static let stillOn = Int64.min
 
-        init(_ scans: AppScanList) {
-            var starts: [Int64] = [], ends: [Int64] = []
-            starts.reserveCapacity(scans.count)
-            ends.reserveCapacity(scans.count)
-            for s in scans {
-                starts.append(s.start.timestamp.nanoseconds)
-                ends.append(s.endTimestamp?.nanoseconds ?? Self.stillOn)
-            }
-            self.init(starts: starts, ends: ends)
+        init(_ scans: AppScanList, directory: String?, held: Int) {
+            self.init(scans.lazy.map { Span(start: $0.start.timestamp.nanoseconds, end: $0.endTimestamp?.nanoseconds ?? Self.stillOn) },
+                      count: scans.count, directory: directory, held: held)
         }
 
-        init(starts: [Int64], ends: [Int64]) {
-            self.starts = starts
-            self.ends = ends
-            let stopped = ends.lazy.filter { $0 != Self.stillOn }
-            endsInOrder = zip(stopped, stopped.dropFirst()).allSatisfy { $0 <= $1 }
+        init(starts: [Int64], ends: [Int64], directory: String? = nil, held: Int = .max) {
+            self.init(zip(starts, ends).lazy.map { Span(start: $0, end: $1) }, count: starts.count, directory: directory,
+                      held: held)
         }
+
+        private init<S: Sequence<Span>>(_ all: S, count: Int, directory: String?, held: Int) {
+            if count > held, let directory { spans = SetAsideArray(spillingTo: directory) }
+            var lastStop: Int64?
+            for span in all {
+                spans.append(span)
+                guard span.end != Self.stillOn else { continue }
+                if let lastStop, span.end < lastStop { endsInOrder = false }
+                lastStop = span.end
+            }
+        }
+
+        var count: Int { spans.count }
+        /// Spans read back from the file rather than memory.
+        var setAsideCount: Int { spans.setAsideCount }
+        func start(_ i: Int) -> Int64 { spans[i].start }
+        func end(_ i: Int) -> Int64 { spans[i].end }
+
+        /// The first scan that started after `t` (nanoseconds): the search over the starts that a sorted array
+        /// of them would make, each read as it is reached.
+        func firstStarted(after t: Int64) -> Int { spans.partitioningIndex { $0.start > t } }
 
         /// The last scan before `lo` that stopped at least `minimumScanAfterDisconnect` after `disconnect` and by
         /// `latest` (nanoseconds). With the ends in order the search back stops at the first scan that stopped
@@ -191,7 +211,7 @@ public struct ReconnectByScanRule: Rule {
             var k = lo
             while k > 0 {
                 k -= 1
-                let stop = ends[k]
+                let stop = end(k)
                 guard stop != Self.stillOn else { continue }
                 if stop > endedAt && Timestamp(nanoseconds: stop) - disconnect >= minimumScanAfterDisconnect {
                     if stop <= latest { return k }
