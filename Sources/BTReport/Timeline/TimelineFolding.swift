@@ -19,6 +19,10 @@ public enum TimelineFolding {
     static let namedConnections = 8, namedPeers = 3
     /// Peers counted in a folded entry of alike links ("with 12 peers"); past it, "with over 10000 peers".
     static let countedPeers = 10_000
+    /// Likenesses of links remembered per generation (`GenerationalMap`): a link alike one not seen for two
+    /// generations of new likenesses (more links than 1 GB of many short ones has) starts a group of its own. A long
+    /// capture's links are nearly all different: one table of them all held 4.8 MB on 10 GB.
+    static let likenessesRemembered = 32_768
 
     // MARK: Descriptions without times and counts
 

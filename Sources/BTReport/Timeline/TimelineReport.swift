@@ -416,7 +416,8 @@ public enum TimelineReport {
     /// of each group is printed, the others fold into one entry after it. Found in a first pass over the links that
     /// keeps a hash of each link's likeness, not its lines: per likeness its first link and what the entry says of
     /// the others (not the links themselves: a long capture's links are nearly all alike something, and 100,000
-    /// summaries are 12.8 MB), and per link which likeness it has.
+    /// summaries are 12.8 MB), and per link which likeness it has. The hashes are remembered for two generations
+    /// (`TimelineFolding.likenessesRemembered`).
     struct AlikeLinks {
         /// What the folded entry says of a group's links after its first.
         struct Members {
@@ -456,7 +457,7 @@ public enum TimelineReport {
         private var likenessOfLink: [Int32] = []
 
         init(_ links: LinksInOrder, model: CaptureModel) {
-            var likeness: [Int: Int32] = [:]
+            var likeness = GenerationalMap<Int, Int32>(generation: TimelineFolding.likenessesRemembered)
             let captureEnd = model.lastTimestamp
             links.forEach { entry in
                 // A long link is alike no other: its lines are not made twice.
@@ -464,13 +465,16 @@ public enum TimelineReport {
                 let link = entry.printed(model: model)
                 guard link.lines.count <= TimelineFolding.alikeEvents else { likenessOfLink.append(-1); return }
                 let key = TimelineFolding.likeness(link).hashValue
-                guard let l = likeness[key] else {
-                    likeness[key] = Int32(leaders.count)
+                guard let found = likeness.find(key) else {
+                    likeness.set(key, Int32(leaders.count), found: nil)
                     likenessOfLink.append(Int32(leaders.count))
                     leaders.append(Int32(clamping: link.link.id))
                     membersIndex.append(-1)
                     return
                 }
+                let l = found.value
+                // Seen again: recent, so a group going on is not forgotten.
+                if !found.inCurrent { likeness.set(key, l, found: found) }
                 likenessOfLink.append(l)
                 if membersIndex[Int(l)] < 0 {
                     membersIndex[Int(l)] = Int32(members.count)

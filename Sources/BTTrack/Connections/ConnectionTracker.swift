@@ -103,7 +103,7 @@ public struct ConnectionTracker {
     /// controller and peer: the link takes it when it opens.
     var earlyRoles: [PeerLinkKey: Bool] = [:]
     /// Links opened so far per controller, peer (nil: not shown) and transport, for `Connection.peerLink`.
-    var peerLinks = PeerMemory<PeerLinkKey, Int32>(generation: ConnectionTracker.peersNumbered)
+    var peerLinks = GenerationalMap<PeerLinkKey, Int32>(generation: ConnectionTracker.peersNumbered)
     /// Peers whose links are numbered (`peerLinks`) per generation: the 8,192 to 16,384 peers connected to most
     /// recently are remembered, so memory stays bounded on a long capture of links to ever new addresses.
     static let peersNumbered = 8192
@@ -635,7 +635,7 @@ public struct ConnectionTracker {
         var summaries: SetAsideArray<LinkSummary>?
         if options.retirement?.keeping == .summary {
             for s in retiring.peersSummaries { retiring.summaries.append(s) }
-            retiring.peers = PeerMemory(generation: RetirementState.peersRemembered)
+            retiring.peers = GenerationalMap(generation: RetirementState.peersRemembered)
             summaries = retiring.summaries
             retiring.summaries = []  // the caller's copy is then the only one: it grows in place
         }

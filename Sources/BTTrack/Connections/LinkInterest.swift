@@ -14,7 +14,7 @@ import BTCapture
 ///   outlived, or the link that was up when a scan started;
 /// - was asked for while a scan ended (`scanEndAroundRequest`): a scan stopped for the connection and resumed;
 /// - is to a peer that had another link (reconnections, churn), or is the latest link to a peer still remembered
-///   (`PeerMemory`): a later link to it may be a reconnection.
+///   (`GenerationalMap`): a later link to it may be a reconnection.
 /// Every other link let go leaves its `LetGoLink`, which is what counting links during a scan reads.
 public struct LinkInterest: Sendable {
     /// A connection asked for while a scan ended — the scan ending from `before` before the request to `after`
@@ -109,69 +109,4 @@ struct ScanBoundaries {
         let i = times.partitioningIndex { $0 >= range.lowerBound }
         return i < times.count && times[i] <= range.upperBound
     }
-}
-
-/// A map that remembers the keys set in the last two generations of `generation` keys each: per-peer state that
-/// stays bounded when every link is to a new peer, forgetting the peers not seen for longest. A generation is
-/// only retired when `mayForget` allows it (say, when its newest entry is old enough).
-struct PeerMemory<Key: Hashable, Value> {
-    private var current: [Key: Value]
-    private var previous: [Key: Value] = [:]
-    let generation: Int
-    /// Keys forgotten so far.
-    private(set) var forgotten = 0
-
-    init(generation: Int) {
-        self.generation = generation
-        current = Dictionary(minimumCapacity: 0)
-    }
-
-    subscript(key: Key) -> Value? { current[key] ?? previous[key] }
-
-    /// A key found, and in which generation: what `set` and `update` need to know, so that they hash it once more
-    /// rather than looking in both generations again (every link looks its peer up a few times).
-    struct Found {
-        var value: Value
-        var inCurrent: Bool
-    }
-
-    func find(_ key: Key) -> Found? {
-        if let value = current[key] { return Found(value: value, inCurrent: true) }
-        if let value = previous[key] { return Found(value: value, inCurrent: false) }
-        return nil
-    }
-
-    var count: Int { current.count + previous.count }
-
-    /// Sets `key`, first retiring the older generation when the current one is full and `mayForget` agrees;
-    /// returns what it forgot then.
-    @discardableResult
-    mutating func set(_ key: Key, _ value: Value, mayForget: Bool = true) -> [Key: Value]? {
-        set(key, value, found: find(key), mayForget: mayForget)
-    }
-
-    /// `set(_:_:mayForget:)` for a key `find` just looked up (`found`).
-    @discardableResult
-    mutating func set(_ key: Key, _ value: Value, found: Found?, mayForget: Bool = true) -> [Key: Value]? {
-        var gone: [Key: Value]?
-        var inPrevious = found.map { !$0.inCurrent } ?? false
-        if current.count >= generation, mayForget, found?.inCurrent != true {
-            forgotten += previous.count
-            gone = previous
-            previous = current
-            current = Dictionary(minimumCapacity: generation)
-            inPrevious = false  // it was in the generation forgotten, or nowhere
-        }
-        current[key] = value
-        if inPrevious { previous[key] = nil }
-        return gone
-    }
-
-    /// Changes the value of `key`, which `find` just found, where it is, without making it recent.
-    mutating func update(_ key: Key, found: Found, _ change: (inout Value) -> Void) {
-        if found.inCurrent { change(&current[key]!) } else { change(&previous[key]!) }
-    }
-
-    /// Every value remembered.
-    var values: some Sequence<Value> { [current.values, previous.values].joined() }
 }

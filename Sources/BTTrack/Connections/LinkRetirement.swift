@@ -112,13 +112,13 @@ struct RetirementState {
     /// Each remembered peer's latest link (by peer address, any controller or transport: a superset of how the
     /// rules group a peer's links), with its summary once it was let go and nothing else reads it: the peer may
     /// return (a reconnection reads it then), and when the peer is forgotten it is let go (`LetGoLink`).
-    var peers = PeerMemory<BDAddr, PeerLatest>(generation: RetirementState.peersRemembered)
+    var peers = GenerationalMap<BDAddr, PeerLatest>(generation: RetirementState.peersRemembered)
     /// The newest start among `peers`' current generation, and among the one before (nanoseconds).
     var newestPeerStart: (current: Int64, previous: Int64) = (.min, .min)
     /// Links to peers that had another link (by id): read by the reconnection and churn rules, kept.
     var returning: Set<Int32> = []
 
-    /// Peers remembered per generation (`PeerMemory`): two generations are 4,096 peers at most (and their latest
+    /// Peers remembered per generation (`GenerationalMap`): two generations are 4,096 peers at most (and their latest
     /// links' summaries, 0.5 MB), unless a generation's links all started within the churn window.
     static let peersRemembered = 2048
 
