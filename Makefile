@@ -60,6 +60,9 @@ test-deps: deps
 	@# The README's CI recipes: their YAML parsed, their JUnit loaded as a CI would (Scripts/check_readme_recipes.py).
 	@python3 -c "import yaml" 2>/dev/null || python3 -m pip install --quiet PyYAML
 	@python3 -c "import junitparser" 2>/dev/null || python3 -m pip install --quiet junitparser
+	@# The man page's check (`make man`) renders it with man-db and groff.
+	@(command -v man >/dev/null && command -v groff >/dev/null) || ($(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq man-db groff-base >/dev/null)
 
 # The example package builds the library again in its own folder (about 40 s): it runs beside `swift test`, which
 # leaves a core idle much of the time, and its output follows the suite's.
@@ -71,6 +74,7 @@ test: test-deps
 	  [ $$suite -eq 0 ] && [ $$built -eq 0 ]
 	@$(MAKE) --no-print-directory test-fleet
 	@sh Tests/Docs/build_docs.sh $(BUILD_DIR)
+	@$(MAKE) --no-print-directory man
 
 # Rewrites Tests/CLITests/OutputDigests/*.tsv, the sha256 of every report on every sample, real capture of ../shared
 # and ground-truth seed, from the current code (OutputDigestTests compares them in `make test`). Only for a deliberate
