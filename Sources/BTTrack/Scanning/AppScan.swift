@@ -161,7 +161,7 @@ public enum AppScans {
             }
         }
         // Each controller's last scan, counted as the others were.
-        for j in lastScan.values { scans[j].countDevices(sessions) }
+        for j in lastScan.values.sorted() { scans[j].countDevices(sessions) }
         for controller in clientControllers.sorted() {
             let own = sessions.indices.filter { sessions[$0].controller == controller }
             var appSpans: [(Int64, Int64)] = []
