@@ -150,10 +150,12 @@ public struct Finding: Sendable {
         s += id
         s += "|hci"
         s += String(controller)
-        for part in [subject, attribute, discriminator] {
-            s += "|"
-            s += part
-        }
+        s += "|"
+        s += subject
+        s += "|"
+        s += attribute
+        s += "|"
+        s += discriminator
         return s
     }
 

@@ -247,9 +247,9 @@ public enum AppScans {
             for scan in scans.sorted(by: inOrder) { sorted.append(scan) }
             scans = sorted
         }
-        // The scans of the clients' controllers (counting the others' devices again changes nothing).
+        // The scans the clients' filters made; the controllers' own sessions' were counted above.
         if !clientControllers.isEmpty {
-            for i in scans.indices { scans[i].countDevices(sessions) }
+            for i in scans.indices where scans[i].attribution != .controllerSession { scans[i].countDevices(sessions) }
         }
         return (scans, background, unattributed)
     }
