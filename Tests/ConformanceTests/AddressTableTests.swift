@@ -47,6 +47,43 @@ struct AddressTableTests {
         #expect((0..<5_000).allSatisfy { capped.mayContain(hash: SplitMixHash.hash(UInt64($0))) })
     }
 
+    @Test("the filter of segments set aside: every value added passes, about 1 in 100 others do")
+    func splitBlockFilter() {
+        var filter = SplitBlockFilter(count: 20_000, bitsEach: 10)
+        #expect(filter.byteCount == (20_000 * 10 + 255) / 256 * 32)
+        for i in 0..<20_000 { filter.insert(hash: SplitMixHash.hash(UInt64(i))) }
+        #expect((0..<20_000).allSatisfy { filter.mayContain(hash: SplitMixHash.hash(UInt64($0))) })
+        let passed = (20_000..<220_000).filter { filter.mayContain(hash: SplitMixHash.hash(UInt64($0))) }.count
+        #expect(passed > 0 && passed < 200_000 / 50, "\(passed) of 200,000 values never added passed")
+        // An empty filter lets nothing through.
+        let empty = SplitBlockFilter(count: 0, bitsEach: 10)
+        #expect(!(0..<1_000).contains { empty.mayContain(hash: SplitMixHash.hash(UInt64($0))) })
+    }
+
+    @Test("the filter of first 4 bytes: every prefix added passes, about 1 in 20 others or fewer, and the size is capped")
+    func prefixFilter() {
+        var filter = PrefixFilter(count: 30_000, bitsEach: 8, maximumWordBits: 17)
+        #expect(filter.words.count == 1 << 12)
+        let added = (0..<30_000).map { UInt32(truncatingIfNeeded: SplitMixHash.hash(UInt64($0))) }
+        for p in added { filter.insert(p) }
+        #expect(added.allSatisfy { filter.mayContain($0) })
+        let passed = (30_000..<230_000).filter { filter.mayContain(UInt32(truncatingIfNeeded: SplitMixHash.hash(UInt64($0)))) }.count
+        #expect(passed > 0 && passed < 200_000 / 16, "\(passed) of 200,000 prefixes never added passed")
+        // Consecutive prefixes (bytes of a counter) spread as well as random ones.
+        var counted = PrefixFilter(count: 30_000, bitsEach: 8, maximumWordBits: 17)
+        for p in 0..<UInt32(30_000) { counted.insert(p) }
+        let passedCounted = (UInt32(1 << 20)..<UInt32(1 << 20 + 200_000)).filter { counted.mayContain($0) }.count
+        #expect(passedCounted < 200_000 / 16, "\(passedCounted) of 200,000 consecutive prefixes never added passed")
+        // Nor a run of zero bytes or of 0xFF, however full the filter.
+        var full = PrefixFilter(count: 512, bitsEach: 8, maximumWordBits: 6)
+        for p in added.prefix(512) { full.insert(p) }
+        #expect(!full.mayContain(0) && !full.mayContain(UInt32.max))
+        var capped = PrefixFilter(count: 10_000_000, bitsEach: 8, maximumWordBits: 10)
+        #expect(capped.words.count == 1 << 10)
+        for p in added { capped.insert(p) }
+        #expect(added.allSatisfy { capped.mayContain($0) })
+    }
+
     @Test("segments set aside in a file: the same positions, values and order as a table held in memory")
     func segmentsSetAside() throws {
         let directory = try TemporaryDirectory()
@@ -65,6 +102,8 @@ struct AddressTableTests {
             }
         }
         #expect(spilled.count == 5_000 && spilled.setAside == 4_900 && spilled.failure == nil)
+        // Seven segments of 700 set aside, merged as a binary counter carries: 2,800, 1,400 and 700.
+        #expect(spilled.segmentCount == 3)
         for i in stride(from: 0, to: 6_000, by: 5) {
             #expect(spilled.position(of: value(i)) == (i < 5_000 ? i : nil))
             // Not among them: neither the same address reversed nor one never met.

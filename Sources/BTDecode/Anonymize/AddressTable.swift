@@ -7,10 +7,12 @@ import BTWire
 /// The latest `segmentLength` addresses are in memory (8 bytes each in order, and a slot of 4 in an
 /// open-addressing index at most half full). With a directory, each full segment before them is set aside in a
 /// file: its addresses in order, and the same with their positions sorted by address, of which memory keeps every
-/// `blockLength`th address and a bit set (`filterBitsPerAddress` an address) that rules out most lookups of an
-/// address not among them. A capture of hundreds of thousands of rotating addresses then holds about 2.5 bytes
-/// for each past the latest segment, and a lookup of one set aside reads a block of the file (the latest 16,384
-/// found are remembered: an advertiser met early is met again and again).
+/// `blockLength`th address and a filter (`filterBitsPerAddress` an address) that rules out most lookups of an
+/// address not among them. Segments set aside are merged as a binary counter carries (two of the same size
+/// become one), so there are about log2 of their number, and a lookup of an address never met passes that many
+/// filters, not one per segment. A capture of a million rotating addresses then holds about 1.4 bytes for each
+/// past the latest segment, and a lookup of one set aside reads a block of the file (the latest 16,384 found are
+/// remembered: an advertiser met early is met again and again).
 public final class AddressTable {
     public let limit: Int
     /// Where full segments are set aside (nil: every address stays in memory).
@@ -41,7 +43,10 @@ public final class AddressTable {
     public static let defaultSegmentLength = 1 << 15
     /// Sorted addresses read back at once when one set aside is looked up (16 bytes each).
     static let blockLength = 64
-    static let filterBitsPerAddress = 16
+    /// About 1 in 100 addresses not in a segment pass its filter (`SplitBlockFilter`).
+    static let filterBitsPerAddress = 10
+    /// Sorted addresses read or written at once while two segments are merged (16 bytes each).
+    static let mergeChunk = 1 << 10
     /// Set-aside addresses read at once by `forEach`.
     static let readLength = 1 << 12
     static let rememberedCount = 1 << 14
@@ -68,7 +73,13 @@ public final class AddressTable {
         /// Every `blockLength`th sorted address, the first of each block.
         var blockFirsts: [UInt64]
         /// Its addresses by `filterHash` (`filterBitsPerAddress` an address).
-        var filter: BlockedFilter
+        var filter: SplitBlockFilter
+
+        /// What memory holds of it let go: once merged, its file regions are read and nothing else.
+        mutating func releaseMemory() {
+            blockFirsts = []
+            filter = SplitBlockFilter(count: 0, bitsEach: 0)
+        }
     }
 
     /// A hash of an address other than the scan's (`ValueScanner.Addresses.filter`) and the index's: an address
@@ -86,6 +97,8 @@ public final class AddressTable {
     }
 
     public var count: Int { setAside + recent.count }
+    /// Segments set aside now (merged as they come: about log2 of the number made).
+    var segmentCount: Int { segments.count }
     public var isEmpty: Bool { count == 0 }
     /// What went wrong setting segments aside or reading them back (a full disk), if anything: lookups of the
     /// addresses lost find none.
@@ -96,7 +109,7 @@ public final class AddressTable {
     /// The address at `position` (read from the file when it is set aside: for a few; `forEach` reads them all).
     public subscript(position: Int) -> UInt64 {
         if position >= setAside { return recent[position - setAside] }
-        let segment = segments[position / segmentLength]
+        let segment = segments[segments.partitioningIndex { $0.first + $0.count > position }]
         return spill!.read(plain: UInt64.self, at: segment.inOrder + Int64((position - segment.first) * 8))
     }
 
@@ -188,7 +201,7 @@ public final class AddressTable {
         let spill = spill!
         var sorted = recent.enumerated().map { Located(value: $0.element, position: UInt64(setAside + $0.offset)) }
         sorted.sort { $0.value < $1.value }
-        var filter = BlockedFilter(count: recent.count, bitsEach: Self.filterBitsPerAddress, maximumBits: 30)
+        var filter = SplitBlockFilter(count: recent.count, bitsEach: Self.filterBitsPerAddress)
         for v in recent { filter.insert(hash: Self.filterHash(v)) }
         segments.append(Segment(first: setAside, count: recent.count, inOrder: spill.append(plain: recent),
                                 sorted: spill.append(plain: sorted),
@@ -198,6 +211,128 @@ public final class AddressTable {
         recent.removeAll(keepingCapacity: true)
         for i in slots.indices { slots[i] = 0 }
         if remembered.isEmpty { remembered = [Remembered](repeating: .empty, count: Self.rememberedCount) }
+        // In memory (the directory cannot be written) a merge's copies would stay: segments are left as made.
+        if keptInMemory == nil { mergeLatest() }
+    }
+
+    /// Merges the two latest segments while the earlier is no larger than the later: segments of 1, 1 become 2;
+    /// 2, 1, 1 become 2, 2 and then 4. Positions stay in order, each segment the run after the one before it.
+    private func mergeLatest() {
+        while segments.count >= 2 && segments[segments.count - 2].count <= segments[segments.count - 1].count {
+            var later = segments.removeLast(), earlier = segments.removeLast()
+            // Their filters go before the merged one is made: memory holds one filter for each address.
+            later.releaseMemory()
+            earlier.releaseMemory()
+            segments.append(merged(earlier, later))
+        }
+    }
+
+    /// One segment made of two consecutive ones: their addresses in order copied one after the other, and their
+    /// sorted addresses merged, with its block firsts and filter made as they are written. The file keeps the
+    /// two segments' regions (it only grows): each address is written about log2(segments) times in all.
+    private func merged(_ earlier: Segment, _ later: Segment) -> Segment {
+        let spill = spill!
+        let count = earlier.count + later.count
+        var inOrder: Int64?
+        var values = [UInt64](repeating: 0, count: Self.mergeChunk)
+        for segment in [earlier, later] {
+            var done = 0
+            while done < segment.count {
+                let n = min(Self.mergeChunk, segment.count - done)
+                values.withUnsafeMutableBytes { bytes in
+                    let part = UnsafeMutableRawBufferPointer(rebasing: bytes[0..<n * 8])
+                    // Lost when not read back (`failure` says why): zeros stand in, as `subscript` reads them.
+                    if !spill.read(at: segment.inOrder + Int64(done * 8), into: part) {
+                        part.initializeMemory(as: UInt8.self, repeating: 0)
+                    }
+                    let at = spill.append(UnsafeRawBufferPointer(part))
+                    if inOrder == nil { inOrder = at }
+                }
+                done += n
+            }
+        }
+
+        var filter = SplitBlockFilter(count: count, bitsEach: Self.filterBitsPerAddress)
+        var blockFirsts: [UInt64] = []
+        blockFirsts.reserveCapacity((count + Self.blockLength - 1) / Self.blockLength)
+        var runs = (SortedRun(earlier, chunk: Self.mergeChunk), SortedRun(later, chunk: Self.mergeChunk))
+        var out: [Located] = []
+        out.reserveCapacity(Self.mergeChunk)
+        var sorted: Int64?
+        var written = 0
+        func flush() {
+            let at = out.withUnsafeBytes { spill.append($0) }
+            if sorted == nil { sorted = at }
+            out.removeAll(keepingCapacity: true)
+        }
+        while true {
+            let next: Located
+            switch (runs.0.head(spill), runs.1.head(spill)) {
+            case (nil, nil):
+                if !out.isEmpty || sorted == nil { flush() }
+                return Segment(first: earlier.first, count: count, inOrder: inOrder ?? spill.size, sorted: sorted!,
+                               blockFirsts: blockFirsts, filter: filter)
+            case (let a?, nil):
+                next = a
+                runs.0.advance()
+            case (nil, let b?):
+                next = b
+                runs.1.advance()
+            case (let a?, let b?):
+                // An address is in one segment only; ties cannot happen.
+                if a.value < b.value {
+                    next = a
+                    runs.0.advance()
+                } else {
+                    next = b
+                    runs.1.advance()
+                }
+            }
+            if written % Self.blockLength == 0 { blockFirsts.append(next.value) }
+            filter.insert(hash: Self.filterHash(next.value))
+            out.append(next)
+            written += 1
+            if out.count == Self.mergeChunk { flush() }
+        }
+    }
+
+    /// A segment's sorted addresses read back a chunk at a time, for a merge.
+    private struct SortedRun {
+        let start: Int64
+        let count: Int
+        var chunk: [Located]
+        /// Addresses taken so far, and the first of them in `chunk` and how many it holds.
+        var taken = 0
+        var chunkFirst = 0
+        var chunkCount = 0
+
+        init(_ segment: Segment, chunk: Int) {
+            start = segment.sorted
+            count = segment.count
+            self.chunk = [Located](repeating: Located(value: 0, position: 0), count: chunk)
+        }
+
+        mutating func head(_ spill: Spill) -> Located? {
+            guard taken < count else { return nil }
+            if taken == chunkFirst + chunkCount {
+                chunkFirst = taken
+                chunkCount = min(chunk.count, count - taken)
+                let stride = MemoryLayout<Located>.stride
+                let (offset, n) = (start + Int64(taken * stride), chunkCount * stride)
+                let read = chunk.withUnsafeMutableBytes {
+                    spill.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<n]))
+                }
+                // The rest is lost (`failure` says why): the merged segment holds fewer sorted addresses, and
+                // lookups of those find none.
+                guard read else {
+                    taken = count
+                    return nil
+                }
+            }
+            return chunk[taken - chunkFirst]
+        }
+
+        mutating func advance() { taken += 1 }
     }
 
     /// The position of `value` among the segments set aside, if it is there.

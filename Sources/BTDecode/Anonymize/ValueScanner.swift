@@ -103,17 +103,17 @@ public final class ValueScanner {
 
     /// The longest identifier's length: a window across two records keeps this many bytes less one of the first.
     public let longest: Int
-    let filter: [UInt64]
-    let filterShift: UInt32
+    let filter: PrefixFilter
     /// First 4 bytes (little-endian) → where the patterns that begin so are listed in `lists`, longest first,
     /// ended by -1.
     let candidates: [UInt32: Int32]
     let lists: [Int32]
 
-    /// The first 4 bytes' bit set is at most 2 MB: with hundreds of thousands of addresses more positions pass
-    /// it (and are ruled out by `Addresses.filter`), but memory does not grow with them. (At 512 kB, 15 % of the
-    /// positions of 10 GB of 311,000 links passed, and the copy took a quarter longer.)
-    static let filterMaximumBits = 24
+    /// The first 4 bytes' filter is at most 1 MB: past a million prefixes more positions pass it (and are ruled
+    /// out by `Addresses.filter`), but memory does not grow with them. (Ten times as many positions passing made
+    /// the copy take a quarter longer.)
+    static let filterBitsPerPrefix = 8
+    static let filterMaximumWordBits = 17
 
     /// An address in text: 17 bytes, two hex digits and a colon five times, then two.
     static let textLength = 17
@@ -152,8 +152,8 @@ public final class ValueScanner {
         let looked = addresses.flatMap { $0.distinctive > 0 ? $0 : nil }
         self.addresses = looked
         longest = max(stored.map { Int($0.length) }.max() ?? 0, looked == nil ? 0 : Self.textLength)
-        // 32 bits for each distinct first 4 bytes: a pattern's; an address's in either byte order; the few of
-        // addresses in text (3 hex digits and a colon: at most 8,192).
+        // The distinct first 4 bytes: a pattern's; an address's in either byte order; the few of addresses in
+        // text (3 hex digits and a colon: at most 8,192).
         var textPrefixes = Set<UInt32>()
         if let looked {
             let table = looked.identifiers.addresses
@@ -164,15 +164,8 @@ public final class ValueScanner {
             }
         }
         let entries = stored.count + 2 * (looked?.distinctive ?? 0) + textPrefixes.count
-        var bits = 12
-        while (1 << bits) < entries * 32 && bits < Self.filterMaximumBits { bits += 1 }
-        let shift = UInt32(32 - bits)
-        filterShift = shift
-        var filter = [UInt64](repeating: 0, count: (1 << bits) / 64)
-        func set(_ prefix: UInt32) {
-            let slot = Int((prefix &* 0x9E37_79B1) >> shift)
-            filter[slot >> 6] |= 1 << UInt64(slot & 63)
-        }
+        var filter = PrefixFilter(count: entries, bitsEach: Self.filterBitsPerPrefix, maximumWordBits: Self.filterMaximumWordBits)
+        func set(_ prefix: UInt32) { filter.insert(prefix) }
         // Each pattern by its first 4 bytes, in the patterns' order within each.
         var byPrefix: [(prefix: UInt32, index: Int32)] = []
         byPrefix.reserveCapacity(stored.count)
@@ -312,13 +305,12 @@ public final class ValueScanner {
         guard longest > 0, count >= 4, let base = p.baseAddress else { return }
         var i = 0
         let last = count - 4
-        let shift = filterShift
+        let wordShift = filter.shift
         let book = addresses
-        filter.withUnsafeBufferPointer { bits in
+        filter.words.withUnsafeBufferPointer { words in
             while i <= last {
                 let prefix = (base + i).loadUnaligned(as: UInt32.self).littleEndian
-                let slot = Int((prefix &* 0x9E37_79B1) >> shift)
-                guard bits[slot >> 6] & (1 << UInt64(slot & 63)) != 0 else {
+                guard PrefixFilter.mayContain(prefix, in: words, shift: wordShift) else {
                     i += 1
                     continue
                 }
