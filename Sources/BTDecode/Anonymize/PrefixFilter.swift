@@ -1,8 +1,8 @@
 /// The first 4 bytes of everything the pass by value looks for, as a set that says "surely nothing begins here"
 /// with one load (`ValueScanner.matches` asks it at every byte, so it is kept to a few instructions). A prefix's
 /// 64-bit product with an odd constant picks a word by its top bits and two bits in that word by 12 bits below
-/// them. With 8 to 16 bits a prefix (a power of two in all), about 1 in 20 to 1 in 70 positions that begin nothing
-/// pass; one bit a prefix at 32 bits each let as many through at up to four times the memory.
+/// them. With 8 to 16 bits a prefix (a power of two in all), about 1 in 20 to 1 in 45 positions that begin nothing
+/// pass; one bit a prefix at 32 to 64 bits each let 1 in 35 to 1 in 60 through, at four times the memory.
 struct PrefixFilter {
     private(set) var words: [UInt64]
     /// 64 less the bits that pick a word.
