@@ -43,7 +43,7 @@ public final class AddressTable {
     public static let defaultSegmentLength = 1 << 15
     /// Sorted addresses read back at once when one set aside is looked up (16 bytes each).
     static let blockLength = 64
-    /// About 1 in 100 addresses not in a segment pass its filter (`SplitBlockFilter`).
+    /// About 1 in 80 addresses not in a segment pass its filter (`SplitBlockFilter`).
     static let filterBitsPerAddress = 10
     /// Sorted addresses read or written at once while two segments are merged (16 bytes each).
     static let mergeChunk = 1 << 10

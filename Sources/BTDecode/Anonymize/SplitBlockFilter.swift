@@ -1,7 +1,7 @@
 /// A set of values that can say "surely not among them" with one load: a split block Bloom filter, as Parquet's
 /// (the Apache Parquet format, "Split Block Bloom Filter"). A value's 64-bit hash picks a block of eight 32-bit
 /// words by its upper half and sets one bit in each word, the bit chosen from its lower half by eight odd
-/// multipliers. A block is half a cache line. With 10 bits a value, about 1 in 100 values not added pass.
+/// multipliers. A block is half a cache line. With 10 bits a value, about 1 in 80 values not added pass.
 struct SplitBlockFilter {
     private(set) var blocks: [SIMD8<UInt32>]
 
