@@ -143,6 +143,20 @@ struct AddressTableTests {
         }
     }
 
+    @Test("segments a directory cannot take stay in memory, each apart (not merged), and find the same positions")
+    func segmentsKeptInMemory() {
+        let table = AddressTable(limit: 5_000, directory: "/nonexistent/btlens-test", segmentLength: 700)
+        func value(_ i: Int) -> UInt64 { SplitMixHash.hash(UInt64(i)) & 0xFFFF_FFFF_FFFF }
+        for i in 0..<5_000 { #expect(table.insert(value(i)).position == i) }
+        #expect(table.keptInMemory != nil && table.setAside == 4_900)
+        #expect(table.segmentCount == 7)
+        for i in stride(from: 0, to: 5_000, by: 3) {
+            #expect(table.position(of: value(i)) == i)
+            #expect(table[i] == value(i))
+        }
+        #expect(table.position(of: value(5_001)) == nil)
+    }
+
     @Test("an address is found by value in HCI order, reversed and as text in either case; not in mixed case")
     func addressForms() {
         let anonymizer = Anonymizer()
