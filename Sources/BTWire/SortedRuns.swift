@@ -55,7 +55,7 @@ public struct SortedRuns<Element> {
             return
         }
         if !held.isEmpty { setRunAside(by: areInIncreasingOrder) }
-        var readers = runs.map { RunReader(spill: spill, offset: $0.offset, count: $0.count) }
+        var readers = runs.map { SpilledRun<Element>(spill: spill, offset: $0.offset, count: $0.count, sliceLength: Self.sliceLength) }
         while true {
             var best: Int?
             for r in readers.indices {
@@ -66,38 +66,6 @@ public struct SortedRuns<Element> {
             guard let b = best else { break }
             try body(readers[b].head!)
             readers[b].advance()
-        }
-    }
-
-    /// One run read back a slice at a time.
-    private struct RunReader {
-        let spill: Spill
-        var offset: Int64
-        var remaining: Int
-        var slice: [Element] = []
-        var next = 0
-
-        init(spill: Spill, offset: Int64, count: Int) {
-            self.spill = spill
-            self.offset = offset
-            remaining = count
-            fill()
-        }
-
-        var head: Element? { next < slice.count ? slice[next] : nil }
-
-        mutating func advance() {
-            next += 1
-            if next == slice.count { fill() }
-        }
-
-        private mutating func fill() {
-            let n = min(SortedRuns.sliceLength, remaining)
-            // A slice that cannot be read back is empty: the run ends.
-            slice = n > 0 ? spill.read(plain: Element.self, count: n, at: offset) : []
-            remaining = slice.count < n ? 0 : remaining - n
-            offset += Int64(n * MemoryLayout<Element>.stride)
-            next = 0
         }
     }
 }

@@ -255,7 +255,12 @@ public final class AddressTable {
         var filter = SplitBlockFilter(count: count, bitsEach: Self.filterBitsPerAddress)
         var blockFirsts: [UInt64] = []
         blockFirsts.reserveCapacity((count + Self.blockLength - 1) / Self.blockLength)
-        var runs = (SortedRun(earlier, chunk: Self.mergeChunk), SortedRun(later, chunk: Self.mergeChunk))
+        // A run that cannot be read back ends early (`failure` says why): the merged segment holds fewer sorted
+        // addresses, and lookups of those find none.
+        func run(_ segment: Segment) -> SpilledRun<Located> {
+            SpilledRun(spill: spill, offset: segment.sorted, count: segment.count, sliceLength: Self.mergeChunk)
+        }
+        var runs = (run(earlier), run(later))
         var out: [Located] = []
         out.reserveCapacity(Self.mergeChunk)
         var sorted: Int64?
@@ -267,7 +272,7 @@ public final class AddressTable {
         }
         while true {
             let next: Located
-            switch (runs.0.head(spill), runs.1.head(spill)) {
+            switch (runs.0.head, runs.1.head) {
             case (nil, nil):
                 if !out.isEmpty || sorted == nil { flush() }
                 return Segment(first: earlier.first, count: count, inOrder: inOrder ?? spill.size, sorted: sorted!,
@@ -294,45 +299,6 @@ public final class AddressTable {
             written += 1
             if out.count == Self.mergeChunk { flush() }
         }
-    }
-
-    /// A segment's sorted addresses read back a chunk at a time, for a merge.
-    private struct SortedRun {
-        let start: Int64
-        let count: Int
-        var chunk: [Located]
-        /// Addresses taken so far, and the first of them in `chunk` and how many it holds.
-        var taken = 0
-        var chunkFirst = 0
-        var chunkCount = 0
-
-        init(_ segment: Segment, chunk: Int) {
-            start = segment.sorted
-            count = segment.count
-            self.chunk = [Located](repeating: Located(value: 0, position: 0), count: chunk)
-        }
-
-        mutating func head(_ spill: Spill) -> Located? {
-            guard taken < count else { return nil }
-            if taken == chunkFirst + chunkCount {
-                chunkFirst = taken
-                chunkCount = min(chunk.count, count - taken)
-                let stride = MemoryLayout<Located>.stride
-                let (offset, n) = (start + Int64(taken * stride), chunkCount * stride)
-                let read = chunk.withUnsafeMutableBytes {
-                    spill.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<n]))
-                }
-                // The rest is lost (`failure` says why): the merged segment holds fewer sorted addresses, and
-                // lookups of those find none.
-                guard read else {
-                    taken = count
-                    return nil
-                }
-            }
-            return chunk[taken - chunkFirst]
-        }
-
-        mutating func advance() { taken += 1 }
     }
 
     /// The position of `value` among the segments set aside, if it is there.
